@@ -1,0 +1,185 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ManagedProcess, freePort, portIsFree, waitUntil } from './processes.ts';
+import { httpOk, kafkaRoundTrip, mongoPing, smtpGreeting } from './probes.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+export interface StackPorts {
+  kafka: number;
+  kafkaController: number;
+  mongo: number;
+  smtp: number;
+  mailHttp: number;
+}
+
+/** The development stack's well-known ports; tests pick free ones instead. */
+export const DEV_PORTS: StackPorts = { kafka: 9092, kafkaController: 9093, mongo: 27017, smtp: 1025, mailHttp: 8025 };
+
+export interface StackEnv {
+  KAFKA_BROKERS: string;
+  MONGODB_URI: string;
+  SMTP_URL: string;
+  /** Mailpit's HTTP API, where tests read the mail that was sent. */
+  MAILPIT_URL: string;
+}
+
+export interface StackOptions {
+  dataDir: string;
+  ports: StackPorts | 'auto';
+  /** An existing server for a part skips starting it (KAFKA_BROKERS, MONGODB_URI, SMTP_URL + MAILPIT_URL). */
+  existing?: Partial<StackEnv>;
+  progress?: (line: string) => void;
+  readyTimeoutMs?: number;
+}
+
+export interface Component {
+  name: 'kafka' | 'mongo' | 'mail';
+  process: ManagedProcess;
+  ready(): Promise<void>;
+  /** Starts the process and waits until it answers. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface Stack {
+  env: StackEnv;
+  components: Component[];
+  component(name: Component['name']): Component;
+  stop(): Promise<void>;
+}
+
+/** Runs a provision script and returns the path it prints last; its progress goes to our stderr. */
+export function provision(part: 'kafka' | 'ferretdb' | 'mailpit'): string {
+  const out = execFileSync('bash', [join(HERE, part, 'provision.sh')], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const last = out.trim().split('\n').pop();
+  if (!last) throw new Error(`deploy/local/${part}/provision.sh printed no path`);
+  return last;
+}
+
+async function choosePorts(ports: StackOptions['ports']): Promise<StackPorts> {
+  if (ports !== 'auto') {
+    return ports;
+  }
+  return { kafka: await freePort(), kafkaController: await freePort(), mongo: await freePort(), smtp: await freePort(), mailHttp: await freePort() };
+}
+
+function component(name: Component['name'], process: ManagedProcess, ready: () => Promise<void>, timeoutMs: number, progress: (s: string) => void): Component {
+  return {
+    name,
+    process,
+    ready,
+    async start() {
+      process.start();
+      const started = Date.now();
+      await waitUntil(name, ready, timeoutMs, process.diedEarly());
+      progress(`${name} ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    },
+    stop: () => process.stop(),
+  };
+}
+
+/**
+ * Starts (as plain child processes) whichever of Kafka, FerretDB and Mailpit the environment does
+ * not already name, each waited on by a real round trip. Data lives under `dataDir`.
+ */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const progress = options.progress ?? (() => undefined);
+  const timeoutMs = options.readyTimeoutMs ?? 120_000;
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const existing = options.existing ?? {};
+  const ports = await choosePorts(options.ports);
+  const components: Component[] = [];
+
+  if (options.ports !== 'auto') {
+    const wanted: [string, number, boolean][] = [
+      ['Kafka', ports.kafka, !existing.KAFKA_BROKERS],
+      ['Kafka controller', ports.kafkaController, !existing.KAFKA_BROKERS],
+      ['FerretDB', ports.mongo, !existing.MONGODB_URI],
+      ['Mailpit SMTP', ports.smtp, !existing.SMTP_URL],
+      ['Mailpit HTTP', ports.mailHttp, !existing.SMTP_URL],
+    ];
+    for (const [what, port, needed] of wanted) {
+      if (needed && !(await portIsFree(port))) {
+        throw new Error(`port ${port} for ${what} is taken: stop whatever uses it, or point the matching variable (KAFKA_BROKERS, MONGODB_URI, SMTP_URL) at an existing server`);
+      }
+    }
+  }
+
+  const env: StackEnv = {
+    KAFKA_BROKERS: existing.KAFKA_BROKERS ?? `127.0.0.1:${ports.kafka}`,
+    MONGODB_URI: existing.MONGODB_URI ?? `mongodb://127.0.0.1:${ports.mongo}/`,
+    SMTP_URL: existing.SMTP_URL ?? `smtp://127.0.0.1:${ports.smtp}`,
+    MAILPIT_URL: existing.MAILPIT_URL ?? (existing.SMTP_URL ? '' : `http://127.0.0.1:${ports.mailHttp}`),
+  };
+
+  if (!existing.KAFKA_BROKERS) {
+    const libs = provision('kafka');
+    const kafkaDir = join(dataDir, 'kafka');
+    const logDirs = join(kafkaDir, 'data');
+    mkdirSync(logDirs, { recursive: true });
+    const properties = readFileSync(join(HERE, 'kafka', 'server.properties.template'), 'utf8')
+      .replaceAll('${KAFKA_PORT}', String(ports.kafka))
+      .replaceAll('${CONTROLLER_PORT}', String(ports.kafkaController))
+      .replaceAll('${DATA_DIR}', logDirs);
+    const propsFile = join(kafkaDir, 'server.properties');
+    writeFileSync(propsFile, properties);
+    const proc = new ManagedProcess('kafka', 'bash', [join(HERE, 'kafka', 'run.sh'), libs, propsFile, logDirs], join(dataDir, 'kafka.log'));
+    components.push(component('kafka', proc, () => kafkaRoundTrip([env.KAFKA_BROKERS]), timeoutMs, progress));
+  }
+  if (!existing.MONGODB_URI) {
+    const bin = provision('ferretdb');
+    const proc = new ManagedProcess(
+      'ferretdb',
+      bin,
+      ['-listen-addr', `127.0.0.1:${ports.mongo}`, '-state-dir', join(dataDir, 'ferretdb'), '-log-level', 'warn'],
+      join(dataDir, 'ferretdb.log'),
+    );
+    components.push(component('mongo', proc, () => mongoPing(env.MONGODB_URI), timeoutMs, progress));
+  }
+  if (!existing.SMTP_URL) {
+    const bin = provision('mailpit');
+    const proc = new ManagedProcess(
+      'mailpit',
+      bin,
+      [
+        '--smtp', `127.0.0.1:${ports.smtp}`,
+        '--listen', `127.0.0.1:${ports.mailHttp}`,
+        '--database', join(dataDir, 'mailpit.db'),
+        '--smtp-auth-accept-any',
+        '--smtp-auth-allow-insecure',
+      ],
+      join(dataDir, 'mailpit.log'),
+    );
+    components.push(
+      component('mail', proc, async () => {
+        await smtpGreeting('127.0.0.1', ports.smtp);
+        await httpOk(`${env.MAILPIT_URL}/readyz`);
+      }, timeoutMs, progress),
+    );
+  }
+
+  const stack: Stack = {
+    env,
+    components,
+    component(name) {
+      const c = components.find((x) => x.name === name);
+      if (!c) throw new Error(`the stack did not start ${name} (an existing server was given)`);
+      return c;
+    },
+    async stop() {
+      await Promise.all(components.map((c) => c.stop()));
+    },
+  };
+  try {
+    // Mongo and mail start in a blink; Kafka's JVM dominates, so all three start together.
+    await Promise.all(components.map((c) => c.start()));
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
+  return stack;
+}

@@ -1,0 +1,134 @@
+import { Binary, type Collection, type Document } from 'mongodb';
+import type { Logger } from '../services/platform/logger.ts';
+import type { EventCodec } from './codec.ts';
+import type { Event } from './envelope.ts';
+import { errorMessage } from './errors.ts';
+import type { EventPublisher, RawRecord } from './publisher.ts';
+
+/**
+ * Single-document outbox (DESIGN.md): the claim that makes a synchronous check possible (a unique
+ * key) and the events it must publish are written in one insert, so neither exists without the other.
+ */
+export interface OutboxState {
+  pending: boolean;
+  createdAt: Date;
+  publishedAt?: Date;
+  attempts: number;
+  messages?: { topic: string; key: string; value: Binary; headers: Record<string, string> }[];
+}
+
+export type Claim<D extends Document> = D & { outbox: OutboxState };
+
+export type ClaimResult = 'published' | 'pending';
+
+export class Outbox<D extends Document> {
+  private readonly collection: Collection<Document>;
+  private readonly codec: EventCodec;
+  private readonly publisher: EventPublisher;
+  private readonly log: Logger;
+
+  constructor(collection: Collection<Document>, codec: EventCodec, publisher: EventPublisher, log: Logger) {
+    this.collection = collection;
+    this.codec = codec;
+    this.publisher = publisher;
+    this.log = log;
+  }
+
+  /**
+   * Inserts the claim (throws the driver's duplicate-key error when it is taken), then publishes.
+   * 'pending' means Kafka did not acknowledge: the claim stands and the relay will publish it.
+   */
+  async claim(document: D, events: readonly Event[]): Promise<ClaimResult> {
+    const messages = events.map((e) => {
+      const m = this.codec.encode(e);
+      return { topic: m.topic, key: m.key, value: new Binary(m.value), headers: m.headers };
+    });
+    const claim = { ...document, outbox: { pending: true, createdAt: new Date(), attempts: 0, messages } satisfies OutboxState };
+    await this.collection.insertOne(claim);
+    return (await this.publishClaim(claim)) ? 'published' : 'pending';
+  }
+
+  /** Publishes every claim older than `graceMs` that is still pending; returns how many it published. */
+  async relayOnce(graceMs: number, limit = 100): Promise<number> {
+    const cutoff = new Date(Date.now() - graceMs);
+    const stale = await this.collection
+      .find({ 'outbox.pending': true, 'outbox.createdAt': { $lt: cutoff } })
+      .sort({ 'outbox.createdAt': 1 })
+      .limit(limit)
+      .toArray();
+    let published = 0;
+    for (const claim of stale) if (await this.publishClaim(claim)) published++;
+    return published;
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ 'outbox.pending': 1, 'outbox.createdAt': 1 });
+  }
+
+  private async publishClaim(claim: Document): Promise<boolean> {
+    const outbox = claim.outbox as OutboxState;
+    const records: RawRecord[] = (outbox.messages ?? []).map((m) => ({
+      topic: m.topic,
+      key: m.key,
+      value: Buffer.from(m.value.buffer),
+      headers: m.headers,
+    }));
+    try {
+      await this.publisher.publishRaw(records);
+    } catch (err) {
+      await this.collection.updateOne({ _id: claim._id }, { $inc: { 'outbox.attempts': 1 } }).catch(() => undefined);
+      this.log.warn({ claim: String(claim._id), err: errorMessage(err) }, 'outbox publish failed; the relay will retry');
+      return false;
+    }
+    // Consumers are idempotent by event id, so a crash before this update only costs a re-publish.
+    await this.collection.updateOne(
+      { _id: claim._id, 'outbox.pending': true },
+      { $set: { 'outbox.pending': false, 'outbox.publishedAt': new Date() }, $unset: { 'outbox.messages': '' } },
+    );
+    return true;
+  }
+}
+
+/** Runs relayOnce on an interval until stopped. */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  private readonly outboxes: readonly Outbox<Document>[];
+  private readonly options: { intervalMs: number; graceMs: number; log: Logger };
+
+  constructor(outboxes: readonly Outbox<Document>[], options: { intervalMs: number; graceMs: number; log: Logger }) {
+    this.outboxes = outboxes;
+    this.options = options;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => this.schedule());
+    }, this.options.intervalMs);
+  }
+
+  private async tick(): Promise<void> {
+    for (const outbox of this.outboxes) {
+      try {
+        const n = await outbox.relayOnce(this.options.graceMs);
+        if (n > 0) this.options.log.info({ published: n }, 'outbox relay published pending claims');
+      } catch (err) {
+        this.options.log.warn({ err: errorMessage(err) }, 'outbox relay pass failed');
+      }
+    }
+  }
+}

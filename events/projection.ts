@@ -1,0 +1,161 @@
+import type { AnyBulkWriteOperation, Collection, Db, Document, IndexDescription } from 'mongodb';
+import type { EventHandler } from './consumer.ts';
+import type { DeliveredEvent, Event, Position } from './envelope.ts';
+import { physicalName } from './collections.ts';
+import { TransientError } from './errors.ts';
+
+/**
+ * A read model: which events it applies, the document each event belongs to, and a pure evolve.
+ * The runner makes applying idempotent, so evolve never needs to think about redelivery.
+ */
+export interface Projection<D extends Document = Document> {
+  name: string;
+  collection: string;
+  handles: readonly string[];
+  /** Document the event belongs to; null when this event does not touch the projection. */
+  documentId(event: Event): string | null;
+  /** New document, or null to delete it. Pure: no I/O, no clock. */
+  evolve(document: D | null, event: Event): D | null;
+  indexes?: readonly IndexDescription[];
+}
+
+/** Bookkeeping stored beside the projected fields. */
+export interface Stored {
+  _id: string;
+  /** Number of events applied: increases by one per event, identical in a replay. */
+  _v: number;
+  /** Last applied offset per topic-partition: the idempotency guard. */
+  _pos: { topic: string; partition: number; offset: string }[];
+  _deleted?: true;
+}
+
+export type StoredDocument<D> = D & Stored;
+
+function applied(doc: Stored | null, position: Position): boolean {
+  const seen = doc?._pos.find((p) => p.topic === position.topic && p.partition === position.partition);
+  return seen !== undefined && BigInt(seen.offset) >= BigInt(position.offset);
+}
+
+function withPosition(pos: Stored['_pos'], position: Position): Stored['_pos'] {
+  const rest = pos.filter((p) => !(p.topic === position.topic && p.partition === position.partition));
+  return [...rest, { topic: position.topic, partition: position.partition, offset: position.offset }].sort((a, b) =>
+    a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1,
+  );
+}
+
+function strip<D>(stored: Stored & Document): D {
+  const { _id, _v, _pos, _deleted, ...rest } = stored;
+  return rest as D;
+}
+
+/**
+ * Applies a chunk of events to the projection's documents with one read and one bulk write.
+ * Writes are guarded on _v, so a concurrent writer (a rebalance, a replay catching up) makes the
+ * chunk retry against fresh documents instead of overwriting them.
+ */
+export async function applyEvents<D extends Document>(
+  collection: Collection<Document>,
+  projection: Projection<D>,
+  events: readonly DeliveredEvent[],
+): Promise<number> {
+  const handled = new Set(projection.handles);
+  const byId = new Map<string, DeliveredEvent[]>();
+  for (const e of events) {
+    if (!handled.has(e.type)) continue;
+    const id = projection.documentId(e);
+    if (id === null) continue;
+    const list = byId.get(id) ?? [];
+    list.push(e);
+    byId.set(id, list);
+  }
+  if (byId.size === 0) return 0;
+
+  const existing = new Map<string, Stored & Document>();
+  for (const doc of await collection.find({ _id: { $in: [...byId.keys()] } } as Document).toArray()) {
+    existing.set(String(doc._id), doc as unknown as Stored & Document);
+  }
+
+  const ops: AnyBulkWriteOperation<Document>[] = [];
+  let count = 0;
+  for (const [id, list] of byId) {
+    const before = existing.get(id) ?? null;
+    let current = before;
+    for (const event of list) {
+      if (applied(current, event.position)) continue;
+      const state = current && !current._deleted ? strip<D>(current) : null;
+      const next = projection.evolve(state, event);
+      const bookkeeping: Stored = {
+        _id: id,
+        _v: (current?._v ?? 0) + 1,
+        _pos: withPosition(current?._pos ?? [], event.position),
+      };
+      // A deleted document stays as a tombstone so its positions still guard against redelivery.
+      current = next === null ? { ...bookkeeping, _deleted: true } : { ...next, ...bookkeeping };
+      count++;
+    }
+    if (current === before || current === null) continue;
+    ops.push(
+      before
+        ? { replaceOne: { filter: { _id: id, _v: before._v } as Document, replacement: current } }
+        : { insertOne: { document: current as Document } },
+    );
+  }
+  if (ops.length === 0) return 0;
+
+  try {
+    const result = await collection.bulkWrite(ops, { ordered: false });
+    const expectedReplaced = ops.filter((o) => 'replaceOne' in o).length;
+    if (result.matchedCount !== expectedReplaced) {
+      throw new TransientError(`${projection.name}: ${expectedReplaced - result.matchedCount} document(s) changed underneath; retrying`);
+    }
+  } catch (err) {
+    if (isDuplicateKey(err)) throw new TransientError(`${projection.name}: document created concurrently; retrying`, { cause: err });
+    throw err;
+  }
+  return count;
+}
+
+function isDuplicateKey(err: unknown): boolean {
+  const e = err as { code?: number; writeErrors?: { code?: number }[] } | null;
+  return e?.code === 11000 || (Array.isArray(e?.writeErrors) && e.writeErrors.some((w) => w.code === 11000));
+}
+
+/**
+ * The handler a consumer runner drives. Without an explicit collection it writes wherever the
+ * projection's logical name points now (it follows a replay's swap).
+ */
+export class ProjectionApplier<D extends Document> implements EventHandler {
+  private readonly db: Db;
+  private physical: string | undefined;
+  readonly projection: Projection<D>;
+  applied = 0;
+
+  constructor(db: Db, projection: Projection<D>, physical?: string) {
+    this.db = db;
+    this.projection = projection;
+    this.physical = physical;
+  }
+
+  /** A physical collection to write to, or undefined to follow the logical name. */
+  retarget(physical: string | undefined): void {
+    this.physical = physical;
+  }
+
+  async handle(events: readonly DeliveredEvent[]): Promise<void> {
+    const name = this.physical ?? (await physicalName(this.db, this.projection.collection));
+    this.applied += await applyEvents(this.db.collection(name), this.projection, events);
+  }
+}
+
+export async function ensureIndexes(db: Db, projection: Projection, collectionName = projection.collection): Promise<void> {
+  const collection = db.collection(collectionName);
+  if (projection.indexes && projection.indexes.length > 0) await collection.createIndexes([...projection.indexes]);
+}
+
+/** Reads one document of a projection, without the bookkeeping fields; tombstones read as absent. */
+export async function findProjected<D>(collection: Collection<Document>, id: string): Promise<D | null> {
+  const doc = (await collection.findOne({ _id: id, _deleted: { $ne: true } } as Document)) as (Stored & Document) | null;
+  return doc ? strip<D>(doc) : null;
+}
+
+export const projectionGroupId = (projection: Pick<Projection, 'name'>): string => `projection.${projection.name}`;

@@ -1,0 +1,106 @@
+import { Partitioners, type Kafka, type Producer, type Message } from 'kafkajs';
+import type { EventCodec } from './codec.ts';
+import type { Event } from './envelope.ts';
+import { PublishError } from './errors.ts';
+import { eventMetrics } from './metrics.ts';
+
+export interface PublisherOptions {
+  /** How long a publish may wait for the broker before the caller is told to retry (503). */
+  timeoutMs: number;
+}
+
+export interface RawRecord {
+  topic: string;
+  key: string | Buffer | null;
+  value: Buffer | null;
+  headers: Record<string, string | Buffer>;
+}
+
+/**
+ * Idempotent producer with acks from all in-sync replicas. publish() resolves only once the broker
+ * acknowledged every event, so an ingress can answer after it and not before.
+ */
+export class EventPublisher {
+  private readonly producer: Producer;
+  private connected: Promise<void> | undefined;
+
+  private readonly codec: EventCodec;
+  private readonly options: PublisherOptions;
+
+  constructor(kafka: Kafka, codec: EventCodec, options: PublisherOptions) {
+    this.codec = codec;
+    this.options = options;
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      retry: { initialRetryTime: 100, maxRetryTime: 1000, retries: 5 },
+    });
+    this.producer.on(this.producer.events.DISCONNECT, () => {
+      this.connected = undefined;
+    });
+  }
+
+  async connect(): Promise<void> {
+    this.connected ??= this.producer.connect().catch((err: unknown) => {
+      this.connected = undefined;
+      throw err;
+    });
+    return this.connected;
+  }
+
+  async publish(events: Event | readonly Event[]): Promise<void> {
+    const list = Array.isArray(events) ? (events as readonly Event[]) : [events as Event];
+    if (list.length === 0) return;
+    const byTopic = new Map<string, Message[]>();
+    for (const event of list) {
+      const m = this.codec.encode(event);
+      const messages = byTopic.get(m.topic) ?? [];
+      messages.push({ key: m.key, value: m.value, headers: m.headers });
+      byTopic.set(m.topic, messages);
+    }
+    await this.send([...byTopic].map(([topic, messages]) => ({ topic, messages })));
+  }
+
+  /** For records that are not catalog events: dead letters, raw provider payloads. */
+  async publishRaw(records: readonly RawRecord[]): Promise<void> {
+    const byTopic = new Map<string, Message[]>();
+    for (const r of records) {
+      const messages = byTopic.get(r.topic) ?? [];
+      messages.push({ key: r.key, value: r.value, headers: r.headers });
+      byTopic.set(r.topic, messages);
+    }
+    await this.send([...byTopic].map(([topic, messages]) => ({ topic, messages })));
+  }
+
+  async disconnect(): Promise<void> {
+    await this.producer.disconnect();
+    this.connected = undefined;
+  }
+
+  private async send(topicMessages: { topic: string; messages: Message[] }[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new PublishError(`Kafka did not acknowledge within ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([
+        (async () => {
+          await this.connect();
+          await this.producer.sendBatch({ acks: -1, topicMessages });
+        })(),
+        timeout,
+      ]);
+    } catch (err) {
+      if (err instanceof PublishError) throw err;
+      throw new PublishError(`publish failed: ${(err as Error).message}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+    for (const { topic, messages } of topicMessages) eventMetrics.published.inc({ topic }, messages.length);
+  }
+}

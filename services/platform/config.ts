@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * The one place that reads process.env. Every variable is validated at start-up and a bad one
+ * fails with its name, so a misconfigured deployment dies at boot instead of at first use.
+ */
+
+export const TIERS = ['free', 'pro', 'team'] as const;
+export type Tier = (typeof TIERS)[number];
+
+const hex64 = /^[0-9a-fA-F]{64}$/;
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+
+const url = z.url({ error: 'must be an absolute URL' });
+
+const csvList = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0))
+  .pipe(z.array(z.string()).min(1, { error: 'must name at least one host:port' }));
+
+const variantTiers = z
+  .string()
+  .transform((s, ctx) => {
+    const map = new Map<string, Tier>();
+    for (const pair of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+      const [variant, tier] = pair.split(':').map((x) => x.trim());
+      if (!variant || !tier || !(TIERS as readonly string[]).includes(tier) || tier === 'free') {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" is not variantId:pro|team` });
+        return z.NEVER;
+      }
+      map.set(variant, tier as Tier);
+    }
+    return map;
+  });
+
+/** Secrets: required in production; in development a throwaway value is generated and reported. */
+const secret = (check: (s: string) => string | null) =>
+  z.string().optional().superRefine((value, ctx) => {
+    if (value === undefined) return;
+    const problem = check(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+const atLeast32Bytes = (s: string) => (Buffer.byteLength(s) >= 32 ? null : 'must be at least 32 bytes');
+const sixtyFourHex = (s: string) => (hex64.test(s) ? null : 'must be 64 hexadecimal characters (32 random bytes)');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  KAFKA_BROKERS: csvList.optional(),
+  KAFKA_CLIENT_ID: z.string().min(1).default('svc'),
+  KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(3),
+  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(7).default(1),
+  KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  KAFKA_HANDLER_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
+
+  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, { error: 'must be a mongodb:// or mongodb+srv:// URI' }).optional(),
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, { error: 'must be a plain database name' }).default('svc'),
+
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, { error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  MAIL_FROM: z.string().min(3).default('svc <no-reply@svc.local>'),
+
+  JWT_SECRET: secret(atLeast32Bytes),
+  WEBHOOK_SECRET: secret(sixtyFourHex),
+  PAYMENT_WEBHOOK_SECRET: secret((s) => (s.length >= 16 ? null : 'must be at least 16 characters')),
+  KEY_ENCRYPTION_KEY: secret(sixtyFourHex),
+  BCRYPT_COST: z.coerce.number().int().min(10).max(15).default(10),
+
+  PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
+  PRICING_URL: url.default('http://localhost:8081/pricing'),
+  REACTIVATE_URL: url.default('http://localhost:8081/billing'),
+
+  ACCOUNTS_PORT: port(8081),
+  KEYS_PORT: port(8082),
+  WEBHOOKS_PORT: port(8083),
+  RAG_PORT: port(8084),
+  MCP_PORT: port(8085),
+  HTTP_HOST: z.string().min(1).default('0.0.0.0'),
+  HTTP_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 100kb' }).default('100kb'),
+});
+
+type Raw = z.infer<typeof schema>;
+
+export interface Secrets {
+  jwtSecret: string;
+  webhookSecret: string;
+  paymentWebhookSecret: string;
+  keyEncryptionKey: Buffer;
+}
+
+export interface Config {
+  env: Raw['NODE_ENV'];
+  logLevel: Raw['LOG_LEVEL'];
+  kafka: {
+    brokers: string[];
+    clientId: string;
+    partitions: number;
+    replicationFactor: number;
+    publishTimeoutMs: number;
+    handlerRetries: number;
+  };
+  mongo: { uri: string; db: string };
+  smtp: { url: string; from: string };
+  secrets: Secrets;
+  /** Names of secrets that were generated because development did not supply them. */
+  generatedSecrets: string[];
+  bcryptCost: number;
+  variantTiers: ReadonlyMap<string, Tier>;
+  urls: { pricing: string; reactivate: string };
+  http: { host: string; bodyLimit: string };
+  ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number };
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Local defaults match the ports of the development stack started by `svc start`. */
+const DEV_DEFAULTS = {
+  KAFKA_BROKERS: ['127.0.0.1:9092'],
+  MONGODB_URI: 'mongodb://127.0.0.1:27017/',
+  SMTP_URL: 'smtp://127.0.0.1:1025',
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  }
+  const raw = parsed.data;
+  const production = raw.NODE_ENV === 'production';
+  const problems: string[] = [];
+  const generated: string[] = [];
+
+  const required = <T>(name: string, value: T | undefined, devValue: T): T => {
+    if (value !== undefined) return value;
+    if (production) {
+      problems.push(`${name}: required when NODE_ENV=production`);
+      return devValue;
+    }
+    return devValue;
+  };
+  const secretOrGenerate = (name: string, value: string | undefined, make: () => string): string => {
+    if (value !== undefined) return value;
+    if (production) {
+      problems.push(`${name}: required when NODE_ENV=production`);
+      return '';
+    }
+    generated.push(name);
+    return make();
+  };
+  const randomHex = () => randomBytes(32).toString('hex');
+
+  const config: Config = {
+    env: raw.NODE_ENV,
+    logLevel: raw.LOG_LEVEL,
+    kafka: {
+      brokers: required('KAFKA_BROKERS', raw.KAFKA_BROKERS, DEV_DEFAULTS.KAFKA_BROKERS),
+      clientId: raw.KAFKA_CLIENT_ID,
+      partitions: raw.KAFKA_TOPIC_PARTITIONS,
+      replicationFactor: raw.KAFKA_REPLICATION_FACTOR,
+      publishTimeoutMs: raw.KAFKA_PUBLISH_TIMEOUT_MS,
+      handlerRetries: raw.KAFKA_HANDLER_RETRIES,
+    },
+    mongo: { uri: required('MONGODB_URI', raw.MONGODB_URI, DEV_DEFAULTS.MONGODB_URI), db: raw.MONGODB_DB },
+    smtp: { url: required('SMTP_URL', raw.SMTP_URL, DEV_DEFAULTS.SMTP_URL), from: raw.MAIL_FROM },
+    secrets: {
+      jwtSecret: secretOrGenerate('JWT_SECRET', raw.JWT_SECRET, randomHex),
+      webhookSecret: secretOrGenerate('WEBHOOK_SECRET', raw.WEBHOOK_SECRET, randomHex),
+      paymentWebhookSecret: secretOrGenerate('PAYMENT_WEBHOOK_SECRET', raw.PAYMENT_WEBHOOK_SECRET, randomHex),
+      keyEncryptionKey: Buffer.from(secretOrGenerate('KEY_ENCRYPTION_KEY', raw.KEY_ENCRYPTION_KEY, randomHex), 'hex'),
+    },
+    generatedSecrets: generated,
+    bcryptCost: raw.BCRYPT_COST,
+    variantTiers: raw.PAYMENT_VARIANT_TIERS,
+    urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },
+    http: { host: raw.HTTP_HOST, bodyLimit: raw.HTTP_BODY_LIMIT },
+    ports: {
+      accounts: raw.ACCOUNTS_PORT,
+      keys: raw.KEYS_PORT,
+      webhooks: raw.WEBHOOKS_PORT,
+      rag: raw.RAG_PORT,
+      mcp: raw.MCP_PORT,
+    },
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

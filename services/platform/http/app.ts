@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { isTransient } from '../../../events/errors.ts';
+import type { Logger } from '../logger.ts';
+import { runHealthChecks, type HealthCheck } from '../health.ts';
+import { metricsHandler, metricsMiddleware } from '../metrics.ts';
+import { HttpError } from './errors.ts';
+
+export interface AppOptions {
+  service: string;
+  log: Logger;
+  bodyLimit: string;
+  health: Record<string, HealthCheck>;
+  /** Routes that need the raw body (signature checks) mount their own parser before the JSON one. */
+  beforeJson?: (app: Express) => void;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    id: string;
+    log: Logger;
+  }
+}
+
+/**
+ * Every service's Express app: request ids, JSON bodies with a size limit, latency metrics,
+ * /health and /metrics, and JSON error bodies for everything that goes wrong.
+ */
+export function createApp(options: AppOptions, mount: (app: Express) => void): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(requestContext(options));
+  app.use(metricsMiddleware(options.service));
+  app.get('/health', async (_req, res) => {
+    const report = await runHealthChecks(options.health);
+    res.status(report.status === 'ok' ? 200 : 503).json({ service: options.service, ...report });
+  });
+  app.get('/metrics', metricsHandler);
+  options.beforeJson?.(app);
+  app.use(express.json({ limit: options.bodyLimit, strict: true, type: ['application/json', 'application/*+json'] }));
+  mount(app);
+  app.use((req, res) => {
+    res.status(404).json({ error: `no route for ${req.method} ${req.path}`, code: 'NOT_FOUND' });
+  });
+  app.use(errorHandler(options.log));
+  return app;
+}
+
+function requestContext(options: AppOptions): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.get('x-request-id');
+    req.id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    req.log = options.log.child({ service: options.service, requestId: req.id });
+    res.setHeader('X-Request-Id', req.id);
+    next();
+  };
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const l = req.log ?? log;
+    if (err instanceof HttpError) {
+      res.set(err.headers).status(err.status).json({ error: err.message, code: err.code, ...err.details });
+      return;
+    }
+    const parserType = (err as BodyParserError | null)?.type;
+    if (parserType === 'entity.too.large') {
+      res.status(413).json({ error: 'request body is too large', code: 'PAYLOAD_TOO_LARGE' });
+      return;
+    }
+    if (parserType === 'entity.parse.failed') {
+      res.status(400).json({ error: 'request body is not valid JSON', code: 'MALFORMED_JSON' });
+      return;
+    }
+    if (parserType === 'encoding.unsupported' || parserType === 'charset.unsupported') {
+      res.status(415).json({ error: 'unsupported body encoding', code: 'UNSUPPORTED_MEDIA_TYPE' });
+      return;
+    }
+    if (isTransient(err)) {
+      l.warn({ err: (err as Error).message }, 'dependency unavailable');
+      res.set('Retry-After', '5').status(503).json({ error: 'a dependency is unavailable; retry shortly', code: 'UNAVAILABLE' });
+      return;
+    }
+    l.error({ err }, 'unhandled error');
+    res.status(500).json({ error: 'internal error', code: 'INTERNAL', requestId: req.id });
+  };
+}

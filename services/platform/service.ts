@@ -1,0 +1,35 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Runtime } from './runtime.ts';
+
+/** What `svc run` starts: HTTP faces, consumers, schedulers. */
+export interface RunningService {
+  name: string;
+  url?: string;
+  stop(): Promise<void>;
+}
+
+export interface ServiceModule {
+  name: string;
+  description: string;
+  start(runtime: Runtime): Promise<RunningService>;
+}
+
+export async function listen(app: Express, host: string, port: number): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  server.keepAliveTimeout = 65_000;
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return {
+    server,
+    url: `http://${shownHost}:${actualPort}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import { loadConfig, type Config } from '../../services/platform/config.ts';
+import { createLogger, type Logger } from '../../services/platform/logger.ts';
+import type { StackEnv } from '../../deploy/local/stack.ts';
+
+/** Config for a test: the stack's servers, a database of its own, quiet logs. */
+export function testConfig(stack: StackEnv, overrides: NodeJS.ProcessEnv = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    KAFKA_BROKERS: stack.KAFKA_BROKERS,
+    MONGODB_URI: stack.MONGODB_URI,
+    SMTP_URL: stack.SMTP_URL,
+    MONGODB_DB: `test_${randomUUID().slice(0, 8)}`,
+    KAFKA_PUBLISH_TIMEOUT_MS: '3000',
+    ...overrides,
+  });
+}
+
+export const testLogger = (): Logger => createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+
+/** Polls until `check` returns a value other than undefined; every poll is a real read. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 20;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 250);
+  }
+}

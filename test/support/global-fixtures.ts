@@ -1,0 +1,5 @@
+import { stopStack } from './stack.ts';
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  await stopStack();
+}

@@ -1,0 +1,44 @@
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startStack, type Stack, type StackEnv } from '../../deploy/local/stack.ts';
+
+/**
+ * One real stack per test process, started on first use with free ports and a throwaway data
+ * folder, stopped by the global teardown. When KAFKA_BROKERS, MONGODB_URI and SMTP_URL name
+ * existing servers, those are used and nothing is started.
+ */
+let started: Promise<Stack> | undefined;
+let dataDir: string | undefined;
+
+export const STACK_TIMEOUT_MS = 15 * 60_000;
+
+export async function useStack(): Promise<StackEnv> {
+  started ??= (async () => {
+    const base = resolve('.data');
+    mkdirSync(base, { recursive: true });
+    dataDir = mkdtempSync(join(base, 'test-'));
+    const existing: Partial<StackEnv> = {};
+    if (process.env.KAFKA_BROKERS) existing.KAFKA_BROKERS = process.env.KAFKA_BROKERS;
+    if (process.env.MONGODB_URI) existing.MONGODB_URI = process.env.MONGODB_URI;
+    if (process.env.SMTP_URL) {
+      existing.SMTP_URL = process.env.SMTP_URL;
+      existing.MAILPIT_URL = process.env.MAILPIT_URL ?? '';
+    }
+    return startStack({ dataDir, ports: 'auto', existing, progress: (l) => process.stderr.write(`    [stack] ${l}\n`) });
+  })();
+  return (await started).env;
+}
+
+export async function currentStack(): Promise<Stack> {
+  if (!started) throw new Error('useStack() first');
+  return started;
+}
+
+export async function stopStack(): Promise<void> {
+  if (!started) return;
+  const stack = await started.catch(() => undefined);
+  started = undefined;
+  await stack?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+}

@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import { EventCatalog } from '../../../events/catalog.ts';
+import { EventCodec, HEADER } from '../../../events/codec.ts';
+import { EVENT_DEFINITIONS } from '../../../events/definitions.ts';
+import { newEvent } from '../../../events/envelope.ts';
+import { PoisonMessageError } from '../../../events/errors.ts';
+import { probeCatalog, probeCatalogV1, recorded } from '../../support/probe.ts';
+
+const topic = 'unit.probe';
+
+describe('event codec (unit)', () => {
+  const codec = new EventCodec(probeCatalog(topic));
+
+  it('round-trips an event with its envelope, key and headers', () => {
+    const event = newEvent('probe.recorded', { probeId: 'p-1', seq: 7, note: 'hello', weight: 3 }, { correlationId: 'corr-1' });
+    const message = codec.encode(event);
+    expect(message.topic).to.equal(topic);
+    expect(message.key).to.equal('p-1');
+    expect(message.headers[HEADER.type]).to.equal('probe.recorded');
+    expect(message.headers[HEADER.fingerprint]).to.match(/^[0-9a-f]{64}$/);
+    const decoded = codec.decode({ value: message.value, headers: message.headers });
+    expect(decoded).to.deep.equal(event);
+    expect(decoded.metadata.occurredAt).to.be.instanceOf(Date);
+  });
+
+  it('inherits correlation and sets causation from the causing event', () => {
+    const cause = newEvent('probe.recorded', { probeId: 'p', seq: 1, note: '' }, { correlationId: 'root' });
+    const effect = newEvent('probe.reset', { probeId: 'p' }, { causedBy: cause.metadata });
+    expect(effect.metadata.correlationId).to.equal('root');
+    expect(effect.metadata.causationId).to.equal(cause.metadata.eventId);
+  });
+
+  it('refuses to encode data that does not match the schema, naming the path and not the value', () => {
+    const bad = newEvent('probe.recorded', { probeId: 'p', seq: 'secret-value' as unknown as number, note: 'x' });
+    expect(() => codec.encode(bad)).to.throw(/at: seq/).that.satisfies((e: Error) => !e.message.includes('secret-value'));
+  });
+
+  it('reads a v1 event into the v2 reader, filling the new field with its default', () => {
+    const writer = new EventCodec(probeCatalogV1(topic));
+    const v1 = writer.encode(recorded('p-9', 1));
+    const decoded = codec.decode({ value: v1.value, headers: v1.headers });
+    expect(decoded.data).to.deep.equal({ probeId: 'p-9', seq: 1, note: 'tick 1', weight: 1 });
+    expect(v1.headers[HEADER.fingerprint]).not.to.equal(codec.encode(recorded('p-9', 1)).headers[HEADER.fingerprint]);
+  });
+
+  const poison: [string, () => { value: Buffer; headers: Record<string, string> }][] = [
+    ['no headers', () => ({ value: Buffer.from('x'), headers: {} })],
+    ['an unknown event type', () => ({ value: Buffer.from('x'), headers: { [HEADER.type]: 'nope.happened', [HEADER.fingerprint]: 'ab' } })],
+    ['an unknown fingerprint', () => ({ value: Buffer.from('x'), headers: { [HEADER.type]: 'probe.recorded', [HEADER.fingerprint]: 'ab'.repeat(32) } })],
+    [
+      'bytes that are not the schema',
+      () => {
+        const m = codec.encode(recorded('p', 1));
+        return { value: Buffer.from([0xff, 0xff, 0xff]), headers: m.headers };
+      },
+    ],
+    [
+      'a fingerprint of another event type',
+      () => {
+        const reset = codec.encode(newEvent('probe.reset', { probeId: 'p' }));
+        return { value: reset.value, headers: { ...reset.headers, [HEADER.type]: 'probe.recorded' } };
+      },
+    ],
+  ];
+  for (const [what, make] of poison) {
+    it(`treats ${what} as poison`, () => {
+      expect(() => codec.decode(make())).to.throw(PoisonMessageError);
+    });
+  }
+});
+
+describe('event catalog (unit)', () => {
+  it('keeps every older schema version readable by the current one', () => {
+    // Generic over every catalog in the code base: the platform's and the probe's.
+    const catalogs = [new EventCatalog(EVENT_DEFINITIONS), probeCatalog('unit.probe')];
+    let checked = 0;
+    for (const catalog of catalogs) {
+      const codec = new EventCodec(catalog);
+      for (const type of catalog.types()) {
+        const current = catalog.current(type);
+        for (const old of catalog.versions(type).slice(0, -1)) {
+          for (let i = 0; i < 20; i++) {
+            const value = old.avroType.random() as unknown as Record<string, unknown>;
+            value.occurredAt = new Date(1_700_000_000_000 + i);
+            const decoded = codec.decode({ value: old.avroType.toBuffer(value), headers: { [HEADER.type]: type, [HEADER.fingerprint]: old.fingerprint } });
+            expect(decoded.type).to.equal(type);
+            expect(current.version).to.be.greaterThan(old.version);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).to.be.greaterThan(0);
+  });
+
+  it('starts every record with the envelope fields', () => {
+    const catalog = new EventCatalog(EVENT_DEFINITIONS);
+    for (const type of catalog.types()) {
+      for (const v of catalog.versions(type)) {
+        const names = (v.avroType as unknown as { fields: { name: string }[] }).fields.map((f) => f.name).slice(0, 4);
+        expect(names, `${type} v${v.version}`).to.deep.equal(['eventId', 'occurredAt', 'correlationId', 'causationId']);
+      }
+    }
+  });
+
+  it('lists topics and the types on each', () => {
+    const catalog = probeCatalog('t.one');
+    expect(catalog.topics()).to.deep.equal(['t.one']);
+    expect(catalog.typesOnTopic('t.one')).to.have.members(['probe.recorded', 'probe.reset']);
+    expect(catalog.current('probe.recorded').version).to.equal(2);
+  });
+});

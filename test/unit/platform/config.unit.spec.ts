@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../../services/platform/config.ts';
+
+const hex = 'ab'.repeat(32);
+
+describe('config (unit)', () => {
+  it('gives development safe defaults and says which secrets it generated', () => {
+    const config = loadConfig({});
+    expect(config.env).to.equal('development');
+    expect(config.kafka.brokers).to.deep.equal(['127.0.0.1:9092']);
+    expect(config.ports).to.deep.equal({ accounts: 8081, keys: 8082, webhooks: 8083, rag: 8084, mcp: 8085 });
+    expect(config.generatedSecrets).to.have.members(['JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY']);
+    expect(config.secrets.keyEncryptionKey).to.have.length(32);
+  });
+
+  it('refuses to start production without its servers and secrets, naming each', () => {
+    try {
+      loadConfig({ NODE_ENV: 'production' });
+      expect.fail('should throw');
+    } catch (err) {
+      expect(err).to.be.instanceOf(ConfigError);
+      const names = (err as ConfigError).problems.map((p) => p.split(':')[0]);
+      expect(names).to.have.members(['KAFKA_BROKERS', 'MONGODB_URI', 'SMTP_URL', 'JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY']);
+    }
+  });
+
+  it('accepts a complete production environment', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      KAFKA_BROKERS: 'k1:9092, k2:9092',
+      MONGODB_URI: 'mongodb://m:27017/',
+      SMTP_URL: 'smtp://mail:25',
+      JWT_SECRET: 'x'.repeat(32),
+      WEBHOOK_SECRET: hex,
+      PAYMENT_WEBHOOK_SECRET: 'whsec-0123456789abcdef',
+      KEY_ENCRYPTION_KEY: hex,
+      PAYMENT_VARIANT_TIERS: '101:pro,202:team',
+    });
+    expect(config.kafka.brokers).to.deep.equal(['k1:9092', 'k2:9092']);
+    expect([...config.variantTiers]).to.deep.equal([['101', 'pro'], ['202', 'team']]);
+    expect(config.generatedSecrets).to.deep.equal([]);
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ['JWT_SECRET', 'short', /JWT_SECRET: must be at least 32 bytes/],
+    ['WEBHOOK_SECRET', 'nothex', /WEBHOOK_SECRET: must be 64 hexadecimal/],
+    ['KEY_ENCRYPTION_KEY', 'ab'.repeat(16), /KEY_ENCRYPTION_KEY: must be 64 hexadecimal/],
+    ['KEYS_PORT', '70000', /KEYS_PORT/],
+    ['MONGODB_URI', 'postgres://x', /MONGODB_URI: must be a mongodb/],
+    ['PAYMENT_VARIANT_TIERS', '101:gold', /PAYMENT_VARIANT_TIERS: "101:gold" is not variantId:pro\|team/],
+    ['PRICING_URL', 'not a url', /PRICING_URL: must be an absolute URL/],
+  ];
+  for (const [name, value, message] of bad) {
+    it(`rejects a bad ${name} with its name`, () => {
+      expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, message);
+    });
+  }
+
+  it('never echoes a rejected secret value', () => {
+    expect(() => loadConfig({ JWT_SECRET: 'hunter2' })).to.throw(ConfigError).that.satisfies((e: Error) => !e.message.includes('hunter2'));
+  });
+});

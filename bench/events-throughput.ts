@@ -4,29 +4,35 @@
  * broker in the same run, each over its own fresh topic and consumer group.
  *
  *   npm run bench:events
- *   BENCH_EVENTS=20000 npm run bench:events
+ *   BENCH_EVENTS=20000 BENCH_ROUNDS=1 npm run bench:events
  *
  * Env:
  *   KAFKA_BROKERS      use this broker; otherwise a throwaway Kafka is started (deploy/local/stack.ts)
- *   BENCH_EVENTS       events per path (default 100000)
+ *   BENCH_EVENTS       events per path per round (default 100000)
+ *   BENCH_ROUNDS       measured rounds; the table shows medians (default 3). Rounds alternate which
+ *                      path goes first, so neither always meets a warmer broker or a fuller heap.
  *   BENCH_BATCH        messages per send call, both paths (default 1000)
  *   BENCH_CHUNK        ConsumerRunner chunkSize (default 500, its own default)
- *   BENCH_WARMUP       events per path in an untimed warm-up round on separate topics (default 5000, 0 = none)
- *   BENCH_BARE_HEADERS 1 (default): bare messages carry the same five headers as ours, so both send
- *                      byte-identical records; 0: bare sends key + Avro value only
+ *   BENCH_WARMUP       events per path in an untimed warm-up round (default 5000, 0 = none)
+ *   BENCH_BARE_HEADERS 1 (default): bare records carry the same five headers as ours, so both paths
+ *                      send byte-identical records; 0: bare sends key + Avro value only
  *   BENCH_TIMEOUT_MS   how long one consume phase may take before the bench fails (default 180000)
  *
  * Fairness: both producers are idempotent, acks -1, maxInFlightRequests 1, DefaultPartitioner,
- * the same keys, and send BENCH_BATCH messages per awaited call. The bare records are the
- * pre-encoded bytes of the very same events (encoding is part of what ours is measured for).
- * The bare consumer has ConsumerRunner's consumer settings, uses eachBatch, counts and resolves
+ * the same keys, and await one send of BENCH_BATCH messages at a time. The bare records are the
+ * pre-encoded bytes of the very same events: encoding is part of what ours is measured for. The
+ * bare consumer has ConsumerRunner's consumer settings, uses eachBatch, counts and resolves
  * offsets; ours counts in the handler. Consume time runs from connect/subscribe/run until the
  * N-th message is seen.
+ *
+ * Results go to stdout; progress and kafkajs warnings to stderr. Exit code 1 on any failure.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { Kafka, logLevel, Partitioners, type Admin, type Message } from 'kafkajs';
+import { pino } from 'pino';
 import { startStack, type Stack } from '../deploy/local/stack.ts';
 import { EventCodec } from '../events/codec.ts';
 import { ConsumerRunner } from '../events/consumer.ts';
@@ -34,7 +40,6 @@ import type { Event } from '../events/envelope.ts';
 import { createKafka } from '../events/kafka.ts';
 import { EventPublisher } from '../events/publisher.ts';
 import { ensureTopics } from '../events/topics.ts';
-import { pino } from 'pino';
 import type { Logger } from '../services/platform/logger.ts';
 import { probeCatalog, recorded, type ProbeRecorded } from '../test/support/probe.ts';
 
@@ -47,12 +52,13 @@ const intEnv = (name: string, fallback: number, min = 1): number => {
 };
 
 const N = intEnv('BENCH_EVENTS', 100_000);
+const ROUNDS = intEnv('BENCH_ROUNDS', 3);
 const BATCH = intEnv('BENCH_BATCH', 1000);
 const CHUNK = intEnv('BENCH_CHUNK', 500);
-const WARMUP = intEnv('BENCH_WARMUP', 5000, 0);
+const WARMUP = Math.min(intEnv('BENCH_WARMUP', 5000, 0), N);
 const BARE_HEADERS = process.env.BENCH_BARE_HEADERS !== '0';
 const CONSUME_TIMEOUT_MS = intEnv('BENCH_TIMEOUT_MS', 180_000);
-/** Distinct aggregate keys: spreads the events over the 3 partitions like real traffic. */
+/** Distinct aggregate keys: spreads the events over the partitions like real traffic. */
 const KEYS = 64;
 const PARTITIONS = 3;
 
@@ -65,45 +71,54 @@ const log: Logger = pino({ level: 'warn', base: { service: 'svc-bench' } }, pino
 const runId = randomUUID().slice(0, 8);
 const groupOf = (topic: string) => `${topic}.group`;
 
+type PathName = 'ours' | 'bare';
+type Phase = 'produce' | 'consume';
+
 // ---------------------------------------------------------------------------------------------
 // Measurement helpers
 
 interface Measured {
   ms: number;
+  /** User + system CPU of this process (all its threads). */
   cpuMs: number;
-  peakRssMb: number;
+  /** Time in GC pauses on the main thread. */
+  gcMs: number;
+  /** Consume only: from the start call until the group was joined. */
+  joinMs?: number;
 }
 
-/** Wall time, process CPU time and the highest RSS sampled (every 10 ms) while `fn` runs. */
+/** Wall time, CPU time and GC pauses while `fn` runs. */
 async function measure(fn: () => Promise<void>): Promise<Measured> {
-  let peak = process.memoryUsage.rss();
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-  }, 10);
+  let gcMs = 0;
+  const addGc = (entries: readonly { duration: number }[]) => {
+    for (const e of entries) gcMs += e.duration;
+  };
+  const gc = new PerformanceObserver((list) => addGc(list.getEntries()));
+  gc.observe({ entryTypes: ['gc'] });
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   try {
     await fn();
   } finally {
-    clearInterval(sampler);
+    addGc(gc.takeRecords());
+    gc.disconnect();
   }
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  peak = Math.max(peak, process.memoryUsage.rss());
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, peakRssMb: peak / 2 ** 20 };
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, gcMs };
 }
 
-function withTimeout<T>(what: string, p: Promise<T>, ms: number): Promise<T> {
+function withTimeout<T>(what: () => string, p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     p,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000}s`)), ms);
+      timer = setTimeout(() => reject(new Error(`${what()} within ${ms / 1000}s`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }
 
-/** A counter that resolves `done` once it reaches `target`. */
+/** A counter whose `done` resolves once it reaches `target`. */
 function counter(target: number) {
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
@@ -119,20 +134,27 @@ function counter(target: number) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Inputs
+// Inputs: the same events for both paths, built once before anything is timed
 
-function makeEvents(count: number): Event<'probe.recorded', ProbeRecorded>[] {
-  const events: Event<'probe.recorded', ProbeRecorded>[] = new Array(count);
-  for (let i = 0; i < count; i++) events[i] = recorded(`probe-${i % KEYS}`, i, `tick ${i}`);
-  return events;
+interface Inputs {
+  events: Event<'probe.recorded', ProbeRecorded>[];
+  /** The bare path's records: the bytes ours puts on the wire for the same events. */
+  messages: Message[];
+  bytes: { ours: number; bare: number };
 }
 
-/** The bare path's records: the same bytes ours puts on the wire (headers optional). */
-function bareMessages(codec: EventCodec, events: readonly Event[]): Message[] {
-  return events.map((e) => {
-    const m = codec.encode(e);
-    return BARE_HEADERS ? { key: m.key, value: m.value, headers: m.headers } : { key: m.key, value: m.value };
-  });
+function makeInputs(count: number): Inputs {
+  const codec = new EventCodec(probeCatalog('bench.inputs'));
+  const events: Event<'probe.recorded', ProbeRecorded>[] = new Array(count);
+  const messages: Message[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const event = recorded(`probe-${i % KEYS}`, i, `tick ${i}`);
+    const m = codec.encode(event);
+    events[i] = event;
+    messages[i] = BARE_HEADERS ? { key: m.key, value: m.value, headers: m.headers } : { key: m.key, value: m.value };
+  }
+  const first = codec.encode(events[0]!);
+  return { events, messages, bytes: { ours: wireBytes(first), bare: wireBytes(messages[0]!) } };
 }
 
 function wireBytes(m: Message): number {
@@ -144,7 +166,7 @@ function wireBytes(m: Message): number {
 // ---------------------------------------------------------------------------------------------
 // The two paths
 
-/** The same client settings createKafka uses, without our logger. */
+/** The client settings createKafka uses, without our logger. */
 function bareKafka(brokers: string[]): Kafka {
   return new Kafka({
     clientId: `bench-bare-${runId}`,
@@ -170,6 +192,7 @@ async function produceOurs(kafka: Kafka, topic: string, events: readonly Event[]
 }
 
 async function produceBare(kafka: Kafka, topic: string, messages: readonly Message[]): Promise<Measured> {
+  // EventPublisher's producer settings.
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
@@ -189,12 +212,7 @@ async function produceBare(kafka: Kafka, topic: string, messages: readonly Messa
   }
 }
 
-interface Consumed extends Measured {
-  /** From the start call until the consumer group was joined (partitions assigned). */
-  joinMs: number;
-}
-
-async function consumeOurs(kafka: Kafka, topic: string, count: number): Promise<Consumed> {
+async function consumeOurs(kafka: Kafka, topic: string, count: number): Promise<Measured> {
   const codec = new EventCodec(probeCatalog(topic));
   const publisher = new EventPublisher(kafka, codec, { timeoutMs: 10_000 }); // dead letters only; none expected
   const seen = counter(count);
@@ -228,7 +246,7 @@ async function consumeOurs(kafka: Kafka, topic: string, count: number): Promise<
     const m = await measure(async () => {
       t0 = performance.now();
       await runner.start();
-      await withTimeout(`our consumer (${seen.seen}/${count} seen so far)`, seen.done, CONSUME_TIMEOUT_MS);
+      await withTimeout(() => `our consumer saw ${seen.seen} of ${count} events`, seen.done, CONSUME_TIMEOUT_MS);
     });
     if (stray || duplicates || seen.seen !== count) {
       throw new Error(`our consumer saw ${seen.seen} events for ${count} produced (${duplicates} duplicates, ${stray} foreign)`);
@@ -240,7 +258,8 @@ async function consumeOurs(kafka: Kafka, topic: string, count: number): Promise<
   }
 }
 
-async function consumeBare(kafka: Kafka, topic: string, count: number): Promise<Consumed> {
+async function consumeBare(kafka: Kafka, topic: string, count: number): Promise<Measured> {
+  // ConsumerRunner's consumer and run settings.
   const consumer = kafka.consumer({
     groupId: groupOf(topic),
     allowAutoTopicCreation: false,
@@ -265,14 +284,14 @@ async function consumeBare(kafka: Kafka, topic: string, count: number): Promise<
         eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
           const n = batch.messages.length;
           if (n === 0) return;
-          resolveOffset(batch.messages[n - 1]!.offset);
           seen.add(n);
+          resolveOffset(batch.messages[n - 1]!.offset);
           await heartbeat();
         },
       });
-      await withTimeout(`bare consumer (${seen.seen}/${count} seen so far)`, seen.done, CONSUME_TIMEOUT_MS);
+      await withTimeout(() => `the bare consumer saw ${seen.seen} of ${count} messages`, seen.done, CONSUME_TIMEOUT_MS);
     });
-    if (seen.seen !== count) throw new Error(`bare consumer saw ${seen.seen} messages for ${count} produced`);
+    if (seen.seen !== count) throw new Error(`the bare consumer saw ${seen.seen} messages for ${count} produced`);
     return { ...m, joinMs };
   } finally {
     await consumer.disconnect();
@@ -280,82 +299,101 @@ async function consumeBare(kafka: Kafka, topic: string, count: number): Promise<
 }
 
 // ---------------------------------------------------------------------------------------------
-// One round: both paths, produce then consume, on fresh topics
+// One round: both paths on fresh topics, produce then consume
 
-interface Round {
-  ours: { produce: Measured; consume: Consumed };
-  bare: { produce: Measured; consume: Consumed };
-  bytesPerMessage: { ours: number; bare: number };
+type RoundResult = Record<PathName, Record<Phase, Measured>>;
+
+interface Clients {
+  ours: Kafka;
+  bare: Kafka;
+  admin: Admin;
+  /** Every topic the bench created, for the cleanup. */
+  created: string[];
 }
 
-async function round(label: string, ourKafka: Kafka, bare: Kafka, admin: Admin, count: number, created: string[]): Promise<Round> {
-  const oursTopic = `bench.${label}.ours.${runId}`;
-  const bareTopic = `bench.${label}.bare.${runId}`;
-  // Same topic settings for both (ensureTopics also makes the .dlq twins).
-  created.push(...(await ensureTopics(admin, [oursTopic, bareTopic], { partitions: PARTITIONS, replicationFactor: 1 })));
-
-  const events = makeEvents(count);
-  const codec = new EventCodec(probeCatalog(bareTopic));
-  const messages = bareMessages(codec, events);
-  const first = new EventCodec(probeCatalog(oursTopic)).encode(events[0]!);
-  const oursBytes = wireBytes({ key: first.key, value: first.value, headers: first.headers });
-  const ours = { produce: await produceOurs(ourKafka, oursTopic, events), consume: undefined as unknown as Consumed };
-  const bareR = { produce: await produceBare(bare, bareTopic, messages), consume: undefined as unknown as Consumed };
-  ours.consume = await consumeOurs(ourKafka, oursTopic, count);
-  bareR.consume = await consumeBare(bare, bareTopic, count);
-  return {
-    ours,
-    bare: bareR,
-    bytesPerMessage: { ours: oursBytes, bare: wireBytes(messages[0]!) },
+async function round(label: string, order: readonly PathName[], c: Clients, inputs: Inputs, count: number): Promise<RoundResult> {
+  const topic: Record<PathName, string> = { ours: `bench.${label}.ours.${runId}`, bare: `bench.${label}.bare.${runId}` };
+  // Same settings for both (ensureTopics also makes the .dlq twins).
+  c.created.push(...(await ensureTopics(c.admin, [topic.ours, topic.bare], { partitions: PARTITIONS, replicationFactor: 1 })));
+  const events = count === inputs.events.length ? inputs.events : inputs.events.slice(0, count);
+  const messages = count === inputs.messages.length ? inputs.messages : inputs.messages.slice(0, count);
+  const produce: Record<PathName, () => Promise<Measured>> = {
+    ours: () => produceOurs(c.ours, topic.ours, events),
+    bare: () => produceBare(c.bare, topic.bare, messages),
   };
+  const consume: Record<PathName, () => Promise<Measured>> = {
+    ours: () => consumeOurs(c.ours, topic.ours, count),
+    bare: () => consumeBare(c.bare, topic.bare, count),
+  };
+  const result: Partial<Record<PathName, Partial<Record<Phase, Measured>>>> = { ours: {}, bare: {} };
+  for (const path of order) result[path]!.produce = await produce[path]();
+  for (const path of order) result[path]!.consume = await consume[path]();
+  return result as RoundResult;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Report
 
 const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
-const rate = (count: number, ms: number) => (count / ms) * 1000;
+const rate = (m: Measured) => (N / m.ms) * 1000;
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const sep = widths.map((w) => '-'.repeat(w)).join('  ');
-  return [line(rows[0]!), sep, ...rows.slice(1).map(line)].join('\n');
+  const line = (r: string[]) => r.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
-function report(r: Round, count: number, brokers: string, ownBroker: boolean, rssBaseMb: number): string {
-  const row = (path: string, phase: string, m: Measured, join?: number) => [
-    path,
-    phase,
-    fmtInt(rate(count, m.ms)),
-    (m.ms / 1000).toFixed(2),
-    join === undefined ? '' : Number.isNaN(join) ? '?' : (join / 1000).toFixed(2),
-    fmtInt(m.cpuMs),
-    ((m.cpuMs / m.ms) * 100).toFixed(0) + '%',
-    fmtInt(m.peakRssMb),
-  ];
-  const ratio = (ours: Measured, bare: Measured) => (rate(count, ours.ms) / rate(count, bare.ms)).toFixed(2);
+function report(rounds: readonly RoundResult[], inputs: Inputs, brokers: string, ownBroker: boolean, rssBaseMb: number): string {
+  const pick = (path: PathName, phase: Phase) => rounds.map((r) => r[path][phase]);
+  const medianRate = (path: PathName, phase: Phase) => median(pick(path, phase).map(rate));
+  const row = (path: PathName, phase: Phase): string[] => {
+    const ms = pick(path, phase);
+    const rates = ms.map(rate);
+    const joins = ms.map((m) => m.joinMs).filter((j): j is number => j !== undefined && !Number.isNaN(j));
+    return [
+      path,
+      phase,
+      fmtInt(median(rates)),
+      rounds.length > 1 ? `${fmtInt(Math.min(...rates))}–${fmtInt(Math.max(...rates))}` : '',
+      (median(ms.map((m) => m.ms)) / 1000).toFixed(2),
+      phase === 'consume' ? (joins.length ? (median(joins) / 1000).toFixed(2) : '?') : '',
+      fmtInt(median(ms.map((m) => m.cpuMs))),
+      fmtInt(median(ms.map((m) => m.gcMs))),
+    ];
+  };
+  const ratio = (phase: Phase) => (medianRate('ours', phase) / medianRate('bare', phase)).toFixed(2);
+  const perRound = (phase: Phase) => rounds.map((r) => (rate(r.ours[phase]) / rate(r.bare[phase])).toFixed(2)).join(' ');
   const rows = [
-    ['path', 'phase', 'msgs/s', 'wall s', 'join s', 'cpu ms', 'cpu', 'peak RSS MB'],
-    row('ours', 'produce', r.ours.produce),
-    row('bare', 'produce', r.bare.produce),
-    row('ours', 'consume', r.ours.consume, r.ours.consume.joinMs),
-    row('bare', 'consume', r.bare.consume, r.bare.consume.joinMs),
+    ['path', 'phase', 'msgs/s', rounds.length > 1 ? 'min–max' : '', 'wall s', 'join s', 'cpu ms', 'gc ms'],
+    row('ours', 'produce'),
+    row('bare', 'produce'),
+    row('ours', 'consume'),
+    row('bare', 'consume'),
   ];
-  const maxRssMb = process.resourceUsage().maxRSS / 1024;
   return [
     '',
-    `events throughput: ${fmtInt(count)} events per path, ${BATCH} per send, ${PARTITIONS} partitions, ${KEYS} keys, chunkSize ${CHUNK}`,
-    `broker ${brokers} (${ownBroker ? 'started by the bench, same host' : 'KAFKA_BROKERS'}); node ${process.version}; ` +
-      `record ${r.bytesPerMessage.ours} B on the wire (ours), ${r.bytesPerMessage.bare} B (bare${BARE_HEADERS ? ', same headers' : ', no headers'})`,
+    `events throughput: ${fmtInt(N)} events per path per round, ${rounds.length} round(s) (medians shown), ` +
+      `${BATCH} messages per send, ${PARTITIONS} partitions, ${KEYS} keys, consumer chunkSize ${CHUNK}`,
+    `broker ${brokers} (${ownBroker ? 'started by the bench on this host' : 'from KAFKA_BROKERS'}); node ${process.version}; ` +
+      `${inputs.bytes.ours} B per record on the wire (key+value+headers), bare ${inputs.bytes.bare} B${BARE_HEADERS ? ' (same bytes)' : ' (no headers)'}`,
     '',
     table(rows),
     '',
-    `ours / bare   produce ${ratio(r.ours.produce, r.bare.produce)}x   consume ${ratio(r.ours.consume, r.bare.consume)}x`,
-    `consume time includes connect, group join (column "join s") and the first fetch wait; cpu = this node process only`,
-    `RSS before the timed phases ${fmtInt(rssBaseMb)} MB (inputs for both paths held in memory); process peak RSS ${fmtInt(maxRssMb)} MB`,
+    `ours / bare (median msgs/s):  produce ${ratio('produce')}x   consume ${ratio('consume')}x`,
+    rounds.length > 1 ? `ours / bare per round:         produce ${perRound('produce')}   consume ${perRound('consume')}` : '',
     '',
-  ].join('\n');
+    'consume = connect + group join ("join s") + fetch until the N-th message is seen; cpu ms = this process, all threads;',
+    'gc ms = main-thread GC pauses.',
+    `RSS: ${fmtInt(rssBaseMb)} MB once the inputs for both paths were built (before timing); process peak ${fmtInt(process.resourceUsage().maxRSS / 1024)} MB`,
+    '',
+  ]
+    .filter((l, i, all) => l !== '' || all[i - 1] !== '')
+    .join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,15 +416,14 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
-  const created: string[] = [];
-  let admin: Admin | undefined;
+  let clients: Clients | undefined;
   try {
     let brokers = process.env.KAFKA_BROKERS;
     if (!brokers) {
       const base = resolve('.data');
       mkdirSync(base, { recursive: true });
       dataDir = mkdtempSync(join(base, 'bench-'));
-      err(`starting Kafka under ${dataDir} (KAFKA_BROKERS not set)`);
+      err(`KAFKA_BROKERS not set: starting Kafka under ${dataDir}`);
       stack = await startStack({
         dataDir,
         ports: 'auto',
@@ -396,25 +433,38 @@ async function main(): Promise<void> {
       brokers = stack.env.KAFKA_BROKERS;
     }
     const brokerList = brokers.split(',').map((b) => b.trim()).filter(Boolean);
-    const ourKafka = createKafka({ brokers: brokerList, clientId: `bench-ours-${runId}` }, log);
-    const bare = bareKafka(brokerList);
-    admin = ourKafka.admin();
-    await admin.connect();
+    const ours = createKafka({ brokers: brokerList, clientId: `bench-ours-${runId}` }, log);
+    clients = { ours, bare: bareKafka(brokerList), admin: ours.admin(), created: [] };
+    await clients.admin.connect().catch((e: unknown) => {
+      throw new Error(`cannot reach Kafka at ${brokerList.join(',')}: ${(e as Error).message}`, { cause: e });
+    });
 
+    const inputs = makeInputs(N);
     if (WARMUP > 0) {
       err(`warm-up: ${fmtInt(WARMUP)} events per path (untimed)`);
-      await round('warmup', ourKafka, bare, admin, WARMUP, created);
+      await round('warmup', ['ours', 'bare'], clients, inputs, WARMUP);
     }
     const rssBaseMb = process.memoryUsage.rss() / 2 ** 20;
-    err(`measuring: ${fmtInt(N)} events per path`);
-    const result = await round('run', ourKafka, bare, admin, N, created);
-    process.stdout.write(report(result, N, brokerList.join(','), stack !== undefined, rssBaseMb) + '\n');
+    const results: RoundResult[] = [];
+    for (let r = 1; r <= ROUNDS; r++) {
+      const order: PathName[] = r % 2 ? ['ours', 'bare'] : ['bare', 'ours'];
+      err(`round ${r}/${ROUNDS}: ${fmtInt(N)} events per path, ${order.join(' then ')}`);
+      const result = await round(`r${r}`, order, clients, inputs, N);
+      err(
+        `  msgs/s produce ours ${fmtInt(rate(result.ours.produce))} bare ${fmtInt(rate(result.bare.produce))}; ` +
+          `consume ours ${fmtInt(rate(result.ours.consume))} bare ${fmtInt(rate(result.bare.consume))}`,
+      );
+      results.push(result);
+    }
+    process.stdout.write(report(results, inputs, brokerList.join(','), stack !== undefined, rssBaseMb) + '\n');
   } finally {
-    if (admin) {
+    if (clients) {
       // Leave an existing broker as we found it.
-      const groups = created.filter((t) => !t.endsWith('.dlq')).map(groupOf);
-      await admin.deleteGroups(groups).catch(() => undefined);
-      await admin.deleteTopics({ topics: created }).catch((e: unknown) => err(`could not delete bench topics: ${(e as Error).message}`));
+      const { admin, created } = clients;
+      await admin.deleteGroups(created.filter((t) => !t.endsWith('.dlq')).map(groupOf)).catch(() => undefined);
+      if (created.length) {
+        await admin.deleteTopics({ topics: created }).catch((e: unknown) => err(`could not delete the bench topics: ${(e as Error).message}`));
+      }
       await admin.disconnect().catch(() => undefined);
     }
     await cleanupStack();
@@ -426,8 +476,9 @@ async function main(): Promise<void> {
 try {
   await main();
 } catch (e) {
-  err(`FAILED: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  err(`FAILED: ${e instanceof Error ? e.message : String(e)}`);
+  if (e instanceof Error && e.stack) err(e.stack);
   process.exitCode = 1;
 }
-// kafkajs may leave timers behind after disconnecting; do not hang on them.
+// kafkajs can leave timers behind after disconnecting; do not wait for them.
 process.exit();

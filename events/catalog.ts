@@ -27,6 +27,8 @@ export interface SchemaVersion {
   version: number;
   avroType: avro.Type;
   fingerprint: string;
+  /** The record's fields after the envelope: an event's `data`. */
+  dataFields: readonly string[];
 }
 
 interface Entry {
@@ -114,16 +116,23 @@ export class EventCatalog {
       const path = join(folder, name);
       const json = JSON.parse(readFileSync(path, 'utf8')) as avro.Schema;
       const avroType = parseSchema(json);
-      assertEnvelope(path, avroType);
-      return { eventType: definition.type, version, avroType, fingerprint: avroType.fingerprint('sha256').toString('hex') };
+      const fields = assertEnvelope(path, avroType);
+      return {
+        eventType: definition.type,
+        version,
+        avroType,
+        fingerprint: avroType.fingerprint('sha256').toString('hex'),
+        dataFields: fields.slice(ENVELOPE_FIELDS.length),
+      };
     });
   }
 }
 
-function assertEnvelope(path: string, type: avro.Type): void {
+function assertEnvelope(path: string, type: avro.Type): string[] {
   const fields = (type as avro.types.RecordType).fields?.map((f) => f.name) ?? [];
   const head = fields.slice(0, ENVELOPE_FIELDS.length);
   if (head.join(',') !== ENVELOPE_FIELDS.join(',')) {
     throw new Error(`${path}: a record must start with the envelope fields ${ENVELOPE_FIELDS.join(', ')}`);
   }
+  return fields;
 }

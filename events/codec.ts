@@ -1,6 +1,6 @@
 import type avro from 'avsc';
 import type { EventCatalog } from './catalog.ts';
-import { ENVELOPE_FIELDS, type Event, type EventMetadata } from './envelope.ts';
+import type { Event, EventMetadata } from './envelope.ts';
 import { PoisonMessageError } from './errors.ts';
 
 type Resolver = ReturnType<avro.Type['createResolver']>;
@@ -79,13 +79,16 @@ export class EventCodec {
     } catch (err) {
       throw new PoisonMessageError(`cannot decode "${type}" written with v${writer.version}: ${(err as Error).message}`, { cause: err });
     }
-    const metadata: Record<string, unknown> = {};
+    // Hot path (every consumed message): split by the reader's own field list, no generic scans.
     const data: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(record)) {
-      if ((ENVELOPE_FIELDS as readonly string[]).includes(k)) metadata[k] = v;
-      else data[k] = v;
-    }
-    return { type, data, metadata: metadata as unknown as EventMetadata };
+    for (const name of reader.dataFields) data[name] = record[name];
+    const metadata: EventMetadata = {
+      eventId: record.eventId as string,
+      occurredAt: record.occurredAt as Date,
+      correlationId: record.correlationId as string,
+      causationId: (record.causationId as string | null) ?? null,
+    };
+    return { type, data, metadata };
   }
 
   private resolver(writer: avro.Type, reader: avro.Type, fingerprint: string): Resolver {

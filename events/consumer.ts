@@ -109,7 +109,8 @@ export class ConsumerRunner {
           if (!isRunning() || isStale()) break;
           let event: DeliveredEvent;
           try {
-            event = { ...this.options.codec.decode(message), position: { topic, partition, offset: message.offset } };
+            event = this.options.codec.decode(message) as DeliveredEvent;
+            event.position = { topic, partition, offset: message.offset };
           } catch (err) {
             if (!(await flush())) return;
             await this.deadLetter(message, topic, partition, err);

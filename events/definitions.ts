@@ -1,3 +1,4 @@
+import { ACCOUNT_EVENTS } from '../services/accounts/events.ts';
 import type { EventDefinition } from './catalog.ts';
 
 /**
@@ -13,4 +14,4 @@ export const TOPICS = {
 } as const;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const EVENT_DEFINITIONS: readonly EventDefinition<string, any>[] = [];
+export const EVENT_DEFINITIONS: readonly EventDefinition<string, any>[] = [...ACCOUNT_EVENTS];

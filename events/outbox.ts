@@ -1,7 +1,7 @@
 import { Binary, type Collection, type Document } from 'mongodb';
 import type { Logger } from '../services/platform/logger.ts';
 import type { EventCodec } from './codec.ts';
-import type { Event } from './envelope.ts';
+import type { Event, Position } from './envelope.ts';
 import { errorMessage } from './errors.ts';
 import type { EventPublisher, RawRecord } from './publisher.ts';
 
@@ -19,7 +19,8 @@ export interface OutboxState {
 
 export type Claim<D extends Document> = D & { outbox: OutboxState };
 
-export type ClaimResult = 'published' | 'pending';
+/** Published with the log positions its events got, or pending for the relay. */
+export type ClaimResult = { status: 'published'; positions: Position[] } | { status: 'pending' };
 
 export class Outbox<D extends Document> {
   private readonly collection: Collection<Document>;
@@ -45,7 +46,8 @@ export class Outbox<D extends Document> {
     });
     const claim = { ...document, outbox: { pending: true, createdAt: new Date(), attempts: 0, messages } satisfies OutboxState };
     await this.collection.insertOne(claim);
-    return (await this.publishClaim(claim)) ? 'published' : 'pending';
+    const positions = await this.publishClaim(claim);
+    return positions ? { status: 'published', positions } : { status: 'pending' };
   }
 
   /** Publishes every claim older than `graceMs` that is still pending; returns how many it published. */
@@ -65,7 +67,7 @@ export class Outbox<D extends Document> {
     await this.collection.createIndex({ 'outbox.pending': 1, 'outbox.createdAt': 1 });
   }
 
-  private async publishClaim(claim: Document): Promise<boolean> {
+  private async publishClaim(claim: Document): Promise<Position[] | null> {
     const outbox = claim.outbox as OutboxState;
     const records: RawRecord[] = (outbox.messages ?? []).map((m) => ({
       topic: m.topic,
@@ -73,19 +75,20 @@ export class Outbox<D extends Document> {
       value: Buffer.from(m.value.buffer),
       headers: m.headers,
     }));
+    let positions: Position[];
     try {
-      await this.publisher.publishRaw(records);
+      positions = await this.publisher.publishRaw(records);
     } catch (err) {
       await this.collection.updateOne({ _id: claim._id }, { $inc: { 'outbox.attempts': 1 } }).catch(() => undefined);
       this.log.warn({ claim: String(claim._id), err: errorMessage(err) }, 'outbox publish failed; the relay will retry');
-      return false;
+      return null;
     }
     // Consumers are idempotent by event id, so a crash before this update only costs a re-publish.
     await this.collection.updateOne(
       { _id: claim._id, 'outbox.pending': true },
       { $set: { 'outbox.pending': false, 'outbox.publishedAt': new Date() }, $unset: { 'outbox.messages': '' } },
     );
-    return true;
+    return positions;
   }
 }
 

@@ -48,12 +48,36 @@ function strip<D>(stored: Stored & Document): D {
   return rest as D;
 }
 
+/** Thrown when another writer changed a document between our read and our write. */
+export class WriteConflict extends TransientError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WriteConflict';
+  }
+}
+
 /**
  * Applies a chunk of events to the projection's documents with one read and one bulk write.
- * Writes are guarded on _v, so a concurrent writer (a rebalance, a replay catching up) makes the
- * chunk retry against fresh documents instead of overwriting them.
+ * Writes are guarded on _v, so a concurrent writer (a rebalance, a replay catching up, a service
+ * applying its own event for read-your-writes) makes the chunk retry against fresh documents
+ * instead of overwriting them; the position guard then skips what the other writer applied.
  */
 export async function applyEvents<D extends Document>(
+  collection: Collection<Document>,
+  projection: Projection<D>,
+  events: readonly DeliveredEvent[],
+  attempts = 5,
+): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await applyOnce(collection, projection, events);
+    } catch (err) {
+      if (!(err instanceof WriteConflict) || attempt >= attempts) throw err;
+    }
+  }
+}
+
+async function applyOnce<D extends Document>(
   collection: Collection<Document>,
   projection: Projection<D>,
   events: readonly DeliveredEvent[],
@@ -106,10 +130,10 @@ export async function applyEvents<D extends Document>(
     const result = await collection.bulkWrite(ops, { ordered: false });
     const expectedReplaced = ops.filter((o) => 'replaceOne' in o).length;
     if (result.matchedCount !== expectedReplaced) {
-      throw new TransientError(`${projection.name}: ${expectedReplaced - result.matchedCount} document(s) changed underneath; retrying`);
+      throw new WriteConflict(`${projection.name}: ${expectedReplaced - result.matchedCount} document(s) changed underneath`);
     }
   } catch (err) {
-    if (isDuplicateKey(err)) throw new TransientError(`${projection.name}: document created concurrently; retrying`, { cause: err });
+    if (isDuplicateKey(err)) throw new WriteConflict(`${projection.name}: document created concurrently`, { cause: err });
     throw err;
   }
   return count;

@@ -1,6 +1,6 @@
 import { Partitioners, type Kafka, type Producer, type Message } from 'kafkajs';
 import type { EventCodec } from './codec.ts';
-import type { Event } from './envelope.ts';
+import type { Event, Position } from './envelope.ts';
 import { PublishError } from './errors.ts';
 import { eventMetrics } from './metrics.ts';
 
@@ -64,14 +64,15 @@ export class EventPublisher {
   }
 
   /** For records that are not catalog events: dead letters, raw provider payloads. */
-  async publishRaw(records: readonly RawRecord[]): Promise<void> {
+  /** Returns the first offset written per topic-partition (exact per record when one is sent). */
+  async publishRaw(records: readonly RawRecord[]): Promise<Position[]> {
     const byTopic = new Map<string, Message[]>();
     for (const r of records) {
       const messages = byTopic.get(r.topic) ?? [];
       messages.push({ key: r.key, value: r.value, headers: r.headers });
       byTopic.set(r.topic, messages);
     }
-    await this.send([...byTopic].map(([topic, messages]) => ({ topic, messages })));
+    return this.send([...byTopic].map(([topic, messages]) => ({ topic, messages })));
   }
 
   async disconnect(): Promise<void> {
@@ -79,7 +80,7 @@ export class EventPublisher {
     this.connected = undefined;
   }
 
-  private async send(topicMessages: { topic: string; messages: Message[] }[]): Promise<void> {
+  private async send(topicMessages: { topic: string; messages: Message[] }[]): Promise<Position[]> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -87,11 +88,13 @@ export class EventPublisher {
         this.options.timeoutMs,
       );
     });
+    let written: Position[];
     try {
-      await Promise.race([
+      written = await Promise.race([
         (async () => {
           await this.connect();
-          await this.producer.sendBatch({ acks: -1, topicMessages });
+          const metadata = await this.producer.sendBatch({ acks: -1, topicMessages });
+          return metadata.map((m) => ({ topic: m.topicName, partition: m.partition, offset: String(m.baseOffset ?? m.offset ?? '0') }));
         })(),
         timeout,
       ]);
@@ -102,5 +105,6 @@ export class EventPublisher {
       clearTimeout(timer);
     }
     for (const { topic, messages } of topicMessages) eventMetrics.published.inc({ topic }, messages.length);
+    return written;
   }
 }

@@ -68,6 +68,8 @@ const schema = z.object({
   PAYMENT_WEBHOOK_SECRET: secret((s) => (s.length >= 16 ? null : 'must be at least 16 characters')),
   KEY_ENCRYPTION_KEY: secret(sixtyFourHex),
   BCRYPT_COST: z.coerce.number().int().min(10).max(15).default(10),
+  LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  LOGIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).max(1000).default(10),
 
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
   PRICING_URL: url.default('http://localhost:8081/pricing'),
@@ -108,6 +110,7 @@ export interface Config {
   /** Names of secrets that were generated because development did not supply them. */
   generatedSecrets: string[];
   bcryptCost: number;
+  loginLimits: { perIpPerMinute: number; failuresPerEmail: number };
   variantTiers: ReadonlyMap<string, Tier>;
   urls: { pricing: string; reactivate: string };
   http: { host: string; bodyLimit: string };
@@ -180,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     generatedSecrets: generated,
     bcryptCost: raw.BCRYPT_COST,
+    loginLimits: { perIpPerMinute: raw.LOGIN_ATTEMPTS_PER_IP_PER_MINUTE, failuresPerEmail: raw.LOGIN_FAILURES_PER_EMAIL },
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
     urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },
     http: { host: raw.HTTP_HOST, bodyLimit: raw.HTTP_BODY_LIMIT },

@@ -54,8 +54,10 @@ describe('single-document outbox (integration)', function () {
   it('claims and publishes together, and refuses a second claim of the same key', async () => {
     const outbox = new Outbox(db.collection('claims'), codec, publisher, log);
     const event = recorded('claim-1', 1);
-    expect(await outbox.claim({ _id: 'claim-1', email: 'a@example.test' }, [event])).to.equal('published');
-    await eventually('the claimed event', async () => received.find((e) => e.metadata.eventId === event.metadata.eventId));
+    const result = await outbox.claim({ _id: 'claim-1', email: 'a@example.test' }, [event]);
+    expect(result.status).to.equal('published');
+    const delivered = await eventually('the claimed event', async () => received.find((e) => e.metadata.eventId === event.metadata.eventId));
+    expect(result.status === 'published' && result.positions).to.deep.equal([delivered.position]);
     const stored = await db.collection('claims').findOne({ _id: 'claim-1' as never });
     expect(stored?.outbox.pending).to.equal(false);
     expect(stored?.outbox.messages).to.equal(undefined);
@@ -73,7 +75,7 @@ describe('single-document outbox (integration)', function () {
     const deadPublisher = new EventPublisher(deadKafka, codec, { timeoutMs: 500 });
     const broken = new Outbox(db.collection('claims'), codec, deadPublisher, log);
     const event = recorded('claim-3', 1);
-    expect(await broken.claim({ _id: 'claim-3', email: 'c@example.test' }, [event])).to.equal('pending');
+    expect(await broken.claim({ _id: 'claim-3', email: 'c@example.test' }, [event])).to.deep.equal({ status: 'pending' });
     await deadPublisher.disconnect().catch(() => undefined);
 
     const outbox = new Outbox(db.collection('claims'), codec, publisher, log);

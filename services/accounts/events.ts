@@ -1,0 +1,16 @@
+import type { EventDefinition } from '../../events/catalog.ts';
+import type { Event } from '../../events/envelope.ts';
+
+export const ACCOUNTS_TOPIC = 'accounts.events';
+
+export interface AccountRegisteredData {
+  userId: string;
+  email: string;
+  name: string;
+}
+
+export type AccountRegistered = Event<'account.registered', AccountRegisteredData>;
+
+export const ACCOUNT_EVENTS: EventDefinition<string, AccountRegisteredData>[] = [
+  { type: 'account.registered', topic: ACCOUNTS_TOPIC, schema: 'accounts/account.registered', key: (d) => d.userId },
+];

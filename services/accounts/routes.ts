@@ -1,0 +1,81 @@
+import type { Express, Request } from 'express';
+import type { Db } from 'mongodb';
+import { projectionCollection } from '../../events/collections.ts';
+import { applyEvents } from '../../events/projection.ts';
+import type { Config } from '../platform/config.ts';
+import { HttpError, badRequest, conflict, unauthorized, unavailable } from '../platform/http/errors.ts';
+import type { AccountStore } from './account-store.ts';
+import { firstProblem, loginInput, signupInput } from './credentials-input.ts';
+import type { LoginLimiter } from './login-limiter.ts';
+import type { Passwords } from './password.ts';
+import { bearer, issueToken, verifyToken } from './tokens.ts';
+import { getUser, usersProjection, type User } from './users.projection.ts';
+
+export interface AccountDeps {
+  config: Config;
+  db: Db;
+  store: AccountStore;
+  passwords: Passwords;
+  limiter: LoginLimiter;
+}
+
+const publicUser = (u: Pick<User, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier });
+
+const WWW_AUTHENTICATE = (error: string) => ({ 'WWW-Authenticate': `Bearer realm="svc", error="${error}"` });
+
+export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
+  const { config, db, store, passwords, limiter } = deps;
+  const secret = config.secrets.jwtSecret;
+
+  app.post('/auth/signup', async (req, res) => {
+    const parsed = signupInput.safeParse(req.body);
+    if (!parsed.success) throw badRequest(firstProblem(parsed.error));
+    const { email, password, name } = parsed.data;
+    if (await store.findByEmail(email)) throw conflict('an account with this email already exists');
+    const passwordHash = await passwords.hash(password);
+    const result = await store.register({ email, name, passwordHash }, req.id);
+    if (result.status === 'taken') throw conflict('an account with this email already exists');
+    if (result.status === 'unavailable') throw unavailable();
+    if (result.position) {
+      // Read-your-writes: apply our own event at its real log position now; the projection
+      // consumer will find it already applied.
+      await applyEvents(await projectionCollection(db, usersProjection.collection), usersProjection, [{ ...result.event, position: result.position }]);
+    }
+    const user = { id: result.event.data.userId, email, name, tier: 'free' as const };
+    res.status(201).json({ token: issueToken(secret, user), user: publicUser(user) });
+  });
+
+  app.post('/auth/login', async (req, res) => {
+    const parsed = loginInput.safeParse(req.body);
+    if (!parsed.success) throw badRequest(firstProblem(parsed.error));
+    const { email, password } = parsed.data;
+    await limiter.attempt(clientIp(req), email);
+    const account = await store.findByEmail(email);
+    if (!(await passwords.verify(password, account?.passwordHash)) || !account) {
+      await limiter.failed(email);
+      throw unauthorized('invalid email or password');
+    }
+    await limiter.succeeded(email);
+    const projected = await getUser(db, account._id);
+    const user = { id: account._id, email: account.email, name: account.name, tier: projected?.tier ?? 'free' };
+    res.json({ token: issueToken(secret, user), user: publicUser(user) });
+  });
+
+  app.get('/auth/me', async (req, res) => {
+    const token = bearer(req.get('authorization'));
+    if (token === 'missing') throw unauthorized('missing bearer token', WWW_AUTHENTICATE('invalid_request'));
+    if (token === 'malformed') throw unauthorized('malformed authorization header', WWW_AUTHENTICATE('invalid_request'));
+    const claims = verifyToken(secret, token);
+    if (typeof claims === 'string') {
+      const message = claims === 'expired' ? 'token expired' : 'invalid token';
+      throw unauthorized(message, WWW_AUTHENTICATE('invalid_token'));
+    }
+    const user = await getUser(db, claims.sub);
+    if (!user) throw new HttpError(401, 'UNAUTHORIZED', 'unknown user', { headers: WWW_AUTHENTICATE('invalid_token') });
+    res.json({ ...publicUser(user), created_at: user.createdAt.toISOString() });
+  });
+}
+
+function clientIp(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}

@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import jwt from 'jsonwebtoken';
+import { freePort } from '../../deploy/local/processes.ts';
+import type { StackEnv } from '../../deploy/local/stack.ts';
+import { projectionCollection } from '../../events/collections.ts';
+import { replayProjection } from '../../events/replay.ts';
+import { accountsService } from '../../services/accounts/service.ts';
+import { usersProjection } from '../../services/accounts/users.projection.ts';
+import { mailerService } from '../../services/mailer/service.ts';
+import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { eventually, testLogger } from '../support/env.ts';
+import { mailTo } from '../support/mailpit.ts';
+import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+
+const JWT_SECRET = 'e2e-only-secret-0123456789abcdef-0123456789';
+
+describe('account service: sign-up, login, current user, welcome e-mail (e2e)', function () {
+  this.timeout(60_000);
+  let stack: StackEnv;
+  let platform: RunningPlatform;
+  let base: string;
+
+  before(async function () {
+    this.timeout(STACK_TIMEOUT_MS);
+    stack = await useStack();
+    const port = await freePort();
+    platform = await startServices(
+      [accountsService, mailerService],
+      {
+        NODE_ENV: 'test',
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+        KAFKA_BROKERS: stack.KAFKA_BROKERS,
+        MONGODB_URI: stack.MONGODB_URI,
+        SMTP_URL: stack.SMTP_URL,
+        MONGODB_DB: `test_${randomUUID().slice(0, 8)}`,
+        JWT_SECRET,
+        ACCOUNTS_PORT: String(port),
+        HTTP_HOST: '127.0.0.1',
+        LOGIN_FAILURES_PER_EMAIL: '3',
+      },
+      testLogger(),
+    );
+    base = `http://127.0.0.1:${port}`;
+  });
+
+  after(async () => {
+    await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
+    await platform?.stop();
+  });
+
+  const email = () => `user-${randomUUID()}@example.test`;
+  const json = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  };
+  const me = async (authorization?: string) => {
+    const res = await fetch(`${base}/auth/me`, { headers: authorization ? { authorization } : {} });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  describe('POST /auth/signup', () => {
+    it('creates a free account, answers a 7-day HS256 token, and /auth/me knows it at once', async () => {
+      const address = email();
+      const res = await json('/auth/signup', { email: `  ${address.toUpperCase()} `, password: 'correct horse', name: 'Ada Lovelace' });
+      expect(res.status).to.equal(201);
+      const user = res.body.user as Record<string, string>;
+      expect(user).to.include({ email: address, name: 'Ada Lovelace', tier: 'free' });
+      expect(user.id).to.match(/^[0-9a-f-]{36}$/);
+      expect(Object.keys(user)).to.have.members(['id', 'email', 'name', 'tier']);
+      const token = res.body.token as string;
+      const decoded = jwt.decode(token, { complete: true })!;
+      expect(decoded.header.alg).to.equal('HS256');
+      const claims = decoded.payload as jwt.JwtPayload;
+      expect(claims).to.include({ sub: user.id, email: address, tier: 'free' });
+      expect(claims.exp! - claims.iat!).to.equal(7 * 24 * 3600);
+
+      const current = await me(`Bearer ${token}`);
+      expect(current.status).to.equal(200);
+      expect(current.body).to.include({ id: user.id, email: address, name: 'Ada Lovelace', tier: 'free' });
+      expect(new Date(current.body.created_at as string).toISOString()).to.equal(current.body.created_at);
+    });
+
+    const invalid: [string, Record<string, unknown>, RegExp][] = [
+      ['missing email', { password: 'long enough', name: 'n' }, /email is required/],
+      ['invalid email', { email: 'not-an-address', password: 'long enough', name: 'n' }, /email is not a valid address/],
+      ['missing password', { email: 'a@example.test', name: 'n' }, /password is required/],
+      ['short password', { email: 'a@example.test', password: 'short', name: 'n' }, /at least 8 characters/],
+      ['password over 72 bytes', { email: 'a@example.test', password: 'é'.repeat(37), name: 'n' }, /at most 72 bytes/],
+      ['missing name', { email: 'a@example.test', password: 'long enough' }, /name is required/],
+    ];
+    for (const [what, body, message] of invalid) {
+      it(`answers 400 with a JSON error for ${what}`, async () => {
+        const res = await json('/auth/signup', body);
+        expect(res.status).to.equal(400);
+        expect(res.body.error).to.match(message);
+        expect(JSON.stringify(res.body)).not.to.include('long enough');
+      });
+    }
+
+    it('accepts a password of exactly 72 bytes', async () => {
+      const res = await json('/auth/signup', { email: email(), password: 'é'.repeat(36), name: 'Max' });
+      expect(res.status).to.equal(201);
+    });
+
+    it('answers 409 for a taken e-mail, compared case-insensitively after trimming', async () => {
+      const address = email();
+      expect((await json('/auth/signup', { email: address, password: 'password one', name: 'A' })).status).to.equal(201);
+      const again = await json('/auth/signup', { email: ` ${address.toUpperCase()}`, password: 'password two', name: 'B' });
+      expect(again.status).to.equal(409);
+      expect(again.body.error).to.be.a('string');
+    });
+
+    it('lets exactly one of many concurrent sign-ups of the same e-mail through', async () => {
+      const address = email();
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => json('/auth/signup', { email: address, password: `password ${i}`, name: `N${i}` })));
+      expect(results.map((r) => r.status).sort()).to.deep.equal([201, 409, 409, 409, 409, 409, 409, 409]);
+      const accounts = await platform.runtime.mongo.db.collection('accounts').countDocuments({ email: address });
+      expect(accounts).to.equal(1);
+    });
+  });
+
+  describe('POST /auth/login', () => {
+    it('answers a token and the user for the right password', async () => {
+      const address = email();
+      const created = await json('/auth/signup', { email: address, password: 'right password', name: 'Lin' });
+      const res = await json('/auth/login', { email: address.toUpperCase(), password: 'right password' });
+      expect(res.status).to.equal(200);
+      expect(res.body.user).to.deep.equal(created.body.user);
+      expect((await me(`Bearer ${res.body.token as string}`)).status).to.equal(200);
+    });
+
+    it('gives a wrong password and an unknown e-mail the same 401 body', async () => {
+      const address = email();
+      await json('/auth/signup', { email: address, password: 'right password', name: 'Lin' });
+      const wrong = await json('/auth/login', { email: address, password: 'wrong password' });
+      const unknown = await json('/auth/login', { email: email(), password: 'wrong password' });
+      expect(wrong.status).to.equal(401);
+      expect(unknown.status).to.equal(401);
+      expect(wrong.body).to.deep.equal(unknown.body);
+    });
+
+    it('rate-limits repeated failures for an e-mail with 429 and Retry-After', async () => {
+      const address = email();
+      await json('/auth/signup', { email: address, password: 'right password', name: 'Lin' });
+      for (let i = 0; i < 3; i++) expect((await json('/auth/login', { email: address, password: 'wrong password' })).status).to.equal(401);
+      const limited = await json('/auth/login', { email: address, password: 'right password' });
+      expect(limited.status).to.equal(429);
+      expect(Number(limited.headers.get('retry-after'))).to.be.greaterThan(0);
+      expect(limited.body.code).to.equal('RATE_LIMITED');
+    });
+
+    it('answers 400 for a body without a password', async () => {
+      const res = await json('/auth/login', { email: email() });
+      expect(res.status).to.equal(400);
+    });
+  });
+
+  describe('GET /auth/me', () => {
+    let user: { id: string; email: string };
+    before(async () => {
+      const res = await json('/auth/signup', { email: email(), password: 'password me', name: 'Me' });
+      user = res.body.user as { id: string; email: string };
+    });
+    const now = () => Math.floor(Date.now() / 1000);
+    const cases: [string, () => string | undefined, string][] = [
+      ['no Authorization header', () => undefined, 'missing bearer token'],
+      ['a malformed header', () => 'Token abc', 'malformed authorization header'],
+      ['an expired token', () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free', iat: now() - 3600, exp: now() - 60 }, JWT_SECRET, { algorithm: 'HS256' })}`, 'token expired'],
+      ['a token signed with another secret', () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free' }, 'another-secret-another-secret-another', { algorithm: 'HS256' })}`, 'invalid token'],
+      ['an alg none token', () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free' }, '', { algorithm: 'none' })}`, 'invalid token'],
+      ['an HS512 token with the right secret', () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free' }, JWT_SECRET, { algorithm: 'HS512' })}`, 'invalid token'],
+      ['garbage', () => 'Bearer not.a.jwt', 'invalid token'],
+    ];
+    for (const [what, header, message] of cases) {
+      it(`answers 401 with WWW-Authenticate for ${what}`, async () => {
+        const res = await me(header());
+        expect(res.status).to.equal(401);
+        expect(res.body.error).to.equal(message);
+        expect(res.headers.get('www-authenticate')).to.match(/^Bearer realm="svc"/);
+      });
+    }
+  });
+
+  describe('welcome e-mail and replay', () => {
+    it('sends one welcome e-mail to the new user with their name, in HTML and text', async function () {
+      if (!stack.MAILPIT_URL) this.skip();
+      const address = email();
+      await json('/auth/signup', { email: address, password: 'password mail', name: 'Grace <Hopper>' });
+      const mails = await eventually('the welcome e-mail', async () => {
+        const m = await mailTo(stack.MAILPIT_URL, address);
+        return m.length > 0 ? m : undefined;
+      });
+      expect(mails).to.have.length(1);
+      const [mail] = mails;
+      expect(mail!.To.map((t) => t.Address)).to.deep.equal([address]);
+      expect(mail!.Subject).to.equal('Welcome to svc, Grace <Hopper>');
+      expect(mail!.Text).to.include('Hello Grace <Hopper>');
+      expect(mail!.HTML).to.include('Hello Grace &lt;Hopper&gt;');
+    });
+
+    it('rebuilds the users projection identically by replay and sends no e-mail again', async function () {
+      this.timeout(120_000);
+      if (!stack.MAILPIT_URL) this.skip();
+      const rt = platform.runtime;
+      const address = email();
+      await json('/auth/signup', { email: address, password: 'password replay', name: 'Replay' });
+      await eventually('its welcome e-mail', async () => ((await mailTo(stack.MAILPIT_URL, address)).length === 1 ? true : undefined));
+      const users = await projectionCollection(rt.mongo.db, usersProjection.collection);
+      // The live consumer has caught up when the newest user carries its position from the log.
+      const before = await eventually('the users projection', async () => {
+        const docs = await users.find().sort({ _id: 1 }).toArray();
+        return docs.some((d) => d.email === address) ? docs : undefined;
+      });
+      const result = await replayProjection({ kafka: rt.kafka, codec: rt.codec, catalog: rt.catalog, publisher: rt.publisher, db: rt.mongo.db, projection: usersProjection as never, log: rt.log });
+      expect(result.documents).to.equal(before.length);
+      const after = await (await projectionCollection(rt.mongo.db, usersProjection.collection)).find().sort({ _id: 1 }).toArray();
+      expect(after).to.deep.equal(before);
+
+      // A mailer that reads the whole topic again (a new consumer group) sends nothing new.
+      const { ConsumerRunner } = await import('../../events/consumer.ts');
+      const { Effects } = await import('../../services/mailer/effects.ts');
+      const { smtpMailer } = await import('../../services/mailer/transport.ts');
+      const { welcomeHandler } = await import('../../services/mailer/welcome.consumer.ts');
+      const mailer = smtpMailer(stack.SMTP_URL, 'svc <no-reply@svc.local>');
+      let seen = 0;
+      const effects = new Effects(rt.mongo.db);
+      const inner = welcomeHandler(effects, mailer, rt.log);
+      const again = new ConsumerRunner({
+        kafka: rt.kafka, codec: rt.codec, publisher: rt.publisher, log: rt.log, groupId: `mailer-again-${randomUUID()}`,
+        topics: ['accounts.events'], handler: { handle: async (events) => { await inner.handle(events); seen += events.length; } },
+      });
+      await again.start();
+      try {
+        const offsets = await rt.admin.fetchTopicOffsets('accounts.events');
+        const total = offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+        await eventually('the whole topic re-read', async () => (seen >= total ? true : undefined), 60_000);
+      } finally {
+        await again.stop();
+        mailer.close();
+      }
+      expect(await mailTo(stack.MAILPIT_URL, address)).to.have.length(1);
+    });
+  });
+});

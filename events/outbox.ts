@@ -50,6 +50,12 @@ export class Outbox<D extends Document> {
     return positions ? { status: 'published', positions } : { status: 'pending' };
   }
 
+  /** Publishes one claim now if it is still pending; null when Kafka did not acknowledge. */
+  async publishPending(id: unknown): Promise<Position[] | null> {
+    const claim = await this.collection.findOne({ _id: id as never, 'outbox.pending': true });
+    return claim ? this.publishClaim(claim) : [];
+  }
+
   /** Publishes every claim older than `graceMs` that is still pending; returns how many it published. */
   async relayOnce(graceMs: number, limit = 100): Promise<number> {
     const cutoff = new Date(Date.now() - graceMs);

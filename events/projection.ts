@@ -26,12 +26,19 @@ export interface Stored {
   _v: number;
   /** Last applied offset per topic-partition: the idempotency guard. */
   _pos: { topic: string; partition: number; offset: string }[];
+  /** Ids of the last events applied: the same event published twice (outbox relay, a publish that
+   * landed after its timeout) sits at two offsets, so the position guard alone would apply it twice. */
+  _recent: string[];
   _deleted?: true;
 }
 
+const RECENT_EVENT_IDS = 16;
+
 export type StoredDocument<D> = D & Stored;
 
-function applied(doc: Stored | null, position: Position): boolean {
+function applied(doc: Stored | null, event: DeliveredEvent): boolean {
+  if (doc?._recent?.includes(event.metadata.eventId)) return true;
+  const { position } = event;
   const seen = doc?._pos.find((p) => p.topic === position.topic && p.partition === position.partition);
   return seen !== undefined && BigInt(seen.offset) >= BigInt(position.offset);
 }
@@ -44,7 +51,7 @@ function withPosition(pos: Stored['_pos'], position: Position): Stored['_pos'] {
 }
 
 function strip<D>(stored: Stored & Document): D {
-  const { _id, _v, _pos, _deleted, ...rest } = stored;
+  const { _id, _v, _pos, _recent, _deleted, ...rest } = stored;
   return rest as D;
 }
 
@@ -105,13 +112,20 @@ async function applyOnce<D extends Document>(
     const before = existing.get(id) ?? null;
     let current = before;
     for (const event of list) {
-      if (applied(current, event.position)) continue;
+      if (applied(current, event)) {
+        // Still advance the position past a duplicate, so redelivery of it is cheap to skip.
+        if (current && !applied({ ...current, _recent: [] }, event)) {
+          current = { ...current, _pos: withPosition(current._pos, event.position) };
+        }
+        continue;
+      }
       const state = current && !current._deleted ? strip<D>(current) : null;
       const next = projection.evolve(state, event);
       const bookkeeping: Stored = {
         _id: id,
         _v: (current?._v ?? 0) + 1,
         _pos: withPosition(current?._pos ?? [], event.position),
+        _recent: [...(current?._recent ?? []), event.metadata.eventId].slice(-RECENT_EVENT_IDS),
       };
       // A deleted document stays as a tombstone so its positions still guard against redelivery.
       current = next === null ? { ...bookkeeping, _deleted: true } : { ...next, ...bookkeeping };

@@ -35,7 +35,10 @@ export class EventPublisher {
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
-      retry: { initialRetryTime: 100, maxRetryTime: 1000, retries: 5 },
+      // kafkajs' idempotent default retries without a count limit (a count limit can break its
+      // sequence numbers): the caller's wait is bounded by timeoutMs instead, and a send that
+      // lands after the timeout is a duplicate consumers already guard against by event id.
+      retry: { initialRetryTime: 100, maxRetryTime: 1000 },
     });
     this.producer.on(this.producer.events.DISCONNECT, () => {
       this.connected = undefined;

@@ -17,6 +17,7 @@ export interface AccountRecord extends Document {
   name: string;
   passwordHash: string;
   createdAt: Date;
+  outbox?: { pending: boolean };
 }
 
 export type RegisterResult =
@@ -53,13 +54,19 @@ export class AccountStore {
       if ((err as { code?: number }).code === 11000) return { status: 'taken' };
       throw err;
     }
-    if (result.status === 'pending') {
-      // Kafka did not acknowledge: take the claim back so a retry can sign up again. Only a claim
-      // still pending is removed; had the relay published it meanwhile, the account stands.
-      const removed = await this.collection.deleteOne({ _id: userId as never, 'outbox.pending': true });
-      return removed.deletedCount === 1 ? { status: 'unavailable' } : { status: 'registered', event, position: undefined };
-    }
+    // Kafka did not acknowledge: the claim stays and the relay publishes it once Kafka is back;
+    // the caller is told to retry, and a retry with the same password completes it (retryPending).
+    if (result.status === 'pending') return { status: 'unavailable' };
     return { status: 'registered', event, position: result.positions.length === 1 ? result.positions[0] : undefined };
+  }
+
+  /** Publishes a registration whose first publish failed; true once Kafka has it. */
+  async retryPending(record: AccountRecord): Promise<boolean> {
+    return (await this.outbox.publishPending(record._id)) !== null;
+  }
+
+  async findById(id: string): Promise<AccountRecord | null> {
+    return (await this.collection.findOne({ _id: id as never })) as AccountRecord | null;
   }
 
   async findByEmail(email: string): Promise<AccountRecord | null> {

@@ -4,7 +4,7 @@ import { projectionCollection } from '../../events/collections.ts';
 import { applyEvents } from '../../events/projection.ts';
 import type { Config } from '../platform/config.ts';
 import { HttpError, badRequest, conflict, unauthorized, unavailable } from '../platform/http/errors.ts';
-import type { AccountStore } from './account-store.ts';
+import type { AccountRecord, AccountStore } from './account-store.ts';
 import { firstProblem, loginInput, signupInput } from './credentials-input.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import type { Passwords } from './password.ts';
@@ -31,7 +31,18 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     const parsed = signupInput.safeParse(req.body);
     if (!parsed.success) throw badRequest(firstProblem(parsed.error));
     const { email, password, name } = parsed.data;
-    if (await store.findByEmail(email)) throw conflict('an account with this email already exists');
+    const existing = await store.findByEmail(email);
+    if (existing) {
+      // A retry of a sign-up that got 503 (its event not yet in Kafka) completes it; anything
+      // else with this e-mail is a conflict.
+      if (existing.outbox?.pending && (await passwords.verify(password, existing.passwordHash))) {
+        if (!(await store.retryPending(existing))) throw unavailable();
+        const user = { id: existing._id, email: existing.email, name: existing.name, tier: 'free' as const };
+        res.status(201).json({ token: issueToken(secret, user), user: publicUser(user) });
+        return;
+      }
+      throw conflict('an account with this email already exists');
+    }
     const passwordHash = await passwords.hash(password);
     const result = await store.register({ email, name, passwordHash }, req.id);
     if (result.status === 'taken') throw conflict('an account with this email already exists');
@@ -70,10 +81,16 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
       const message = claims === 'expired' ? 'token expired' : 'invalid token';
       throw unauthorized(message, WWW_AUTHENTICATE('invalid_token'));
     }
-    const user = await getUser(db, claims.sub);
+    // The projection can trail a registration the outbox relay published late; the account
+    // store knows every account the moment it exists.
+    const user = (await getUser(db, claims.sub)) ?? accountAsUser(await store.findById(claims.sub));
     if (!user) throw new HttpError(401, 'UNAUTHORIZED', 'unknown user', { headers: WWW_AUTHENTICATE('invalid_token') });
     res.json({ ...publicUser(user), created_at: user.createdAt.toISOString() });
   });
+}
+
+function accountAsUser(account: AccountRecord | null): User | null {
+  return account ? { id: account._id, email: account.email, name: account.name, tier: 'free', createdAt: account.createdAt } : null;
 }
 
 function clientIp(req: Request): string {

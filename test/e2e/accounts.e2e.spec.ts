@@ -9,9 +9,9 @@ import { accountsService } from '../../services/accounts/service.ts';
 import { usersProjection } from '../../services/accounts/users.projection.ts';
 import { mailerService } from '../../services/mailer/service.ts';
 import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
-import { eventually, testLogger } from '../support/env.ts';
+import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { mailTo } from '../support/mailpit.ts';
-import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { STACK_TIMEOUT_MS, currentStack, useStack } from '../support/stack.ts';
 
 const JWT_SECRET = 'e2e-only-secret-0123456789abcdef-0123456789';
 
@@ -27,18 +27,7 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
     const port = await freePort();
     platform = await startServices(
       [accountsService, mailerService],
-      {
-        NODE_ENV: 'test',
-        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-        KAFKA_BROKERS: stack.KAFKA_BROKERS,
-        MONGODB_URI: stack.MONGODB_URI,
-        SMTP_URL: stack.SMTP_URL,
-        MONGODB_DB: `test_${randomUUID().slice(0, 8)}`,
-        JWT_SECRET,
-        ACCOUNTS_PORT: String(port),
-        HTTP_HOST: '127.0.0.1',
-        LOGIN_FAILURES_PER_EMAIL: '3',
-      },
+      testEnv(stack, { JWT_SECRET, ACCOUNTS_PORT: String(port), LOGIN_FAILURES_PER_EMAIL: '3' }),
       testLogger(),
     );
     base = `http://127.0.0.1:${port}`;
@@ -109,6 +98,37 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
       const again = await json('/auth/signup', { email: ` ${address.toUpperCase()}`, password: 'password two', name: 'B' });
       expect(again.status).to.equal(409);
       expect(again.body.error).to.be.a('string');
+    });
+
+    it('answers 503 while Kafka is down, and a retry with the same password completes the sign-up once', async function () {
+      this.timeout(180_000);
+      let kafka;
+      try {
+        kafka = (await currentStack()).component('kafka');
+      } catch {
+        this.skip(); // an external Kafka was given: the test does not stop other people's brokers
+      }
+      const address = email();
+      await kafka.stop();
+      try {
+        const down = await json('/auth/signup', { email: address, password: 'outage password', name: 'Outage' });
+        expect(down.status).to.equal(503);
+        expect(down.body.code).to.equal('UNAVAILABLE');
+      } finally {
+        await kafka.start();
+      }
+      const wrong = await json('/auth/signup', { email: address, password: 'another password', name: 'Outage' });
+      expect(wrong.status).to.equal(409);
+      const retried = await eventually('the sign-up retried after the restart', async () => {
+        const res = await json('/auth/signup', { email: address, password: 'outage password', name: 'Outage' });
+        return res.status === 201 ? res : undefined;
+      }, 60_000);
+      expect((await me(`Bearer ${retried.body.token as string}`)).body).to.include({ email: address, tier: 'free' });
+      expect((await json('/auth/signup', { email: address, password: 'outage password', name: 'Outage' })).status).to.equal(409);
+      if (stack.MAILPIT_URL) {
+        await eventually('the welcome e-mail', async () => ((await mailTo(stack.MAILPIT_URL, address)).length > 0 ? true : undefined), 60_000);
+        expect(await mailTo(stack.MAILPIT_URL, address)).to.have.length(1);
+      }
     });
 
     it('lets exactly one of many concurrent sign-ups of the same e-mail through', async () => {

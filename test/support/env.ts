@@ -3,9 +3,9 @@ import { loadConfig, type Config } from '../../services/platform/config.ts';
 import { createLogger, type Logger } from '../../services/platform/logger.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 
-/** Config for a test: the stack's servers, a database of its own, quiet logs. */
-export function testConfig(stack: StackEnv, overrides: NodeJS.ProcessEnv = {}): Config {
-  return loadConfig({
+/** Environment for a test: the stack's servers, a database of its own, quiet logs. */
+export function testEnv(stack: StackEnv, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     KAFKA_BROKERS: stack.KAFKA_BROKERS,
@@ -13,9 +13,12 @@ export function testConfig(stack: StackEnv, overrides: NodeJS.ProcessEnv = {}): 
     SMTP_URL: stack.SMTP_URL,
     MONGODB_DB: `test_${randomUUID().slice(0, 8)}`,
     KAFKA_PUBLISH_TIMEOUT_MS: '3000',
+    HTTP_HOST: '127.0.0.1',
     ...overrides,
-  });
+  };
 }
+
+export const testConfig = (stack: StackEnv, overrides: NodeJS.ProcessEnv = {}): Config => loadConfig(testEnv(stack, overrides));
 
 export const testLogger = (): Logger => createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 

@@ -194,6 +194,26 @@ describe('event backbone with real Kafka and MongoDB (integration)', function ()
     }
   });
 
+  it('applies an event published twice (same event id, two offsets) once', async () => {
+    const { topic, codec, publisher } = await setup('duplicate');
+    const collection = `counters_${randomUUID().slice(0, 8)}`;
+    const applier = new ProjectionApplier(db, counterProjection(collection));
+    const runner = new ConsumerRunner({ kafka, codec, publisher, log, groupId: `dup-${randomUUID()}`, topics: [topic], handler: applier });
+    cleanups.push(() => runner.stop());
+    await runner.start();
+    const first = recorded('probe-dup', 1);
+    await publisher.publish(first);
+    await publisher.publish(first);
+    await publisher.publish(recorded('probe-dup', 2));
+    await eventually('the later event', async () => {
+      const doc = await db.collection(collection).findOne({ _id: 'probe-dup' } as Document);
+      return doc?.lastSeq === 2 ? doc : undefined;
+    });
+    const doc = await db.collection<Counter & Document>(collection).findOne({ _id: 'probe-dup' } as Document);
+    expect(doc?.seqs).to.deep.equal([1, 2]);
+    expect(doc?._v).to.equal(2);
+  });
+
   it('replays a projection into a shadow collection that matches the live one, and swaps it in', async function () {
     this.timeout(120_000);
     const { topic, codec, catalog, publisher } = await setup('replay');

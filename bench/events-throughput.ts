@@ -198,7 +198,7 @@ async function produceBare(kafka: Kafka, topic: string, messages: readonly Messa
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     createPartitioner: Partitioners.DefaultPartitioner,
-    retry: { initialRetryTime: 100, maxRetryTime: 1000, retries: 5 },
+    retry: { initialRetryTime: 100, maxRetryTime: 1000, retries: Number.MAX_SAFE_INTEGER }, // as EventPublisher
   });
   await producer.connect();
   try {

@@ -38,7 +38,7 @@ export class EventPublisher {
       // kafkajs' idempotent default retries without a count limit (a count limit can break its
       // sequence numbers): the caller's wait is bounded by timeoutMs instead, and a send that
       // lands after the timeout is a duplicate consumers already guard against by event id.
-      retry: { initialRetryTime: 100, maxRetryTime: 1000 },
+      retry: { initialRetryTime: 100, maxRetryTime: 1000, retries: Number.MAX_SAFE_INTEGER },
     });
     this.producer.on(this.producer.events.DISCONNECT, () => {
       this.connected = undefined;

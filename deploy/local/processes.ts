@@ -62,10 +62,20 @@ export class ManagedProcess {
 }
 
 const liveChildren = new Set<ChildProcess>();
-// If the parent exits without stopping the stack (a crash, process.exit), take the servers with it.
-process.once('exit', () => {
+const killAll = () => {
   for (const child of liveChildren) child.kill('SIGKILL');
-});
+};
+// If the parent exits without stopping the stack (a crash, process.exit), take the servers with it.
+process.once('exit', killAll);
+// A signal's default action skips 'exit' handlers: when nobody else handles it (the CLI does, to
+// stop gracefully), stop the servers and exit as the signal would have.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  process.on(signal, () => {
+    if (process.listenerCount(signal) > 1) return;
+    killAll();
+    process.exit(code);
+  });
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

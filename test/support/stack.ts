@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startStack, type Stack, type StackEnv } from '../../deploy/local/stack.ts';
 
@@ -16,7 +16,8 @@ export async function useStack(): Promise<StackEnv> {
   started ??= (async () => {
     const base = resolve('.data');
     mkdirSync(base, { recursive: true });
-    dataDir = mkdtempSync(join(base, 'test-'));
+    removeAbandoned(base);
+    dataDir = mkdtempSync(join(base, `test-${process.pid}-`));
     const existing: Partial<StackEnv> = {};
     if (process.env.KAFKA_BROKERS) existing.KAFKA_BROKERS = process.env.KAFKA_BROKERS;
     if (process.env.MONGODB_URI) existing.MONGODB_URI = process.env.MONGODB_URI;
@@ -27,6 +28,23 @@ export async function useStack(): Promise<StackEnv> {
     return startStack({ dataDir, ports: 'auto', existing, progress: (l) => process.stderr.write(`    [stack] ${l}\n`) });
   })();
   return (await started).env;
+}
+
+/** Data folders of test runs that were killed before their teardown: their pid is gone. */
+function removeAbandoned(base: string): void {
+  for (const name of readdirSync(base)) {
+    const pid = /^test-(\d+)-/.exec(name)?.[1];
+    if (pid && !alive(Number(pid))) rmSync(join(base, name), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function currentStack(): Promise<Stack> {

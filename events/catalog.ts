@@ -20,7 +20,8 @@ export interface EventDefinition<T extends string = string, D = never> {
 
 // Definitions are declared with their data type; the catalog only needs them structurally.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyDefinition = EventDefinition<string, any>;
+export type AnyEventDefinition = EventDefinition<string, any>;
+type AnyDefinition = AnyEventDefinition;
 
 export interface SchemaVersion {
   eventType: string;
@@ -39,12 +40,16 @@ interface Entry {
 
 export class EventCatalog {
   readonly schemasDir: string;
+  /** Prepended to every topic: several environments (or test files) can share one cluster. */
+  readonly topicPrefix: string;
   private readonly entries = new Map<string, Entry>();
   private readonly fingerprints = new Map<string, SchemaVersion>();
 
-  constructor(definitions: readonly AnyDefinition[], schemasDir: string = DEFAULT_SCHEMAS_DIR) {
+  constructor(definitions: readonly AnyDefinition[], schemasDir: string = DEFAULT_SCHEMAS_DIR, options: { topicPrefix?: string } = {}) {
     this.schemasDir = schemasDir;
-    for (const definition of definitions) {
+    this.topicPrefix = options.topicPrefix ?? '';
+    for (const given of definitions) {
+      const definition = { ...given, topic: this.topicPrefix + given.topic };
       if (this.entries.has(definition.type)) throw new Error(`event type "${definition.type}" is defined twice`);
       const versions = this.loadVersions(definition);
       const reader = versions[versions.length - 1];

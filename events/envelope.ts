@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 /** The fields every event record starts with (DESIGN.md, Events). */
 export interface EventMetadata {
@@ -45,4 +45,16 @@ export function newEvent<T extends string, D>(type: T, data: D, cause: Causation
       causationId: cause.causedBy?.eventId ?? null,
     },
   };
+}
+
+/**
+ * A UUID derived from a seed (RFC 9562 version 8): an event decided again after a crash gets the
+ * same id it got the first time, so consumers recognise the second copy.
+ */
+export function derivedEventId(seed: string): string {
+  const b = createHash('sha256').update(seed).digest().subarray(0, 16);
+  b[6] = (b[6]! & 0x0f) | 0x80;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }

@@ -24,11 +24,13 @@ export interface Stored {
   _id: string;
   /** Number of events applied: increases by one per event, identical in a replay. */
   _v: number;
-  /** Last applied offset per topic-partition: the idempotency guard. */
-  _pos: { topic: string; partition: number; offset: string }[];
-  /** Ids of the last events applied: the same event published twice (outbox relay, a publish that
-   * landed after its timeout) sits at two offsets, so the position guard alone would apply it twice. */
-  _recent: string[];
+  /**
+   * Per topic-partition: the last applied offset (the idempotency guard) and the ids of the last
+   * events applied from it. The same event published twice (outbox relay, a publish that landed
+   * after its timeout) sits at two offsets of one partition, so offsets alone would apply it twice;
+   * keeping the ids per partition keeps them in log order, identical in a replay.
+   */
+  _pos: { topic: string; partition: number; offset: string; recent: string[] }[];
   _deleted?: true;
 }
 
@@ -36,22 +38,30 @@ const RECENT_EVENT_IDS = 16;
 
 export type StoredDocument<D> = D & Stored;
 
-function applied(doc: Stored | null, event: DeliveredEvent): boolean {
-  if (doc?._recent?.includes(event.metadata.eventId)) return true;
-  const { position } = event;
-  const seen = doc?._pos.find((p) => p.topic === position.topic && p.partition === position.partition);
+const samePartition = (p: Position) => (q: Pick<Position, 'topic' | 'partition'>) => q.topic === p.topic && q.partition === p.partition;
+
+/** At or below the partition's applied offset: a redelivery. */
+function belowPosition(doc: Stored | null, position: Position): boolean {
+  const seen = doc?._pos.find(samePartition(position));
   return seen !== undefined && BigInt(seen.offset) >= BigInt(position.offset);
 }
 
-function withPosition(pos: Stored['_pos'], position: Position): Stored['_pos'] {
-  const rest = pos.filter((p) => !(p.topic === position.topic && p.partition === position.partition));
-  return [...rest, { topic: position.topic, partition: position.partition, offset: position.offset }].sort((a, b) =>
+/** Applied before at another offset: a re-publish. */
+function republished(doc: Stored | null, event: DeliveredEvent): boolean {
+  return doc?._pos.find(samePartition(event.position))?.recent.includes(event.metadata.eventId) ?? false;
+}
+
+function withPosition(pos: Stored['_pos'], position: Position, eventId: string | null): Stored['_pos'] {
+  const previous = pos.find(samePartition(position));
+  const recent = eventId === null ? (previous?.recent ?? []) : [...(previous?.recent ?? []), eventId].slice(-RECENT_EVENT_IDS);
+  const rest = pos.filter((p) => !samePartition(position)(p));
+  return [...rest, { topic: position.topic, partition: position.partition, offset: position.offset, recent }].sort((a, b) =>
     a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1,
   );
 }
 
 function strip<D>(stored: Stored & Document): D {
-  const { _id, _v, _pos, _recent, _deleted, ...rest } = stored;
+  const { _id, _v, _pos, _deleted, ...rest } = stored;
   return rest as D;
 }
 
@@ -112,20 +122,20 @@ async function applyOnce<D extends Document>(
     const before = existing.get(id) ?? null;
     let current = before;
     for (const event of list) {
-      if (applied(current, event)) {
-        // Still advance the position past a duplicate, so redelivery of it is cheap to skip.
-        if (current && !applied({ ...current, _recent: [] }, event)) {
-          current = { ...current, _pos: withPosition(current._pos, event.position) };
-        }
+      if (belowPosition(current, event.position)) continue;
+      if (republished(current, event)) {
+        // Skip it, but move the position past it so its own redelivery is skipped cheaply.
+        current = { ...current!, _pos: withPosition(current!._pos, event.position, null) };
         continue;
       }
       const state = current && !current._deleted ? strip<D>(current) : null;
       const next = projection.evolve(state, event);
+      // An event about a document that does not exist and is not created by it: nothing to keep.
+      if (next === null && current === null) continue;
       const bookkeeping: Stored = {
         _id: id,
         _v: (current?._v ?? 0) + 1,
-        _pos: withPosition(current?._pos ?? [], event.position),
-        _recent: [...(current?._recent ?? []), event.metadata.eventId].slice(-RECENT_EVENT_IDS),
+        _pos: withPosition(current?._pos ?? [], event.position, event.metadata.eventId),
       };
       // A deleted document stays as a tombstone so its positions still guard against redelivery.
       current = next === null ? { ...bookkeeping, _deleted: true } : { ...next, ...bookkeeping };

@@ -66,6 +66,20 @@ export class EventPublisher {
     await this.send([...byTopic].map(([topic, messages]) => ({ topic, messages })));
   }
 
+  /**
+   * Publishes events of one aggregate (one topic, one key, hence one partition, in order) and
+   * returns each event's position, so the writer can apply them to its projection at once.
+   */
+  async publishOrdered(events: readonly Event[]): Promise<Position[]> {
+    if (events.length === 0) return [];
+    const messages = events.map((e) => this.codec.encode(e));
+    const { topic, key } = messages[0]!;
+    if (messages.some((m) => m.topic !== topic || m.key !== key)) throw new Error('publishOrdered takes the events of one aggregate');
+    const [written] = await this.send([{ topic, messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers })) }]);
+    if (!written) throw new Error('broker returned no metadata');
+    return messages.map((_, i) => ({ topic, partition: written.partition, offset: String(BigInt(written.offset) + BigInt(i)) }));
+  }
+
   /** For records that are not catalog events: dead letters, raw provider payloads. */
   /** Returns the first offset written per topic-partition (exact per record when one is sent). */
   async publishRaw(records: readonly RawRecord[]): Promise<Position[]> {

@@ -25,7 +25,7 @@ export const accountsService: ServiceModule = {
       codec: rt.codec,
       publisher: rt.publisher,
       log,
-      groupId: projectionGroupId(usersProjection),
+      groupId: rt.groupId(projectionGroupId(usersProjection)),
       topics: [...new Set(usersProjection.handles.map((t) => rt.catalog.topicOf(t)))],
       handler: new ProjectionApplier(mongo.db, usersProjection),
       retries: config.kafka.handlerRetries,

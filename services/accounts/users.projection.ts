@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
 import { findProjected, type Projection } from '../../events/projection.ts';
 import type { Tier } from '../platform/config.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from '../billing/subscriptions.projection.ts';
 import type { AccountRegisteredData } from './events.ts';
 
 /** The users read model: what /auth/me and login answer with. */
@@ -13,18 +14,39 @@ export interface User {
   createdAt: Date;
 }
 
-export const usersProjection: Projection<User & Record<string, unknown>> = {
+/**
+ * Stored shape: the account's fields (from accounts.events) and its tier (from subscriptions.events)
+ * are set by different topics, whose relative order is not defined (a replay may see a
+ * subscription before the registration): each event sets only its own fields, so any order of
+ * the two topics gives the same document.
+ */
+type UserDocument = Partial<User> & { tier: Tier } & Record<string, unknown>;
+
+export const usersProjection: Projection<UserDocument> = {
   name: 'users',
   collection: 'users',
-  handles: ['account.registered'],
-  documentId: (event) => (event.data as AccountRegisteredData).userId,
+  handles: ['account.registered', ...SUBSCRIPTION_EVENT_TYPES],
+  // Subscription events name the account when billing knew it (checkout custom data or e-mail).
+  documentId: (event) => (event.data as { userId: string | null }).userId,
   evolve(user, event) {
+    const current: UserDocument = user ?? { tier: 'free' };
     switch (event.type) {
       case 'account.registered': {
-        const d = event.data as AccountRegisteredData;
         // A second registration of the same id cannot happen; keep the first if the log says otherwise.
-        return user ?? { id: d.userId, email: d.email, name: d.name, tier: 'free', createdAt: event.metadata.occurredAt };
+        if (current.email) return current;
+        const d = event.data as AccountRegisteredData;
+        return { ...current, id: d.userId, email: d.email, name: d.name, createdAt: event.metadata.occurredAt };
       }
+      // The account's tier follows its subscription; cancelled keeps it until the period ends.
+      case 'subscription.created':
+      case 'subscription.updated':
+      case 'subscription.resumed': {
+        const d = event.data as { tier: Tier; status?: string };
+        return { ...current, tier: d.status === 'ended' ? 'free' : d.tier };
+      }
+      case 'subscription.expired':
+      case 'subscription.ended':
+        return { ...current, tier: 'free' };
       default:
         return user;
     }
@@ -32,6 +54,14 @@ export const usersProjection: Projection<User & Record<string, unknown>> = {
   indexes: [{ key: { email: 1 } }],
 };
 
+/** A user exists once registered; a document holding only a tier is waiting for its registration. */
 export async function getUser(db: Db, id: string): Promise<User | null> {
-  return findProjected<User>(await projectionCollection(db, usersProjection.collection), id);
+  const doc = await findProjected<UserDocument>(await projectionCollection(db, usersProjection.collection), id);
+  return doc?.email ? (doc as User) : null;
+}
+
+export async function findUserIdByEmail(db: Db, email: string): Promise<string | null> {
+  const users = await projectionCollection(db, usersProjection.collection);
+  const doc = await users.findOne({ email, _deleted: { $ne: true } });
+  return doc ? String(doc._id) : null;
 }

@@ -1,25 +1,28 @@
 import { ConsumerRunner } from '../../events/consumer.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { Effects } from './effects.ts';
+import { mailHandler } from './mail.consumer.ts';
+import { MAIL_EVENT_TYPES, owedMail } from './owed-mail.ts';
 import { smtpMailer } from './transport.ts';
-import { welcomeHandler } from './welcome.consumer.ts';
 
 /** The mailer: consumes the events that owe someone an e-mail and sends each exactly once. */
 export const mailerService: ServiceModule = {
   name: 'mailer',
-  description: 'sends e-mails owed by events (welcome)',
+  description: 'sends the e-mails events owe: welcome, API key, cancellation, payment failed, subscription ended',
   async start(rt) {
+    const { config } = rt;
     const log = rt.log.child({ service: 'mailer' });
-    const mailer = smtpMailer(rt.config.smtp.url, rt.config.smtp.from);
+    const mailer = smtpMailer(config.smtp.url, config.smtp.from);
+    const settings = { keyEncryptionKey: config.secrets.keyEncryptionKey, reactivateUrl: config.urls.reactivate, pricingUrl: config.urls.pricing };
     const runner = new ConsumerRunner({
       kafka: rt.kafka,
       codec: rt.codec,
       publisher: rt.publisher,
       log,
-      groupId: 'mailer',
-      topics: [rt.catalog.topicOf('account.registered')],
-      handler: welcomeHandler(new Effects(rt.mongo.db), mailer, log),
-      retries: rt.config.kafka.handlerRetries,
+      groupId: rt.groupId('mailer'),
+      topics: [...new Set(MAIL_EVENT_TYPES.map((t) => rt.catalog.topicOf(t)))],
+      handler: mailHandler(new Effects(rt.mongo.db), mailer, (e) => owedMail(e, settings), log),
+      retries: config.kafka.handlerRetries,
     });
     await runner.start();
     return {

@@ -1,3 +1,4 @@
+import type { Tier } from '../platform/config.ts';
 import type { Mail } from './transport.ts';
 
 /** E-mail bodies (pure). Every interpolated value is escaped in the HTML part. */
@@ -11,5 +12,138 @@ export function welcomeMail(user: { userId: string; email: string; name: string 
     messageId: `<welcome.${user.userId}@${domain}>`,
     text: `Hello ${user.name},\n\nyour svc account for ${user.email} is ready. You are on the free tier; upgrade any time for the vision RAG API.\n\n— svc\n`,
     html: `<p>Hello ${escapeHtml(user.name)},</p><p>your svc account for <strong>${escapeHtml(user.email)}</strong> is ready. You are on the free tier; upgrade any time for the vision RAG API.</p><p>— svc</p>`,
+  };
+}
+
+const MESSAGE_ID_DOMAIN = 'svc.local';
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', team: 'Team' };
+
+/** '21 December 2026': spelled-out month so no reader mistakes day for month; always UTC. */
+export function formatUtcDate(date: Date): string {
+  if (Number.isNaN(date.getTime())) throw new RangeError('formatUtcDate: invalid date');
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+}
+
+/**
+ * Links come from the payment provider and the configuration: anything but http(s) (javascript:,
+ * data:) is refused, and the normalised href is used so no whitespace or newline rides along.
+ */
+export function httpUrl(value: string, field: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new Error(`${field} is not an absolute URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`${field} must be an http(s) URL`);
+  return parsed.href;
+}
+
+const greeting = (name: string | null): string => (name ? `Hello ${name},` : 'Hello,');
+const htmlGreeting = (name: string | null): string => `<p>${escapeHtml(greeting(name))}</p>`;
+const htmlLink = (href: string): string => `<a href="${escapeHtml(href)}">${escapeHtml(href)}</a>`;
+const SIGNATURE_TEXT = '\n— svc\n';
+const SIGNATURE_HTML = '<p>— svc</p>';
+
+export interface KeyIssuedMailInput {
+  email: string;
+  name: string | null;
+  apiKey: string;
+  tier: Tier;
+  subscriptionId: string;
+}
+
+/** The only place besides the /generate response where the plaintext key is ever shown. */
+export function keyIssuedMail(input: KeyIssuedMailInput): Mail {
+  const tierName = TIER_NAMES[input.tier];
+  return {
+    to: input.email,
+    subject: 'Your svc API key',
+    messageId: `<key.${input.subscriptionId}@${MESSAGE_ID_DOMAIN}>`,
+    text:
+      `${greeting(input.name)}\n\nhere is your svc API key for the ${tierName} plan:\n\n    ${input.apiKey}\n\n` +
+      `Keep it secret. We store only a hash of it, so this is the only time it is shown; ` +
+      `if you lose it, generate a new one.\n${SIGNATURE_TEXT}`,
+    html:
+      `${htmlGreeting(input.name)}<p>here is your svc API key for the <strong>${escapeHtml(tierName)}</strong> plan:</p>` +
+      `<p><code>${escapeHtml(input.apiKey)}</code></p>` +
+      `<p>Keep it secret. We store only a hash of it, so this is the only time it is shown; if you lose it, generate a new one.</p>${SIGNATURE_HTML}`,
+  };
+}
+
+export interface CancellationMailInput {
+  email: string;
+  name: string | null;
+  subscriptionId: string;
+  endsAt: Date;
+  reactivateUrl: string;
+}
+
+export function cancellationMail(input: CancellationMailInput): Mail {
+  const endsOn = formatUtcDate(input.endsAt);
+  const url = httpUrl(input.reactivateUrl, 'reactivateUrl');
+  return {
+    to: input.email,
+    subject: `Your svc subscription is cancelled and ends on ${endsOn}`,
+    // endsAt is part of the id: cancelling, resuming and cancelling again is a new e-mail.
+    messageId: `<cancelled.${input.subscriptionId}.${input.endsAt.getTime()}@${MESSAGE_ID_DOMAIN}>`,
+    text:
+      `${greeting(input.name)}\n\nyour svc subscription has been cancelled. Your paid plan and API key keep working ` +
+      `until ${endsOn} (UTC); after that your key moves to the free tier.\n\n` +
+      `Changed your mind? Reactivate before then: ${url}\n${SIGNATURE_TEXT}`,
+    html:
+      `${htmlGreeting(input.name)}<p>your svc subscription has been cancelled. Your paid plan and API key keep working ` +
+      `until <strong>${escapeHtml(endsOn)}</strong> (UTC); after that your key moves to the free tier.</p>` +
+      `<p>Changed your mind? Reactivate before then: ${htmlLink(url)}</p>${SIGNATURE_HTML}`,
+  };
+}
+
+export interface PaymentFailedMailInput {
+  email: string;
+  name: string | null;
+  subscriptionId: string;
+  invoiceId: string;
+  updatePaymentUrl: string;
+}
+
+export function paymentFailedMail(input: PaymentFailedMailInput): Mail {
+  const url = httpUrl(input.updatePaymentUrl, 'updatePaymentUrl');
+  return {
+    to: input.email,
+    subject: 'Your svc payment failed: please update your payment method',
+    // One e-mail per failed invoice, however often the provider retries the webhook.
+    messageId: `<payment-failed.${input.invoiceId}@${MESSAGE_ID_DOMAIN}>`,
+    text:
+      `${greeting(input.name)}\n\nwe could not collect the payment for your svc subscription (invoice ${input.invoiceId}). ` +
+      `Please update your payment method so that your plan continues:\n\n${url}\n${SIGNATURE_TEXT}`,
+    html:
+      `${htmlGreeting(input.name)}<p>we could not collect the payment for your svc subscription (invoice ${escapeHtml(input.invoiceId)}). ` +
+      `Please update your payment method so that your plan continues:</p><p>${htmlLink(url)}</p>${SIGNATURE_HTML}`,
+  };
+}
+
+export interface SubscriptionEndedMailInput {
+  email: string;
+  name: string | null;
+  subscriptionId: string;
+  endsAt: Date;
+  pricingUrl: string;
+}
+
+export function subscriptionEndedMail(input: SubscriptionEndedMailInput): Mail {
+  const endedOn = formatUtcDate(input.endsAt);
+  const url = httpUrl(input.pricingUrl, 'pricingUrl');
+  return {
+    to: input.email,
+    subject: 'Your svc subscription has ended',
+    messageId: `<ended.${input.subscriptionId}.${input.endsAt.getTime()}@${MESSAGE_ID_DOMAIN}>`,
+    text:
+      `${greeting(input.name)}\n\nyour svc subscription ended on ${endedOn} (UTC). Your API key still works, ` +
+      `now on the free tier with its monthly limits.\n\nUpgrade again any time: ${url}\n${SIGNATURE_TEXT}`,
+    html:
+      `${htmlGreeting(input.name)}<p>your svc subscription ended on <strong>${escapeHtml(endedOn)}</strong> (UTC). ` +
+      `Your API key still works, now on the free tier with its monthly limits.</p>` +
+      `<p>Upgrade again any time: ${htmlLink(url)}</p>${SIGNATURE_HTML}`,
   };
 }

@@ -52,6 +52,7 @@ const schema = z.object({
 
   KAFKA_BROKERS: csvList.optional(),
   KAFKA_CLIENT_ID: z.string().min(1).default('svc'),
+  KAFKA_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]{0,100}$/, { error: 'may hold only letters, digits, ".", "_" and "-"' }).default(''),
   KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(3),
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(7).default(1),
   KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
@@ -69,6 +70,7 @@ const schema = z.object({
   KEY_ENCRYPTION_KEY: secret(sixtyFourHex),
   BCRYPT_COST: z.coerce.number().int().min(10).max(15).default(10),
   LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  DEADLINE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   LOGIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).max(1000).default(10),
 
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
@@ -99,6 +101,8 @@ export interface Config {
   kafka: {
     brokers: string[];
     clientId: string;
+    /** Prefix of every topic and consumer group this deployment uses. */
+    topicPrefix: string;
     partitions: number;
     replicationFactor: number;
     publishTimeoutMs: number;
@@ -111,6 +115,8 @@ export interface Config {
   generatedSecrets: string[];
   bcryptCost: number;
   loginLimits: { perIpPerMinute: number; failuresPerEmail: number };
+  /** How often billing looks for cancelled subscriptions whose paid period is over. */
+  deadlineIntervalMs: number;
   variantTiers: ReadonlyMap<string, Tier>;
   urls: { pricing: string; reactivate: string };
   http: { host: string; bodyLimit: string };
@@ -168,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kafka: {
       brokers: required('KAFKA_BROKERS', raw.KAFKA_BROKERS, DEV_DEFAULTS.KAFKA_BROKERS),
       clientId: raw.KAFKA_CLIENT_ID,
+      topicPrefix: raw.KAFKA_TOPIC_PREFIX,
       partitions: raw.KAFKA_TOPIC_PARTITIONS,
       replicationFactor: raw.KAFKA_REPLICATION_FACTOR,
       publishTimeoutMs: raw.KAFKA_PUBLISH_TIMEOUT_MS,
@@ -183,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     generatedSecrets: generated,
     bcryptCost: raw.BCRYPT_COST,
+    deadlineIntervalMs: raw.DEADLINE_INTERVAL_MS,
     loginLimits: { perIpPerMinute: raw.LOGIN_ATTEMPTS_PER_IP_PER_MINUTE, failuresPerEmail: raw.LOGIN_FAILURES_PER_EMAIL },
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
     urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },

@@ -21,6 +21,8 @@ export interface Runtime {
   publisher: EventPublisher;
   mongo: MongoHandle;
   health: Record<string, HealthCheck>;
+  /** A consumer group id in this deployment's namespace (KAFKA_TOPIC_PREFIX). */
+  groupId(name: string): string;
   close(): Promise<void>;
 }
 
@@ -31,7 +33,7 @@ export interface RuntimeOptions {
 }
 
 export async function createRuntime(config: Config, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
-  const catalog = options.catalog ?? new EventCatalog(EVENT_DEFINITIONS);
+  const catalog = options.catalog ?? new EventCatalog(EVENT_DEFINITIONS, undefined, { topicPrefix: config.kafka.topicPrefix });
   const codec = new EventCodec(catalog);
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId }, log);
   const admin = kafka.admin();
@@ -57,6 +59,7 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
     publisher,
     mongo,
     health: { kafka: kafkaCheck(admin), mongodb: mongoCheck(mongo.db) },
+    groupId: (name) => config.kafka.topicPrefix + name,
     async close() {
       await publisher.disconnect().catch(() => undefined);
       await admin.disconnect().catch(() => undefined);

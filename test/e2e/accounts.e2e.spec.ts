@@ -241,18 +241,20 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
       const { ConsumerRunner } = await import('../../events/consumer.ts');
       const { Effects } = await import('../../services/mailer/effects.ts');
       const { smtpMailer } = await import('../../services/mailer/transport.ts');
-      const { welcomeHandler } = await import('../../services/mailer/welcome.consumer.ts');
+      const { mailHandler } = await import('../../services/mailer/mail.consumer.ts');
+      const { owedMail } = await import('../../services/mailer/owed-mail.ts');
       const mailer = smtpMailer(stack.SMTP_URL, 'svc <no-reply@svc.local>');
       let seen = 0;
       const effects = new Effects(rt.mongo.db);
-      const inner = welcomeHandler(effects, mailer, rt.log);
+      const settings = { keyEncryptionKey: rt.config.secrets.keyEncryptionKey, reactivateUrl: rt.config.urls.reactivate, pricingUrl: rt.config.urls.pricing };
+      const inner = mailHandler(effects, mailer, (e) => owedMail(e, settings), rt.log);
       const again = new ConsumerRunner({
         kafka: rt.kafka, codec: rt.codec, publisher: rt.publisher, log: rt.log, groupId: `mailer-again-${randomUUID()}`,
-        topics: ['accounts.events'], handler: { handle: async (events) => { await inner.handle(events); seen += events.length; } },
+        topics: [rt.catalog.topicOf('account.registered')], handler: { handle: async (events) => { await inner.handle(events); seen += events.length; } },
       });
       await again.start();
       try {
-        const offsets = await rt.admin.fetchTopicOffsets('accounts.events');
+        const offsets = await rt.admin.fetchTopicOffsets(rt.catalog.topicOf('account.registered'));
         const total = offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
         await eventually('the whole topic re-read', async () => (seen >= total ? true : undefined), 60_000);
       } finally {

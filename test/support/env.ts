@@ -12,6 +12,8 @@ export function testEnv(stack: StackEnv, overrides: NodeJS.ProcessEnv = {}): Nod
     MONGODB_URI: stack.MONGODB_URI,
     SMTP_URL: stack.SMTP_URL,
     MONGODB_DB: `test_${randomUUID().slice(0, 8)}`,
+    // Each test's services get topics and consumer groups of their own on the shared broker.
+    KAFKA_TOPIC_PREFIX: `t${randomUUID().slice(0, 8)}.`,
     KAFKA_PUBLISH_TIMEOUT_MS: '3000',
     HTTP_HOST: '127.0.0.1',
     ...overrides,

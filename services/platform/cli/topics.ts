@@ -8,7 +8,7 @@ import { createLogger } from '../logger.ts';
 export async function topicsCommand(): Promise<number> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const catalog = new EventCatalog(EVENT_DEFINITIONS);
+  const catalog = new EventCatalog(EVENT_DEFINITIONS, undefined, { topicPrefix: config.kafka.topicPrefix });
   const admin = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId }, log).admin();
   await admin.connect();
   try {

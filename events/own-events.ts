@@ -1,0 +1,17 @@
+import type { Db, Document } from 'mongodb';
+import { projectionCollection } from './collections.ts';
+import type { Event } from './envelope.ts';
+import { applyEvents, type Projection } from './projection.ts';
+import type { EventPublisher } from './publisher.ts';
+
+/**
+ * Publishes one aggregate's new events and applies them to the writer's projection at their real
+ * positions, so the writer reads its own writes at once; the projection consumer later finds them
+ * applied. A crash in between only delays the projection until the consumer gets there.
+ */
+export async function publishAndApply(publisher: EventPublisher, db: Db, projection: Projection<Document>, events: readonly Event[]): Promise<void> {
+  if (events.length === 0) return;
+  const positions = await publisher.publishOrdered(events);
+  const delivered = events.map((e, i) => ({ ...e, position: positions[i]! }));
+  await applyEvents(await projectionCollection(db, projection.collection), projection, delivered);
+}

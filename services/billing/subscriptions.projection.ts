@@ -1,0 +1,37 @@
+import type { Db } from 'mongodb';
+import { projectionCollection } from '../../events/collections.ts';
+import { findProjected, type Projection, type StoredDocument } from '../../events/projection.ts';
+import type { SubscriptionEventData } from './events.ts';
+import { evolve, initialState, type SubscriptionState } from './subscription.ts';
+
+export const SUBSCRIPTION_EVENT_TYPES = [
+  'subscription.created',
+  'subscription.updated',
+  'subscription.cancelled',
+  'subscription.resumed',
+  'subscription.expired',
+  'subscription.ended',
+  'subscription.payment-succeeded',
+  'subscription.payment-failed',
+] as const;
+
+/** The subscriptions read model is the decider's own state, folded from subscriptions.events. */
+export const subscriptionsProjection: Projection<SubscriptionState & Record<string, unknown>> = {
+  name: 'subscriptions',
+  collection: 'subscriptions',
+  handles: SUBSCRIPTION_EVENT_TYPES,
+  documentId: (event) => (event.data as { subscriptionId: string }).subscriptionId,
+  evolve: (state, event) => evolve(state ?? initialState(), event as unknown as SubscriptionEventData) as SubscriptionState & Record<string, unknown>,
+  indexes: [{ key: { status: 1, endsAt: 1 } }, { key: { userId: 1 } }],
+};
+
+export async function getSubscription(db: Db, subscriptionId: string): Promise<SubscriptionState | null> {
+  return findProjected<SubscriptionState>(await projectionCollection(db, subscriptionsProjection.collection), subscriptionId);
+}
+
+/** Cancelled subscriptions whose paid period is over: the deadline scheduler ends them. */
+export async function dueForEnd(db: Db, now: Date, limit = 100): Promise<SubscriptionState[]> {
+  const collection = await projectionCollection<StoredDocument<SubscriptionState>>(db, subscriptionsProjection.collection);
+  const docs = await collection.find({ status: 'cancelled', endsAt: { $lte: now }, _deleted: { $ne: true } }).limit(limit).toArray();
+  return docs.map(({ _id, _v, _pos, _deleted, ...state }) => state as SubscriptionState);
+}

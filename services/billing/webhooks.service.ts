@@ -1,0 +1,30 @@
+import { createApp } from '../platform/http/app.ts';
+import { listen, type ServiceModule } from '../platform/service.ts';
+import { mountRawWebhookBody, mountWebhookRoute } from './webhook.route.ts';
+
+/**
+ * The payment webhook ingress: HTTP face on WEBHOOKS_PORT that verifies the provider's signature
+ * and records each webhook in Kafka. No consumers: billing processes the recorded webhooks.
+ */
+export const webhooksService: ServiceModule = {
+  name: 'webhooks',
+  description: 'payment provider webhooks, signature-checked and recorded in Kafka (POST /webhooks/payment)',
+  async start(rt) {
+    const { config } = rt;
+    const log = rt.log.child({ service: 'webhooks' });
+    // The ingress needs Kafka and nothing else: a MongoDB outage must not take it out of rotation.
+    const health = Object.fromEntries(Object.entries(rt.health).filter(([name]) => name === 'kafka'));
+    const app = createApp(
+      { service: 'webhooks', log, bodyLimit: config.http.bodyLimit, health, beforeJson: (a) => mountRawWebhookBody(a, config.http.bodyLimit) },
+      (a) => mountWebhookRoute(a, { secret: config.secrets.paymentWebhookSecret, publisher: rt.publisher }),
+    );
+    const server = await listen(app, config.http.host, config.ports.webhooks);
+    return {
+      name: 'webhooks',
+      url: server.url,
+      async stop() {
+        await server.close();
+      },
+    };
+  },
+};

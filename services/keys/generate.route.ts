@@ -1,0 +1,64 @@
+import type { Express } from 'express';
+import type { Db, Document } from 'mongodb';
+import { z } from 'zod';
+import { newEvent } from '../../events/envelope.ts';
+import { publishAndApply } from '../../events/own-events.ts';
+import type { Projection } from '../../events/projection.ts';
+import type { EventPublisher } from '../../events/publisher.ts';
+import { TIERS, type Config } from '../platform/config.ts';
+import { HttpError, badRequest, conflict, unauthorized } from '../platform/http/errors.ts';
+import type { KeyGenerated } from './events.ts';
+import { encryptKey } from './key-crypto.ts';
+import { generateApiKey, hashKey, keysEqualConstantTime, last4 } from './key-format.ts';
+import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
+
+const generateInput = z.object({
+  customerId: z.string({ error: 'customerId is required' }).trim().min(1, { error: 'customerId is required' }).max(200),
+  email: z.string({ error: 'email is required' }).trim().toLowerCase().pipe(z.email({ error: 'email is not a valid address' })),
+  tier: z.enum(TIERS, { error: `tier must be one of ${TIERS.join(', ')}` }),
+  subscriptionId: z.string({ error: 'subscriptionId is required' }).trim().min(1, { error: 'subscriptionId is required' }).max(200),
+});
+
+/**
+ * POST /generate: for trusted back-office callers holding WEBHOOK_SECRET. The key is in the log
+ * (encrypted) and in the projection (hashed) before the caller sees it, and shown only in this answer.
+ */
+export function mountGenerateRoute(app: Express, deps: { config: Config; db: Db; publisher: EventPublisher }): void {
+  const { config, db, publisher } = deps;
+  app.post('/generate', async (req, res) => {
+    const presented = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    if (!presented || !keysEqualConstantTime(presented, config.secrets.webhookSecret)) {
+      throw unauthorized('missing or invalid shared secret', { 'WWW-Authenticate': 'Bearer realm="svc-keys"' });
+    }
+    const parsed = generateInput.safeParse(req.body);
+    if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'invalid request body');
+    const input = parsed.data;
+    if ((await getKeyBySubscription(db, input.subscriptionId))?.keyHash) throw conflict('this subscription already has a key');
+    const apiKey = generateApiKey();
+    const event: KeyGenerated = newEvent(
+      'key.generated',
+      {
+        keyHash: hashKey(apiKey),
+        last4: last4(apiKey),
+        tier: input.tier,
+        customerId: input.customerId,
+        subscriptionId: input.subscriptionId,
+        email: input.email,
+        encryptedKey: encryptKey(apiKey, config.secrets.keyEncryptionKey),
+        source: 'api',
+      },
+      { correlationId: req.id },
+    );
+    await publishAndApply(publisher, db, keysProjection as unknown as Projection<Document>, [event]);
+    // Two concurrent requests for one subscription: the projection adopts only the first key.
+    const stored = await getKeyBySubscription(db, input.subscriptionId);
+    if (stored?.keyHash !== event.data.keyHash) throw new HttpError(409, 'CONFLICT', 'this subscription already has a key');
+    res.status(201).json({
+      apiKey,
+      tier: input.tier,
+      customerId: input.customerId,
+      subscriptionId: input.subscriptionId,
+      createdAt: event.metadata.occurredAt.toISOString(),
+    });
+  });
+}

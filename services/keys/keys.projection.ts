@@ -1,0 +1,113 @@
+import type { Db, Document } from 'mongodb';
+import { projectionCollection } from '../../events/collections.ts';
+import type { Event } from '../../events/envelope.ts';
+import { findProjected, type Projection, type StoredDocument } from '../../events/projection.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from '../billing/subscriptions.projection.ts';
+import type { SubscriptionCreatedData, SubscriptionStatus } from '../billing/events.ts';
+import type { Tier } from '../platform/config.ts';
+import type { KeyGeneratedData, KeyRevokedData } from './events.ts';
+
+/**
+ * One document per subscription: its key (hash and last four only) and the tier the key grants,
+ * which follows the subscription (cancelled keeps it until the end, ended/expired is free).
+ */
+export interface KeyRecord {
+  subscriptionId: string;
+  keyHash: string | null;
+  last4: string | null;
+  /** What the key grants now. */
+  tier: Tier;
+  status: 'active' | 'revoked' | 'none';
+  subscriptionStatus: SubscriptionStatus | null;
+  /** The paid tier of the subscription, kept so resuming restores it. */
+  paidTier: Tier | null;
+  customerId: string | null;
+  email: string | null;
+  createdAt: Date | null;
+  endsAt: Date | null;
+}
+
+const empty = (subscriptionId: string): KeyRecord => ({
+  subscriptionId,
+  keyHash: null,
+  last4: null,
+  tier: 'free',
+  status: 'none',
+  subscriptionStatus: null,
+  paidTier: null,
+  customerId: null,
+  email: null,
+  createdAt: null,
+  endsAt: null,
+});
+
+const grants = (status: SubscriptionStatus | null, paid: Tier | null, fallback: Tier): Tier =>
+  status === null ? fallback : status === 'ended' ? 'free' : (paid ?? fallback);
+
+function evolveKey(doc: KeyRecord | null, event: Event): KeyRecord {
+  const d = event.data as { subscriptionId: string };
+  const current = doc ?? empty(d.subscriptionId);
+  switch (event.type) {
+    case 'key.generated': {
+      const k = event.data as KeyGeneratedData;
+      // One key per subscription: a second generated key for it (a lost race) is not adopted.
+      if (current.keyHash && current.keyHash !== k.keyHash) return current;
+      return {
+        ...current,
+        keyHash: k.keyHash,
+        last4: k.last4,
+        status: 'active',
+        customerId: current.customerId ?? k.customerId,
+        email: current.email ?? k.email,
+        createdAt: current.createdAt ?? event.metadata.occurredAt,
+        tier: grants(current.subscriptionStatus, current.paidTier, k.tier),
+      };
+    }
+    case 'key.revoked':
+      return (event.data as KeyRevokedData).keyHash === current.keyHash ? { ...current, status: 'revoked' } : current;
+    case 'subscription.created': {
+      const s = event.data as SubscriptionCreatedData;
+      return { ...current, subscriptionStatus: s.status, paidTier: s.tier, customerId: s.customerId, email: s.email, tier: grants(s.status, s.tier, s.tier) };
+    }
+    case 'subscription.updated':
+    case 'subscription.resumed': {
+      const s = event.data as { tier: Tier; status?: SubscriptionStatus; endsAt?: Date | null };
+      const status = s.status ?? 'active';
+      return { ...current, subscriptionStatus: status, paidTier: s.tier, endsAt: s.endsAt ?? null, tier: grants(status, s.tier, s.tier) };
+    }
+    case 'subscription.cancelled': {
+      const endsAt = (event.data as { endsAt: Date }).endsAt;
+      return { ...current, subscriptionStatus: 'cancelled', endsAt, tier: grants('cancelled', current.paidTier, current.tier) };
+    }
+    case 'subscription.expired':
+    case 'subscription.ended':
+      return { ...current, subscriptionStatus: 'ended', tier: 'free' };
+    case 'subscription.payment-failed':
+      return current.subscriptionStatus === 'active' ? { ...current, subscriptionStatus: 'past_due' } : current;
+    case 'subscription.payment-succeeded':
+      return current.subscriptionStatus === 'past_due' ? { ...current, subscriptionStatus: 'active' } : current;
+    default:
+      return current;
+  }
+}
+
+export const keysProjection: Projection<KeyRecord & Record<string, unknown>> = {
+  name: 'keys',
+  collection: 'keys',
+  handles: ['key.generated', 'key.revoked', ...SUBSCRIPTION_EVENT_TYPES],
+  documentId: (event) => (event.data as { subscriptionId: string }).subscriptionId,
+  evolve: (doc, event) => evolveKey(doc, event) as KeyRecord & Record<string, unknown>,
+  indexes: [{ key: { keyHash: 1 } }],
+};
+
+export async function getKeyBySubscription(db: Db, subscriptionId: string): Promise<KeyRecord | null> {
+  return findProjected<KeyRecord>(await projectionCollection(db, keysProjection.collection), subscriptionId);
+}
+
+export async function getKeyByHash(db: Db, keyHash: string): Promise<KeyRecord | null> {
+  const collection = await projectionCollection<StoredDocument<KeyRecord> & Document>(db, keysProjection.collection);
+  const doc = await collection.findOne({ keyHash, _deleted: { $ne: true } });
+  if (!doc) return null;
+  const { _id, _v, _pos, _deleted, ...record } = doc;
+  return record as KeyRecord;
+}

@@ -1,0 +1,67 @@
+import type { Event } from '../../events/envelope.ts';
+import type { AccountRegisteredData } from '../accounts/events.ts';
+import type { SubscriptionCancelledData, SubscriptionEndedData, SubscriptionPaymentFailedData } from '../billing/events.ts';
+import type { KeyGeneratedData } from '../keys/events.ts';
+import { decryptKey } from '../keys/key-crypto.ts';
+import { cancellationMail, keyIssuedMail, paymentFailedMail, subscriptionEndedMail, welcomeMail } from './templates.ts';
+import type { Mail } from './transport.ts';
+
+export interface OwedMail {
+  /** The effect id: one e-mail per id, ever. */
+  effect: string;
+  mail: Mail;
+}
+
+export interface MailSettings {
+  keyEncryptionKey: Buffer;
+  reactivateUrl: string;
+  pricingUrl: string;
+}
+
+export const MAIL_EVENT_TYPES = ['account.registered', 'key.generated', 'subscription.cancelled', 'subscription.payment-failed', 'subscription.ended'] as const;
+
+/** Which e-mail, if any, an event owes someone. Pure apart from decrypting the key for its one e-mail. */
+export function owedMail(event: Event, settings: MailSettings): OwedMail | null {
+  switch (event.type) {
+    case 'account.registered': {
+      const d = event.data as AccountRegisteredData;
+      return { effect: `welcome-email:${d.userId}`, mail: welcomeMail(d) };
+    }
+    case 'key.generated': {
+      const d = event.data as KeyGeneratedData;
+      // A key made through POST /generate is shown in that response; only subscription keys are mailed.
+      if (d.source !== 'subscription') return null;
+      const apiKey = decryptKey(d.encryptedKey, settings.keyEncryptionKey);
+      return { effect: `key-email:${d.keyHash}`, mail: keyIssuedMail({ email: d.email, name: null, apiKey, tier: d.tier, subscriptionId: d.subscriptionId }) };
+    }
+    case 'subscription.cancelled': {
+      const d = event.data as SubscriptionCancelledData;
+      return {
+        effect: `cancellation-email:${d.subscriptionId}:${d.endsAt.getTime()}`,
+        mail: cancellationMail({ email: d.email, name: d.name, subscriptionId: d.subscriptionId, endsAt: d.endsAt, reactivateUrl: httpOr(d.reactivateUrl, settings.reactivateUrl) }),
+      };
+    }
+    case 'subscription.payment-failed': {
+      const d = event.data as SubscriptionPaymentFailedData;
+      return {
+        effect: `payment-failed-email:${d.invoiceId}`,
+        mail: paymentFailedMail({ email: d.email, name: d.name, subscriptionId: d.subscriptionId, invoiceId: d.invoiceId, updatePaymentUrl: httpOr(d.updatePaymentUrl, settings.reactivateUrl) }),
+      };
+    }
+    case 'subscription.ended': {
+      const d = event.data as SubscriptionEndedData;
+      if (!d.email) return null;
+      return {
+        effect: `ended-email:${d.subscriptionId}:${d.endsAt.getTime()}`,
+        mail: subscriptionEndedMail({ email: d.email, name: d.name, subscriptionId: d.subscriptionId, endsAt: d.endsAt, pricingUrl: settings.pricingUrl }),
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The provider's link when it is a web link, else ours. */
+function httpOr(provided: string | null, fallback: string): string {
+  return provided && /^https?:\/\//i.test(provided) ? provided : fallback;
+}

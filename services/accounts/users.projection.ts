@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
 import { findProjected, type Projection } from '../../events/projection.ts';
 import type { Tier } from '../platform/config.ts';
-import { SUBSCRIPTION_EVENT_TYPES } from '../billing/subscriptions.projection.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from '../billing/events.ts';
 import type { AccountRegisteredData } from './events.ts';
 
 /** The users read model: what /auth/me and login answer with. */

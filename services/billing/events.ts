@@ -103,6 +103,17 @@ export type SubscriptionEvent = SubscriptionEventData extends infer U ? (U exten
 
 const bySubscription = (d: { subscriptionId: string }) => d.subscriptionId;
 
+export const SUBSCRIPTION_EVENT_TYPES = [
+  'subscription.created',
+  'subscription.updated',
+  'subscription.cancelled',
+  'subscription.resumed',
+  'subscription.expired',
+  'subscription.ended',
+  'subscription.payment-succeeded',
+  'subscription.payment-failed',
+] as const satisfies readonly SubscriptionEventData['type'][];
+
 export const BILLING_EVENTS: AnyEventDefinition[] = [
   {
     type: 'payment.webhook-received',
@@ -111,16 +122,5 @@ export const BILLING_EVENTS: AnyEventDefinition[] = [
     // One subscription's webhooks stay ordered; ones without a subscription spread by webhook.
     key: (d: PaymentWebhookReceivedData) => d.subscriptionId ?? d.webhookId,
   },
-  ...(
-    [
-      'subscription.created',
-      'subscription.updated',
-      'subscription.cancelled',
-      'subscription.resumed',
-      'subscription.expired',
-      'subscription.ended',
-      'subscription.payment-succeeded',
-      'subscription.payment-failed',
-    ] as const
-  ).map((type) => ({ type, topic: SUBSCRIPTIONS_TOPIC, schema: `subscriptions/${type}`, key: bySubscription })),
+  ...SUBSCRIPTION_EVENT_TYPES.map((type) => ({ type, topic: SUBSCRIPTIONS_TOPIC, schema: `subscriptions/${type}`, key: bySubscription })),
 ];

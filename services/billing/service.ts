@@ -1,6 +1,7 @@
-import { ConsumerRunner } from '../../events/consumer.ts';
-import { ProjectionApplier, ensureIndexes, projectionGroupId } from '../../events/projection.ts';
+import type { Document } from 'mongodb';
+import type { Projection } from '../../events/projection.ts';
 import type { ServiceModule } from '../platform/service.ts';
+import { startConsumer, startProjection } from '../platform/wiring.ts';
 import { billingHandler } from './billing.consumer.ts';
 import { DeadlineScheduler } from './deadlines.ts';
 import { subscriptionsProjection } from './subscriptions.projection.ts';
@@ -12,23 +13,13 @@ export const billingService: ServiceModule = {
   async start(rt) {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'billing' });
-    await ensureIndexes(mongo.db, subscriptionsProjection);
-    const common = { kafka: rt.kafka, codec: rt.codec, publisher: rt.publisher, log, retries: config.kafka.handlerRetries };
-    const projection = new ConsumerRunner({
-      ...common,
-      groupId: rt.groupId(projectionGroupId(subscriptionsProjection)),
-      topics: [...new Set(subscriptionsProjection.handles.map((t) => rt.catalog.topicOf(t)))],
-      handler: new ProjectionApplier(mongo.db, subscriptionsProjection),
-    });
-    const billing = new ConsumerRunner({
-      ...common,
-      groupId: rt.groupId('billing'),
-      topics: [rt.catalog.topicOf('payment.webhook-received')],
+    const projection = await startProjection(rt, log, subscriptionsProjection as unknown as Projection<Document>);
+    const billing = await startConsumer(rt, log, {
+      group: 'billing',
+      eventTypes: ['payment.webhook-received'],
       handler: billingHandler({ db: mongo.db, publisher: rt.publisher, variantTiers: config.variantTiers, log }),
     });
     const deadlines = new DeadlineScheduler({ db: mongo.db, publisher: rt.publisher, log, intervalMs: config.deadlineIntervalMs });
-    await projection.start();
-    await billing.start();
     deadlines.start();
     return {
       name: 'billing',

@@ -1,19 +1,9 @@
 import type { Db } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
 import { findProjected, type Projection, type StoredDocument } from '../../events/projection.ts';
-import type { SubscriptionEventData } from './events.ts';
+import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEventData } from './events.ts';
 import { evolve, initialState, type SubscriptionState } from './subscription.ts';
 
-export const SUBSCRIPTION_EVENT_TYPES = [
-  'subscription.created',
-  'subscription.updated',
-  'subscription.cancelled',
-  'subscription.resumed',
-  'subscription.expired',
-  'subscription.ended',
-  'subscription.payment-succeeded',
-  'subscription.payment-failed',
-] as const;
 
 /** The subscriptions read model is the decider's own state, folded from subscriptions.events. */
 export const subscriptionsProjection: Projection<SubscriptionState & Record<string, unknown>> = {

@@ -1,5 +1,5 @@
-import { createApp } from '../platform/http/app.ts';
-import { listen, type ServiceModule } from '../platform/service.ts';
+import type { ServiceModule } from '../platform/service.ts';
+import { serveHttp } from '../platform/wiring.ts';
 import { mountRawWebhookBody, mountWebhookRoute } from './webhook.route.ts';
 
 /**
@@ -14,17 +14,13 @@ export const webhooksService: ServiceModule = {
     const log = rt.log.child({ service: 'webhooks' });
     // The ingress needs Kafka and nothing else: a MongoDB outage must not take it out of rotation.
     const health = Object.fromEntries(Object.entries(rt.health).filter(([name]) => name === 'kafka'));
-    const app = createApp(
-      { service: 'webhooks', log, bodyLimit: config.http.bodyLimit, health, beforeJson: (a) => mountRawWebhookBody(a, config.http.bodyLimit) },
-      (a) => mountWebhookRoute(a, { secret: config.secrets.paymentWebhookSecret, publisher: rt.publisher }),
-    );
-    const server = await listen(app, config.http.host, config.ports.webhooks);
-    return {
-      name: 'webhooks',
-      url: server.url,
-      async stop() {
-        await server.close();
-      },
-    };
+    const server = await serveHttp(rt, log, {
+      service: 'webhooks',
+      port: config.ports.webhooks,
+      health,
+      beforeJson: (a) => mountRawWebhookBody(a, config.http.bodyLimit),
+      mount: (a) => mountWebhookRoute(a, { secret: config.secrets.paymentWebhookSecret, publisher: rt.publisher }),
+    });
+    return { name: 'webhooks', url: server.url, stop: () => server.close() };
   },
 };

@@ -1,16 +1,14 @@
 import type { Express } from 'express';
 import type { Db, Document } from 'mongodb';
 import { z } from 'zod';
-import { newEvent } from '../../events/envelope.ts';
 import { publishAndApply } from '../../events/own-events.ts';
 import type { Projection } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { TIERS, type Config } from '../platform/config.ts';
 import { HttpError, badRequest, conflict, unauthorized } from '../platform/http/errors.ts';
-import type { KeyGenerated } from './events.ts';
-import { encryptKey } from './key-crypto.ts';
-import { generateApiKey, hashKey, keysEqualConstantTime, last4 } from './key-format.ts';
+import { keysEqualConstantTime } from './key-format.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
+import { mintKey } from './new-key.ts';
 
 const generateInput = z.object({
   customerId: z.string({ error: 'customerId is required' }).trim().min(1, { error: 'customerId is required' }).max(200),
@@ -34,21 +32,7 @@ export function mountGenerateRoute(app: Express, deps: { config: Config; db: Db;
     if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'invalid request body');
     const input = parsed.data;
     if ((await getKeyBySubscription(db, input.subscriptionId))?.keyHash) throw conflict('this subscription already has a key');
-    const apiKey = generateApiKey();
-    const event: KeyGenerated = newEvent(
-      'key.generated',
-      {
-        keyHash: hashKey(apiKey),
-        last4: last4(apiKey),
-        tier: input.tier,
-        customerId: input.customerId,
-        subscriptionId: input.subscriptionId,
-        email: input.email,
-        encryptedKey: encryptKey(apiKey, config.secrets.keyEncryptionKey),
-        source: 'api',
-      },
-      { correlationId: req.id },
-    );
+    const { apiKey, event } = mintKey({ ...input, source: 'api' }, config.secrets.keyEncryptionKey, { correlationId: req.id });
     await publishAndApply(publisher, db, keysProjection as unknown as Projection<Document>, [event]);
     // Two concurrent requests for one subscription: the projection adopts only the first key.
     const stored = await getKeyBySubscription(db, input.subscriptionId);

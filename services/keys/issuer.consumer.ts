@@ -1,16 +1,14 @@
 import type { Db, Document } from 'mongodb';
 import type { EventHandler } from '../../events/consumer.ts';
-import { derivedEventId, newEvent, type DeliveredEvent } from '../../events/envelope.ts';
+import { derivedEventId, type DeliveredEvent } from '../../events/envelope.ts';
 import { publishAndApply } from '../../events/own-events.ts';
 import type { Projection } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { SubscriptionCreatedData } from '../billing/events.ts';
 import type { Effects } from '../mailer/effects.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { KeyGenerated } from './events.ts';
-import { encryptKey } from './key-crypto.ts';
-import { generateApiKey, hashKey, last4 } from './key-format.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
+import { mintKey } from './new-key.ts';
 
 /**
  * subscription.created -> one API key per subscription. The key exists only in this function's
@@ -27,19 +25,9 @@ export function issuerHandler(deps: { db: Db; publisher: EventPublisher; effects
         if ((await getKeyBySubscription(db, s.subscriptionId))?.keyHash) continue;
         if (!(await effects.claim(effect))) continue;
         try {
-          const apiKey = generateApiKey();
-          const generated: KeyGenerated = newEvent(
-            'key.generated',
-            {
-              keyHash: hashKey(apiKey),
-              last4: last4(apiKey),
-              tier: s.tier,
-              customerId: s.customerId,
-              subscriptionId: s.subscriptionId,
-              email: s.email,
-              encryptedKey: encryptKey(apiKey, encryptionKey),
-              source: 'subscription',
-            },
+          const { event: generated } = mintKey(
+            { tier: s.tier, customerId: s.customerId, subscriptionId: s.subscriptionId, email: s.email, source: 'subscription' },
+            encryptionKey,
             { causedBy: event.metadata, eventId: derivedEventId(`${event.metadata.eventId}:key`) },
           );
           await publishAndApply(publisher, db, keysProjection as unknown as Projection<Document>, [generated]);

@@ -2,7 +2,7 @@ import type { Db, Document } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
 import type { Event } from '../../events/envelope.ts';
 import { findProjected, type Projection, type StoredDocument } from '../../events/projection.ts';
-import { SUBSCRIPTION_EVENT_TYPES } from '../billing/subscriptions.projection.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from '../billing/events.ts';
 import type { SubscriptionCreatedData, SubscriptionStatus } from '../billing/events.ts';
 import type { Tier } from '../platform/config.ts';
 import type { KeyGeneratedData, KeyRevokedData } from './events.ts';

@@ -1,5 +1,5 @@
-import { ConsumerRunner } from '../../events/consumer.ts';
 import type { ServiceModule } from '../platform/service.ts';
+import { startConsumer } from '../platform/wiring.ts';
 import { Effects } from './effects.ts';
 import { mailHandler } from './mail.consumer.ts';
 import { MAIL_EVENT_TYPES, owedMail } from './owed-mail.ts';
@@ -14,17 +14,11 @@ export const mailerService: ServiceModule = {
     const log = rt.log.child({ service: 'mailer' });
     const mailer = smtpMailer(config.smtp.url, config.smtp.from);
     const settings = { keyEncryptionKey: config.secrets.keyEncryptionKey, reactivateUrl: config.urls.reactivate, pricingUrl: config.urls.pricing };
-    const runner = new ConsumerRunner({
-      kafka: rt.kafka,
-      codec: rt.codec,
-      publisher: rt.publisher,
-      log,
-      groupId: rt.groupId('mailer'),
-      topics: [...new Set(MAIL_EVENT_TYPES.map((t) => rt.catalog.topicOf(t)))],
+    const runner = await startConsumer(rt, log, {
+      group: 'mailer',
+      eventTypes: MAIL_EVENT_TYPES,
       handler: mailHandler(new Effects(rt.mongo.db), mailer, (e) => owedMail(e, settings), log),
-      retries: config.kafka.handlerRetries,
     });
-    await runner.start();
     return {
       name: 'mailer',
       async stop() {

@@ -5,11 +5,11 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Lemon Squeezy webhook bodies for tests, built on the shared sample payloads
- * (../shared/fixtures/lemonsqueezy beside the repository, as CI clones it) so every event keeps
+ * (test/fixtures/lemonsqueezy, copies of the house's shared samples) so every event keeps
  * the provider's real shape; only what an event changes is overridden.
  */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const FIXTURES_DIR = join(REPO_ROOT, '..', 'shared', 'fixtures', 'lemonsqueezy');
+export const FIXTURES_DIR = join(REPO_ROOT, 'test', 'fixtures', 'lemonsqueezy');
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

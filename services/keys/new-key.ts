@@ -1,0 +1,19 @@
+import { newEvent, type Causation } from '../../events/envelope.ts';
+import type { KeyGenerated, KeyGeneratedData } from './events.ts';
+import { encryptKey } from './key-crypto.ts';
+import { generateApiKey, hashKey, last4 } from './key-format.ts';
+
+/** A fresh key and its key.generated event: hash and last four in the clear, the key itself encrypted. */
+export function mintKey(
+  owner: Pick<KeyGeneratedData, 'tier' | 'customerId' | 'subscriptionId' | 'email' | 'source'>,
+  encryptionKey: Buffer,
+  cause: Causation,
+): { apiKey: string; event: KeyGenerated } {
+  const apiKey = generateApiKey();
+  const event: KeyGenerated = newEvent(
+    'key.generated',
+    { ...owner, keyHash: hashKey(apiKey), last4: last4(apiKey), encryptedKey: encryptKey(apiKey, encryptionKey) },
+    cause,
+  );
+  return { apiKey, event };
+}

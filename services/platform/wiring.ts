@@ -1,0 +1,47 @@
+import type { Express } from 'express';
+import { ConsumerRunner, type EventHandler } from '../../events/consumer.ts';
+import { ProjectionApplier, ensureIndexes, projectionGroupId, type Projection } from '../../events/projection.ts';
+import type { Document } from 'mongodb';
+import { createApp } from './http/app.ts';
+import type { Logger } from './logger.ts';
+import type { Runtime } from './runtime.ts';
+import { listen } from './service.ts';
+
+/** A started consumer group in the runtime's namespace, reading the topics of the given event types. */
+export async function startConsumer(rt: Runtime, log: Logger, options: { group: string; eventTypes: readonly string[]; handler: EventHandler }): Promise<ConsumerRunner> {
+  const runner = new ConsumerRunner({
+    kafka: rt.kafka,
+    codec: rt.codec,
+    publisher: rt.publisher,
+    log,
+    groupId: rt.groupId(options.group),
+    topics: [...new Set(options.eventTypes.map((t) => rt.catalog.topicOf(t)))],
+    handler: options.handler,
+    retries: rt.config.kafka.handlerRetries,
+  });
+  await runner.start();
+  return runner;
+}
+
+/** A live projection: its indexes, and a consumer group applying its events. */
+export async function startProjection(rt: Runtime, log: Logger, projection: Projection<Document>): Promise<ConsumerRunner> {
+  await ensureIndexes(rt.mongo.db, projection);
+  return startConsumer(rt, log, {
+    group: projectionGroupId(projection),
+    eventTypes: projection.handles,
+    handler: new ProjectionApplier(rt.mongo.db, projection),
+  });
+}
+
+/** A service's HTTP face with the platform's middleware, /health and /metrics. */
+export async function serveHttp(
+  rt: Runtime,
+  log: Logger,
+  options: { service: string; port: number; mount: (app: Express) => void; beforeJson?: (app: Express) => void; health?: Runtime['health'] },
+) {
+  const app = createApp(
+    { service: options.service, log, bodyLimit: rt.config.http.bodyLimit, health: options.health ?? rt.health, ...(options.beforeJson ? { beforeJson: options.beforeJson } : {}) },
+    options.mount,
+  );
+  return listen(app, rt.config.http.host, options.port);
+}

@@ -88,6 +88,9 @@ const schema = z.object({
 
 type Raw = z.infer<typeof schema>;
 
+/** Every variable this module reads; a test keeps .env.example in step with it. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 export interface Secrets {
   jwtSecret: string;
   webhookSecret: string;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../../services/platform/config.ts';
+import { readFileSync } from 'node:fs';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../../services/platform/config.ts';
 
 const hex = 'ab'.repeat(32);
 
@@ -55,6 +56,11 @@ describe('config (unit)', () => {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, message);
     });
   }
+
+  it('documents every variable in .env.example', () => {
+    const documented = new Set([...readFileSync('.env.example', 'utf8').matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
+    expect(CONFIG_VARIABLES.filter((name) => !documented.has(name))).to.deep.equal([]);
+  });
 
   it('never echoes a rejected secret value', () => {
     expect(() => loadConfig({ JWT_SECRET: 'hunter2' })).to.throw(ConfigError).that.satisfies((e: Error) => !e.message.includes('hunter2'));

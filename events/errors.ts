@@ -33,6 +33,7 @@ const TRANSIENT_NAMES = new Set([
   'KafkaJSRequestTimeoutError',
   'KafkaJSNonRetriableError',
   'PublishError',
+  'RateLimitStoreError',
   'TransientError',
 ]);
 

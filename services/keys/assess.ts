@@ -1,0 +1,56 @@
+import type { Tier } from '../platform/config.ts';
+import type { KeyRecord } from './keys.projection.ts';
+import { limitsOf, remaining, METRICS, type Features, type Metric } from './tiers.ts';
+import type { UsageCounts } from './usage.ts';
+
+/** Why a key is refused: the product's {valid, error} plus a machine-readable reason. */
+export type InvalidCode = 'NOT_FOUND' | 'MALFORMED' | 'EXPIRED' | 'DISABLED' | 'USAGE_EXCEEDED' | 'RATE_LIMITED';
+
+export interface KeyIdentity {
+  keyHash: string;
+  tier: Tier;
+  customerId: string;
+  subscriptionId: string;
+}
+
+export type QuotaReport = Record<Metric, { used: number; limit: number; remaining: number }>;
+
+export type Assessment =
+  | { valid: true; identity: KeyIdentity; usage: QuotaReport; features: Features }
+  | { valid: false; code: InvalidCode; error: string };
+
+export const INVALID_MESSAGES: Record<InvalidCode, string> = {
+  NOT_FOUND: 'API key not found',
+  MALFORMED: 'API key is malformed',
+  EXPIRED: 'API key has expired',
+  DISABLED: 'API key has been revoked',
+  USAGE_EXCEEDED: 'monthly usage quota exceeded; upgrade for more',
+  RATE_LIMITED: 'rate limit exceeded; retry later',
+};
+
+export const invalid = (code: InvalidCode): Assessment => ({ valid: false, code, error: INVALID_MESSAGES[code] });
+
+export function quotaReport(tier: Tier, usage: UsageCounts): QuotaReport {
+  const { quotas } = limitsOf(tier);
+  const report = {} as QuotaReport;
+  for (const m of METRICS) report[m] = { used: usage[m], limit: quotas[m], remaining: remaining(quotas[m], usage[m]) };
+  return report;
+}
+
+/**
+ * The rules of a known key (pure): revoked keys are refused; a key whose subscription ended stays
+ * valid at the free tier; a request that would pass the tier's monthly quota is refused.
+ */
+export function assessKey(record: KeyRecord, usage: UsageCounts, request: { metric: Metric; amount: number }): Assessment {
+  if (record.status === 'revoked') return invalid('DISABLED');
+  if (!record.keyHash || record.status !== 'active') return invalid('NOT_FOUND');
+  const limits = limitsOf(record.tier);
+  const limit = limits.quotas[request.metric];
+  if (limit !== -1 && usage[request.metric] + request.amount > limit) return invalid('USAGE_EXCEEDED');
+  return {
+    valid: true,
+    identity: { keyHash: record.keyHash, tier: record.tier, customerId: record.customerId ?? '', subscriptionId: record.subscriptionId },
+    usage: quotaReport(record.tier, usage),
+    features: { ...limits.features },
+  };
+}

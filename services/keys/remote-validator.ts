@@ -1,0 +1,61 @@
+import { invalid, quotaReport, type Assessment, type InvalidCode } from './assess.ts';
+import { hashKey } from './key-format.ts';
+import type { Tier } from '../platform/config.ts';
+import { TransientError } from '../../events/errors.ts';
+import type { Features } from './tiers.ts';
+import type { KeyValidator, LimitDecision, ValidationOutcome, ValidationRequest } from './validator.ts';
+
+interface ValidateAnswer {
+  valid: boolean;
+  error?: string;
+  code?: InvalidCode;
+  tier?: Tier;
+  customerId?: string;
+  features?: Features;
+  usage?: Record<string, { used: number }>;
+}
+
+/** A gate on another host asks the key-validation service ({auth_url}) over POST /validate. */
+export class RemoteValidator implements KeyValidator {
+  private readonly authUrl: string;
+  private readonly timeoutMs: number;
+
+  constructor(authUrl: string, timeoutMs = 2000) {
+    this.authUrl = authUrl.replace(/\/$/, '');
+    this.timeoutMs = timeoutMs;
+  }
+
+  async validate(apiKey: string, request: ValidationRequest): Promise<ValidationOutcome> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.authUrl}/validate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': request.ip },
+        body: JSON.stringify({ apiKey, ...(request.metric ? { metric: request.metric } : {}), ...(request.amount ? { amount: request.amount } : {}) }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new TransientError(`key validation service unreachable: ${(err as Error).message}`, { cause: err });
+    }
+    if (res.status >= 500) throw new TransientError(`key validation service answered ${res.status}`);
+    const answer = (await res.json()) as ValidateAnswer;
+    const rate = rateFrom(res.headers, res.status !== 429);
+    if (!answer.valid) return { result: answer.code ? invalid(answer.code) : invalid('NOT_FOUND'), rate };
+    const tier = answer.tier ?? 'free';
+    const used = (m: string) => answer.usage?.[m]?.used ?? 0;
+    const result: Assessment = {
+      valid: true,
+      identity: { keyHash: hashKey(apiKey), tier, customerId: answer.customerId ?? '', subscriptionId: '' },
+      usage: quotaReport(tier, { queries: used('queries'), filesIndexed: used('filesIndexed'), screenshotsAnalyzed: used('screenshotsAnalyzed') }),
+      features: answer.features ?? { visionRAG: false, unlimitedIndexing: false, unlimitedQueries: false, prioritySupport: false },
+    };
+    return { result, rate };
+  }
+}
+
+function rateFrom(headers: Headers, allowed: boolean): LimitDecision | null {
+  const limit = headers.get('x-ratelimit-limit');
+  if (limit === null) return null;
+  const reset = Number(headers.get('x-ratelimit-reset') ?? 0) * 1000;
+  return { allowed, limit: Number(limit), remaining: Number(headers.get('x-ratelimit-remaining') ?? 0), resetMs: Math.max(0, reset - Date.now()) };
+}

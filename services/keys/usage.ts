@@ -1,0 +1,55 @@
+import type { Db } from 'mongodb';
+import type { AnyEventDefinition } from '../../events/catalog.ts';
+import { projectionCollection } from '../../events/collections.ts';
+import type { Event } from '../../events/envelope.ts';
+import { findProjected, type Projection } from '../../events/projection.ts';
+import { METRICS, type Metric } from './tiers.ts';
+
+export const USAGE_TOPIC = 'usage.events';
+
+export interface UsageIncrementedData {
+  keyHash: string;
+  metric: Metric;
+  amount: number;
+  /** UTC calendar month of the use, YYYY-MM: the quota period it counts against. */
+  period: string;
+}
+export type UsageIncremented = Event<'usage.incremented', UsageIncrementedData>;
+
+export const USAGE_EVENTS: AnyEventDefinition[] = [
+  { type: 'usage.incremented', topic: USAGE_TOPIC, schema: 'usage/usage.incremented', key: (d: UsageIncrementedData) => d.keyHash },
+];
+
+export const periodKey = (date: Date): string => date.toISOString().slice(0, 7);
+
+export type UsageCounts = Record<Metric, number>;
+export const noUsage = (): UsageCounts => ({ queries: 0, filesIndexed: 0, screenshotsAnalyzed: 0 });
+
+interface UsageDocument extends Record<string, unknown> {
+  keyHash: string;
+  period: string;
+  counts: UsageCounts;
+}
+
+/** Usage per key per calendar month, counted from usage.incremented. */
+export const usageProjection: Projection<UsageDocument> = {
+  name: 'usage',
+  collection: 'usage',
+  handles: ['usage.incremented'],
+  documentId: (event) => {
+    const d = event.data as UsageIncrementedData;
+    return `${d.keyHash}:${d.period}`;
+  },
+  evolve(doc, event) {
+    const d = event.data as UsageIncrementedData;
+    const current = doc ?? { keyHash: d.keyHash, period: d.period, counts: noUsage() };
+    return { ...current, counts: { ...current.counts, [d.metric]: current.counts[d.metric] + d.amount } };
+  },
+};
+
+export async function getUsage(db: Db, keyHash: string, period: string): Promise<UsageCounts> {
+  const doc = await findProjected<UsageDocument>(await projectionCollection(db, usageProjection.collection), `${keyHash}:${period}`);
+  const counts = noUsage();
+  for (const m of METRICS) counts[m] = doc?.counts[m] ?? 0;
+  return counts;
+}

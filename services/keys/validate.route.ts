@@ -1,0 +1,65 @@
+import type { Express, Response } from 'express';
+import { z } from 'zod';
+import { HttpError, unauthorized } from '../platform/http/errors.ts';
+import { limitsOf, METRICS, periodOf, type Metric } from './tiers.ts';
+import { getUsage, periodKey } from './usage.ts';
+import type { Db } from 'mongodb';
+import type { KeyValidator, LimitDecision } from './validator.ts';
+
+const validateInput = z.object({
+  apiKey: z.string({ error: 'apiKey is required' }).min(1, { error: 'apiKey is required' }),
+  metric: z.enum(METRICS as [Metric, ...Metric[]]).optional(),
+  amount: z.number().int().min(1).max(10_000).optional(),
+});
+
+export function setRateHeaders(res: Response, rate: LimitDecision | null): void {
+  if (!rate) return;
+  res.set({
+    'X-RateLimit-Limit': String(rate.limit),
+    'X-RateLimit-Remaining': String(Math.max(0, rate.remaining)),
+    'X-RateLimit-Reset': String(Math.ceil((Date.now() + rate.resetMs) / 1000)),
+  });
+  if (!rate.allowed) res.set('Retry-After', String(Math.max(1, Math.ceil(rate.resetMs / 1000))));
+}
+
+/** POST /validate and GET /usage: the read side every premium request depends on. */
+export function mountValidationRoutes(app: Express, deps: { db: Db; validator: KeyValidator }): void {
+  const { db, validator } = deps;
+
+  app.post('/validate', async (req, res) => {
+    const parsed = validateInput.safeParse(req.body);
+    if (!parsed.success) {
+      res.status(400).json({ valid: false, error: parsed.error.issues[0]?.message ?? 'invalid request body' });
+      return;
+    }
+    const { apiKey, metric, amount } = parsed.data;
+    const { result, rate } = await validator.validate(apiKey, { ip: req.ip ?? 'unknown', ...(metric ? { metric } : {}), ...(amount ? { amount } : {}) });
+    setRateHeaders(res, rate);
+    if (!result.valid) {
+      res.status(result.code === 'RATE_LIMITED' ? 429 : 200).json({ valid: false, error: result.error, code: result.code });
+      return;
+    }
+    res.json({
+      valid: true,
+      tier: result.identity.tier,
+      customerId: result.identity.customerId,
+      usage: { queries: result.usage.queries, filesIndexed: result.usage.filesIndexed },
+      features: result.features,
+    });
+  });
+
+  app.get('/usage', async (req, res) => {
+    const apiKey = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    if (!apiKey) throw unauthorized('missing API key (Authorization: Bearer <API_KEY>)', { 'WWW-Authenticate': 'Bearer realm="svc-keys"' });
+    const { result, rate } = await validator.validate(apiKey, { ip: req.ip ?? 'unknown', metric: 'queries', amount: 0 });
+    setRateHeaders(res, rate);
+    if (!result.valid) {
+      if (result.code === 'RATE_LIMITED') throw new HttpError(429, 'RATE_LIMITED', result.error);
+      throw unauthorized(result.error, { 'WWW-Authenticate': 'Bearer realm="svc-keys", error="invalid_token"' });
+    }
+    const now = new Date();
+    const usage = await getUsage(db, result.identity.keyHash, periodKey(now));
+    const { quotas } = limitsOf(result.identity.tier);
+    res.json({ tier: result.identity.tier, usage, limits: { ...quotas }, resetDate: periodOf(now).resetDate.toISOString() });
+  });
+}

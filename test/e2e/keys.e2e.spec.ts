@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import express from 'express';
+import { freePort } from '../../deploy/local/processes.ts';
+import type { StackEnv } from '../../deploy/local/stack.ts';
+import { newEvent } from '../../events/envelope.ts';
+import { keyGate, type GatedLocals } from '../../services/keys/gate.ts';
+import { hashKey } from '../../services/keys/key-format.ts';
+import { RemoteValidator } from '../../services/keys/remote-validator.ts';
+import { keysService } from '../../services/keys/service.ts';
+import { getUsage, periodKey } from '../../services/keys/usage.ts';
+import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { listen } from '../../services/platform/service.ts';
+import { eventually, testEnv, testLogger } from '../support/env.ts';
+import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+
+const SHARED_SECRET = 'ef'.repeat(32);
+const PRICING_URL = 'https://svc.example/pricing';
+
+describe('key validation, usage, quotas, rate limits and the gate (e2e)', function () {
+  this.timeout(60_000);
+  let stack: StackEnv;
+  let platform: RunningPlatform;
+  let base: string;
+  let premium: { url: string; close(): Promise<void> };
+
+  before(async function () {
+    this.timeout(STACK_TIMEOUT_MS);
+    stack = await useStack();
+    const port = await freePort();
+    platform = await startServices([keysService], testEnv(stack, { KEYS_PORT: String(port), WEBHOOK_SECRET: SHARED_SECRET, PRICING_URL }), testLogger());
+    base = `http://127.0.0.1:${port}`;
+    // A premium server on another "host": it validates over HTTP against {auth_url}.
+    const app = express();
+    app.use(keyGate({ validator: new RemoteValidator(base), pricingUrl: PRICING_URL, publisher: platform.runtime.publisher }));
+    app.get('/premium', (_req, res) => res.json({ ok: true, key: (res.locals as GatedLocals).apiKey }));
+    app.use(((err, _req, res, _next) => res.status(503).json({ error: String(err) })) as express.ErrorRequestHandler);
+    premium = await listen(app, '127.0.0.1', 0);
+  });
+
+  after(async () => {
+    await premium?.close();
+    await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
+    await platform?.stop();
+  });
+
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  };
+  const mint = async (tier: 'free' | 'pro' | 'team') => {
+    const subscriptionId = `sub-${randomUUID()}`;
+    const res = await post('/generate', { customerId: `cus-${tier}`, email: `${tier}@example.test`, tier, subscriptionId }, { authorization: `Bearer ${SHARED_SECRET}` });
+    expect(res.status).to.equal(201);
+    return { apiKey: res.body.apiKey as string, subscriptionId };
+  };
+  const validate = (apiKey: string, extra: Record<string, unknown> = {}) => post('/validate', { apiKey, ...extra });
+  const gated = (apiKey?: string) => fetch(`${premium.url}/premium`, { headers: apiKey ? { 'x-api-key': apiKey } : {} });
+
+  describe('POST /validate', () => {
+    it('reports a pro key with unlimited usage and every feature', async () => {
+      const { apiKey } = await mint('pro');
+      const res = await validate(apiKey);
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({
+        valid: true,
+        tier: 'pro',
+        customerId: 'cus-pro',
+        usage: { queries: { used: 0, limit: -1, remaining: -1 }, filesIndexed: { used: 0, limit: -1, remaining: -1 } },
+        features: { visionRAG: true, unlimitedIndexing: true, unlimitedQueries: true, prioritySupport: true },
+      });
+      expect(res.headers.get('x-ratelimit-limit')).to.equal('600');
+    });
+
+    it('reports a free key with its quotas and no features, and a team key at 6000/min', async () => {
+      const free = await validate((await mint('free')).apiKey);
+      expect(free.body).to.deep.include({ valid: true, tier: 'free' });
+      expect(free.body.usage).to.deep.equal({ queries: { used: 0, limit: 100, remaining: 100 }, filesIndexed: { used: 0, limit: 1000, remaining: 1000 } });
+      expect(free.body.features).to.deep.equal({ visionRAG: false, unlimitedIndexing: false, unlimitedQueries: false, prioritySupport: false });
+      const team = await validate((await mint('team')).apiKey);
+      expect(team.body).to.deep.include({ valid: true, tier: 'team' });
+      expect(team.headers.get('x-ratelimit-limit')).to.equal('6000');
+    });
+
+    it('answers {valid: false, error, code} for malformed, unknown and revoked keys, and 400 without a key', async () => {
+      expect((await validate('svc_short')).body).to.deep.include({ valid: false, code: 'MALFORMED' });
+      expect((await validate(`svc_${'A'.repeat(33)}`)).body).to.deep.include({ valid: false, code: 'NOT_FOUND' });
+      const { apiKey, subscriptionId } = await mint('pro');
+      expect((await post('/revoke', { subscriptionId }, { authorization: `Bearer ${SHARED_SECRET}` })).status).to.equal(200);
+      const revoked = await validate(apiKey);
+      expect(revoked.status).to.equal(200);
+      expect(revoked.body).to.deep.include({ valid: false, code: 'DISABLED' });
+      expect(revoked.body.error).to.be.a('string');
+      const missing = await post('/validate', {});
+      expect(missing.status).to.equal(400);
+      expect(missing.body).to.deep.include({ valid: false });
+    });
+
+    it('refuses the 61st request in a minute on a free key with 429 and the rate-limit headers', async () => {
+      const { apiKey } = await mint('free');
+      for (let i = 1; i <= 60; i++) {
+        const ok = await validate(apiKey);
+        expect(ok.status, `request ${i}`).to.equal(200);
+        expect(ok.headers.get('x-ratelimit-remaining')).to.equal(String(60 - i));
+      }
+      const limited = await validate(apiKey);
+      expect(limited.status).to.equal(429);
+      expect(limited.body).to.deep.include({ valid: false, code: 'RATE_LIMITED' });
+      expect(limited.headers.get('x-ratelimit-limit')).to.equal('60');
+      expect(limited.headers.get('x-ratelimit-remaining')).to.equal('0');
+      expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 60);
+      expect(Number(limited.headers.get('x-ratelimit-reset'))).to.be.greaterThan(Date.now() / 1000);
+    });
+
+    it('refuses a request that would pass the monthly quota (USAGE_EXCEEDED), exactly at the boundary', async () => {
+      const { apiKey } = await mint('free');
+      const rt = platform.runtime;
+      const keyHash = hashKey(apiKey);
+      await rt.publisher.publish(newEvent('usage.incremented', { keyHash, metric: 'queries', amount: 99, period: periodKey(new Date()) }));
+      await eventually('99 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 99 ? true : undefined));
+      const last = await validate(apiKey);
+      expect(last.body).to.deep.include({ valid: true });
+      expect((last.body.usage as Record<string, unknown>).queries).to.deep.equal({ used: 99, limit: 100, remaining: 1 });
+      await rt.publisher.publish(newEvent('usage.incremented', { keyHash, metric: 'queries', amount: 1, period: periodKey(new Date()) }));
+      await eventually('100 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 100 ? true : undefined));
+      expect((await validate(apiKey)).body).to.deep.include({ valid: false, code: 'USAGE_EXCEEDED' });
+      const usage = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(usage.status).to.equal(200);
+      expect(((await usage.json()) as { usage: { queries: number } }).usage.queries).to.equal(100);
+    });
+  });
+
+  describe('GET /usage', () => {
+    it('reports tier, usage, limits and the first instant of next month (UTC)', async () => {
+      const { apiKey } = await mint('free');
+      const res = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(res.status).to.equal(200);
+      const body = (await res.json()) as Record<string, unknown>;
+      const now = new Date();
+      const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+      expect(body).to.deep.equal({
+        tier: 'free',
+        usage: { queries: 0, filesIndexed: 0, screenshotsAnalyzed: 0 },
+        limits: { queries: 100, filesIndexed: 1000, screenshotsAnalyzed: 0 },
+        resetDate: next.toISOString(),
+      });
+    });
+
+    it('answers 401 for a missing or unknown key', async () => {
+      expect((await fetch(`${base}/usage`)).status).to.equal(401);
+      const unknown = await fetch(`${base}/usage`, { headers: { authorization: `Bearer svc_${'B'.repeat(33)}` } });
+      expect(unknown.status).to.equal(401);
+      expect(await unknown.json()).to.have.property('error');
+    });
+  });
+
+  describe('the gate', () => {
+    it('checks in order: no key 401, invalid 403 with upgrade, no visionRAG 403, else proceeds with the identity', async () => {
+      const none = await gated();
+      expect(none.status).to.equal(401);
+      expect(await none.json()).to.have.property('error');
+      const bad = await gated(`svc_${'C'.repeat(33)}`);
+      expect(bad.status).to.equal(403);
+      expect(await bad.json()).to.deep.include({ upgrade: PRICING_URL, code: 'NOT_FOUND' });
+      const free = await gated((await mint('free')).apiKey);
+      expect(free.status).to.equal(403);
+      expect(await free.json()).to.deep.equal({ error: 'subscription required', upgrade: PRICING_URL });
+      const pro = await mint('pro');
+      const ok = await gated(pro.apiKey);
+      expect(ok.status).to.equal(200);
+      const body = (await ok.json()) as { key: { tier: string; keyHash: string } };
+      expect(body.key).to.deep.include({ tier: 'pro', keyHash: hashKey(pro.apiKey) });
+    });
+
+    it('counts usage after N gated calls', async () => {
+      const { apiKey } = await mint('team');
+      for (let i = 0; i < 5; i++) expect((await gated(apiKey)).status).to.equal(200);
+      const used = await eventually('5 queries counted', async () => {
+        const res = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
+        const body = (await res.json()) as { usage: { queries: number } };
+        return body.usage.queries === 5 ? body : undefined;
+      });
+      expect(used.usage.queries).to.equal(5);
+    });
+
+    it('refuses a revoked key within a second', async () => {
+      const { apiKey, subscriptionId } = await mint('pro');
+      expect((await gated(apiKey)).status).to.equal(200);
+      expect((await validate(apiKey)).body).to.deep.include({ valid: true });
+      await post('/revoke', { subscriptionId }, { authorization: `Bearer ${SHARED_SECRET}` });
+      const refused = await eventually('the gate refusing the revoked key', async () => {
+        const res = await gated(apiKey);
+        return res.status === 403 ? res : undefined;
+      }, 1000);
+      expect(await refused.json()).to.deep.include({ code: 'DISABLED', upgrade: PRICING_URL });
+    });
+  });
+});

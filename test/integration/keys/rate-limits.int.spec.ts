@@ -1,0 +1,166 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { MongoClient } from 'mongodb';
+import { RateLimits, RateLimitStoreError, type LimitDecision, type RateLimitsOptions } from '../../../services/keys/rate-limits.ts';
+import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
+import { eventually } from '../../support/env.ts';
+import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
+
+const keyHash = (): string => randomBytes(32).toString('hex');
+const allowedCount = (ds: LimitDecision[]): number => ds.filter((d) => d.allowed).length;
+
+function expectRefused(d: LimitDecision | undefined, limit: number, windowMs = 60_000): void {
+  expect(d, 'a decision').to.not.equal(undefined);
+  expect(d!.allowed).to.equal(false);
+  expect(d!.limit).to.equal(limit);
+  expect(d!.remaining).to.equal(0);
+  expect(d!.resetMs).to.be.greaterThan(0).and.at.most(windowMs);
+}
+
+describe('rate limits shared through MongoDB (integration)', function () {
+  // Two "processes": separate clients, so separate connection pools and no shared memory.
+  let one: MongoHandle;
+  let two: MongoHandle;
+  let dbName: string;
+
+  before(async function () {
+    this.timeout(STACK_TIMEOUT_MS);
+    const env = await useStack();
+    dbName = `test_${randomUUID().slice(0, 8)}`;
+    one = await connectMongo(env.MONGODB_URI, dbName);
+    two = await connectMongo(env.MONGODB_URI, dbName);
+  });
+
+  after(async () => {
+    await one?.db.dropDatabase().catch(() => undefined);
+    await one?.client.close();
+    await two?.client.close();
+  });
+
+  // A collection per test: FerretDB's lookups by _id scan the collection, so small ones stay fast.
+  function pair(options: RateLimitsOptions = {}): [RateLimits, RateLimits] {
+    const collection = `rl_${randomUUID().slice(0, 8)}`;
+    return [new RateLimits(one.client, dbName, { ...options, collection }), new RateLimits(two.client, dbName, { ...options, collection })];
+  }
+
+  it('refuses the 61st request in a minute on a free key, with remaining 0 and the time to the reset', async () => {
+    const [limits] = pair();
+    const key = keyHash();
+    for (let i = 1; i <= 60; i++) {
+      const d = await limits.consumeKey(key, 'free');
+      expect(d, `request ${i}`).to.include({ allowed: true, limit: 60, remaining: 60 - i });
+      expect(d.resetMs).to.be.greaterThan(0).and.at.most(60_000);
+    }
+    expectRefused(await limits.consumeKey(key, 'free'), 60);
+    expect(await limits.consumeKey(keyHash(), 'free'), 'another key has its own count').to.include({ allowed: true, remaining: 59 });
+  });
+
+  it('shares one count between two instances with separate clients', async () => {
+    const [a, b] = pair();
+    const key = keyHash();
+    const decisions: LimitDecision[] = [];
+    for (let i = 0; i < 61; i++) decisions.push(await (i % 2 === 0 ? a : b).consumeKey(key, 'free'));
+    expect(decisions.slice(0, 60).map((d) => d.remaining)).to.deep.equal(Array.from({ length: 60 }, (_, i) => 59 - i));
+    expectRefused(decisions[60], 60);
+  });
+
+  it('admits exactly the limit when requests race, within and across instances', async () => {
+    const [a, b] = pair();
+    const key = keyHash();
+    const decisions = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 === 0 ? a : b).consumeKey(key, 'free')));
+    expect(allowedCount(decisions)).to.equal(60);
+    // Each admitted request got its own place in the window.
+    expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((x, y) => x - y)).to.deep.equal(Array.from({ length: 60 }, (_, i) => i));
+    for (const d of decisions.filter((x) => !x.allowed)) expectRefused(d, 60);
+    expectRefused(await b.consumeKey(key, 'free'), 60);
+  });
+
+  it('gives a pro key 600 requests a minute', async () => {
+    const [a, b] = pair();
+    const key = keyHash();
+    const decisions: LimitDecision[] = [];
+    // Bursts of 50 alternate the instances and mix racing with sequential requests.
+    for (let burst = 0; burst < 13; burst++) {
+      decisions.push(...(await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).consumeKey(key, 'pro')))));
+    }
+    expect(allowedCount(decisions)).to.equal(600);
+    expect(decisions[0]).to.include({ limit: 600 });
+    expectRefused(await a.consumeKey(key, 'pro'), 600);
+  });
+
+  it('keeps the count when a key changes tier within the window', async () => {
+    const [limits] = pair();
+    const key = keyHash();
+    expect(allowedCount(await Promise.all(Array.from({ length: 61 }, () => limits.consumeKey(key, 'free'))))).to.equal(60);
+    expect(await limits.consumeKey(key, 'pro')).to.include({ allowed: true, limit: 600, remaining: 539 });
+  });
+
+  it('limits each client IP on its own, 600 a minute by default', async () => {
+    const [defaults] = pair();
+    expect(await defaults.consumeIp('198.51.100.1')).to.include({ allowed: true, limit: 600, remaining: 599 });
+
+    const [a, b] = pair({ perIpPerMinute: 5 });
+    const ip = '203.0.113.7';
+    const decisions: LimitDecision[] = [];
+    for (let i = 0; i < 5; i++) decisions.push(await (i % 2 === 0 ? a : b).consumeIp(ip));
+    expect(allowedCount(decisions)).to.equal(5);
+    expectRefused(await a.consumeIp(ip), 5);
+    expectRefused(await b.consumeIp(`::ffff:${ip}`), 5); // the same client seen on a dual-stack socket
+    expect(await a.consumeIp('203.0.113.8'), 'another IP').to.include({ allowed: true, remaining: 4 });
+    expect(await a.consumeKey(keyHash(), 'free'), 'key limits are separate').to.include({ allowed: true, remaining: 59 });
+  });
+
+  it('opens a fresh window once the current one ends', async () => {
+    const [a, b] = pair({ windowSeconds: 2, perIpPerMinute: 3 });
+    const ip = '192.0.2.10';
+    for (let i = 0; i < 3; i++) expect(await a.consumeIp(ip)).to.include({ allowed: true });
+    const refused = await a.consumeIp(ip);
+    const refusedAt = Date.now();
+    expectRefused(refused, 3, 2000);
+    // Refusals take no slot, so polling until admitted watches the real reset.
+    const fresh = await eventually('the IP window to reset', async () => {
+      const d = await b.consumeIp(ip);
+      return d.allowed ? d : undefined;
+    });
+    expect(Date.now() - refusedAt, 'not before the announced reset').to.be.at.least(refused.resetMs - 50);
+    expect(fresh).to.include({ remaining: 2 });
+
+    const key = keyHash();
+    const burst = await Promise.all(Array.from({ length: 61 }, (_, i) => (i % 2 === 0 ? a : b).consumeKey(key, 'free')));
+    expect(allowedCount(burst)).to.equal(60);
+    const next = await eventually('the key window to reset', async () => {
+      const d = await a.consumeKey(key, 'free');
+      return d.allowed ? d : undefined;
+    });
+    expect(next).to.include({ remaining: 59 });
+  });
+
+  it('sweeps ended windows only', async () => {
+    const [limits] = pair({ perIpPerMinute: 2 });
+    const { ttl } = await limits.ensureIndexes();
+    expect(ttl).to.be.a('boolean'); // false on FerretDB, which has no TTL indexes
+    const ip = '192.0.2.20';
+    await limits.consumeIp(ip);
+    await limits.consumeIp(ip);
+    expect(await limits.sweep(), 'a live window stays').to.equal(0);
+    expectRefused(await limits.consumeIp(ip), 2);
+    expect(await limits.sweep(new Date(Date.now() + 3 * 60_000))).to.be.greaterThan(0);
+    expect(await limits.consumeIp(ip)).to.include({ allowed: true, remaining: 1 });
+  });
+
+  it('turns a store outage into RateLimitStoreError, neither allowed nor refused', async () => {
+    const dead = new MongoClient('mongodb://127.0.0.1:1/', { serverSelectionTimeoutMS: 300 });
+    try {
+      const limits = new RateLimits(dead, dbName);
+      for (const attempt of [() => limits.consumeKey(keyHash(), 'free'), () => limits.consumeIp('192.0.2.30')]) {
+        const outcome = await attempt().then(
+          (d) => ({ decided: d }),
+          (err: unknown) => ({ err }),
+        );
+        expect(outcome).to.have.property('err').that.is.instanceOf(RateLimitStoreError);
+      }
+    } finally {
+      await dead.close();
+    }
+  });
+});

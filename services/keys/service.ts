@@ -10,6 +10,8 @@ import { serveHttp, startConsumer, startProjection } from '../platform/wiring.ts
 import { mountGenerateRoute } from './generate.route.ts';
 import { issuerHandler } from './issuer.consumer.ts';
 import { KeyCache } from './key-cache.ts';
+import { TtlCache } from './ttl-cache.ts';
+import type { UsageCounts } from './usage.ts';
 import { keysProjection } from './keys.projection.ts';
 import { RateLimits } from './rate-limits.ts';
 import { mountRevokeRoute } from './revoke.route.ts';
@@ -32,6 +34,7 @@ export const keysService: ServiceModule = {
       handler: issuerHandler({ db: mongo.db, publisher: rt.publisher, effects: new Effects(mongo.db), encryptionKey: config.secrets.keyEncryptionKey, log }),
     });
     const cache = new KeyCache();
+    const usageCache = new TtlCache<UsageCounts>();
     // Every process evicts from its own cache, so each needs all events: a group of its own, from now on.
     const cacheGroup = rt.groupId(`key-cache.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`);
     const evictions = new ConsumerRunner({
@@ -41,11 +44,15 @@ export const keysService: ServiceModule = {
       log,
       groupId: cacheGroup,
       fromBeginning: false,
-      topics: [...new Set(['key.generated', ...SUBSCRIPTION_EVENT_TYPES].map((t) => rt.catalog.topicOf(t)))],
+      topics: [...new Set(['key.generated', 'usage.incremented', ...SUBSCRIPTION_EVENT_TYPES].map((t) => rt.catalog.topicOf(t)))],
       handler: {
         async handle(events) {
           for (const e of events) {
-            const d = e.data as { keyHash?: string; subscriptionId?: string };
+            const d = e.data as { keyHash?: string; subscriptionId?: string; period?: string };
+            if (e.type === 'usage.incremented') {
+              usageCache.evict(`${d.keyHash}:${d.period}`);
+              continue;
+            }
             if (d.keyHash) cache.evictKey(d.keyHash);
             if (d.subscriptionId) cache.evictSubscription(d.subscriptionId);
           }
@@ -60,7 +67,7 @@ export const keysService: ServiceModule = {
       ? undefined
       : setInterval(() => void rateLimits.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'rate-limit sweep failed')), 60_000);
     sweeper?.unref();
-    const validator = new LocalValidator(mongo.db, rateLimits, cache);
+    const validator = new LocalValidator(mongo.db, rateLimits, cache, usageCache);
     const server = await serveHttp(rt, log, {
       service: 'keys',
       port: config.ports.keys,

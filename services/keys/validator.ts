@@ -4,7 +4,8 @@ import { hashKey, isWellFormedKey } from './key-format.ts';
 import type { KeyCache } from './key-cache.ts';
 import { getKeyByHash } from './keys.projection.ts';
 import type { Metric } from './tiers.ts';
-import { getUsage, periodKey } from './usage.ts';
+import { TtlCache } from './ttl-cache.ts';
+import { getUsage, periodKey, type UsageCounts } from './usage.ts';
 
 /** A rate-limit verdict, as the X-RateLimit-* headers report it. */
 export interface LimitDecision {
@@ -41,11 +42,13 @@ export class LocalValidator implements KeyValidator {
   private readonly db: Db;
   private readonly limits: RateLimiting;
   private readonly cache: KeyCache;
+  private readonly usage: TtlCache<UsageCounts>;
 
-  constructor(db: Db, limits: RateLimiting, cache: KeyCache) {
+  constructor(db: Db, limits: RateLimiting, cache: KeyCache, usage: TtlCache<UsageCounts> = new TtlCache()) {
     this.db = db;
     this.limits = limits;
     this.cache = cache;
+    this.usage = usage;
   }
 
   async validate(apiKey: string, request: ValidationRequest): Promise<ValidationOutcome> {
@@ -57,7 +60,8 @@ export class LocalValidator implements KeyValidator {
     if (!record) return { result: invalid('NOT_FOUND'), rate: ipRate };
     const rate = await this.limits.consumeKey(keyHash, record.tier);
     if (!rate.allowed) return { result: invalid('RATE_LIMITED'), rate };
-    const usage = await getUsage(this.db, keyHash, periodKey(new Date()));
+    const period = periodKey(new Date());
+    const usage = await this.usage.get(`${keyHash}:${period}`, () => getUsage(this.db, keyHash, period));
     return { result: assessKey(record, usage, { metric: request.metric ?? 'queries', amount: request.amount ?? 1 }), rate };
   }
 }

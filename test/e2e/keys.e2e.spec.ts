@@ -123,7 +123,12 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       expect((last.body.usage as Record<string, unknown>).queries).to.deep.equal({ used: 99, limit: 100, remaining: 1 });
       await rt.publisher.publish(newEvent('usage.incremented', { keyHash, metric: 'queries', amount: 1, period: periodKey(new Date()) }));
       await eventually('100 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 100 ? true : undefined));
-      expect((await validate(apiKey)).body).to.deep.include({ valid: false, code: 'USAGE_EXCEEDED' });
+      // Usage is cached for at most 500 ms in front of the projection: the refusal follows within that.
+      const exceeded = await eventually('the quota refusal', async () => {
+        const res = await validate(apiKey);
+        return res.body.valid === false ? res : undefined;
+      }, 2000);
+      expect(exceeded.body).to.deep.include({ valid: false, code: 'USAGE_EXCEEDED' });
       const usage = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(usage.status).to.equal(200);
       expect(((await usage.json()) as { usage: { queries: number } }).usage.queries).to.equal(100);

@@ -1,0 +1,540 @@
+/**
+ * The hot path: POST /validate of the keys service against a bare Express 5 route that answers
+ * the same body without doing anything, under the same autocannon load, in the same run.
+ *
+ *   npm run bench:validate
+ *   BENCH_SECONDS=5 BENCH_ROUNDS=1 npm run bench:validate
+ *
+ * Env:
+ *   KAFKA_BROKERS, MONGODB_URI  use these servers; otherwise a throwaway Kafka and/or FerretDB is
+ *                      started under .data/bench-* (deploy/local/stack.ts) and removed at the end
+ *   BENCH_CONNECTIONS  concurrent connections, both targets (default 20)
+ *   BENCH_SECONDS      seconds per measured run (default 10)
+ *   BENCH_ROUNDS       measured rounds (default 2); rounds alternate which target goes first
+ *   BENCH_WARMUP       seconds of untimed load per target before round 1 (default 2, 0 = none)
+ *   BENCH_KEYS         TEAM keys to rotate over (default: enough that no key gets near its
+ *                      6000/min limit at BENCH_MAX_RPS, i.e. ceil(BENCH_MAX_RPS * total s / 5000))
+ *   BENCH_IPS          client IPs to rotate over in X-Forwarded-For, as a gate in front of the
+ *                      service forwards its clients' (default: likewise sized under 600/min per IP)
+ *   BENCH_MAX_RPS      the request rate the default BENCH_KEYS and BENCH_IPS are sized for (default 10000)
+ *   BENCH_LOADGEN      child (default): autocannon runs in a child Node process, so the load
+ *                      generator does not share an event loop with the servers it measures;
+ *                      inproc: autocannon runs in this process. Measured on 2 cores: in-process,
+ *                      bare Express plus autocannon share one core and the bare figure drops by
+ *                      about a quarter (6.1k vs 8.0k req/s), so the ratio would flatter ours.
+ *
+ * Fairness: both targets get the same connections, duration and requests ({"apiKey": ...} and
+ * X-Forwarded-For rotated over the keys and client IPs, one per request); both answer the same JSON body (same size). Every
+ * response is checked: status 200 and a body starting with {"valid":true. Latency percentiles
+ * are computed from each 2xx response's exact duration (autocannon's own histogram has 1 ms
+ * resolution); req/s is autocannon's mean over its one-second samples.
+ *
+ * Results go to stdout; progress to stderr. A missed target is reported, not an error: exit 0.
+ * Exit 1 on any failure, including any response of ours that is not 200 {"valid":true ...}.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { freePort } from '../deploy/local/processes.ts';
+import { startStack, type Stack, type StackEnv } from '../deploy/local/stack.ts';
+import { keysService } from '../services/keys/service.ts';
+import { startServices, type RunningPlatform } from '../services/platform/cli/run.ts';
+import { createLogger } from '../services/platform/logger.ts';
+import { listen } from '../services/platform/service.ts';
+
+const intEnv = (name: string, fallback: number, min = 1): number => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+};
+
+const err = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** Targets: ours at least this share of the bare route's req/s, with p99 under P99_TARGET_MS. */
+const RATIO_TARGET = 0.7;
+const P99_TARGET_MS = 5;
+const TEAM_PER_MINUTE = 6000;
+/** Requests per key over the whole run, well under TEAM_PER_MINUTE (the run lasts under a minute at the defaults). */
+const PER_KEY_BUDGET = 5000;
+/** Likewise per client IP, under the keys service's 600 per IP per minute (DEFAULT_PER_IP_PER_MINUTE). */
+const PER_IP_BUDGET = 500;
+
+// ---------------------------------------------------------------------------------------------
+// The load generator: autocannon, in this process or in a child (this same file, --loadgen)
+
+interface LoadSpec {
+  url: string;
+  connections: number;
+  seconds: number;
+  /** Request bodies: each connection cycles through them, one per request. */
+  bodies: string[];
+  /** X-Forwarded-For values, rotated likewise (the gate forwards its client's IP so). */
+  clientIps: string[];
+}
+
+interface LoadResult {
+  requestsMean: number;
+  total: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  mismatches: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  /** CPU of the process that ran the load generator while it ran (ms, user + system). */
+  loadgenCpuMs: number;
+}
+
+/** What this file uses of autocannon's API (it ships no types). */
+interface AutocannonRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+interface AutocannonClient {
+  setRequests(requests: AutocannonRequest[]): void;
+}
+interface AutocannonResult {
+  requests: { mean: number; total: number };
+  non2xx: number;
+  mismatches: number;
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+interface AutocannonInstance {
+  on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
+}
+type Autocannon = (
+  opts: {
+    url: string;
+    connections: number;
+    duration: number;
+    requests: AutocannonRequest[];
+    setupClient: (client: AutocannonClient) => void;
+    verifyBody: (body: string) => boolean;
+    timeout: number;
+  },
+  done: (error: Error | null, result: AutocannonResult) => void,
+) => AutocannonInstance;
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
+  let latencies = new Float64Array(1 << 16);
+  let n = 0;
+  // Request j carries key j % keys and IP j % IPs. Each connection cycles through all of them from
+  // its own starting point, so concurrent requests name different keys. The requests are built
+  // once (a setupRequest hook would rebuild each one per send and cost the load generator ~25%).
+  const path = new URL(spec.url).pathname;
+  const count = Math.max(spec.bodies.length, spec.clientIps.length);
+  const requests: AutocannonRequest[] = Array.from({ length: count }, (_, j) => ({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': spec.clientIps[j % spec.clientIps.length]! },
+    body: spec.bodies[j % spec.bodies.length]!,
+  }));
+  let clients = 0;
+  const cpu0 = process.cpuUsage();
+  const result = await new Promise<AutocannonResult>((resolvePromise, reject) => {
+    const instance = autocannon(
+      {
+        url: spec.url,
+        connections: spec.connections,
+        duration: spec.seconds,
+        timeout: 10,
+        requests,
+        setupClient: (client) => {
+          const from = Math.floor(((clients++ % spec.connections) * count) / spec.connections);
+          client.setRequests([...requests.slice(from), ...requests.slice(0, from)]);
+        },
+        verifyBody: (body) => body.startsWith('{"valid":true,'),
+      },
+      (error, r) => (error ? reject(error) : resolvePromise(r)),
+    );
+    instance.on('response', (_client, statusCode, _bytes, ms) => {
+      if (statusCode < 200 || statusCode > 299) return; // as autocannon's own histogram
+      if (n === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[n++] = ms;
+    });
+  });
+  const cpu = process.cpuUsage(cpu0);
+  const sorted = latencies.subarray(0, n).sort();
+  const statusCodes: Record<string, number> = {};
+  for (const [code, { count }] of Object.entries(result.statusCodeStats)) statusCodes[code] = count;
+  return {
+    requestsMean: result.requests.mean,
+    total: result.requests.total,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    non2xx: result.non2xx,
+    mismatches: result.mismatches,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    loadgenCpuMs: (cpu.user + cpu.system) / 1000,
+  };
+}
+
+/** A child process that runs one load at a time for the parent (IPC: LoadSpec in, LoadResult out). */
+class ChildLoadgen {
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<never>;
+
+  constructor() {
+    this.child = fork(fileURLToPath(import.meta.url), ['--loadgen'], {
+      execArgv: ['--disable-warning=TimeoutNegativeWarning'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.exited = new Promise<never>((_, reject) => {
+      this.child.once('exit', (code, signal) => reject(new Error(`the load generator process exited (${signal ?? `code ${code}`})`)));
+      this.child.once('error', reject);
+    });
+    this.exited.catch(() => undefined);
+  }
+
+  run(spec: LoadSpec): Promise<LoadResult> {
+    const answer = new Promise<LoadResult>((resolvePromise, reject) => {
+      this.child.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) =>
+        m.ok ? resolvePromise(m.result) : reject(new Error(`load generator: ${m.error}`)),
+      );
+    });
+    this.child.send(spec);
+    return Promise.race([answer, this.exited]);
+  }
+
+  stop(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill();
+  }
+}
+
+function loadgenMain(): void {
+  process.on('message', (spec: LoadSpec) => {
+    generateLoad(spec).then(
+      (result) => process.send!({ ok: true, result }),
+      (e: unknown) => process.send!({ ok: false, error: e instanceof Error ? e.message : String(e) }),
+    );
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two servers
+
+const BARE_BODY = {
+  valid: true,
+  tier: 'team',
+  customerId: 'c',
+  usage: { queries: { used: 0, limit: -1, remaining: -1 }, filesIndexed: { used: 0, limit: -1, remaining: -1 } },
+  features: { visionRAG: true, unlimitedIndexing: true, unlimitedQueries: true, prioritySupport: true },
+};
+
+async function startBare() {
+  const app = express();
+  app.use(express.json());
+  app.post('/validate', (_req, res) => res.json(BARE_BODY));
+  return listen(app, '127.0.0.1', await freePort());
+}
+
+async function mintTeamKeys(base: string, secret: string, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  const runId = randomUUID().slice(0, 8);
+  const mintOne = async (i: number) => {
+    const res = await fetch(`${base}/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      body: JSON.stringify({ customerId: 'c', email: `bench-${i}@example.test`, tier: 'team', subscriptionId: `sub-bench-${runId}-${i}` }),
+    });
+    const body = (await res.json()) as { apiKey?: string };
+    if (res.status !== 201 || !body.apiKey) throw new Error(`POST /generate answered ${res.status}: ${JSON.stringify(body)}`);
+    keys.push(body.apiKey);
+  };
+  for (let i = 0; i < count; i += 8) await Promise.all(Array.from({ length: Math.min(8, count - i) }, (_, j) => mintOne(i + j)));
+  return keys;
+}
+
+/** One /validate per key, checked: warms the key cache and proves every key answers 200 valid:true. */
+async function warmKeys(base: string, keys: readonly string[], clientIps: readonly string[]): Promise<void> {
+  for (const [i, apiKey] of keys.entries()) {
+    const res = await fetch(`${base}/validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIps[i % clientIps.length]! },
+      body: JSON.stringify({ apiKey }),
+    });
+    const body = await res.text();
+    if (res.status !== 200 || !body.startsWith('{"valid":true,')) throw new Error(`warm-up POST /validate answered ${res.status}: ${body}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+type Target = 'bare' | 'ours';
+
+interface Run extends LoadResult {
+  /** CPU of this (server) process while the load ran, as a share of one core; NaN when autocannon ran in it too. */
+  serverCpu: number;
+  /** CPU of the process that ran autocannon, likewise. */
+  loadgenCpu: number;
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n: number) => n.toFixed(2);
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+function report(runs: Record<Target, Run[]>, o: { connections: number; seconds: number; keys: number; ips: number; loadgen: string; stack: string }): string {
+  const agg = (t: Target) => {
+    const rs = runs[t];
+    return {
+      rps: mean(rs.map((r) => r.requestsMean)),
+      p50: mean(rs.map((r) => r.p50)),
+      p99: mean(rs.map((r) => r.p99)),
+      total: rs.reduce((a, r) => a + r.total, 0),
+      serverCpu: mean(rs.map((r) => r.serverCpu)),
+      loadgenCpu: mean(rs.map((r) => r.loadgenCpu)),
+      perRound: rs.map((r) => fmtInt(r.requestsMean)).join(' / '),
+    };
+  };
+  const bare = agg('bare');
+  const ours = agg('ours');
+  const ratio = ours.rps / bare.rps;
+  const fmtRatio = (x: number) => x.toFixed(x < 0.1 ? 3 : 2);
+  const pct = (x: number) => (Number.isNaN(x) ? 'n/a' : `${Math.round(x * 100)}%`);
+  const row = (name: string, a: ReturnType<typeof agg>) => [
+    name,
+    fmtInt(a.rps),
+    a.perRound,
+    fmtMs(a.p50),
+    fmtMs(a.p99),
+    fmtInt(a.total),
+    pct(a.serverCpu),
+    pct(a.loadgenCpu),
+  ];
+  const rows = [
+    ['target', 'req/s (mean)', 'per round', 'p50 ms', 'p99 ms', 'requests', 'server cpu', 'autocannon cpu'],
+    row('bare Express POST /validate', bare),
+    row('ours POST /validate', ours),
+  ];
+  const ratioMet = ratio >= RATIO_TARGET;
+  const p99Met = ours.p99 < P99_TARGET_MS;
+  const perRoundRatio = runs.ours.map((r, i) => fmtRatio(r.requestsMean / runs.bare[i]!.requestsMean)).join(' ');
+  return [
+    '',
+    `POST /validate: ${o.connections} connections, ${o.seconds} s per run, ${runs.ours.length} round(s) (means shown), ` +
+      `${o.keys} TEAM keys and ${o.ips} client IPs (X-Forwarded-For) rotated per request; node ${process.version}, ${availableParallelism()} CPUs`,
+    `stack: ${o.stack}; load generator: ${o.loadgen}`,
+    '',
+    table(rows),
+    '',
+    `ours / bare req/s: ${fmtRatio(ratio)}x (per round ${perRoundRatio})`,
+    `targets: ours/bare >= ${RATIO_TARGET}x: ${ratioMet ? 'MET' : 'MISSED'} (${fmtRatio(ratio)}x); ` +
+      `p99 < ${P99_TARGET_MS} ms at that load: ${p99Met ? 'MET' : 'MISSED'} (${fmtMs(ours.p99)} ms)`,
+    'p50/p99: exact per-response durations of 2xx responses, averaged over rounds; cpu: share of one core while the load',
+    'ran, server = this process (both servers, the keys service and its consumers; not FerretDB/Kafka), autocannon = its',
+    'process (the same one with BENCH_LOADGEN=inproc).',
+    '',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main(): Promise<void> {
+  const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 20);
+  const SECONDS = intEnv('BENCH_SECONDS', 10);
+  const ROUNDS = intEnv('BENCH_ROUNDS', 2);
+  const WARMUP = intEnv('BENCH_WARMUP', 2, 0);
+  const MAX_RPS = intEnv('BENCH_MAX_RPS', 10_000);
+  const totalSeconds = SECONDS * ROUNDS + WARMUP;
+  const KEYS = intEnv('BENCH_KEYS', Math.ceil((MAX_RPS * totalSeconds) / PER_KEY_BUDGET));
+  const IPS = intEnv('BENCH_IPS', Math.ceil((MAX_RPS * totalSeconds) / PER_IP_BUDGET));
+  const LOADGEN = process.env.BENCH_LOADGEN || 'child';
+  if (LOADGEN !== 'child' && LOADGEN !== 'inproc') throw new Error(`BENCH_LOADGEN must be "child" or "inproc", got "${LOADGEN}"`);
+  if (totalSeconds >= 55) {
+    err(`note: ${totalSeconds} s of load on ours spans more than the per-key minute; BENCH_KEYS is sized for the whole run anyway`);
+  }
+
+  let stack: Stack | undefined;
+  let dataDir: string | undefined;
+  let platform: RunningPlatform | undefined;
+  let bare: Awaited<ReturnType<typeof startBare>> | undefined;
+  let loadgen: ChildLoadgen | undefined;
+  const cleanup = async () => {
+    loadgen?.stop();
+    loadgen = undefined;
+    const b = bare;
+    bare = undefined;
+    await b?.close().catch(() => undefined);
+    const p = platform;
+    platform = undefined;
+    if (p) {
+      await p.runtime.mongo.db.dropDatabase().catch(() => undefined);
+      await p.stop();
+    }
+    const s = stack;
+    stack = undefined;
+    await s?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    dataDir = undefined;
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    err(`${signal}: stopping`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const existing: Partial<StackEnv> = {
+      // Nothing on this path sends mail: no Mailpit.
+      SMTP_URL: process.env.SMTP_URL || 'smtp://127.0.0.1:1',
+      MAILPIT_URL: '',
+    };
+    if (process.env.KAFKA_BROKERS) existing.KAFKA_BROKERS = process.env.KAFKA_BROKERS;
+    if (process.env.MONGODB_URI) existing.MONGODB_URI = process.env.MONGODB_URI;
+    let env: StackEnv;
+    let stackNote: string;
+    if (existing.KAFKA_BROKERS && existing.MONGODB_URI) {
+      env = { KAFKA_BROKERS: existing.KAFKA_BROKERS, MONGODB_URI: existing.MONGODB_URI, SMTP_URL: existing.SMTP_URL!, MAILPIT_URL: '' };
+      stackNote = 'KAFKA_BROKERS and MONGODB_URI from the environment';
+    } else {
+      const base = resolve('.data');
+      mkdirSync(base, { recursive: true });
+      dataDir = mkdtempSync(join(base, 'bench-'));
+      err(`starting ${[existing.KAFKA_BROKERS ? '' : 'Kafka', existing.MONGODB_URI ? '' : 'FerretDB'].filter(Boolean).join(' and ')} under ${dataDir}`);
+      stack = await startStack({ dataDir, ports: 'auto', existing, progress: (l) => err(l) });
+      env = stack.env;
+      stackNote = `${existing.KAFKA_BROKERS ? 'Kafka from KAFKA_BROKERS' : 'Kafka'} and ${existing.MONGODB_URI ? 'MongoDB from MONGODB_URI' : 'FerretDB'}` +
+        `${existing.KAFKA_BROKERS && existing.MONGODB_URI ? '' : ' started by the bench on this host'}`;
+    }
+
+    const secret = randomBytes(32).toString('hex');
+    const keysPort = await freePort();
+    const runId = randomUUID().slice(0, 8);
+    platform = await startServices(
+      [keysService],
+      {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        KAFKA_BROKERS: env.KAFKA_BROKERS,
+        MONGODB_URI: env.MONGODB_URI,
+        SMTP_URL: env.SMTP_URL,
+        MONGODB_DB: `bench_${runId}`,
+        KAFKA_TOPIC_PREFIX: `bench${runId}.`,
+        KAFKA_PUBLISH_TIMEOUT_MS: '5000',
+        HTTP_HOST: '127.0.0.1',
+        KEYS_PORT: String(keysPort),
+        WEBHOOK_SECRET: secret,
+      },
+      createLogger('silent'),
+    );
+    const oursBase = `http://127.0.0.1:${keysPort}`;
+    bare = await startBare();
+    err(`keys service on ${oursBase}, bare Express on ${bare.url}`);
+
+    err(`minting ${KEYS} TEAM keys (${TEAM_PER_MINUTE}/min each), ${IPS} client IPs; sized for ${fmtInt(MAX_RPS)} req/s over ${totalSeconds} s`);
+    const keys = await mintTeamKeys(oursBase, secret, KEYS);
+    const clientIps = Array.from({ length: IPS }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+    await warmKeys(oursBase, keys, clientIps);
+    const bodies = keys.map((apiKey) => JSON.stringify({ apiKey }));
+
+    if (LOADGEN === 'child') loadgen = new ChildLoadgen();
+    const url: Record<Target, string> = { bare: `${bare.url}/validate`, ours: `${oursBase}/validate` };
+    const runOne = async (target: Target, seconds: number): Promise<Run> => {
+      const spec: LoadSpec = { url: url[target], connections: CONNECTIONS, seconds, bodies, clientIps };
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      const result = loadgen ? await loadgen.run(spec) : await generateLoad(spec);
+      const wallMs = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      // In-process, the servers' CPU and autocannon's cannot be told apart.
+      const serverCpu = loadgen ? (cpu.user + cpu.system) / 1000 / wallMs : NaN;
+      return { ...result, serverCpu, loadgenCpu: result.loadgenCpuMs / wallMs };
+    };
+
+    const problems: string[] = [];
+    const check = (target: Target, label: string, r: Run) => {
+      const codes = Object.entries(r.statusCodes).filter(([c]) => c !== '200').map(([c, n]) => `${n} x ${c}`);
+      if (r.non2xx || r.mismatches || r.errors || r.timeouts || r.total === 0) {
+        problems.push(
+          `${target} ${label}: ${r.non2xx} non-2xx${codes.length ? ` (${codes.join(', ')})` : ''}, ${r.mismatches} not {"valid":true...}, ` +
+            `${r.errors} errors, ${r.timeouts} timeouts of ${r.total} responses` +
+            (r.statusCodes['429'] ? ' (429: rate limited; raise BENCH_KEYS / BENCH_IPS)' : ''),
+        );
+      }
+    };
+
+    if (WARMUP > 0) {
+      for (const target of ['bare', 'ours'] as const) {
+        err(`warm-up: ${target}, ${WARMUP} s (untimed)`);
+        check(target, 'warm-up', await runOne(target, WARMUP));
+      }
+    }
+    const runs: Record<Target, Run[]> = { bare: [], ours: [] };
+    for (let r = 1; r <= ROUNDS; r++) {
+      const order: Target[] = r % 2 ? ['bare', 'ours'] : ['ours', 'bare'];
+      for (const target of order) {
+        err(`round ${r}/${ROUNDS}: ${target}, ${SECONDS} s`);
+        const run = await runOne(target, SECONDS);
+        check(target, `round ${r}`, run);
+        err(`  ${fmtInt(run.requestsMean)} req/s, p50 ${fmtMs(run.p50)} ms, p99 ${fmtMs(run.p99)} ms, ${run.non2xx} non-2xx`);
+        runs[target].push(run);
+      }
+    }
+    process.stdout.write(
+      report(runs, {
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        keys: KEYS,
+        ips: IPS,
+        loadgen: LOADGEN === 'child' ? 'autocannon in a child Node process' : 'autocannon in this process (shares the servers\' event loop)',
+        stack: stackNote,
+      }) + '\n',
+    );
+    if (problems.length) {
+      throw new Error(`not every response was 200 {"valid":true ...}; the figures above do not measure the hot path:\n  ${problems.join('\n  ')}`);
+    }
+  } finally {
+    await cleanup();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+if (process.argv.includes('--loadgen')) {
+  loadgenMain();
+} else {
+  try {
+    await main();
+  } catch (e) {
+    err(`FAILED: ${e instanceof Error ? e.message : String(e)}`);
+    if (e instanceof Error && e.stack) err(e.stack);
+    process.exitCode = 1;
+  }
+  // kafkajs can leave timers behind after disconnecting; do not wait for them.
+  process.exit();
+}

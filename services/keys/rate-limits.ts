@@ -39,14 +39,6 @@ export interface RateLimitsOptions {
   collection?: string;
   /** Window length in seconds, default 60. Only tests shorten it, to watch a window reset. */
   windowSeconds?: number;
-  /**
-   * Slots a process claims at once, as a fraction of the limit (default 1/20: 3 of free's 60, 30 of
-   * pro's 600, 300 of team's 6000). The hot path then touches the database once per block instead of
-   * three times per request; the price is that a process may hold up to a block minus one unused
-   * slots at a window's end, so across processes a key may be refused slightly before its limit,
-   * never admitted past it. 0 claims one slot at a time.
-   */
-  blockFraction?: number;
 }
 
 /** The store could not decide (outage, timeout): the caller answers 503, never "allowed" nor 429. */
@@ -72,16 +64,10 @@ export class RateLimits {
     const duration = options.windowSeconds ?? 60;
     // One key prefix for every tier: a key that changes tier mid-window keeps its count and is
     // measured against the new tier's limit, instead of starting a fresh window.
-    const fraction = options.blockFraction ?? 1 / 20;
-    const block = (points: number) => Math.max(1, Math.floor(points * fraction));
     this.#perTier = new Map(
-      TIERS.map((t) => {
-        const points = limitsOf(t).requestsPerMinute;
-        return [t, new MongoSlotLimiter(db, name, { keyPrefix: 'key', points, duration, block: block(points) })];
-      }),
+      TIERS.map((t) => [t, new MongoSlotLimiter(db, name, { keyPrefix: 'key', points: limitsOf(t).requestsPerMinute, duration })]),
     );
-    const ipPoints = options.perIpPerMinute ?? DEFAULT_PER_IP_PER_MINUTE;
-    this.#perIp = new MongoSlotLimiter(db, name, { keyPrefix: 'ip', points: ipPoints, duration, block: block(ipPoints) });
+    this.#perIp = new MongoSlotLimiter(db, name, { keyPrefix: 'ip', points: options.perIpPerMinute ?? DEFAULT_PER_IP_PER_MINUTE, duration });
   }
 
   consumeKey(keyHash: string, tier: Tier): Promise<LimitDecision> {
@@ -209,13 +195,9 @@ class MongoSlotLimiter extends StoreAbstract {
   readonly #heads: Collection<HeadDoc>;
   /** Requests waiting for the next claim of their key; a key is present while a claim runs. */
   readonly #waiting = new Map<string, Waiter[]>();
-  /** Slots this process claimed ahead (a block at a time) and has not handed out yet, per key. */
-  readonly #reserve = new Map<string, { expireMs: number; slots: number[] }>();
-  readonly #block: number;
 
-  constructor(db: Db, collection: string, opts: { keyPrefix: string; points: number; duration: number; block: number }) {
-    super({ keyPrefix: opts.keyPrefix, points: opts.points, duration: opts.duration, storeClient: db });
-    this.#block = Math.max(1, Math.floor(opts.block));
+  constructor(db: Db, collection: string, opts: { keyPrefix: string; points: number; duration: number }) {
+    super({ ...opts, storeClient: db });
     if (!Number.isInteger(opts.points) || opts.points < 1 || opts.points >= POS_BASE) {
       throw new RangeError(`points must be an integer in [1, ${POS_BASE})`);
     }
@@ -229,11 +211,6 @@ class MongoSlotLimiter extends StoreAbstract {
   _upsert(rlKey: string, points: number, msDuration: number, forceExpire = false): Promise<Count> {
     if (forceExpire || points !== 1 || !(msDuration > 0)) {
       return Promise.reject(new Error('MongoSlotLimiter supports consuming one point at a time only'));
-    }
-    const reserved = this.#reserve.get(rlKey);
-    if (reserved && reserved.expireMs > Date.now() && reserved.slots.length > 0) {
-      const consumed = reserved.slots.shift()!;
-      return Promise.resolve({ consumed, expireMs: reserved.expireMs, first: false });
     }
     return new Promise<Count>((resolve, reject) => {
       const queue = this.#waiting.get(rlKey);
@@ -265,34 +242,14 @@ class MongoSlotLimiter extends StoreAbstract {
   async #drain(rlKey: string, msDuration: number, first: Waiter[]): Promise<void> {
     let batch = first;
     while (batch.length > 0) {
-      // Claim a whole block: the slots nobody asked for yet go to the local reserve, in order.
-      const ahead: number[] = [];
-      let aheadEnd = 0;
-      const extra = Math.max(0, this.#block - batch.length);
-      const phantoms: Waiter[] = Array.from({ length: extra }, () => ({
-        resolve: (c: Count) => {
-          if (c.consumed <= this.points) {
-            ahead.push(c.consumed);
-            aheadEnd = c.expireMs;
-          }
-        },
-        reject: () => undefined,
-      }));
-      const pending = [...batch, ...phantoms];
+      const pending = [...batch];
       try {
         await this.#claim(rlKey, msDuration, pending);
       } catch (err) {
         for (const w of pending) w.reject(err);
       }
-      if (ahead.length > 0) this.#reserve.set(rlKey, { expireMs: aheadEnd, slots: ahead.sort((a, b) => a - b) });
-      else this.#reserve.delete(rlKey);
       batch = this.#waiting.get(rlKey) ?? [];
       this.#waiting.set(rlKey, []);
-      // Waiters that queued during the claim are served from the fresh reserve first.
-      const reserve = this.#reserve.get(rlKey);
-      while (reserve && reserve.expireMs > Date.now() && reserve.slots.length > 0 && batch.length > 0) {
-        batch.shift()!.resolve({ consumed: reserve.slots.shift()!, expireMs: reserve.expireMs, first: false });
-      }
     }
     this.#waiting.delete(rlKey);
   }

@@ -34,7 +34,6 @@ const TRANSIENT_NAMES = new Set([
   'KafkaJSNonRetriableError',
   'PublishError',
   'RateLimitStoreError',
-  'TransientError',
 ]);
 
 /**
@@ -44,7 +43,7 @@ const TRANSIENT_NAMES = new Set([
 export function isTransient(err: unknown): boolean {
   let current: unknown = err;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (TRANSIENT_NAMES.has(current.name) || TRANSIENT_NAMES.has(current.constructor.name)) return true;
+    if (current instanceof TransientError || TRANSIENT_NAMES.has(current.name) || TRANSIENT_NAMES.has(current.constructor.name)) return true;
     current = current.cause;
   }
   return false;

@@ -72,7 +72,7 @@ export const keysService: ServiceModule = {
       service: 'keys',
       port: config.ports.keys,
       mount: (a) => {
-        mountValidationRoutes(a, { db: mongo.db, validator });
+        mountValidationRoutes(a, { validator });
         mountGenerateRoute(a, { config, db: mongo.db, publisher: rt.publisher });
         mountRevokeRoute(a, { config, db: mongo.db, publisher: rt.publisher });
       },

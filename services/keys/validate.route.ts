@@ -1,9 +1,7 @@
 import type { Express, Response } from 'express';
 import { z } from 'zod';
 import { HttpError, unauthorized } from '../platform/http/errors.ts';
-import { limitsOf, METRICS, periodOf, type Metric } from './tiers.ts';
-import { getUsage, periodKey } from './usage.ts';
-import type { Db } from 'mongodb';
+import { METRICS, periodOf, type Metric } from './tiers.ts';
 import type { KeyValidator, LimitDecision } from './validator.ts';
 
 const validateInput = z.object({
@@ -23,8 +21,8 @@ export function setRateHeaders(res: Response, rate: LimitDecision | null): void 
 }
 
 /** POST /validate and GET /usage: the read side every premium request depends on. */
-export function mountValidationRoutes(app: Express, deps: { db: Db; validator: KeyValidator }): void {
-  const { db, validator } = deps;
+export function mountValidationRoutes(app: Express, deps: { validator: KeyValidator }): void {
+  const { validator } = deps;
 
   app.post('/validate', async (req, res) => {
     const parsed = validateInput.safeParse(req.body);
@@ -57,9 +55,8 @@ export function mountValidationRoutes(app: Express, deps: { db: Db; validator: K
       if (result.code === 'RATE_LIMITED') throw new HttpError(429, 'RATE_LIMITED', result.error);
       throw unauthorized(result.error, { 'WWW-Authenticate': 'Bearer realm="svc-keys", error="invalid_token"' });
     }
-    const now = new Date();
-    const usage = await getUsage(db, result.identity.keyHash, periodKey(now));
-    const { quotas } = limitsOf(result.identity.tier);
-    res.json({ tier: result.identity.tier, usage, limits: { ...quotas }, resetDate: periodOf(now).resetDate.toISOString() });
+    const usage = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].used]));
+    const limits = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].limit]));
+    res.json({ tier: result.identity.tier, usage, limits, resetDate: periodOf(new Date()).resetDate.toISOString() });
   });
 }

@@ -17,7 +17,7 @@ import { keysService } from '../../services/keys/service.ts';
 import { mailerService } from '../../services/mailer/service.ts';
 import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
-import { invoicePayload, providerTime, sign, subscriptionPayload, toBody, type Payload, type PayloadOverrides } from '../support/lemonsqueezy.ts';
+import { deliver as deliverWebhook, invoicePayload, providerTime, subscriptionPayload, type Payload, type PayloadOverrides } from '../support/lemonsqueezy.ts';
 import { mailTo, type SentMail } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
@@ -62,15 +62,7 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
   const db = () => platform.runtime.mongo.db;
   const newSubscription = () => ({ id: String(randomInt(10_000_000, 99_999_999)), email: `buyer-${randomUUID()}@example.test` });
 
-  async function deliver(payload: Payload, secret = SIGNING_SECRET): Promise<number> {
-    const body = toBody(payload);
-    const res = await fetch(`http://127.0.0.1:${ports.webhooks}/webhooks/payment`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-signature': sign(secret, body), 'x-event-name': String(payload.meta.event_name) },
-      body,
-    });
-    return res.status;
-  }
+  const deliver = async (payload: Payload): Promise<number> => (await deliverWebhook(`http://127.0.0.1:${ports.webhooks}`, SIGNING_SECRET, payload)).status;
 
   const subscriptionEvent = (name: string, sub: { id: string; email: string }, o: PayloadOverrides = {}) =>
     subscriptionPayload(name, { subscriptionId: sub.id, userId: null, ...o, attributes: { user_email: sub.email, variant_id: PRO_VARIANT, ...o.attributes } });
@@ -184,10 +176,7 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
       const s = await getSubscription(db(), sub.id);
       return s && s.lastProviderUpdatedAt?.toISOString() === new Date(String(newer.data.attributes.updated_at)).toISOString() ? s : undefined;
     });
-    // the older one arrived after it: still pro
-    const webhooks = platform.runtime;
-    const offsets = await webhooks.admin.fetchTopicOffsets(webhooks.catalog.topicOf('payment.webhook-received'));
-    expect(offsets.length).to.be.greaterThan(0);
+    // the older one (team) arrived after it: still pro
     expect(renewed.tier).to.equal('pro');
     await mailsTo(sub.email, /API key/);
     const keyMails = (await mailTo(stack.MAILPIT_URL, sub.email)).filter((m) => /API key/.test(m.Subject));

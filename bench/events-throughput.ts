@@ -28,12 +28,10 @@
  * Results go to stdout; progress and kafkajs warnings to stderr. Exit code 1 on any failure.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Kafka, logLevel, Partitioners, type Admin, type Message } from 'kafkajs';
 import { pino } from 'pino';
-import { startStack, type Stack } from '../deploy/local/stack.ts';
+import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { EventCodec } from '../events/codec.ts';
 import { ConsumerRunner } from '../events/consumer.ts';
 import type { Event } from '../events/envelope.ts';
@@ -400,14 +398,9 @@ function report(rounds: readonly RoundResult[], inputs: Inputs, brokers: string,
 // Main
 
 async function main(): Promise<void> {
-  let stack: Stack | undefined;
-  let dataDir: string | undefined;
+  let stack: BenchStack | undefined;
   const cleanupStack = async () => {
-    const s = stack;
-    stack = undefined;
-    await s?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    dataDir = undefined;
+    await stack?.stop();
   };
   const onSignal = (signal: NodeJS.Signals) => {
     err(`${signal}: stopping`);
@@ -418,20 +411,8 @@ async function main(): Promise<void> {
 
   let clients: Clients | undefined;
   try {
-    let brokers = process.env.KAFKA_BROKERS;
-    if (!brokers) {
-      const base = resolve('.data');
-      mkdirSync(base, { recursive: true });
-      dataDir = mkdtempSync(join(base, 'bench-'));
-      err(`KAFKA_BROKERS not set: starting Kafka under ${dataDir}`);
-      stack = await startStack({
-        dataDir,
-        ports: 'auto',
-        existing: { MONGODB_URI: 'unused', SMTP_URL: 'unused', MAILPIT_URL: '' },
-        progress: (l) => err(l),
-      });
-      brokers = stack.env.KAFKA_BROKERS;
-    }
+    stack = await benchStack({ mongo: false }, err);
+    const brokers = stack.env.KAFKA_BROKERS;
     const brokerList = brokers.split(',').map((b) => b.trim()).filter(Boolean);
     const ours = createKafka({ brokers: brokerList, clientId: `bench-ours-${runId}` }, log);
     clients = { ours, bare: bareKafka(brokerList), admin: ours.admin(), created: [] };
@@ -456,7 +437,7 @@ async function main(): Promise<void> {
       );
       results.push(result);
     }
-    process.stdout.write(report(results, inputs, brokerList.join(','), stack !== undefined, rssBaseMb) + '\n');
+    process.stdout.write(report(results, inputs, brokerList.join(','), !process.env.KAFKA_BROKERS, rssBaseMb) + '\n');
   } finally {
     if (clients) {
       // Leave an existing broker as we found it.

@@ -34,14 +34,12 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { freePort } from '../deploy/local/processes.ts';
-import { startStack, type Stack, type StackEnv } from '../deploy/local/stack.ts';
+import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { keysService } from '../services/keys/service.ts';
 import { startServices, type RunningPlatform } from '../services/platform/cli/run.ts';
 import { createLogger } from '../services/platform/logger.ts';
@@ -378,8 +376,7 @@ async function main(): Promise<void> {
     err(`note: ${totalSeconds} s of load on ours spans more than the per-key minute; BENCH_KEYS is sized for the whole run anyway`);
   }
 
-  let stack: Stack | undefined;
-  let dataDir: string | undefined;
+  let stack: BenchStack | undefined;
   let platform: RunningPlatform | undefined;
   let bare: Awaited<ReturnType<typeof startBare>> | undefined;
   let loadgen: ChildLoadgen | undefined;
@@ -395,11 +392,7 @@ async function main(): Promise<void> {
       await p.runtime.mongo.db.dropDatabase().catch(() => undefined);
       await p.stop();
     }
-    const s = stack;
-    stack = undefined;
-    await s?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    dataDir = undefined;
+    await stack?.stop();
   };
   const onSignal = (signal: NodeJS.Signals) => {
     err(`${signal}: stopping`);
@@ -409,28 +402,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', onSignal);
 
   try {
-    const existing: Partial<StackEnv> = {
-      // Nothing on this path sends mail: no Mailpit.
-      SMTP_URL: process.env.SMTP_URL || 'smtp://127.0.0.1:1',
-      MAILPIT_URL: '',
-    };
-    if (process.env.KAFKA_BROKERS) existing.KAFKA_BROKERS = process.env.KAFKA_BROKERS;
-    if (process.env.MONGODB_URI) existing.MONGODB_URI = process.env.MONGODB_URI;
-    let env: StackEnv;
-    let stackNote: string;
-    if (existing.KAFKA_BROKERS && existing.MONGODB_URI) {
-      env = { KAFKA_BROKERS: existing.KAFKA_BROKERS, MONGODB_URI: existing.MONGODB_URI, SMTP_URL: existing.SMTP_URL!, MAILPIT_URL: '' };
-      stackNote = 'KAFKA_BROKERS and MONGODB_URI from the environment';
-    } else {
-      const base = resolve('.data');
-      mkdirSync(base, { recursive: true });
-      dataDir = mkdtempSync(join(base, 'bench-'));
-      err(`starting ${[existing.KAFKA_BROKERS ? '' : 'Kafka', existing.MONGODB_URI ? '' : 'FerretDB'].filter(Boolean).join(' and ')} under ${dataDir}`);
-      stack = await startStack({ dataDir, ports: 'auto', existing, progress: (l) => err(l) });
-      env = stack.env;
-      stackNote = `${existing.KAFKA_BROKERS ? 'Kafka from KAFKA_BROKERS' : 'Kafka'} and ${existing.MONGODB_URI ? 'MongoDB from MONGODB_URI' : 'FerretDB'}` +
-        `${existing.KAFKA_BROKERS && existing.MONGODB_URI ? '' : ' started by the bench on this host'}`;
-    }
+    stack = await benchStack({ mongo: true }, err);
+    const { env, note: stackNote } = stack;
 
     const secret = randomBytes(32).toString('hex');
     const keysPort = await freePort();

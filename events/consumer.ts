@@ -125,6 +125,11 @@ export class ConsumerRunner {
     });
   }
 
+  /** Where to read a partition from next; only once running (e.g. from a GROUP_JOIN listener). */
+  seek(topic: string, partition: number, offset: string): void {
+    this.consumer.seek({ topic, partition, offset });
+  }
+
   /** Finishes the event in hand, commits what succeeded and leaves the group. */
   async stop(): Promise<void> {
     this.stopping.abort();

@@ -74,6 +74,36 @@ export class WriteConflict extends TransientError {
 }
 
 /**
+ * One event applied to a stored document (null: none yet), with the redelivery and re-publish
+ * guards: the document the database holds after the runner applies it. Pure, so an in-process
+ * cache can follow the log exactly as the projection does. An event that changes nothing returns
+ * `current` itself.
+ */
+export function applyStored<D extends Document>(
+  projection: Projection<D>,
+  id: string,
+  current: StoredDocument<Document> | null,
+  event: DeliveredEvent,
+): StoredDocument<Document> | null {
+  if (belowPosition(current, event.position)) return current;
+  if (republished(current, event)) {
+    // Skip it, but move the position past it so its own redelivery is skipped cheaply.
+    return { ...current!, _pos: withPosition(current!._pos, event.position, null) };
+  }
+  const state = current && !current._deleted ? strip<D>(current) : null;
+  const next = projection.evolve(state, event);
+  // An event about a document that does not exist and is not created by it: nothing to keep.
+  if (next === null && current === null) return null;
+  const bookkeeping: Stored = {
+    _id: id,
+    _v: (current?._v ?? 0) + 1,
+    _pos: withPosition(current?._pos ?? [], event.position, event.metadata.eventId),
+  };
+  // A deleted document stays as a tombstone so its positions still guard against redelivery.
+  return next === null ? { ...bookkeeping, _deleted: true } : { ...next, ...bookkeeping };
+}
+
+/**
  * Applies a chunk of events to the projection's documents with one read and one bulk write.
  * Writes are guarded on _v, so a concurrent writer (a rebalance, a replay catching up, a service
  * applying its own event for read-your-writes) makes the chunk retry against fresh documents
@@ -111,9 +141,9 @@ async function applyOnce<D extends Document>(
   }
   if (byId.size === 0) return 0;
 
-  const existing = new Map<string, Stored & Document>();
+  const existing = new Map<string, StoredDocument<Document>>();
   for (const doc of await collection.find({ _id: { $in: [...byId.keys()] } } as Document).toArray()) {
-    existing.set(String(doc._id), doc as unknown as Stored & Document);
+    existing.set(String(doc._id), doc as unknown as StoredDocument<Document>);
   }
 
   const ops: AnyBulkWriteOperation<Document>[] = [];
@@ -122,24 +152,9 @@ async function applyOnce<D extends Document>(
     const before = existing.get(id) ?? null;
     let current = before;
     for (const event of list) {
-      if (belowPosition(current, event.position)) continue;
-      if (republished(current, event)) {
-        // Skip it, but move the position past it so its own redelivery is skipped cheaply.
-        current = { ...current!, _pos: withPosition(current!._pos, event.position, null) };
-        continue;
-      }
-      const state = current && !current._deleted ? strip<D>(current) : null;
-      const next = projection.evolve(state, event);
-      // An event about a document that does not exist and is not created by it: nothing to keep.
-      if (next === null && current === null) continue;
-      const bookkeeping: Stored = {
-        _id: id,
-        _v: (current?._v ?? 0) + 1,
-        _pos: withPosition(current?._pos ?? [], event.position, event.metadata.eventId),
-      };
-      // A deleted document stays as a tombstone so its positions still guard against redelivery.
-      current = next === null ? { ...bookkeeping, _deleted: true } : { ...next, ...bookkeeping };
-      count++;
+      const next = applyStored(projection, id, current, event);
+      if ((next?._v ?? 0) !== (current?._v ?? 0)) count++;
+      current = next;
     }
     if (current === before || current === null) continue;
     ops.push(
@@ -198,6 +213,16 @@ export class ProjectionApplier<D extends Document> implements EventHandler {
 export async function ensureIndexes(db: Db, projection: Projection, collectionName = projection.collection): Promise<void> {
   const collection = db.collection(collectionName);
   if (projection.indexes && projection.indexes.length > 0) await collection.createIndexes([...projection.indexes]);
+}
+
+/** The document as stored, bookkeeping included (tombstones too): what a following cache starts from. */
+export async function findStored(collection: Collection<Document>, filter: Document): Promise<StoredDocument<Document> | null> {
+  return (await collection.findOne(filter)) as StoredDocument<Document> | null;
+}
+
+/** The projected fields of a stored document; a tombstone reads as absent. */
+export function projectedFields<D>(stored: StoredDocument<Document> | null): D | null {
+  return stored && !stored._deleted ? strip<D>(stored) : null;
 }
 
 /** Reads one document of a projection, without the bookkeeping fields; tombstones read as absent. */

@@ -3,7 +3,7 @@ import { newEvent } from '../../events/envelope.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { KeyIdentity } from './assess.ts';
 import type { Metric } from './tiers.ts';
-import { periodKey, type UsageIncremented } from './usage.ts';
+import { currentPeriod, type UsageIncremented } from './usage.ts';
 import { setRateHeaders } from './validate.route.ts';
 import type { KeyValidator } from './validator.ts';
 
@@ -47,7 +47,7 @@ export function keyGate(options: GateOptions): RequestHandler {
     // Recorded before the work: a use that cannot be recorded (Kafka down) is not served (503).
     const usage: UsageIncremented = newEvent(
       'usage.incremented',
-      { keyHash: result.identity.keyHash, metric, amount, period: periodKey(new Date()) },
+      { keyHash: result.identity.keyHash, metric, amount, period: currentPeriod() },
       { correlationId: (req as { id?: string }).id ?? result.identity.keyHash },
     );
     await options.publisher.publish(usage);

@@ -1,27 +1,65 @@
-import type { KeyRecord } from './keys.projection.ts';
-import { TtlCache } from './ttl-cache.ts';
+import type { Document } from 'mongodb';
+import type { DeliveredEvent } from '../../events/envelope.ts';
+import { ProjectionCache, type ProjectionCacheOptions } from '../../events/projection-cache.ts';
+import { projectedFields, type StoredDocument } from '../../events/projection.ts';
+import type { KeyGeneratedData } from './events.ts';
+import { keysProjection, type KeyRecord } from './keys.projection.ts';
+
+/** How long "no such key" is believed: a key generated meanwhile drops the belief as soon as the feed shows it. */
+const ABSENT_TTL_MS = 500;
+const MAX_ABSENT = 50_000;
 
 /**
- * The keys projection as the hot path sees it: by key hash, at most 500 ms old, and evicted as soon
- * as keys.events or subscriptions.events mention a key, so a revoked or downgraded key is refused
- * within a second.
+ * The keys projection as the hot path sees it: looked up by key hash, held in memory and kept
+ * current from keys.events and subscriptions.events (see ProjectionCache), so a revoked or
+ * downgraded key is refused as soon as its event reaches this process.
  */
 export class KeyCache {
-  private readonly cache = new TtlCache<KeyRecord | null>();
-  private readonly bySubscription = new Map<string, string>();
+  readonly documents: ProjectionCache<KeyRecord & Record<string, unknown>>;
+  /** Key hash -> subscription id (the document's id); a key never moves to another subscription. */
+  readonly #idByHash = new Map<string, string>();
+  readonly #absent = new Map<string, number>();
 
-  async get(keyHash: string, load: (hash: string) => Promise<KeyRecord | null>): Promise<KeyRecord | null> {
-    const record = await this.cache.get(keyHash, load);
-    if (record) this.bySubscription.set(record.subscriptionId, keyHash);
-    return record;
+  constructor(topics: Iterable<string>, options: ProjectionCacheOptions = {}) {
+    this.documents = new ProjectionCache(keysProjection, topics, options);
   }
 
-  evictKey(keyHash: string): void {
-    this.cache.evict(keyHash);
+  /** The key from memory: its record, null when known not to exist, undefined when not held. */
+  peek(keyHash: string): KeyRecord | null | undefined {
+    const id = this.#idByHash.get(keyHash);
+    if (id !== undefined) {
+      const hit = this.documents.peekView(id);
+      if (hit !== undefined) return hit?.keyHash === keyHash ? hit : null;
+    }
+    const absentAt = this.#absent.get(keyHash);
+    if (absentAt !== undefined) {
+      if (Date.now() - absentAt < ABSENT_TTL_MS) return null;
+      this.#absent.delete(keyHash);
+    }
+    return undefined;
   }
 
-  evictSubscription(subscriptionId: string): void {
-    const hash = this.bySubscription.get(subscriptionId);
-    if (hash) this.cache.evict(hash);
+  async get(keyHash: string, load: (keyHash: string) => Promise<StoredDocument<Document> | null>): Promise<KeyRecord | null> {
+    const held = this.peek(keyHash);
+    if (held !== undefined) return held;
+    const stored = await this.documents.fill(() => load(keyHash));
+    if (!stored) {
+      if (this.#absent.size >= MAX_ABSENT) this.#absent.clear();
+      this.#absent.set(keyHash, Date.now());
+      return null;
+    }
+    if (this.#idByHash.size >= this.documents.maxEntries) this.#idByHash.clear();
+    this.#idByHash.set(keyHash, String(stored._id));
+    return this.#recordFor(keyHash, stored);
+  }
+
+  /** The feed's events: a key generated is no longer absent. */
+  noteEvents(events: readonly DeliveredEvent[]): void {
+    for (const e of events) if (e.type === 'key.generated') this.#absent.delete((e.data as KeyGeneratedData).keyHash);
+  }
+
+  #recordFor(keyHash: string, stored: StoredDocument<Document> | null): KeyRecord | null {
+    const record = projectedFields<KeyRecord>(stored);
+    return record?.keyHash === keyHash ? record : null;
   }
 }

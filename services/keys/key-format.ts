@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** API key format: `svc_` + 33 symbols from A-Z a-z 0-9 (37 characters), from crypto randomness. */
 export const KEY_PREFIX = 'svc_';
@@ -34,7 +34,7 @@ export function isWellFormedKey(s: string): boolean {
 
 /** Keys are stored and looked up only by this hash; the plaintext is never kept. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** The last four characters: enough for a user to tell keys apart, useless to an attacker. */
@@ -47,6 +47,6 @@ export function last4(key: string): string {
  * Both sides are hashed first so that unequal lengths neither throw nor leak through timing.
  */
 export function keysEqualConstantTime(a: string, b: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  const digest = (s: string) => hash('sha256', s, 'buffer');
   return timingSafeEqual(digest(a), digest(b));
 }

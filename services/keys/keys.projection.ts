@@ -1,7 +1,7 @@
 import type { Db, Document } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
 import type { Event } from '../../events/envelope.ts';
-import { findProjected, type Projection, type StoredDocument } from '../../events/projection.ts';
+import { findProjected, findStored, type Projection, type StoredDocument } from '../../events/projection.ts';
 import { SUBSCRIPTION_EVENT_TYPES } from '../billing/events.ts';
 import type { SubscriptionCreatedData, SubscriptionStatus } from '../billing/events.ts';
 import type { Tier } from '../platform/config.ts';
@@ -104,10 +104,7 @@ export async function getKeyBySubscription(db: Db, subscriptionId: string): Prom
   return findProjected<KeyRecord>(await projectionCollection(db, keysProjection.collection), subscriptionId);
 }
 
-export async function getKeyByHash(db: Db, keyHash: string): Promise<KeyRecord | null> {
-  const collection = await projectionCollection<StoredDocument<KeyRecord> & Document>(db, keysProjection.collection);
-  const doc = await collection.findOne({ keyHash, _deleted: { $ne: true } });
-  if (!doc) return null;
-  const { _id, _v, _pos, _deleted, ...record } = doc;
-  return record as KeyRecord;
+/** The stored document (bookkeeping included) holding this key, for a cache that follows the log. */
+export async function findStoredKey(db: Db, keyHash: string): Promise<StoredDocument<Document> | null> {
+  return findStored(await projectionCollection(db, keysProjection.collection), { keyHash, _deleted: { $ne: true } });
 }

@@ -30,7 +30,7 @@ export interface LimitDecision {
 }
 
 export interface RateLimitsOptions {
-  /** Requests per client IP per window; default 600. */
+  /** Requests per client IP per window; default DEFAULT_PER_IP_PER_MINUTE. */
   perIpPerMinute?: number;
   /** Collection holding the counters; default `rate_limits`. */
   collection?: string;
@@ -38,7 +38,8 @@ export interface RateLimitsOptions {
   windowSeconds?: number;
   /**
    * Requests a process claims at once, as a fraction of the limit (default 1/20: 3 of free's 60, 30
-   * of pro's 600, 300 of team's 6000); 0 claims one request at a time (exact across processes).
+   * of pro's 600, 300 of team's 6000 and of 6000 per IP); 0 claims one request at a time (exact
+   * across processes).
    */
   blockFraction?: number;
 }
@@ -51,7 +52,8 @@ export class RateLimitStoreError extends Error {
   }
 }
 
-export const DEFAULT_PER_IP_PER_MINUTE = 600;
+/** The team tier's per-key rate: one server relaying one team key is never limited by its address first. */
+export const DEFAULT_PER_IP_PER_MINUTE = 6000;
 export const RATE_LIMITS_COLLECTION = 'rate_limits';
 
 export class RateLimits {
@@ -113,6 +115,8 @@ export class RateLimits {
 
 async function decide(limiter: MongoBlockLimiter, key: string): Promise<LimitDecision> {
   const limit = limiter.points;
+  const held = limiter.consumeHeld(key);
+  if (held) return { allowed: true, limit, remaining: held.remainingPoints, resetMs: held.msBeforeNext };
   try {
     const res = await limiter.consume(key);
     return { allowed: true, limit, remaining: res.remainingPoints, resetMs: res.msBeforeNext };

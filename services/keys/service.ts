@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Document } from 'mongodb';
-import { ConsumerRunner } from '../../events/consumer.ts';
-import type { Projection } from '../../events/projection.ts';
-import { SUBSCRIPTION_EVENT_TYPES } from '../billing/events.ts';
+import { startCacheFeed } from '../../events/cache-feed.ts';
+import { ProjectionCache } from '../../events/projection-cache.ts';
+import { projectionGroupId, type Projection } from '../../events/projection.ts';
+import type { Runtime } from '../platform/runtime.ts';
 import { Effects } from '../mailer/effects.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startConsumer, startProjection } from '../platform/wiring.ts';
 import { mountGenerateRoute } from './generate.route.ts';
 import { issuerHandler } from './issuer.consumer.ts';
 import { KeyCache } from './key-cache.ts';
-import { TtlCache } from './ttl-cache.ts';
-import type { UsageCounts } from './usage.ts';
 import { keysProjection } from './keys.projection.ts';
 import { RateLimits } from './rate-limits.ts';
 import { mountRevokeRoute } from './revoke.route.ts';
@@ -33,41 +32,31 @@ export const keysService: ServiceModule = {
       eventTypes: ['subscription.created'],
       handler: issuerHandler({ db: mongo.db, publisher: rt.publisher, effects: new Effects(mongo.db), encryptionKey: config.secrets.keyEncryptionKey, log }),
     });
-    const cache = new KeyCache();
-    const usageCache = new TtlCache<UsageCounts>();
-    // Every process evicts from its own cache, so each needs all events: a group of its own, from now on.
-    const cacheGroup = rt.groupId(`key-cache.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`);
-    const evictions = new ConsumerRunner({
+    // Keys and usage in memory, following the log beside the projections they cache. Every process
+    // keeps its own caches, so its feed is a group of its own that starts at the end of the topics.
+    const keyCache = new KeyCache(topicsOf(rt, keysProjection.handles));
+    const usageCache = new ProjectionCache(usageProjection, topicsOf(rt, usageProjection.handles));
+    const feed = await startCacheFeed({
       kafka: rt.kafka,
+      admin: rt.admin,
       codec: rt.codec,
       publisher: rt.publisher,
       log,
-      groupId: cacheGroup,
-      fromBeginning: false,
-      topics: [...new Set(['key.generated', 'usage.incremented', ...SUBSCRIPTION_EVENT_TYPES].map((t) => rt.catalog.topicOf(t)))],
-      handler: {
-        async handle(events) {
-          for (const e of events) {
-            const d = e.data as { keyHash?: string; subscriptionId?: string; period?: string };
-            if (e.type === 'usage.incremented') {
-              usageCache.evict(`${d.keyHash}:${d.period}`);
-              continue;
-            }
-            if (d.keyHash) cache.evictKey(d.keyHash);
-            if (d.subscriptionId) cache.evictSubscription(d.subscriptionId);
-          }
-        },
-      },
+      groupId: rt.groupId(`key-cache.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`),
+      caches: [
+        { cache: keyCache.documents, projectionGroup: rt.groupId(projectionGroupId(keysProjection)) },
+        { cache: usageCache, projectionGroup: rt.groupId(projectionGroupId(usageProjection)) },
+      ],
+      onEvents: (events) => keyCache.noteEvents(events),
     });
-    await evictions.start();
-    const rateLimits = new RateLimits(mongo.client, mongo.db.databaseName);
+    const rateLimits = new RateLimits(mongo.client, mongo.db.databaseName, { perIpPerMinute: config.keyValidationPerIpPerMinute });
     const { ttl } = await rateLimits.ensureIndexes();
     // Without TTL indexes (FerretDB) ended windows are swept here; MongoDB expires them itself.
     const sweeper = ttl
       ? undefined
       : setInterval(() => void rateLimits.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'rate-limit sweep failed')), 60_000);
     sweeper?.unref();
-    const validator = new LocalValidator(mongo.db, rateLimits, cache, usageCache);
+    const validator = new LocalValidator(mongo.db, rateLimits, keyCache, usageCache);
     const server = await serveHttp(rt, log, {
       service: 'keys',
       port: config.ports.keys,
@@ -83,8 +72,7 @@ export const keysService: ServiceModule = {
       async stop() {
         await server.close();
         clearInterval(sweeper);
-        await evictions.stop();
-        await rt.admin.deleteGroups([cacheGroup]).catch(() => undefined);
+        await feed.stop();
         await issuer.stop();
         await usage.stop();
         await projection.stop();
@@ -92,3 +80,5 @@ export const keysService: ServiceModule = {
     };
   },
 };
+
+const topicsOf = (rt: Runtime, eventTypes: readonly string[]): string[] => [...new Set(eventTypes.map((t) => rt.catalog.topicOf(t)))];

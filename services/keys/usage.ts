@@ -1,9 +1,9 @@
-import type { Db } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import type { AnyEventDefinition } from '../../events/catalog.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import type { Event } from '../../events/envelope.ts';
-import { findProjected, type Projection } from '../../events/projection.ts';
-import { METRICS, type Metric } from './tiers.ts';
+import { findProjected, findStored, type Projection, type StoredDocument } from '../../events/projection.ts';
+import { METRICS, periodOf, type Metric } from './tiers.ts';
 
 export const USAGE_TOPIC = 'usage.events';
 
@@ -22,10 +22,20 @@ export const USAGE_EVENTS: AnyEventDefinition[] = [
 
 export const periodKey = (date: Date): string => date.toISOString().slice(0, 7);
 
+let current = { period: '', from: 0, until: 0 };
+/** periodKey of now, computed once per month instead of once per request. */
+export function currentPeriod(now = Date.now()): string {
+  if (now < current.from || now >= current.until) {
+    const { start, resetDate } = periodOf(new Date(now));
+    current = { period: periodKey(start), from: start.getTime(), until: resetDate.getTime() };
+  }
+  return current.period;
+}
+
 export type UsageCounts = Record<Metric, number>;
 export const noUsage = (): UsageCounts => ({ queries: 0, filesIndexed: 0, screenshotsAnalyzed: 0 });
 
-interface UsageDocument extends Record<string, unknown> {
+export interface UsageDocument extends Record<string, unknown> {
   keyHash: string;
   period: string;
   counts: UsageCounts;
@@ -38,7 +48,7 @@ export const usageProjection: Projection<UsageDocument> = {
   handles: ['usage.incremented'],
   documentId: (event) => {
     const d = event.data as UsageIncrementedData;
-    return `${d.keyHash}:${d.period}`;
+    return usageDocumentId(d.keyHash, d.period);
   },
   evolve(doc, event) {
     const d = event.data as UsageIncrementedData;
@@ -48,7 +58,18 @@ export const usageProjection: Projection<UsageDocument> = {
 };
 
 export async function getUsage(db: Db, keyHash: string, period: string): Promise<UsageCounts> {
-  const doc = await findProjected<UsageDocument>(await projectionCollection(db, usageProjection.collection), `${keyHash}:${period}`);
+  return countsOf(await findProjected<UsageDocument>(await projectionCollection(db, usageProjection.collection), usageDocumentId(keyHash, period)));
+}
+
+export const usageDocumentId = (keyHash: string, period: string): string => `${keyHash}:${period}`;
+
+/** The stored usage document (bookkeeping included), for a cache that follows the log. */
+export async function findStoredUsage(db: Db, id: string): Promise<StoredDocument<Document> | null> {
+  return findStored(await projectionCollection(db, usageProjection.collection), { _id: id });
+}
+
+/** Counts of a usage document, zero for metrics it has not seen. */
+export function countsOf(doc: Pick<UsageDocument, 'counts'> | null): UsageCounts {
   const counts = noUsage();
   for (const m of METRICS) counts[m] = doc?.counts[m] ?? 0;
   return counts;

@@ -12,12 +12,11 @@ const validateInput = z.object({
 
 export function setRateHeaders(res: Response, rate: LimitDecision | null): void {
   if (!rate) return;
-  res.set({
-    'X-RateLimit-Limit': String(rate.limit),
-    'X-RateLimit-Remaining': String(Math.max(0, rate.remaining)),
-    'X-RateLimit-Reset': String(Math.ceil((Date.now() + rate.resetMs) / 1000)),
-  });
-  if (!rate.allowed) res.set('Retry-After', String(Math.max(1, Math.ceil(rate.resetMs / 1000))));
+  // setHeader, not Express's res.set: these go on every response of the hot path.
+  res.setHeader('X-RateLimit-Limit', String(rate.limit));
+  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, rate.remaining)));
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + rate.resetMs) / 1000)));
+  if (!rate.allowed) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(rate.resetMs / 1000))));
 }
 
 /** POST /validate and GET /usage: the read side every premium request depends on. */

@@ -1,11 +1,11 @@
 import type { Db } from 'mongodb';
+import type { ProjectionCache } from '../../events/projection-cache.ts';
 import { assessKey, invalid, type Assessment } from './assess.ts';
 import { hashKey, isWellFormedKey } from './key-format.ts';
 import type { KeyCache } from './key-cache.ts';
-import { getKeyByHash } from './keys.projection.ts';
+import { findStoredKey } from './keys.projection.ts';
 import type { Metric } from './tiers.ts';
-import { TtlCache } from './ttl-cache.ts';
-import { getUsage, periodKey, type UsageCounts } from './usage.ts';
+import { countsOf, currentPeriod, findStoredUsage, usageDocumentId, type UsageDocument } from './usage.ts';
 
 /** A rate-limit verdict, as the X-RateLimit-* headers report it. */
 export interface LimitDecision {
@@ -37,17 +37,21 @@ export interface KeyValidator {
   validate(apiKey: string, request: ValidationRequest): Promise<ValidationOutcome>;
 }
 
-/** Validation beside the projection: the in-process path of /validate and of co-located gates. */
+/**
+ * Validation beside the projections: the in-process path of /validate and of co-located gates.
+ * Keys and usage are read through caches that follow the log, so a cached key costs no database
+ * read; only the rate limits touch the database, a block of requests at a time.
+ */
 export class LocalValidator implements KeyValidator {
   private readonly db: Db;
   private readonly limits: RateLimiting;
-  private readonly cache: KeyCache;
-  private readonly usage: TtlCache<UsageCounts>;
+  private readonly keys: KeyCache;
+  private readonly usage: ProjectionCache<UsageDocument>;
 
-  constructor(db: Db, limits: RateLimiting, cache: KeyCache, usage: TtlCache<UsageCounts> = new TtlCache()) {
+  constructor(db: Db, limits: RateLimiting, keys: KeyCache, usage: ProjectionCache<UsageDocument>) {
     this.db = db;
     this.limits = limits;
-    this.cache = cache;
+    this.keys = keys;
     this.usage = usage;
   }
 
@@ -56,12 +60,15 @@ export class LocalValidator implements KeyValidator {
     if (!ipRate.allowed) return { result: invalid('RATE_LIMITED'), rate: ipRate };
     if (!isWellFormedKey(apiKey)) return { result: invalid('MALFORMED'), rate: ipRate };
     const keyHash = hashKey(apiKey);
-    const record = await this.cache.get(keyHash, (h) => getKeyByHash(this.db, h));
+    // Cache hits are answered without an await: this is the path every premium request takes.
+    const held = this.keys.peek(keyHash);
+    const record = held !== undefined ? held : await this.keys.get(keyHash, (h) => findStoredKey(this.db, h));
     if (!record) return { result: invalid('NOT_FOUND'), rate: ipRate };
     const rate = await this.limits.consumeKey(keyHash, record.tier);
     if (!rate.allowed) return { result: invalid('RATE_LIMITED'), rate };
-    const period = periodKey(new Date());
-    const usage = await this.usage.get(`${keyHash}:${period}`, () => getUsage(this.db, keyHash, period));
+    const id = usageDocumentId(keyHash, currentPeriod());
+    const heldUsage = this.usage.peekView(id);
+    const usage = countsOf(heldUsage !== undefined ? heldUsage : await this.usage.get(id, () => findStoredUsage(this.db, id)));
     return { result: assessKey(record, usage, { metric: request.metric ?? 'queries', amount: request.amount ?? 1 }), rate };
   }
 }

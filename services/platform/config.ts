@@ -72,6 +72,7 @@ const schema = z.object({
   LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   DEADLINE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   LOGIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).max(1000).default(10),
+  KEY_VALIDATION_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
 
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
   PRICING_URL: url.default('http://localhost:8081/pricing'),
@@ -118,6 +119,8 @@ export interface Config {
   generatedSecrets: string[];
   bcryptCost: number;
   loginLimits: { perIpPerMinute: number; failuresPerEmail: number };
+  /** Requests per client IP per minute on /validate, /usage and the gate. */
+  keyValidationPerIpPerMinute: number;
   /** How often billing looks for cancelled subscriptions whose paid period is over. */
   deadlineIntervalMs: number;
   variantTiers: ReadonlyMap<string, Tier>;
@@ -195,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bcryptCost: raw.BCRYPT_COST,
     deadlineIntervalMs: raw.DEADLINE_INTERVAL_MS,
     loginLimits: { perIpPerMinute: raw.LOGIN_ATTEMPTS_PER_IP_PER_MINUTE, failuresPerEmail: raw.LOGIN_FAILURES_PER_EMAIL },
+    keyValidationPerIpPerMinute: raw.KEY_VALIDATION_PER_IP_PER_MINUTE,
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
     urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },
     http: { host: raw.HTTP_HOST, bodyLimit: raw.HTTP_BODY_LIMIT },

@@ -29,8 +29,11 @@ declare module 'express-serve-static-core' {
 export function createApp(options: AppOptions, mount: (app: Express) => void): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Answers are JSON to API calls, mostly POSTs: a hash of every body for conditional GETs nobody makes.
+  app.set('etag', false);
   app.set('trust proxy', 'loopback');
-  app.use(requestContext(options));
+  lazyRequestLogger(app, options);
+  app.use(requestContext());
   app.use(metricsMiddleware(options.service));
   app.get('/health', async (_req, res) => {
     const report = await runHealthChecks(options.health);
@@ -47,14 +50,28 @@ export function createApp(options: AppOptions, mount: (app: Express) => void): E
   return app;
 }
 
-function requestContext(options: AppOptions): RequestHandler {
+function requestContext(): RequestHandler {
   return (req, res, next) => {
     const incoming = req.get('x-request-id');
     req.id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-    req.log = options.log.child({ service: options.service, requestId: req.id });
     res.setHeader('X-Request-Id', req.id);
     next();
   };
+}
+
+const REQUEST_LOG = Symbol('request log');
+
+/** req.log, a child logger with the request id, made on first use: most requests never log. */
+function lazyRequestLogger(app: Express, options: AppOptions): void {
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: Express['request'] & { [REQUEST_LOG]?: Logger }) {
+      return (this[REQUEST_LOG] ??= options.log.child({ service: options.service, requestId: this.id }));
+    },
+    set(this: Express['request'] & { [REQUEST_LOG]?: Logger }, value: Logger) {
+      this[REQUEST_LOG] = value;
+    },
+  });
 }
 
 interface BodyParserError {

@@ -1,0 +1,118 @@
+import type { Admin, Kafka } from 'kafkajs';
+import type { Logger } from '../services/platform/logger.ts';
+import type { EventCodec } from './codec.ts';
+import { ConsumerRunner } from './consumer.ts';
+import { errorMessage } from './errors.ts';
+import type { DeliveredEvent } from './envelope.ts';
+import type { FeedFollower, PartitionOffset } from './projection-cache.ts';
+import type { EventPublisher } from './publisher.ts';
+
+export interface CacheFeedOptions {
+  kafka: Kafka;
+  admin: Admin;
+  codec: EventCodec;
+  publisher: EventPublisher;
+  log: Logger;
+  /** A group of this process alone: every process keeps its own caches. */
+  groupId: string;
+  /** Each cache with the consumer group of the projection it follows. */
+  caches: readonly { cache: FeedFollower; projectionGroup: string }[];
+  /** Other listeners of the same events (e.g. to drop negative entries). */
+  onEvents?: (events: readonly DeliveredEvent[]) => void;
+  /** How often the projections' committed offsets are polled; default 250 ms. */
+  pollMs?: number;
+}
+
+export interface CacheFeed {
+  stop(): Promise<void>;
+}
+
+/**
+ * Feeds projection caches from the log: a consumer group of this process that starts at the end
+ * of the topics as they are now (no history to replay), plus a poll of how far each projection's
+ * group has committed. Caches are live while the group is joined; a crash or a stop makes them fall
+ * back to short lifetimes until it rejoins where it left off.
+ */
+export async function startCacheFeed(options: CacheFeedOptions): Promise<CacheFeed> {
+  const { admin, log, caches } = options;
+  const topics = [...new Set(caches.flatMap(({ cache }) => [...cache.topics]))];
+  const setLive = (live: boolean) => {
+    for (const { cache } of caches) cache.setLive(live);
+  };
+
+  // Where the feed starts, and then resumes after a rejoin: the next offset per partition.
+  const next = new Map<string, PartitionOffset>();
+  const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  for (const topic of topics) {
+    for (const p of await admin.fetchTopicOffsets(topic)) {
+      next.set(keyOf(topic, p.partition), { topic, partition: p.partition, offset: BigInt(p.high) });
+    }
+  }
+  const starts = [...next.values()];
+  for (const { cache } of caches) cache.feedStartsAt(starts);
+
+  const pollCommitted = async () => {
+    for (const { cache, projectionGroup } of caches) {
+      const committed = await admin.fetchOffsets({ groupId: projectionGroup, topics: [...cache.topics] });
+      cache.projectionCommitted(
+        committed.flatMap(({ topic, partitions }) => partitions.map((p) => ({ topic, partition: p.partition, offset: BigInt(p.offset) }))),
+      );
+    }
+  };
+  await pollCommitted();
+  const pollMs = options.pollMs ?? 250;
+  let polling = false;
+  const poller = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    pollCommitted()
+      .catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'cache feed: polling projection offsets failed'))
+      .finally(() => (polling = false));
+  }, pollMs);
+  poller.unref();
+
+  const runner = new ConsumerRunner({
+    kafka: options.kafka,
+    codec: options.codec,
+    publisher: options.publisher,
+    log,
+    groupId: options.groupId,
+    fromBeginning: false,
+    topics,
+    handler: {
+      async handle(events) {
+        for (const { cache } of caches) cache.apply(events);
+        options.onEvents?.(events);
+        const last = events[events.length - 1];
+        if (last) {
+          const { topic, partition, offset } = last.position;
+          next.set(keyOf(topic, partition), { topic, partition, offset: BigInt(offset) + 1n });
+        }
+      },
+    },
+  });
+  runner.on(runner.events.GROUP_JOIN, ({ payload }) => {
+    // A new group would start at the end as of joining, skipping what came since we read the ends.
+    for (const [topic, partitions] of Object.entries(payload.memberAssignment)) {
+      for (const partition of partitions) {
+        const from = next.get(keyOf(topic, partition));
+        if (from) runner.seek(topic, partition, String(from.offset));
+      }
+    }
+    setLive(true);
+  });
+  runner.on(runner.events.CRASH, ({ payload }) => {
+    setLive(false);
+    log.warn({ err: errorMessage(payload.error), restart: payload.restart }, 'cache feed crashed; caches use short lifetimes until it rejoins');
+  });
+  runner.on(runner.events.STOP, () => setLive(false));
+  await runner.start();
+  return {
+    async stop() {
+      clearInterval(poller);
+      setLive(false);
+      await runner.stop();
+      await admin.deleteGroups([options.groupId]).catch(() => undefined);
+    },
+  };
+}

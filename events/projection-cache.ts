@@ -1,0 +1,243 @@
+import type { Document } from 'mongodb';
+import type { DeliveredEvent } from './envelope.ts';
+import { applyStored, projectedFields, type Projection, type StoredDocument } from './projection.ts';
+
+/**
+ * A projection's documents held in process and kept current from the log, so a hot read path
+ * (key validation) reads memory instead of the database.
+ *
+ * A document is loaded from MongoDB once, then every event the cache's feed delivers for it is
+ * applied in memory with the runner's own step (applyStored: same evolve, same redelivery and
+ * re-publish guards), so the cached document is the one the database holds or is about to.
+ *
+ * Applying is only exact if the loaded document already contains every event the feed will not
+ * deliver again: those before the feed's start and those it handled before the load began. The
+ * cache knows how far its feed got per partition, and how far the projection's consumer group has
+ * committed (polled from Kafka); a load made while the projection was at or past the feed is
+ * trusted for `trustedTtlMs`. Otherwise (the projection lagging, the feed not live yet or
+ * restarting) the entry lives `untrustedTtlMs`, the short cache this replaces. Events the feed
+ * handles while a load is in flight are applied to its result.
+ */
+export interface ProjectionCacheOptions {
+  /** Lifetime of an entry loaded in step with the projection; a backstop, since events keep it current. */
+  trustedTtlMs?: number;
+  /** Lifetime of any other entry. */
+  untrustedTtlMs?: number;
+  maxEntries?: number;
+  /** The clock, for tests. */
+  now?: () => number;
+}
+
+/** A topic-partition and an offset in it. */
+export interface PartitionOffset {
+  topic: string;
+  partition: number;
+  offset: bigint;
+}
+
+/** What a cache feed drives: the cache's side of following the log. */
+export interface FeedFollower {
+  readonly topics: ReadonlySet<string>;
+  apply(events: readonly DeliveredEvent[]): void;
+  feedStartsAt(positions: readonly PartitionOffset[]): void;
+  projectionCommitted(positions: readonly PartitionOffset[]): void;
+  setLive(live: boolean): void;
+}
+
+interface Entry<D> {
+  stored: StoredDocument<Document> | null;
+  /** The projected fields of `stored`, made on first read after each change. */
+  view: D | null | undefined;
+  at: number;
+  trusted: boolean;
+}
+
+const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+/** Events the feed handled while loads were in flight; more than this and those loads are not trusted. */
+const MAX_BUFFERED = 10_000;
+
+export class ProjectionCache<D extends Document> implements FeedFollower {
+  readonly projection: Projection<D>;
+  readonly #topics: ReadonlySet<string>;
+  readonly #handles: ReadonlySet<string>;
+  readonly #trustedTtlMs: number;
+  readonly #untrustedTtlMs: number;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  readonly #entries = new Map<string, Entry<D>>();
+  /** Per partition of the projection's topics: the last offset the feed handled (or will not deliver). */
+  readonly #seen = new Map<string, bigint>();
+  /** Per partition: the projection group's committed offset, i.e. the next one it will apply. */
+  readonly #applied = new Map<string, bigint>();
+  #live = false;
+  /** Events handled while loads were in flight, numbered so each load takes only those after its start. */
+  #buffer: { seq: number; event: DeliveredEvent }[] = [];
+  #seq = 0;
+  #droppedThrough = 0;
+  #loading = 0;
+
+  constructor(projection: Projection<D>, topics: Iterable<string>, options: ProjectionCacheOptions = {}) {
+    this.projection = projection;
+    this.#topics = new Set(topics);
+    this.#handles = new Set(projection.handles);
+    this.#trustedTtlMs = options.trustedTtlMs ?? 30_000;
+    this.#untrustedTtlMs = options.untrustedTtlMs ?? 500;
+    this.#maxEntries = options.maxEntries ?? 100_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  get topics(): ReadonlySet<string> {
+    return this.#topics;
+  }
+
+  /** The document with this id, from memory when fresh, else through `load`. */
+  async get(id: string, load: () => Promise<StoredDocument<Document> | null>): Promise<D | null> {
+    const hit = this.peekView(id);
+    if (hit !== undefined) return hit;
+    return projectedFields<D>(await this.fill(load, id));
+  }
+
+  /** The stored document if the cache holds a fresh one (null: known not to exist), else undefined. */
+  peek(id: string): StoredDocument<Document> | null | undefined {
+    return this.#fresh(id)?.stored;
+  }
+
+  /** The document's projected fields if the cache holds a fresh one (null: known not to exist), else undefined. */
+  peekView(id: string): D | null | undefined {
+    const entry = this.#fresh(id);
+    if (!entry) return undefined;
+    if (entry.view === undefined) entry.view = projectedFields<D>(entry.stored);
+    return entry.view;
+  }
+
+  #fresh(id: string): Entry<D> | undefined {
+    const entry = this.#entries.get(id);
+    if (!entry) return undefined;
+    const ttl = entry.trusted && this.#live ? this.#trustedTtlMs : this.#untrustedTtlMs;
+    if (this.#now() - entry.at >= ttl) {
+      this.#entries.delete(id);
+      return undefined;
+    }
+    return entry;
+  }
+
+  /**
+   * Loads a stored document and keeps it. `id` is the document's id when the caller knows it (a
+   * load that finds nothing is then kept as "absent"); a load by another field passes none.
+   */
+  async fill(load: () => Promise<StoredDocument<Document> | null>, id?: string): Promise<StoredDocument<Document> | null> {
+    const startSeq = this.#seq;
+    const inStep = this.#live && this.#projectionInStep();
+    this.#loading++;
+    let stored: StoredDocument<Document> | null;
+    try {
+      stored = await load();
+    } finally {
+      this.#loading--;
+    }
+    const key = stored ? String(stored._id) : id;
+    if (key !== undefined) {
+      for (const { seq, event } of this.#buffer) {
+        if (seq > startSeq && this.#documentId(event) === key) stored = applyStored(this.projection, key, stored, event);
+      }
+      // Buffered events dropped before this load could see them: this load cannot be trusted.
+      this.#put(key, stored, inStep && this.#droppedThrough <= startSeq);
+    }
+    if (this.#loading === 0) this.#buffer = [];
+    return stored;
+  }
+
+  /** The feed's events, in log order per partition: applied to the documents held. */
+  apply(events: readonly DeliveredEvent[]): void {
+    for (const event of events) {
+      const { topic, partition, offset } = event.position;
+      if (!this.#topics.has(topic)) continue;
+      this.#seen.set(partitionKey(topic, partition), BigInt(offset));
+      const id = this.#documentId(event);
+      if (id === null) continue;
+      if (this.#loading > 0) {
+        this.#buffer.push({ seq: ++this.#seq, event });
+        if (this.#buffer.length > MAX_BUFFERED) this.#droppedThrough = this.#buffer.shift()!.seq;
+      }
+      const entry = this.#entries.get(id);
+      if (!entry) continue;
+      const next = applyStored(this.projection, id, entry.stored, event);
+      if (next !== entry.stored) {
+        entry.stored = next;
+        entry.view = undefined;
+      }
+    }
+  }
+
+  /** Forgets one document, e.g. after a write this process made outside the log. */
+  evict(id: string): void {
+    this.#entries.delete(id);
+  }
+
+  /** Where the feed starts: events before these offsets it will never deliver. */
+  feedStartsAt(positions: readonly PartitionOffset[]): void {
+    for (const p of positions) {
+      if (!this.#topics.has(p.topic)) continue;
+      const key = partitionKey(p.topic, p.partition);
+      const before = p.offset - 1n;
+      if ((this.#seen.get(key) ?? -1n) < before) this.#seen.set(key, before);
+    }
+  }
+
+  /** The feed's next offset per partition: where it resumes after a rejoin. */
+  resumeOffsets(): PartitionOffset[] {
+    return [...this.#seen].map(([key, offset]) => {
+      const [topic, partition] = key.split('\u0000') as [string, string];
+      return { topic, partition: Number(partition), offset: offset + 1n };
+    });
+  }
+
+  /** The projection group's committed offsets, as last polled. */
+  projectionCommitted(positions: readonly PartitionOffset[]): void {
+    for (const p of positions) if (this.#topics.has(p.topic)) this.#applied.set(partitionKey(p.topic, p.partition), p.offset);
+  }
+
+  /**
+   * Live: the feed is joined and delivering. When it stops being live, entries fall back to the
+   * short lifetime; those loaded while it was not are never trusted.
+   */
+  setLive(live: boolean): void {
+    this.#live = live;
+  }
+
+  get live(): boolean {
+    return this.#live;
+  }
+
+  get maxEntries(): number {
+    return this.#maxEntries;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** True when the projection has applied everything the feed has handled or skipped. */
+  #projectionInStep(): boolean {
+    for (const [key, seen] of this.#seen) {
+      if (seen < 0n) continue;
+      if ((this.#applied.get(key) ?? -1n) <= seen) return false;
+    }
+    return true;
+  }
+
+  #documentId(event: DeliveredEvent): string | null {
+    return this.#handles.has(event.type) ? this.projection.documentId(event) : null;
+  }
+
+  #put(id: string, stored: StoredDocument<Document> | null, trusted: boolean): void {
+    this.#entries.delete(id);
+    if (this.#entries.size >= this.#maxEntries) {
+      // Maps iterate in insertion order: drop the oldest entry.
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    this.#entries.set(id, { stored, view: undefined, at: this.#now(), trusted });
+  }
+}

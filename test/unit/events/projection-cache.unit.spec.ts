@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import type { Document } from 'mongodb';
+import { newEvent, type DeliveredEvent } from '../../../events/envelope.ts';
+import { ProjectionCache } from '../../../events/projection-cache.ts';
+import { applyStored, type StoredDocument } from '../../../events/projection.ts';
+import { countsOf, usageDocumentId, usageProjection, type UsageDocument } from '../../../services/keys/usage.ts';
+
+const TOPIC = 'usage.events';
+const keyHash = 'a'.repeat(64);
+const period = '2026-11';
+const id = usageDocumentId(keyHash, period);
+
+function used(amount: number, offset: number, eventId?: string): DeliveredEvent {
+  const e = newEvent('usage.incremented', { keyHash, metric: 'queries', amount, period }, eventId ? { eventId } : {});
+  return { ...e, position: { topic: TOPIC, partition: 0, offset: String(offset) } } as DeliveredEvent;
+}
+
+/** The document the database would hold after the projection runner applied these events. */
+const stored = (events: readonly DeliveredEvent[]): StoredDocument<Document> | null =>
+  events.reduce<StoredDocument<Document> | null>((doc, e) => applyStored(usageProjection, id, doc, e), null);
+
+function clock(start = 1_000_000) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+/** A load that counts its calls and answers what the "database" holds at that moment. */
+function loader(db: { doc: StoredDocument<Document> | null }) {
+  const calls = { n: 0 };
+  return { calls, load: async () => (calls.n++, db.doc) };
+}
+
+describe('ProjectionCache: a projection followed in memory (unit)', () => {
+  it('serves a loaded document from memory and applies the feed\'s events as the projection does, redeliveries and re-publishes once', async () => {
+    const t = clock();
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { now: t.now });
+    cache.setLive(true);
+    cache.projectionCommitted([{ topic: TOPIC, partition: 0, offset: 1n }]);
+    const first = used(1, 0);
+    const db = { doc: stored([first]) };
+    const { calls, load } = loader(db);
+    expect(countsOf(await cache.get(id, load)).queries).to.equal(1);
+
+    const second = used(2, 1);
+    const third = used(4, 2, 'evt-third');
+    cache.apply([second, third]);
+    cache.apply([second]); // redelivered after a rebalance
+    const republished = used(4, 3, 'evt-third'); // the same event published twice (outbox relay)
+    const fourth = used(8, 4);
+    cache.apply([republished]);
+    cache.apply([fourth]);
+    t.advance(10_000);
+    const doc = await cache.get(id, load);
+    expect(calls.n, 'served from memory').to.equal(1);
+    expect(countsOf(doc).queries).to.equal(1 + 2 + 4 + 8);
+    const projected = stored([first, second, third, second, republished, fourth]);
+    expect(cache.peek(id)).to.deep.equal(projected);
+  });
+
+  it('keeps "no document" and builds it from its first event', async () => {
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC]);
+    cache.setLive(true);
+    const { calls, load } = loader({ doc: null });
+    expect(await cache.get(id, load)).to.equal(null);
+    cache.apply([used(3, 0)]);
+    expect(countsOf(await cache.get(id, load)).queries).to.equal(3);
+    expect(calls.n).to.equal(1);
+  });
+
+  it('applies events handled while a load is in flight to what it loaded, once', async () => {
+    for (const dbHasIt of [false, true]) {
+      const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC]);
+      cache.setLive(true);
+      const first = used(1, 0);
+      const second = used(2, 1);
+      let answer!: (doc: StoredDocument<Document> | null) => void;
+      const pending = cache.get(id, () => new Promise((resolve) => (answer = resolve)));
+      cache.apply([second]); // the feed is ahead of the read
+      answer(stored(dbHasIt ? [first, second] : [first]));
+      expect(countsOf(await pending).queries, dbHasIt ? 'already in the database' : 'not yet in the database').to.equal(3);
+    }
+  });
+
+  it('keeps an entry long only if it was loaded while live and with the projection past what the feed handled', async () => {
+    const t = clock();
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { now: t.now, trustedTtlMs: 30_000, untrustedTtlMs: 500 });
+    const { calls, load } = loader({ doc: stored([used(1, 0)]) });
+    const readAfter = async (ms: number) => {
+      t.advance(ms);
+      await cache.get(id, load);
+      return calls.n;
+    };
+    cache.feedStartsAt([{ topic: TOPIC, partition: 0, offset: 6n }]); // events 0..5 come only from the database
+
+    await cache.get(id, load); // not live yet
+    expect(await readAfter(499)).to.equal(1);
+    expect(await readAfter(1), 'short lifetime before the feed is live').to.equal(2);
+
+    cache.setLive(true);
+    cache.projectionCommitted([{ topic: TOPIC, partition: 0, offset: 5n }]); // the projection has not applied offset 5
+    expect(await readAfter(500), 'projection behind the feed: short lifetime').to.equal(3);
+    expect(await readAfter(500)).to.equal(4);
+
+    cache.projectionCommitted([{ topic: TOPIC, partition: 0, offset: 6n }]);
+    expect(await readAfter(500), 'in step now: this load is trusted').to.equal(5);
+    expect(await readAfter(29_000), 'long lifetime').to.equal(5);
+
+    cache.apply([used(1, 6)]); // the feed moves ahead of the projection again: held entries stay, events keep them current
+    expect(await readAfter(500)).to.equal(5);
+    cache.setLive(false); // the feed crashed: everything falls back to the short lifetime
+    expect(await readAfter(1), 'the entry is older than the short lifetime').to.equal(6);
+    expect(countsOf(await cache.get(id, load)).queries, 'from the database again').to.equal(1);
+  });
+});

@@ -44,7 +44,7 @@ export async function startCacheFeed(options: CacheFeedOptions): Promise<CacheFe
   const next = new Map<string, PartitionOffset>();
   const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   for (const topic of topics) {
-    for (const p of await admin.fetchTopicOffsets(topic)) {
+    for (const p of await endOffsets(admin, topic)) {
       next.set(keyOf(topic, p.partition), { topic, partition: p.partition, offset: BigInt(p.high) });
     }
   }
@@ -115,4 +115,19 @@ export async function startCacheFeed(options: CacheFeedOptions): Promise<CacheFe
       await admin.deleteGroups([options.groupId]).catch(() => undefined);
     },
   };
+}
+
+/**
+ * The topic's end offsets. Right after a topic is created its partitions may still be electing a
+ * leader, and listing offsets then fails with a retriable error that kafkajs' admin does not retry.
+ */
+async function endOffsets(admin: Admin, topic: string): Promise<{ partition: number; high: string }[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.fetchTopicOffsets(topic);
+    } catch (err) {
+      if ((err as { retriable?: boolean }).retriable !== true || attempt >= 12) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+    }
+  }
 }

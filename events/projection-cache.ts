@@ -17,8 +17,13 @@ import { applyStored, projectedFields, type Projection, type StoredDocument } fr
  * trusted for `trustedTtlMs`. Otherwise (the projection lagging, the feed not live yet or
  * restarting) the entry lives `untrustedTtlMs`, the short cache this replaces. Events the feed
  * handles while a load is in flight are applied to its result.
+ *
+ * Readers never queue behind the backstop: a trusted entry is reloaded in the background once 80 %
+ * of its lifetime has passed, and is served meanwhile. Concurrent misses of one id share one load.
  */
 export interface ProjectionCacheOptions {
+  /** Reads a stored document by id (bookkeeping included): how entries are loaded and refreshed. */
+  load: (id: string) => Promise<StoredDocument<Document> | null>;
   /** Lifetime of an entry loaded in step with the projection; a backstop, since events keep it current. */
   trustedTtlMs?: number;
   /** Lifetime of any other entry. */
@@ -65,7 +70,9 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
   readonly #untrustedTtlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
+  readonly #load: (id: string) => Promise<StoredDocument<Document> | null>;
   readonly #entries = new Map<string, Entry<D>>();
+  readonly #loads = new Map<string, Promise<StoredDocument<Document> | null>>();
   /** Per partition of the projection's topics: the last offset the feed handled (or will not deliver). */
   readonly #seen = new Map<string, bigint>();
   /** Per partition: the projection group's committed offset, i.e. the next one it will apply. */
@@ -77,7 +84,7 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
   #droppedThrough = 0;
   #loading = 0;
 
-  constructor(projection: Projection<D>, topics: Iterable<string>, options: ProjectionCacheOptions = {}) {
+  constructor(projection: Projection<D>, topics: Iterable<string>, options: ProjectionCacheOptions) {
     this.projection = projection;
     this.#topics = new Set(topics);
     this.#handles = new Set(projection.handles);
@@ -85,17 +92,18 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
     this.#untrustedTtlMs = options.untrustedTtlMs ?? 500;
     this.#maxEntries = options.maxEntries ?? 100_000;
     this.#now = options.now ?? Date.now;
+    this.#load = options.load;
   }
 
   get topics(): ReadonlySet<string> {
     return this.#topics;
   }
 
-  /** The document with this id, from memory when fresh, else through `load`. */
-  async get(id: string, load: () => Promise<StoredDocument<Document> | null>): Promise<D | null> {
+  /** The document with this id, from memory when fresh, else loaded. */
+  async get(id: string): Promise<D | null> {
     const hit = this.peekView(id);
     if (hit !== undefined) return hit;
-    return projectedFields<D>(await this.fill(load, id));
+    return projectedFields<D>(await this.#loadOnce(id));
   }
 
   /** The stored document if the cache holds a fresh one (null: known not to exist), else undefined. */
@@ -114,12 +122,24 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
   #fresh(id: string): Entry<D> | undefined {
     const entry = this.#entries.get(id);
     if (!entry) return undefined;
-    const ttl = entry.trusted && this.#live ? this.#trustedTtlMs : this.#untrustedTtlMs;
-    if (this.#now() - entry.at >= ttl) {
+    const trusted = entry.trusted && this.#live;
+    const age = this.#now() - entry.at;
+    if (age >= (trusted ? this.#trustedTtlMs : this.#untrustedTtlMs)) {
       this.#entries.delete(id);
       return undefined;
     }
+    if (trusted && age >= this.#trustedTtlMs * 0.8 && !this.#loads.has(id)) this.#loadOnce(id).catch(() => undefined);
     return entry;
+  }
+
+  /** One load per id at a time, whoever asks. */
+  #loadOnce(id: string): Promise<StoredDocument<Document> | null> {
+    let pending = this.#loads.get(id);
+    if (!pending) {
+      pending = this.fill(() => this.#load(id), id).finally(() => this.#loads.delete(id));
+      this.#loads.set(id, pending);
+    }
+    return pending;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Document } from 'mongodb';
 import { OutboxRelay } from '../../events/outbox.ts';
 import type { Projection } from '../../events/projection.ts';
+import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startProjection } from '../platform/wiring.ts';
 import { AccountStore } from './account-store.ts';
@@ -16,31 +17,27 @@ export const accountsService: ServiceModule = {
   async start(rt) {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'accounts' });
-    const store = new AccountStore(mongo.db, rt.codec, rt.publisher, log);
-    await store.ensureIndexes();
-    const projection = await startProjection(rt, log, usersProjection as unknown as Projection<Document>);
-    const relay = new OutboxRelay([store.relayable], { intervalMs: 5000, graceMs: 30_000, log });
-    relay.start();
-    const server = await serveHttp(rt, log, {
-      service: 'accounts',
-      port: config.ports.accounts,
-      mount: (a) =>
-        mountAccountRoutes(a, {
-          config,
-          db: mongo.db,
-          store,
-          passwords: new Passwords(config.bcryptCost),
-          limiter: new LoginLimiter({ perIpPerMinute: config.loginLimits.perIpPerMinute, failuresPerEmailPer15Min: config.loginLimits.failuresPerEmail }),
-        }),
+    const parts = new Parts();
+    return parts.starting(async () => {
+      const store = new AccountStore(mongo.db, rt.codec, rt.publisher, log);
+      await store.ensureIndexes();
+      parts.add(await startProjection(rt, log, usersProjection as unknown as Projection<Document>));
+      const relay = parts.add(new OutboxRelay([store.relayable], { intervalMs: 5000, graceMs: 30_000, log }));
+      relay.start();
+      const server = await serveHttp(rt, log, {
+        service: 'accounts',
+        port: config.ports.accounts,
+        mount: (a) =>
+          mountAccountRoutes(a, {
+            config,
+            db: mongo.db,
+            store,
+            passwords: new Passwords(config.bcryptCost),
+            limiter: new LoginLimiter({ perIpPerMinute: config.loginLimits.perIpPerMinute, failuresPerEmailPer15Min: config.loginLimits.failuresPerEmail }),
+          }),
     });
-    return {
-      name: 'accounts',
-      url: server.url,
-      async stop() {
-        await server.close();
-        await relay.stop();
-        await projection.stop();
-      },
-    };
+    parts.onStop(() => server.close());
+    return { name: 'accounts', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
+    });
   },
 };

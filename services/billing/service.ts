@@ -1,5 +1,6 @@
 import type { Document } from 'mongodb';
 import type { Projection } from '../../events/projection.ts';
+import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { startConsumer, startProjection } from '../platform/wiring.ts';
 import { billingHandler } from './billing.consumer.ts';
@@ -13,21 +14,16 @@ export const billingService: ServiceModule = {
   async start(rt) {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'billing' });
-    const projection = await startProjection(rt, log, subscriptionsProjection as unknown as Projection<Document>);
-    const billing = await startConsumer(rt, log, {
-      group: 'billing',
-      eventTypes: ['payment.webhook-received'],
-      handler: billingHandler({ db: mongo.db, publisher: rt.publisher, variantTiers: config.variantTiers, log }),
+    const parts = new Parts();
+    return parts.starting(async () => {
+      parts.add(await startProjection(rt, log, subscriptionsProjection as unknown as Projection<Document>));
+      parts.add(await startConsumer(rt, log, {
+        group: 'billing',
+        eventTypes: ['payment.webhook-received'],
+        handler: billingHandler({ db: mongo.db, publisher: rt.publisher, variantTiers: config.variantTiers, log }),
+      }));
+      parts.add(new DeadlineScheduler({ db: mongo.db, publisher: rt.publisher, log, intervalMs: config.deadlineIntervalMs })).start();
+      return { name: 'billing', stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
     });
-    const deadlines = new DeadlineScheduler({ db: mongo.db, publisher: rt.publisher, log, intervalMs: config.deadlineIntervalMs });
-    deadlines.start();
-    return {
-      name: 'billing',
-      async stop() {
-        await deadlines.stop();
-        await billing.stop();
-        await projection.stop();
-      },
-    };
   },
 };

@@ -9,6 +9,13 @@ import { keysProjection, type KeyRecord } from './keys.projection.ts';
 const ABSENT_TTL_MS = 500;
 const MAX_ABSENT = 50_000;
 
+export interface KeyCacheOptions extends Omit<ProjectionCacheOptions, 'load'> {
+  /** The stored keys document by its id (the subscription id). */
+  loadById: (id: string) => Promise<StoredDocument<Document> | null>;
+  /** The stored keys document holding this key hash, if any. */
+  loadByHash: (keyHash: string) => Promise<StoredDocument<Document> | null>;
+}
+
 /**
  * The keys projection as the hot path sees it: looked up by key hash, held in memory and kept
  * current from keys.events and subscriptions.events (see ProjectionCache), so a revoked or
@@ -16,12 +23,16 @@ const MAX_ABSENT = 50_000;
  */
 export class KeyCache {
   readonly documents: ProjectionCache<KeyRecord & Record<string, unknown>>;
+  readonly #loadByHash: KeyCacheOptions['loadByHash'];
   /** Key hash -> subscription id (the document's id); a key never moves to another subscription. */
   readonly #idByHash = new Map<string, string>();
   readonly #absent = new Map<string, number>();
+  readonly #loads = new Map<string, Promise<KeyRecord | null>>();
 
-  constructor(topics: Iterable<string>, options: ProjectionCacheOptions = {}) {
-    this.documents = new ProjectionCache(keysProjection, topics, options);
+  constructor(topics: Iterable<string>, options: KeyCacheOptions) {
+    const { loadById, loadByHash, ...rest } = options;
+    this.documents = new ProjectionCache(keysProjection, topics, { ...rest, load: loadById });
+    this.#loadByHash = loadByHash;
   }
 
   /** The key from memory: its record, null when known not to exist, undefined when not held. */
@@ -39,18 +50,16 @@ export class KeyCache {
     return undefined;
   }
 
-  async get(keyHash: string, load: (keyHash: string) => Promise<StoredDocument<Document> | null>): Promise<KeyRecord | null> {
+  /** The key from memory, else loaded; concurrent misses of one key share one load. */
+  get(keyHash: string): Promise<KeyRecord | null> {
     const held = this.peek(keyHash);
-    if (held !== undefined) return held;
-    const stored = await this.documents.fill(() => load(keyHash));
-    if (!stored) {
-      if (this.#absent.size >= MAX_ABSENT) this.#absent.clear();
-      this.#absent.set(keyHash, Date.now());
-      return null;
+    if (held !== undefined) return Promise.resolve(held);
+    let pending = this.#loads.get(keyHash);
+    if (!pending) {
+      pending = this.#load(keyHash).finally(() => this.#loads.delete(keyHash));
+      this.#loads.set(keyHash, pending);
     }
-    if (this.#idByHash.size >= this.documents.maxEntries) this.#idByHash.clear();
-    this.#idByHash.set(keyHash, String(stored._id));
-    return this.#recordFor(keyHash, stored);
+    return pending;
   }
 
   /** The feed's events: a key generated is no longer absent. */
@@ -58,7 +67,15 @@ export class KeyCache {
     for (const e of events) if (e.type === 'key.generated') this.#absent.delete((e.data as KeyGeneratedData).keyHash);
   }
 
-  #recordFor(keyHash: string, stored: StoredDocument<Document> | null): KeyRecord | null {
+  async #load(keyHash: string): Promise<KeyRecord | null> {
+    const stored = await this.documents.fill(() => this.#loadByHash(keyHash));
+    if (!stored) {
+      if (this.#absent.size >= MAX_ABSENT) this.#absent.clear();
+      this.#absent.set(keyHash, Date.now());
+      return null;
+    }
+    if (this.#idByHash.size >= this.documents.maxEntries) this.#idByHash.clear();
+    this.#idByHash.set(keyHash, String(stored._id));
     const record = projectedFields<KeyRecord>(stored);
     return record?.keyHash === keyHash ? record : null;
   }

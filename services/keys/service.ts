@@ -6,15 +6,16 @@ import { ProjectionCache } from '../../events/projection-cache.ts';
 import { projectionGroupId, type Projection } from '../../events/projection.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { Effects } from '../mailer/effects.ts';
+import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startConsumer, startProjection } from '../platform/wiring.ts';
 import { mountGenerateRoute } from './generate.route.ts';
 import { issuerHandler } from './issuer.consumer.ts';
 import { KeyCache } from './key-cache.ts';
-import { keysProjection } from './keys.projection.ts';
+import { findStoredKey, findStoredKeyDocument, keysProjection } from './keys.projection.ts';
 import { RateLimits } from './rate-limits.ts';
 import { mountRevokeRoute } from './revoke.route.ts';
-import { usageProjection } from './usage.ts';
+import { findStoredUsage, usageProjection } from './usage.ts';
 import { mountValidationRoutes } from './validate.route.ts';
 import { LocalValidator } from './validator.ts';
 
@@ -25,18 +26,23 @@ export const keysService: ServiceModule = {
   async start(rt) {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'keys' });
-    const projection = await startProjection(rt, log, keysProjection as unknown as Projection<Document>);
-    const usage = await startProjection(rt, log, usageProjection as unknown as Projection<Document>);
-    const issuer = await startConsumer(rt, log, {
-      group: 'issuer',
-      eventTypes: ['subscription.created'],
-      handler: issuerHandler({ db: mongo.db, publisher: rt.publisher, effects: new Effects(mongo.db), encryptionKey: config.secrets.keyEncryptionKey, log }),
+    const parts = new Parts();
+    return parts.starting(async () => {
+      parts.add(await startProjection(rt, log, keysProjection as unknown as Projection<Document>));
+      parts.add(await startProjection(rt, log, usageProjection as unknown as Projection<Document>));
+      parts.add(await startConsumer(rt, log, {
+        group: 'issuer',
+        eventTypes: ['subscription.created'],
+        handler: issuerHandler({ db: mongo.db, publisher: rt.publisher, effects: new Effects(mongo.db), encryptionKey: config.secrets.keyEncryptionKey, log }),
+      }));
+      // Keys and usage in memory, following the log beside the projections they cache. Every process
+      // keeps its own caches, so its feed is a group of its own that starts at the end of the topics.
+      const keyCache = new KeyCache(topicsOf(rt, keysProjection.handles), {
+        loadById: (id) => findStoredKeyDocument(mongo.db, id),
+        loadByHash: (keyHash) => findStoredKey(mongo.db, keyHash),
     });
-    // Keys and usage in memory, following the log beside the projections they cache. Every process
-    // keeps its own caches, so its feed is a group of its own that starts at the end of the topics.
-    const keyCache = new KeyCache(topicsOf(rt, keysProjection.handles));
-    const usageCache = new ProjectionCache(usageProjection, topicsOf(rt, usageProjection.handles));
-    const feed = await startCacheFeed({
+    const usageCache = new ProjectionCache(usageProjection, topicsOf(rt, usageProjection.handles), { load: (id) => findStoredUsage(mongo.db, id) });
+    parts.add(await startCacheFeed({
       kafka: rt.kafka,
       admin: rt.admin,
       codec: rt.codec,
@@ -48,7 +54,7 @@ export const keysService: ServiceModule = {
         { cache: usageCache, projectionGroup: rt.groupId(projectionGroupId(usageProjection)) },
       ],
       onEvents: (events) => keyCache.noteEvents(events),
-    });
+    }));
     const rateLimits = new RateLimits(mongo.client, mongo.db.databaseName, { perIpPerMinute: config.keyValidationPerIpPerMinute });
     const { ttl } = await rateLimits.ensureIndexes();
     // Without TTL indexes (FerretDB) ended windows are swept here; MongoDB expires them itself.
@@ -56,7 +62,8 @@ export const keysService: ServiceModule = {
       ? undefined
       : setInterval(() => void rateLimits.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'rate-limit sweep failed')), 60_000);
     sweeper?.unref();
-    const validator = new LocalValidator(mongo.db, rateLimits, keyCache, usageCache);
+    parts.onStop(() => clearInterval(sweeper));
+    const validator = new LocalValidator(rateLimits, keyCache, usageCache);
     const server = await serveHttp(rt, log, {
       service: 'keys',
       port: config.ports.keys,
@@ -66,18 +73,9 @@ export const keysService: ServiceModule = {
         mountRevokeRoute(a, { config, db: mongo.db, publisher: rt.publisher });
       },
     });
-    return {
-      name: 'keys',
-      url: server.url,
-      async stop() {
-        await server.close();
-        clearInterval(sweeper);
-        await feed.stop();
-        await issuer.stop();
-        await usage.stop();
-        await projection.stop();
-      },
-    };
+    parts.onStop(() => server.close());
+    return { name: 'keys', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
+    });
   },
 };
 

@@ -1,11 +1,9 @@
-import type { Db } from 'mongodb';
 import type { ProjectionCache } from '../../events/projection-cache.ts';
 import { assessKey, invalid, type Assessment } from './assess.ts';
 import { hashKey, isWellFormedKey } from './key-format.ts';
 import type { KeyCache } from './key-cache.ts';
-import { findStoredKey } from './keys.projection.ts';
 import type { Metric } from './tiers.ts';
-import { countsOf, currentPeriod, findStoredUsage, usageDocumentId, type UsageDocument } from './usage.ts';
+import { countsOf, currentPeriod, usageDocumentId, type UsageDocument } from './usage.ts';
 
 /** A rate-limit verdict, as the X-RateLimit-* headers report it. */
 export interface LimitDecision {
@@ -43,13 +41,11 @@ export interface KeyValidator {
  * read; only the rate limits touch the database, a block of requests at a time.
  */
 export class LocalValidator implements KeyValidator {
-  private readonly db: Db;
   private readonly limits: RateLimiting;
   private readonly keys: KeyCache;
   private readonly usage: ProjectionCache<UsageDocument>;
 
-  constructor(db: Db, limits: RateLimiting, keys: KeyCache, usage: ProjectionCache<UsageDocument>) {
-    this.db = db;
+  constructor(limits: RateLimiting, keys: KeyCache, usage: ProjectionCache<UsageDocument>) {
     this.limits = limits;
     this.keys = keys;
     this.usage = usage;
@@ -62,13 +58,13 @@ export class LocalValidator implements KeyValidator {
     const keyHash = hashKey(apiKey);
     // Cache hits are answered without an await: this is the path every premium request takes.
     const held = this.keys.peek(keyHash);
-    const record = held !== undefined ? held : await this.keys.get(keyHash, (h) => findStoredKey(this.db, h));
+    const record = held !== undefined ? held : await this.keys.get(keyHash);
     if (!record) return { result: invalid('NOT_FOUND'), rate: ipRate };
     const rate = await this.limits.consumeKey(keyHash, record.tier);
     if (!rate.allowed) return { result: invalid('RATE_LIMITED'), rate };
     const id = usageDocumentId(keyHash, currentPeriod());
     const heldUsage = this.usage.peekView(id);
-    const usage = countsOf(heldUsage !== undefined ? heldUsage : await this.usage.get(id, () => findStoredUsage(this.db, id)));
+    const usage = countsOf(heldUsage !== undefined ? heldUsage : await this.usage.get(id));
     return { result: assessKey(record, usage, { metric: request.metric ?? 'queries', amount: request.amount ?? 1 }), rate };
   }
 }

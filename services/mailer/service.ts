@@ -1,3 +1,4 @@
+import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { startConsumer } from '../platform/wiring.ts';
 import { Effects } from './effects.ts';
@@ -12,19 +13,17 @@ export const mailerService: ServiceModule = {
   async start(rt) {
     const { config } = rt;
     const log = rt.log.child({ service: 'mailer' });
-    const mailer = smtpMailer(config.smtp.url, config.smtp.from);
-    const settings = { keyEncryptionKey: config.secrets.keyEncryptionKey, reactivateUrl: config.urls.reactivate, pricingUrl: config.urls.pricing };
-    const runner = await startConsumer(rt, log, {
-      group: 'mailer',
-      eventTypes: MAIL_EVENT_TYPES,
-      handler: mailHandler(new Effects(rt.mongo.db), mailer, (e) => owedMail(e, settings), log),
+    const parts = new Parts();
+    return parts.starting(async () => {
+      const mailer = smtpMailer(config.smtp.url, config.smtp.from);
+      parts.onStop(() => mailer.close());
+      const settings = { keyEncryptionKey: config.secrets.keyEncryptionKey, reactivateUrl: config.urls.reactivate, pricingUrl: config.urls.pricing };
+      parts.add(await startConsumer(rt, log, {
+        group: 'mailer',
+        eventTypes: MAIL_EVENT_TYPES,
+        handler: mailHandler(new Effects(rt.mongo.db), mailer, (e) => owedMail(e, settings), log),
+      }));
+      return { name: 'mailer', stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
     });
-    return {
-      name: 'mailer',
-      async stop() {
-        await runner.stop();
-        mailer.close();
-      },
-    };
   },
 };

@@ -56,7 +56,7 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
     await runner.start();
     cleanups.push(() => publisher.disconnect(), () => runner.stop(), () => admin.deleteGroups([projectionGroup]));
     let loads = 0;
-    const load = (id: string) => () => {
+    const load = (id: string) => {
       loads++;
       return findStored(db.collection(projection.collection), { _id: id });
     };
@@ -76,22 +76,22 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
     await eventually('the projection to apply the first event', async () => ((await inDb(probe))?.count === 1 ? true : undefined));
 
     // Entries not in step live 1 ms, so a second read without a load proves the first was trusted.
-    const cache = new ProjectionCache<Counter>(projection, [topic], { untrustedTtlMs: 1, trustedTtlMs: 60_000, now });
+    const cache = new ProjectionCache<Counter>(projection, [topic], { load, untrustedTtlMs: 1, trustedTtlMs: 60_000, now });
     const feed = await startCacheFeed({ kafka, admin, codec, publisher, log, groupId: `feed-${randomUUID().slice(0, 8)}`, caches: [{ cache, projectionGroup }], pollMs: 50 });
     cleanups.push(() => feed.stop());
     await eventually('the feed to be live', async () => (cache.live ? true : undefined));
     await eventually('a load in step with the projection', async () => {
-      await cache.get(probe, load(probe));
+      await cache.get(probe);
       const before = loads();
       later(5);
-      await cache.get(probe, load(probe));
+      await cache.get(probe);
       return loads() === before ? true : undefined;
     });
     const loadsBefore = loads();
 
     await publisher.publish([recorded(probe, 2), recorded(probe, 3)]);
     const followed = await eventually('the cache to follow the log', async () => {
-      const doc = await cache.get(probe, load(probe));
+      const doc = await cache.get(probe);
       return doc?.count === 3 ? doc : undefined;
     });
     expect(loads(), 'followed from the log, not reloaded').to.equal(loadsBefore);
@@ -107,14 +107,14 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
     const probe = `p-${randomUUID().slice(0, 8)}`;
     await publisher.publish(recorded(probe, 1));
     await eventually('the projection to apply it', async () => ((await inDb(probe)) ? true : undefined));
-    const cache = new ProjectionCache<Counter>(projection, [topic], { untrustedTtlMs: 1, trustedTtlMs: 60_000, now });
+    const cache = new ProjectionCache<Counter>(projection, [topic], { load, untrustedTtlMs: 1, trustedTtlMs: 60_000, now });
     const feed = await startCacheFeed({ kafka, admin, codec, publisher, log, groupId: `feed-${randomUUID().slice(0, 8)}`, caches: [{ cache, projectionGroup }], pollMs: 50 });
     await eventually('the feed to be live', async () => (cache.live ? true : undefined));
     await eventually('a trusted entry', async () => {
-      await cache.get(probe, load(probe));
+      await cache.get(probe);
       const before = loads();
       later(5);
-      await cache.get(probe, load(probe));
+      await cache.get(probe);
       return loads() === before ? true : undefined;
     });
 
@@ -122,7 +122,7 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
     expect(cache.live).to.equal(false);
     const before = loads();
     later(5);
-    expect(await cache.get(probe, load(probe))).to.include({ count: 1 });
+    expect(await cache.get(probe)).to.include({ count: 1 });
     expect(loads(), 'without a feed, the entry lives the short lifetime').to.equal(before + 1);
   });
 });

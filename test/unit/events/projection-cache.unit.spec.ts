@@ -27,19 +27,19 @@ function clock(start = 1_000_000) {
 /** A load that counts its calls and answers what the "database" holds at that moment. */
 function loader(db: { doc: StoredDocument<Document> | null }) {
   const calls = { n: 0 };
-  return { calls, load: async () => (calls.n++, db.doc) };
+  return { calls, load: async (_id: string) => (calls.n++, db.doc) };
 }
 
 describe('ProjectionCache: a projection followed in memory (unit)', () => {
   it('serves a loaded document from memory and applies the feed\'s events as the projection does, redeliveries and re-publishes once', async () => {
     const t = clock();
-    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { now: t.now });
-    cache.setLive(true);
-    cache.projectionCommitted([{ topic: TOPIC, partition: 0, offset: 1n }]);
     const first = used(1, 0);
     const db = { doc: stored([first]) };
     const { calls, load } = loader(db);
-    expect(countsOf(await cache.get(id, load)).queries).to.equal(1);
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load, now: t.now });
+    cache.setLive(true);
+    cache.projectionCommitted([{ topic: TOPIC, partition: 0, offset: 1n }]);
+    expect(countsOf(await cache.get(id)).queries).to.equal(1);
 
     const second = used(2, 1);
     const third = used(4, 2, 'evt-third');
@@ -50,7 +50,7 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
     cache.apply([republished]);
     cache.apply([fourth]);
     t.advance(10_000);
-    const doc = await cache.get(id, load);
+    const doc = await cache.get(id);
     expect(calls.n, 'served from memory').to.equal(1);
     expect(countsOf(doc).queries).to.equal(1 + 2 + 4 + 8);
     const projected = stored([first, second, third, second, republished, fourth]);
@@ -58,23 +58,23 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
   });
 
   it('keeps "no document" and builds it from its first event', async () => {
-    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC]);
-    cache.setLive(true);
     const { calls, load } = loader({ doc: null });
-    expect(await cache.get(id, load)).to.equal(null);
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load });
+    cache.setLive(true);
+    expect(await cache.get(id)).to.equal(null);
     cache.apply([used(3, 0)]);
-    expect(countsOf(await cache.get(id, load)).queries).to.equal(3);
+    expect(countsOf(await cache.get(id)).queries).to.equal(3);
     expect(calls.n).to.equal(1);
   });
 
   it('applies events handled while a load is in flight to what it loaded, once', async () => {
     for (const dbHasIt of [false, true]) {
-      const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC]);
+      let answer!: (doc: StoredDocument<Document> | null) => void;
+      const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load: () => new Promise((resolve) => (answer = resolve)) });
       cache.setLive(true);
       const first = used(1, 0);
       const second = used(2, 1);
-      let answer!: (doc: StoredDocument<Document> | null) => void;
-      const pending = cache.get(id, () => new Promise((resolve) => (answer = resolve)));
+      const pending = cache.get(id);
       cache.apply([second]); // the feed is ahead of the read
       answer(stored(dbHasIt ? [first, second] : [first]));
       expect(countsOf(await pending).queries, dbHasIt ? 'already in the database' : 'not yet in the database').to.equal(3);
@@ -83,16 +83,16 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
 
   it('keeps an entry long only if it was loaded while live and with the projection past what the feed handled', async () => {
     const t = clock();
-    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { now: t.now, trustedTtlMs: 30_000, untrustedTtlMs: 500 });
     const { calls, load } = loader({ doc: stored([used(1, 0)]) });
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load, now: t.now, trustedTtlMs: 30_000, untrustedTtlMs: 500 });
     const readAfter = async (ms: number) => {
       t.advance(ms);
-      await cache.get(id, load);
+      await cache.get(id);
       return calls.n;
     };
     cache.feedStartsAt([{ topic: TOPIC, partition: 0, offset: 6n }]); // events 0..5 come only from the database
 
-    await cache.get(id, load); // not live yet
+    await cache.get(id); // not live yet
     expect(await readAfter(499)).to.equal(1);
     expect(await readAfter(1), 'short lifetime before the feed is live').to.equal(2);
 
@@ -103,12 +103,46 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
 
     cache.projectionCommitted([{ topic: TOPIC, partition: 0, offset: 6n }]);
     expect(await readAfter(500), 'in step now: this load is trusted').to.equal(5);
-    expect(await readAfter(29_000), 'long lifetime').to.equal(5);
+    expect(await readAfter(23_000), 'long lifetime').to.equal(5);
 
     cache.apply([used(1, 6)]); // the feed moves ahead of the projection again: held entries stay, events keep them current
     expect(await readAfter(500)).to.equal(5);
     cache.setLive(false); // the feed crashed: everything falls back to the short lifetime
     expect(await readAfter(1), 'the entry is older than the short lifetime').to.equal(6);
-    expect(countsOf(await cache.get(id, load)).queries, 'from the database again').to.equal(1);
+    expect(countsOf(await cache.get(id)).queries, 'from the database again').to.equal(1);
+  });
+
+  it('reloads a trusted entry in the background near the end of its lifetime, serving it meanwhile', async () => {
+    const t = clock();
+    let answer: ((doc: StoredDocument<Document> | null) => void) | undefined;
+    let calls = 0;
+    const db = { doc: stored([used(1, 0)]) };
+    const load = (_id: string) => {
+      calls++;
+      return calls === 1 ? Promise.resolve(db.doc) : new Promise<StoredDocument<Document> | null>((resolve) => (answer = resolve));
+    };
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load, now: t.now, trustedTtlMs: 10_000 });
+    cache.setLive(true);
+    expect(countsOf(await cache.get(id)).queries).to.equal(1);
+    t.advance(7_999);
+    expect(cache.peekView(id)).to.not.equal(undefined);
+    expect(calls, 'before 80 % of the lifetime').to.equal(1);
+    t.advance(1);
+    expect(countsOf(cache.peekView(id) ?? null).queries, 'served while it reloads').to.equal(1);
+    expect(cache.peekView(id)).to.not.equal(undefined);
+    expect(calls, 'one reload, however many reads').to.equal(2);
+    answer!(stored([used(1, 0), used(5, 1)]));
+    await new Promise((resolve) => setImmediate(resolve));
+    t.advance(7_999);
+    expect(countsOf(cache.peekView(id) ?? null).queries, 'the reloaded document, with a fresh lifetime').to.equal(6);
+    expect(calls).to.equal(2);
+  });
+
+  it('shares one load between concurrent misses of one id', async () => {
+    const { calls, load } = loader({ doc: stored([used(2, 0)]) });
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load });
+    const docs = await Promise.all([cache.get(id), cache.get(id), cache.get(id)]);
+    expect(docs.map((d) => countsOf(d).queries)).to.deep.equal([2, 2, 2]);
+    expect(calls.n).to.equal(1);
   });
 });

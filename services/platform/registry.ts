@@ -6,6 +6,7 @@ import { subscriptionsProjection } from '../billing/subscriptions.projection.ts'
 import { webhooksService } from '../billing/webhooks.service.ts';
 import { keysProjection } from '../keys/keys.projection.ts';
 import { keysService } from '../keys/service.ts';
+import { usageProjection } from '../keys/usage.ts';
 import { mailerService } from '../mailer/service.ts';
 import type { ServiceModule } from './service.ts';
 
@@ -13,4 +14,4 @@ import type { ServiceModule } from './service.ts';
 export const SERVICES: readonly ServiceModule[] = [accountsService, keysService, webhooksService, billingService, mailerService];
 
 /** Every projection `svc replay` can rebuild. */
-export const PROJECTIONS: readonly Projection[] = [usersProjection, subscriptionsProjection, keysProjection] as unknown as Projection[];
+export const PROJECTIONS: readonly Projection[] = [usersProjection, subscriptionsProjection, keysProjection, usageProjection] as unknown as Projection[];

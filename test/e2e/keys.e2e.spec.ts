@@ -8,7 +8,9 @@ import { keyGate, type GatedLocals } from '../../services/keys/gate.ts';
 import { hashKey } from '../../services/keys/key-format.ts';
 import { RemoteValidator } from '../../services/keys/remote-validator.ts';
 import { keysService } from '../../services/keys/service.ts';
-import { getUsage, periodKey } from '../../services/keys/usage.ts';
+import { getUsage, periodKey, usageProjection } from '../../services/keys/usage.ts';
+import { projectionCollection } from '../../events/collections.ts';
+import { replayProjection } from '../../events/replay.ts';
 import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
 import { listen } from '../../services/platform/service.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
@@ -189,6 +191,23 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
         return body.usage.queries === 5 ? body : undefined;
       });
       expect(used.usage.queries).to.equal(5);
+    });
+
+    it('replaying usage rebuilds the counts identically, and validation still agrees', async function () {
+      this.timeout(120_000);
+      const { apiKey } = await mint('free');
+      expect((await validate(apiKey)).body).to.deep.include({ valid: true }); // cached before the replay
+      const rt = platform.runtime;
+      const { keyHash, period } = { keyHash: hashKey(apiKey), period: periodKey(new Date()) };
+      await rt.publisher.publish([1, 2, 3].map((n) => newEvent('usage.incremented', { keyHash, metric: 'queries', amount: n, period })));
+      await eventually('6 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, period)).queries === 6 ? true : undefined));
+      const collection = async () => projectionCollection(rt.mongo.db, usageProjection.collection);
+      const before = await (await collection()).find().sort({ _id: 1 }).toArray();
+      await replayProjection({ kafka: rt.kafka, codec: rt.codec, catalog: rt.catalog, publisher: rt.publisher, db: rt.mongo.db, projection: usageProjection as never, log: rt.log });
+      expect(await (await collection()).find().sort({ _id: 1 }).toArray()).to.deep.equal(before);
+      const res = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(((await res.json()) as { usage: { queries: number } }).usage.queries).to.equal(6);
+      expect((await validate(apiKey)).body).to.deep.include({ valid: true, usage: { queries: { used: 6, limit: 100, remaining: 94 }, filesIndexed: { used: 0, limit: 1000, remaining: 1000 } } });
     });
 
     it('refuses a revoked key within a second', async () => {

@@ -18,8 +18,9 @@ import { applyStored, projectedFields, type Projection, type StoredDocument } fr
  * restarting) the entry lives `untrustedTtlMs`, the short cache this replaces. Events the feed
  * handles while a load is in flight are applied to its result.
  *
- * Readers never queue behind the backstop: a trusted entry is reloaded in the background once 80 %
- * of its lifetime has passed, and is served meanwhile. Concurrent misses of one id share one load.
+ * Readers never queue behind the backstop: a trusted entry is reloaded in the background at a point
+ * between half and nine tenths of its lifetime, drawn per entry so that entries loaded together do
+ * not reload together, and is served meanwhile. Concurrent misses of one id share one load.
  */
 export interface ProjectionCacheOptions {
   /** Reads a stored document by id (bookkeeping included): how entries are loaded and refreshed. */
@@ -31,6 +32,8 @@ export interface ProjectionCacheOptions {
   maxEntries?: number;
   /** The clock, for tests. */
   now?: () => number;
+  /** Where in its lifetime each entry is refreshed, for tests (default Math.random). */
+  random?: () => number;
 }
 
 /** A topic-partition and an offset in it. */
@@ -55,6 +58,8 @@ interface Entry<D> {
   view: D | null | undefined;
   at: number;
   trusted: boolean;
+  /** Age at which a trusted entry is reloaded in the background. */
+  refreshAfter: number;
 }
 
 const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
@@ -70,6 +75,7 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
   readonly #untrustedTtlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
+  readonly #random: () => number;
   readonly #load: (id: string) => Promise<StoredDocument<Document> | null>;
   readonly #entries = new Map<string, Entry<D>>();
   readonly #loads = new Map<string, Promise<StoredDocument<Document> | null>>();
@@ -88,10 +94,11 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
     this.projection = projection;
     this.#topics = new Set(topics);
     this.#handles = new Set(projection.handles);
-    this.#trustedTtlMs = options.trustedTtlMs ?? 30_000;
+    this.#trustedTtlMs = options.trustedTtlMs ?? 60_000;
     this.#untrustedTtlMs = options.untrustedTtlMs ?? 500;
     this.#maxEntries = options.maxEntries ?? 100_000;
     this.#now = options.now ?? Date.now;
+    this.#random = options.random ?? Math.random;
     this.#load = options.load;
   }
 
@@ -128,7 +135,7 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
       this.#entries.delete(id);
       return undefined;
     }
-    if (trusted && age >= this.#trustedTtlMs * 0.8 && !this.#loads.has(id)) this.#loadOnce(id).catch(() => undefined);
+    if (trusted && age >= entry.refreshAfter && !this.#loads.has(id)) this.#loadOnce(id).catch(() => undefined);
     return entry;
   }
 
@@ -258,6 +265,7 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    this.#entries.set(id, { stored, view: undefined, at: this.#now(), trusted });
+    const refreshAfter = this.#trustedTtlMs * (0.5 + 0.4 * this.#random());
+    this.#entries.set(id, { stored, view: undefined, at: this.#now(), trusted, refreshAfter });
   }
 }

@@ -14,11 +14,12 @@ import { RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flex
  * are admitted per window. No reads are needed at all, which matters on FerretDB, whose lookups
  * scan the collection.
  *
- * So that requests seldom wait for an insert, a process claims its next block while half of the
- * current one is left, and the next window's first block during the last twentieth of a window.
- * The price: a process may hold up to a block and a half it never spends when the window ends, so
- * with several processes a key may be refused that much early per process; it is never admitted
- * past its limit. With blocks of one request nothing is claimed ahead and the count is exact.
+ * So that requests seldom wait for an insert, a process claims its next block while a third to two
+ * thirds of the current one is left, and the next window's first block during the last tenth to
+ * fiftieth of a window (spread per key, so busy keys do not all claim at once). The price: a
+ * process may hold up to a block and two thirds it never spends when the window ends, so with
+ * several processes a key may be refused that much early per process; it is never admitted past
+ * its limit. With blocks of one request nothing is claimed ahead and the count is exact.
  */
 interface BlockDoc {
   _id: string;
@@ -47,6 +48,11 @@ interface Local {
   claiming: Promise<void> | undefined;
   /** Block 0 of the next window, claimed near the end of this one. */
   ahead: { window: number; claim: Promise<Held | null> } | undefined;
+  /**
+   * This key's points for claiming ahead, drawn per key and window: keys under the same load would
+   * otherwise all claim in the same millisecond, a burst of inserts the database serves in a queue.
+   */
+  jitter: number;
 }
 
 interface Count {
@@ -143,7 +149,7 @@ export class MongoBlockLimiter extends StoreAbstract {
   /** This process's state of the key in a window it enters, starting from a block claimed ahead if there is one. */
   async #newWindow(rlKey: string, window: number, known: Local | undefined): Promise<Local> {
     this.#prune(window);
-    const local: Local = { window, nextBlock: 0, left: 0, consumed: 0, reserve: undefined, claiming: undefined, ahead: undefined };
+    const local: Local = { window, nextBlock: 0, left: 0, consumed: 0, reserve: undefined, claiming: undefined, ahead: undefined, jitter: Math.random() };
     this.#local.set(rlKey, local);
     if (known?.ahead?.window === window) {
       // Waiting here is rare: the claim was sent well before the window began.
@@ -176,15 +182,16 @@ export class MongoBlockLimiter extends StoreAbstract {
   }
 
   /**
-   * Claims the next block while half of the current one is still unspent, and the next window's
-   * first block in the last twentieth of this one, in the background; a failure there only means
-   * a later request claims for itself (and reports the error if it fails again).
+   * Claims the next block while a third to two thirds of the current one is still unspent, and the
+   * next window's first block in the last tenth to fiftieth of this one (where in those ranges is
+   * the key's jitter), in the background; a failure there only means a later request claims for
+   * itself (and reports the error if it fails again).
    */
   #claimAhead(rlKey: string, local: Local, msDuration: number, blocks: number, msLeft: number): void {
-    if (!local.reserve && !local.claiming && local.left <= this.#block / 2 && local.nextBlock < blocks) {
+    if (!local.reserve && !local.claiming && local.left <= this.#block * (1 / 3 + local.jitter / 3) && local.nextBlock < blocks) {
       this.#startClaim(rlKey, local, msDuration, blocks).catch(() => undefined);
     }
-    if (!local.ahead && msLeft <= msDuration / 20) {
+    if (!local.ahead && msLeft <= msDuration * (0.02 + 0.08 * local.jitter)) {
       const window = local.window + 1;
       const claim = this.#insertBlock(rlKey, window, 0, msDuration).then((inserted) => (inserted ? { block: 0, left: this.#block } : null));
       claim.catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { newEvent } from '../../events/envelope.ts';
+import { clientIp } from '../platform/http/client-ip.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { KeyIdentity } from './assess.ts';
 import type { Metric } from './tiers.ts';
@@ -34,7 +35,7 @@ export function keyGate(options: GateOptions): RequestHandler {
       res.status(401).json({ error: 'missing X-API-Key header' });
       return;
     }
-    const { result, rate } = await options.validator.validate(apiKey, { ip: req.ip ?? 'unknown', metric, amount });
+    const { result, rate } = await options.validator.validate(apiKey, { ip: clientIp(req), metric, amount });
     setRateHeaders(res, rate);
     if (!result.valid) {
       res.status(result.code === 'RATE_LIMITED' ? 429 : 403).json({ error: result.error || 'invalid API key', code: result.code, upgrade: options.pricingUrl });

@@ -1,5 +1,6 @@
 import type { Express, Response } from 'express';
 import { z } from 'zod';
+import { clientIp } from '../platform/http/client-ip.ts';
 import { HttpError, unauthorized } from '../platform/http/errors.ts';
 import { METRICS, periodOf, type Metric } from './tiers.ts';
 import type { KeyValidator, LimitDecision } from './validator.ts';
@@ -30,7 +31,7 @@ export function mountValidationRoutes(app: Express, deps: { validator: KeyValida
       return;
     }
     const { apiKey, metric, amount } = parsed.data;
-    const { result, rate } = await validator.validate(apiKey, { ip: req.ip ?? 'unknown', ...(metric ? { metric } : {}), ...(amount ? { amount } : {}) });
+    const { result, rate } = await validator.validate(apiKey, { ip: clientIp(req), ...(metric ? { metric } : {}), ...(amount ? { amount } : {}) });
     setRateHeaders(res, rate);
     if (!result.valid) {
       res.status(result.code === 'RATE_LIMITED' ? 429 : 200).json({ valid: false, error: result.error, code: result.code });
@@ -48,7 +49,7 @@ export function mountValidationRoutes(app: Express, deps: { validator: KeyValida
   app.get('/usage', async (req, res) => {
     const apiKey = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     if (!apiKey) throw unauthorized('missing API key (Authorization: Bearer <API_KEY>)', { 'WWW-Authenticate': 'Bearer realm="svc-keys"' });
-    const { result, rate } = await validator.validate(apiKey, { ip: req.ip ?? 'unknown', metric: 'queries', amount: 0 });
+    const { result, rate } = await validator.validate(apiKey, { ip: clientIp(req), metric: 'queries', amount: 0 });
     setRateHeaders(res, rate);
     if (!result.valid) {
       if (result.code === 'RATE_LIMITED') throw new HttpError(429, 'RATE_LIMITED', result.error);

@@ -100,6 +100,11 @@ export class EventCatalog {
     return this.entry(type).definition.topic;
   }
 
+  /** The distinct topics carrying these event types: what a consumer of them subscribes to. */
+  topicsOf(types: readonly string[]): string[] {
+    return [...new Set(types.map((t) => this.topicOf(t)))];
+  }
+
   private entry(type: string): Entry {
     const entry = this.entries.get(type);
     if (!entry) throw new UnknownEventTypeError(type);

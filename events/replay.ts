@@ -60,7 +60,7 @@ const remaining = (targets: Targets, reached: Targets) =>
 export async function replayProjection(options: ReplayOptions): Promise<ReplayResult> {
   const { kafka, codec, catalog, publisher, db, projection, log } = options;
   const started = process.hrtime.bigint();
-  const topics = [...new Set(projection.handles.map((t) => catalog.topicOf(t)))];
+  const topics = catalog.topicsOf(projection.handles);
   const runId = `${Date.now()}-${process.pid}`;
   const shadow = `${projection.collection}__replay_${runId}`;
   const groupId = `replay.${projection.name}.${runId}`;

@@ -15,7 +15,7 @@ export async function startConsumer(rt: Runtime, log: Logger, options: { group: 
     publisher: rt.publisher,
     log,
     groupId: rt.groupId(options.group),
-    topics: [...new Set(options.eventTypes.map((t) => rt.catalog.topicOf(t)))],
+    topics: rt.catalog.topicsOf(options.eventTypes),
     handler: options.handler,
     retries: rt.config.kafka.handlerRetries,
   });

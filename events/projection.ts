@@ -220,6 +220,11 @@ export async function findStored(collection: Collection<Document>, filter: Docum
   return (await collection.findOne(filter)) as StoredDocument<Document> | null;
 }
 
+/** A projection's stored document by id (bookkeeping included), wherever its logical name points now. */
+export async function findStoredById(db: Db, projection: Pick<Projection, 'collection'>, id: string): Promise<StoredDocument<Document> | null> {
+  return findStored(db.collection(await physicalName(db, projection.collection)), { _id: id });
+}
+
 /** The projected fields of a stored document; a tombstone reads as absent. */
 export function projectedFields<D>(stored: StoredDocument<Document> | null): D | null {
   return stored && !stored._deleted ? strip<D>(stored) : null;

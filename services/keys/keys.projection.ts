@@ -104,11 +104,6 @@ export async function getKeyBySubscription(db: Db, subscriptionId: string): Prom
   return findProjected<KeyRecord>(await projectionCollection(db, keysProjection.collection), subscriptionId);
 }
 
-/** The stored document (bookkeeping included) of a subscription's key, for a cache that follows the log. */
-export async function findStoredKeyDocument(db: Db, subscriptionId: string): Promise<StoredDocument<Document> | null> {
-  return findStored(await projectionCollection(db, keysProjection.collection), { _id: subscriptionId });
-}
-
 /** The stored document (bookkeeping included) holding this key, for a cache that follows the log. */
 export async function findStoredKey(db: Db, keyHash: string): Promise<StoredDocument<Document> | null> {
   return findStored(await projectionCollection(db, keysProjection.collection), { keyHash, _deleted: { $ne: true } });

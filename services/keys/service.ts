@@ -3,8 +3,7 @@ import { hostname } from 'node:os';
 import type { Document } from 'mongodb';
 import { startCacheFeed } from '../../events/cache-feed.ts';
 import { ProjectionCache } from '../../events/projection-cache.ts';
-import { projectionGroupId, type Projection } from '../../events/projection.ts';
-import type { Runtime } from '../platform/runtime.ts';
+import { findStoredById, projectionGroupId, type Projection } from '../../events/projection.ts';
 import { Effects } from '../mailer/effects.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
@@ -12,10 +11,10 @@ import { serveHttp, startConsumer, startProjection } from '../platform/wiring.ts
 import { mountGenerateRoute } from './generate.route.ts';
 import { issuerHandler } from './issuer.consumer.ts';
 import { KeyCache } from './key-cache.ts';
-import { findStoredKey, findStoredKeyDocument, keysProjection } from './keys.projection.ts';
+import { findStoredKey, keysProjection } from './keys.projection.ts';
 import { RateLimits } from './rate-limits.ts';
 import { mountRevokeRoute } from './revoke.route.ts';
-import { findStoredUsage, usageProjection } from './usage.ts';
+import { usageProjection } from './usage.ts';
 import { mountValidationRoutes } from './validate.route.ts';
 import { LocalValidator } from './validator.ts';
 
@@ -30,53 +29,57 @@ export const keysService: ServiceModule = {
     return parts.starting(async () => {
       parts.add(await startProjection(rt, log, keysProjection as unknown as Projection<Document>));
       parts.add(await startProjection(rt, log, usageProjection as unknown as Projection<Document>));
-      parts.add(await startConsumer(rt, log, {
-        group: 'issuer',
-        eventTypes: ['subscription.created'],
-        handler: issuerHandler({ db: mongo.db, publisher: rt.publisher, effects: new Effects(mongo.db), encryptionKey: config.secrets.keyEncryptionKey, log }),
-      }));
+      parts.add(
+        await startConsumer(rt, log, {
+          group: 'issuer',
+          eventTypes: ['subscription.created'],
+          handler: issuerHandler({ db: mongo.db, publisher: rt.publisher, effects: new Effects(mongo.db), encryptionKey: config.secrets.keyEncryptionKey, log }),
+        }),
+      );
       // Keys and usage in memory, following the log beside the projections they cache. Every process
       // keeps its own caches, so its feed is a group of its own that starts at the end of the topics.
-      const keyCache = new KeyCache(topicsOf(rt, keysProjection.handles), {
-        loadById: (id) => findStoredKeyDocument(mongo.db, id),
+      const keyCache = new KeyCache(rt.catalog.topicsOf(keysProjection.handles), {
+        loadById: (id) => findStoredById(mongo.db, keysProjection, id),
         loadByHash: (keyHash) => findStoredKey(mongo.db, keyHash),
-    });
-    const usageCache = new ProjectionCache(usageProjection, topicsOf(rt, usageProjection.handles), { load: (id) => findStoredUsage(mongo.db, id) });
-    parts.add(await startCacheFeed({
-      kafka: rt.kafka,
-      admin: rt.admin,
-      codec: rt.codec,
-      publisher: rt.publisher,
-      log,
-      groupId: rt.groupId(`key-cache.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`),
-      caches: [
-        { cache: keyCache.documents, projectionGroup: rt.groupId(projectionGroupId(keysProjection)) },
-        { cache: usageCache, projectionGroup: rt.groupId(projectionGroupId(usageProjection)) },
-      ],
-      onEvents: (events) => keyCache.noteEvents(events),
-    }));
-    const rateLimits = new RateLimits(mongo.client, mongo.db.databaseName, { perIpPerMinute: config.keyValidationPerIpPerMinute });
-    const { ttl } = await rateLimits.ensureIndexes();
-    // Without TTL indexes (FerretDB) ended windows are swept here; MongoDB expires them itself.
-    const sweeper = ttl
-      ? undefined
-      : setInterval(() => void rateLimits.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'rate-limit sweep failed')), 60_000);
-    sweeper?.unref();
-    parts.onStop(() => clearInterval(sweeper));
-    const validator = new LocalValidator(rateLimits, keyCache, usageCache);
-    const server = await serveHttp(rt, log, {
-      service: 'keys',
-      port: config.ports.keys,
-      mount: (a) => {
-        mountValidationRoutes(a, { validator });
-        mountGenerateRoute(a, { config, db: mongo.db, publisher: rt.publisher });
-        mountRevokeRoute(a, { config, db: mongo.db, publisher: rt.publisher });
-      },
-    });
-    parts.onStop(() => server.close());
-    return { name: 'keys', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
+      });
+      const usageCache = new ProjectionCache(usageProjection, rt.catalog.topicsOf(usageProjection.handles), {
+        load: (id) => findStoredById(mongo.db, usageProjection, id),
+      });
+      parts.add(
+        await startCacheFeed({
+          kafka: rt.kafka,
+          admin: rt.admin,
+          codec: rt.codec,
+          publisher: rt.publisher,
+          log,
+          groupId: rt.groupId(`key-cache.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`),
+          caches: [
+            { cache: keyCache.documents, projectionGroup: rt.groupId(projectionGroupId(keysProjection)) },
+            { cache: usageCache, projectionGroup: rt.groupId(projectionGroupId(usageProjection)) },
+          ],
+          onEvents: (events) => keyCache.noteEvents(events),
+        }),
+      );
+      const rateLimits = new RateLimits(mongo.client, mongo.db.databaseName, { perIpPerMinute: config.keyValidationPerIpPerMinute });
+      const { ttl } = await rateLimits.ensureIndexes();
+      // Without TTL indexes (FerretDB) ended windows are swept here; MongoDB expires them itself.
+      const sweeper = ttl
+        ? undefined
+        : setInterval(() => void rateLimits.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'rate-limit sweep failed')), 60_000);
+      sweeper?.unref();
+      parts.onStop(() => clearInterval(sweeper));
+      const validator = new LocalValidator(rateLimits, keyCache, usageCache);
+      const server = await serveHttp(rt, log, {
+        service: 'keys',
+        port: config.ports.keys,
+        mount: (a) => {
+          mountValidationRoutes(a, { validator });
+          mountGenerateRoute(a, { config, db: mongo.db, publisher: rt.publisher });
+          mountRevokeRoute(a, { config, db: mongo.db, publisher: rt.publisher });
+        },
+      });
+      parts.onStop(() => server.close());
+      return { name: 'keys', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
     });
   },
 };
-
-const topicsOf = (rt: Runtime, eventTypes: readonly string[]): string[] => [...new Set(eventTypes.map((t) => rt.catalog.topicOf(t)))];

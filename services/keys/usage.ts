@@ -1,8 +1,8 @@
-import type { Db, Document } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { AnyEventDefinition } from '../../events/catalog.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import type { Event } from '../../events/envelope.ts';
-import { findProjected, findStored, type Projection, type StoredDocument } from '../../events/projection.ts';
+import { findProjected, type Projection } from '../../events/projection.ts';
 import { METRICS, periodOf, type Metric } from './tiers.ts';
 
 export const USAGE_TOPIC = 'usage.events';
@@ -62,11 +62,6 @@ export async function getUsage(db: Db, keyHash: string, period: string): Promise
 }
 
 export const usageDocumentId = (keyHash: string, period: string): string => `${keyHash}:${period}`;
-
-/** The stored usage document (bookkeeping included), for a cache that follows the log. */
-export async function findStoredUsage(db: Db, id: string): Promise<StoredDocument<Document> | null> {
-  return findStored(await projectionCollection(db, usageProjection.collection), { _id: id });
-}
 
 /** Counts of a usage document, zero for metrics it has not seen. */
 export function countsOf(doc: Pick<UsageDocument, 'counts'> | null): UsageCounts {

@@ -4,7 +4,7 @@ import type { EventCodec } from './codec.ts';
 import { ConsumerRunner } from './consumer.ts';
 import { errorMessage } from './errors.ts';
 import type { DeliveredEvent } from './envelope.ts';
-import type { FeedFollower, PartitionOffset } from './projection-cache.ts';
+import { partitionKey, type FeedFollower, type PartitionOffset } from './projection-cache.ts';
 import type { EventPublisher } from './publisher.ts';
 
 export interface CacheFeedOptions {
@@ -42,10 +42,9 @@ export async function startCacheFeed(options: CacheFeedOptions): Promise<CacheFe
 
   // Where the feed starts, and then resumes after a rejoin: the next offset per partition.
   const next = new Map<string, PartitionOffset>();
-  const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   for (const topic of topics) {
     for (const p of await endOffsets(admin, topic)) {
-      next.set(keyOf(topic, p.partition), { topic, partition: p.partition, offset: BigInt(p.high) });
+      next.set(partitionKey(topic, p.partition), { topic, partition: p.partition, offset: BigInt(p.high) });
     }
   }
   const starts = [...next.values()];
@@ -86,7 +85,7 @@ export async function startCacheFeed(options: CacheFeedOptions): Promise<CacheFe
         const last = events[events.length - 1];
         if (last) {
           const { topic, partition, offset } = last.position;
-          next.set(keyOf(topic, partition), { topic, partition, offset: BigInt(offset) + 1n });
+          next.set(partitionKey(topic, partition), { topic, partition, offset: BigInt(offset) + 1n });
         }
       },
     },
@@ -95,7 +94,7 @@ export async function startCacheFeed(options: CacheFeedOptions): Promise<CacheFe
     // A new group would start at the end as of joining, skipping what came since we read the ends.
     for (const [topic, partitions] of Object.entries(payload.memberAssignment)) {
       for (const partition of partitions) {
-        const from = next.get(keyOf(topic, partition));
+        const from = next.get(partitionKey(topic, partition));
         if (from) runner.seek(topic, partition, String(from.offset));
       }
     }

@@ -62,7 +62,18 @@ interface Entry<D> {
   refreshAfter: number;
 }
 
-const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+/** A topic-partition as a map key. */
+export const partitionKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
+
+/** The load in flight for this key if there is one, else a new one, forgotten once settled: concurrent misses share it. */
+export function sharedLoad<T>(loads: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
+  let pending = loads.get(key);
+  if (!pending) {
+    pending = start().finally(() => loads.delete(key));
+    loads.set(key, pending);
+  }
+  return pending;
+}
 
 /** Events the feed handled while loads were in flight; more than this and those loads are not trusted. */
 const MAX_BUFFERED = 10_000;
@@ -141,12 +152,7 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
 
   /** One load per id at a time, whoever asks. */
   #loadOnce(id: string): Promise<StoredDocument<Document> | null> {
-    let pending = this.#loads.get(id);
-    if (!pending) {
-      pending = this.fill(() => this.#load(id), id).finally(() => this.#loads.delete(id));
-      this.#loads.set(id, pending);
-    }
-    return pending;
+    return sharedLoad(this.#loads, id, () => this.fill(() => this.#load(id), id));
   }
 
   /**
@@ -197,11 +203,6 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
     }
   }
 
-  /** Forgets one document, e.g. after a write this process made outside the log. */
-  evict(id: string): void {
-    this.#entries.delete(id);
-  }
-
   /** Where the feed starts: events before these offsets it will never deliver. */
   feedStartsAt(positions: readonly PartitionOffset[]): void {
     for (const p of positions) {
@@ -210,14 +211,6 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
       const before = p.offset - 1n;
       if ((this.#seen.get(key) ?? -1n) < before) this.#seen.set(key, before);
     }
-  }
-
-  /** The feed's next offset per partition: where it resumes after a rejoin. */
-  resumeOffsets(): PartitionOffset[] {
-    return [...this.#seen].map(([key, offset]) => {
-      const [topic, partition] = key.split('\u0000') as [string, string];
-      return { topic, partition: Number(partition), offset: offset + 1n };
-    });
   }
 
   /** The projection group's committed offsets, as last polled. */
@@ -239,10 +232,6 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
 
   get maxEntries(): number {
     return this.#maxEntries;
-  }
-
-  get size(): number {
-    return this.#entries.size;
   }
 
   /** True when the projection has applied everything the feed has handled or skipped. */

@@ -1,6 +1,6 @@
 import type { Document } from 'mongodb';
 import type { DeliveredEvent } from '../../events/envelope.ts';
-import { ProjectionCache, type ProjectionCacheOptions } from '../../events/projection-cache.ts';
+import { ProjectionCache, sharedLoad, type ProjectionCacheOptions } from '../../events/projection-cache.ts';
 import { projectedFields, type StoredDocument } from '../../events/projection.ts';
 import type { KeyGeneratedData } from './events.ts';
 import { keysProjection, type KeyRecord } from './keys.projection.ts';
@@ -54,12 +54,7 @@ export class KeyCache {
   get(keyHash: string): Promise<KeyRecord | null> {
     const held = this.peek(keyHash);
     if (held !== undefined) return Promise.resolve(held);
-    let pending = this.#loads.get(keyHash);
-    if (!pending) {
-      pending = this.#load(keyHash).finally(() => this.#loads.delete(keyHash));
-      this.#loads.set(keyHash, pending);
-    }
-    return pending;
+    return sharedLoad(this.#loads, keyHash, () => this.#load(keyHash));
   }
 
   /** The feed's events: a key generated is no longer absent. */

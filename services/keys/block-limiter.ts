@@ -67,6 +67,8 @@ const StoreAbstract = createRequire(import.meta.url)('rate-limiter-flexible/lib/
 export class MongoBlockLimiter extends StoreAbstract {
   readonly #blocks: Collection<BlockDoc>;
   readonly #block: number;
+  /** Blocks per window. */
+  readonly #blockCount: number;
   readonly #local = new Map<string, Local>();
   #prunedWindow = -1;
 
@@ -74,6 +76,7 @@ export class MongoBlockLimiter extends StoreAbstract {
     super({ keyPrefix: opts.keyPrefix, points: opts.points, duration: opts.duration, storeClient: db });
     this.#blocks = db.collection<BlockDoc>(collection);
     this.#block = Math.max(1, Math.min(opts.points, Math.floor(opts.block)));
+    this.#blockCount = Math.ceil(opts.points / this.#block);
   }
 
   /** Blocks larger than one request are claimed ahead, so requests seldom wait for the database. */
@@ -105,13 +108,12 @@ export class MongoBlockLimiter extends StoreAbstract {
     local.left -= 1;
     local.consumed += 1;
     const expireMs = (window + 1) * msDuration;
-    if (this.#claimsAhead) this.#claimAhead(rlKey, local, msDuration, Math.ceil(this.points / this.#block), expireMs - now);
+    if (this.#claimsAhead) this.#claimAhead(rlKey, local, msDuration, expireMs - now);
     return { consumed: local.consumed, expireMs, first: local.consumed === 1 };
   }
 
   async _upsert(rlKey: string, points: number, msDuration: number, forceExpire = false): Promise<Count> {
     if (forceExpire || points !== 1) throw new Error('MongoBlockLimiter supports consuming one point at a time only');
-    const blocks = Math.ceil(this.points / this.#block);
     for (;;) {
       const held = this.#takeHeld(rlKey, msDuration);
       if (held) return held;
@@ -127,8 +129,8 @@ export class MongoBlockLimiter extends StoreAbstract {
         await local.claiming;
         continue;
       }
-      if (local.nextBlock >= blocks) return { consumed: this.points + 1, expireMs, first: false };
-      await this.#startClaim(rlKey, local, msDuration, blocks);
+      if (local.nextBlock >= this.#blockCount) return { consumed: this.points + 1, expireMs, first: false };
+      await this.#startClaim(rlKey, local, msDuration);
     }
   }
 
@@ -187,9 +189,9 @@ export class MongoBlockLimiter extends StoreAbstract {
    * the key's jitter), in the background; a failure there only means a later request claims for
    * itself (and reports the error if it fails again).
    */
-  #claimAhead(rlKey: string, local: Local, msDuration: number, blocks: number, msLeft: number): void {
-    if (!local.reserve && !local.claiming && local.left <= this.#block * (1 / 3 + local.jitter / 3) && local.nextBlock < blocks) {
-      this.#startClaim(rlKey, local, msDuration, blocks).catch(() => undefined);
+  #claimAhead(rlKey: string, local: Local, msDuration: number, msLeft: number): void {
+    if (!local.reserve && !local.claiming && local.left <= this.#block * (1 / 3 + local.jitter / 3) && local.nextBlock < this.#blockCount) {
+      this.#startClaim(rlKey, local, msDuration).catch(() => undefined);
     }
     if (!local.ahead && msLeft <= msDuration * (0.02 + 0.08 * local.jitter)) {
       const window = local.window + 1;
@@ -199,8 +201,8 @@ export class MongoBlockLimiter extends StoreAbstract {
     }
   }
 
-  #startClaim(rlKey: string, local: Local, msDuration: number, blocks: number): Promise<void> {
-    const claim = this.#claim(rlKey, local, msDuration, blocks).finally(() => {
+  #startClaim(rlKey: string, local: Local, msDuration: number): Promise<void> {
+    const claim = this.#claim(rlKey, local, msDuration).finally(() => {
       if (local.claiming === claim) local.claiming = undefined;
     });
     local.claiming = claim;
@@ -208,8 +210,8 @@ export class MongoBlockLimiter extends StoreAbstract {
   }
 
   /** Claims the lowest free block of the window into the reserve, or learns that none is left. */
-  async #claim(rlKey: string, local: Local, msDuration: number, blocks: number): Promise<void> {
-    while (local.nextBlock < blocks) {
+  async #claim(rlKey: string, local: Local, msDuration: number): Promise<void> {
+    while (local.nextBlock < this.#blockCount) {
       const k = local.nextBlock;
       local.nextBlock += 1;
       let inserted: boolean;

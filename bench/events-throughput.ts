@@ -32,6 +32,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { Kafka, logLevel, Partitioners, type Admin, type Message } from 'kafkajs';
 import { pino } from 'pino';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
+import { runMain } from './run-main.ts';
 import { EventCodec } from '../events/codec.ts';
 import { ConsumerRunner } from '../events/consumer.ts';
 import type { Event } from '../events/envelope.ts';
@@ -454,12 +455,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (e) {
-  err(`FAILED: ${e instanceof Error ? e.message : String(e)}`);
-  if (e instanceof Error && e.stack) err(e.stack);
-  process.exitCode = 1;
-}
-// kafkajs can leave timers behind after disconnecting; do not wait for them.
-process.exit();
+await runMain(main, err);

@@ -51,6 +51,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { freePort } from '../deploy/local/processes.ts';
 import { pacedLoad } from './paced-load.ts';
+import { runMain } from './run-main.ts';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { keysService } from '../services/keys/service.ts';
 import { startServices, type RunningPlatform } from '../services/platform/cli/run.ts';
@@ -160,21 +161,25 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** Request j carries key j % keys and client IP j % IPs, for both load generators. */
+function requestsOf(spec: LoadSpec): { headers: Record<string, string>; body: string }[] {
+  const count = Math.max(spec.bodies.length, spec.clientIps.length);
+  return Array.from({ length: count }, (_, j) => ({
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': spec.clientIps[j % spec.clientIps.length]! },
+    body: spec.bodies[j % spec.bodies.length]!,
+  }));
+}
+
 async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   if (spec.rate) return generatePacedLoad({ ...spec, rate: spec.rate });
   let latencies = new Float64Array(1 << 16);
   let n = 0;
-  // Request j carries key j % keys and IP j % IPs. Each connection cycles through all of them from
-  // its own starting point, so concurrent requests name different keys. The requests are built
-  // once (a setupRequest hook would rebuild each one per send and cost the load generator ~25%).
+  // Each connection cycles through all requests from its own starting point, so concurrent
+  // requests name different keys. The requests are built once (a setupRequest hook would rebuild
+  // each one per send and cost the load generator ~25%).
   const path = new URL(spec.url).pathname;
-  const count = Math.max(spec.bodies.length, spec.clientIps.length);
-  const requests: AutocannonRequest[] = Array.from({ length: count }, (_, j) => ({
-    method: 'POST',
-    path,
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': spec.clientIps[j % spec.clientIps.length]! },
-    body: spec.bodies[j % spec.bodies.length]!,
-  }));
+  const requests: AutocannonRequest[] = requestsOf(spec).map((r) => ({ method: 'POST', path, ...r }));
+  const count = requests.length;
   let clients = 0;
   const cpu0 = process.cpuUsage();
   const result = await new Promise<AutocannonResult>((resolvePromise, reject) => {
@@ -224,11 +229,7 @@ async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
 
 /** Latency at a fixed rate: our own open-loop generator (bench/paced-load.ts), not autocannon's bursty rate. */
 async function generatePacedLoad(spec: LoadSpec & { rate: number }): Promise<LoadResult> {
-  const count = Math.max(spec.bodies.length, spec.clientIps.length);
-  const requests = Array.from({ length: count }, (_, j) => ({
-    headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': spec.clientIps[j % spec.clientIps.length]! },
-    body: spec.bodies[j % spec.bodies.length]!,
-  }));
+  const requests = requestsOf(spec);
   const cpu0 = process.cpuUsage();
   const r = await pacedLoad({ url: spec.url, connections: spec.connections, seconds: spec.seconds, rate: spec.rate, requests, expectBodyPrefix: '{"valid":true,' });
   const cpu = process.cpuUsage(cpu0);
@@ -612,13 +613,5 @@ async function main(): Promise<void> {
 if (process.argv.includes('--loadgen')) {
   loadgenMain();
 } else {
-  try {
-    await main();
-  } catch (e) {
-    err(`FAILED: ${e instanceof Error ? e.message : String(e)}`);
-    if (e instanceof Error && e.stack) err(e.stack);
-    process.exitCode = 1;
-  }
-  // kafkajs can leave timers behind after disconnecting; do not wait for them.
-  process.exit();
+  await runMain(main, err);
 }

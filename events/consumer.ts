@@ -1,8 +1,8 @@
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
-import type { Logger } from '../services/platform/logger.ts';
-import type { EventCodec } from './codec.ts';
+import { header, type EventCodec } from './codec.ts';
 import type { DeliveredEvent } from './envelope.ts';
-import { PoisonMessageError, errorMessage, isTransient } from './errors.ts';
+import { errorMessage, isPermanent, isTransient } from './errors.ts';
+import type { EventLog } from './event-log.ts';
 import { eventMetrics } from './metrics.ts';
 import type { EventPublisher } from './publisher.ts';
 import { dlqTopic } from './topics.ts';
@@ -20,7 +20,7 @@ export interface ConsumerOptions {
   codec: EventCodec;
   /** Dead letters and nothing else go through it. */
   publisher: EventPublisher;
-  log: Logger;
+  log: EventLog;
   groupId: string;
   topics: readonly string[];
   handler: EventHandler;
@@ -30,6 +30,8 @@ export interface ConsumerOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Largest group of consecutive events handed to the handler at once. */
   chunkSize?: number;
+  /** Without a fetch, a heartbeat or a handled chunk for this long, a running consumer counts as stalled. */
+  stallMs?: number;
 }
 
 export const DLQ_HEADER = {
@@ -39,7 +41,20 @@ export const DLQ_HEADER = {
   offset: 'dlq-original-offset',
   group: 'dlq-consumer-group',
   failedAt: 'dlq-failed-at',
+  /** Set by `svc dlq redrive`: only this consumer group handles the re-driven copy; the others skip it. */
+  redriveGroup: 'dlq-redrive-group',
 } as const;
+
+/** What /health reports about one consumer group of this process. */
+export interface ConsumerHealth {
+  group: string;
+  state: 'starting' | 'joined' | 'rebalancing' | 'restarting' | 'crashed' | 'stopped';
+  ok: boolean;
+  /** Why it is not ok, for operators. */
+  problem?: string;
+  /** Milliseconds since the consumer last fetched, heartbeated or handled a chunk. */
+  idleMs: number;
+}
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -47,9 +62,15 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });
 
+/** How long a handler may keep failing on a dependency before readiness reports it. */
+const BLOCKED_REPORT_MS = 5000;
+/** How long a consumer may take to join its group before readiness reports it. */
+const JOIN_GRACE_MS = 60_000;
+
 /**
  * Runs a consumer group: per-partition order, offsets committed only for events whose handler
- * succeeded, bounded retries then the dead-letter topic, and waits out dependency outages.
+ * succeeded, bounded retries then the dead-letter topic (at once for a permanent failure), and
+ * dependency outages waited out while heartbeating, so the group does not rebalance around a wait.
  */
 export class ConsumerRunner {
   private readonly consumer: Consumer;
@@ -57,9 +78,14 @@ export class ConsumerRunner {
   private readonly retries: number;
   private readonly backoff: { initialMs: number; maxMs: number };
   private readonly chunkSize: number;
-  private readonly log: Logger;
-
+  private readonly stallMs: number;
+  private readonly log: EventLog;
   private readonly options: ConsumerOptions;
+  private state: ConsumerHealth['state'] = 'starting';
+  private readonly startedAt = Date.now();
+  private lastActivity = Date.now();
+  private blockedSince: number | undefined;
+  private lastError: string | undefined;
 
   constructor(options: ConsumerOptions) {
     this.options = options;
@@ -74,11 +100,33 @@ export class ConsumerRunner {
     this.retries = options.retries ?? 3;
     this.backoff = options.backoff ?? { initialMs: 100, maxMs: 5000 };
     this.chunkSize = options.chunkSize ?? 500;
+    this.stallMs = options.stallMs ?? 30_000;
     this.log = options.log.child({ component: 'consumer', group: options.groupId });
+    const active = () => (this.lastActivity = Date.now());
+    const { events } = this.consumer;
+    this.consumer.on(events.FETCH_START, active);
+    this.consumer.on(events.HEARTBEAT, active);
+    this.consumer.on(events.GROUP_JOIN, () => {
+      this.state = 'joined';
+      active();
+    });
+    this.consumer.on(events.REBALANCING, () => {
+      if (this.state !== 'stopped') this.state = 'rebalancing';
+    });
+    this.consumer.on(events.CRASH, ({ payload }) => {
+      this.lastError = errorMessage(payload.error);
+      if (this.state !== 'stopped') this.state = payload.restart ? 'restarting' : 'crashed';
+      if (!payload.restart) this.log.error({ err: this.lastError }, 'consumer crashed and will not restart');
+    });
+    this.consumer.on(events.STOP, () => (this.state = 'stopped'));
   }
 
   get events() {
     return this.consumer.events;
+  }
+
+  get groupId(): string {
+    return this.options.groupId;
   }
 
   on: Consumer['on'] = (...args) => this.consumer.on(...args);
@@ -96,10 +144,11 @@ export class ConsumerRunner {
         let chunk: { event: DeliveredEvent; message: KafkaMessage }[] = [];
         const flush = async (): Promise<boolean> => {
           if (chunk.length === 0) return true;
-          const done = await this.handleChunk(chunk, topic, partition, isRunning);
+          const done = await this.handleChunk(chunk, topic, partition, isRunning, heartbeat);
           if (done) {
             resolveOffset(chunk[chunk.length - 1]!.message.offset);
             eventMetrics.handled.inc({ group: this.options.groupId, topic }, chunk.length);
+            this.lastActivity = Date.now();
             await heartbeat();
           }
           chunk = [];
@@ -107,6 +156,13 @@ export class ConsumerRunner {
         };
         for (const message of batch.messages) {
           if (!isRunning() || isStale()) break;
+          const redriveFor = header(message, DLQ_HEADER.redriveGroup);
+          if (redriveFor !== undefined && redriveFor !== this.options.groupId) {
+            // A re-driven copy meant for another group: this one handled the original already.
+            if (!(await flush())) return;
+            resolveOffset(message.offset);
+            continue;
+          }
           let event: DeliveredEvent;
           try {
             event = this.options.codec.decode(message) as DeliveredEvent;
@@ -130,10 +186,41 @@ export class ConsumerRunner {
     this.consumer.seek({ topic, partition, offset });
   }
 
-  /** Finishes the event in hand, commits what succeeded and leaves the group. */
-  async stop(): Promise<void> {
+  /**
+   * Finishes the chunk in hand, commits what succeeded and leaves the group, within `timeoutMs`
+   * whatever Kafka's state: with the broker gone, leaving would retry forever, and a process that
+   * hangs in shutdown can rejoin later and sit on partitions it never processes.
+   */
+  async stop(timeoutMs = 5000): Promise<void> {
     this.stopping.abort();
-    await this.consumer.disconnect();
+    this.state = 'stopped';
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+    const result = await Promise.race([this.consumer.disconnect().then(() => 'left' as const), gaveUp]);
+    clearTimeout(timer);
+    if (result === 'timeout') this.log.warn({ timeoutMs }, 'consumer did not leave its group in time; the broker will expire its session');
+  }
+
+  health(now = Date.now()): ConsumerHealth {
+    const idleMs = now - this.lastActivity;
+    const base = { group: this.options.groupId, state: this.state, idleMs };
+    const problem = (text: string): ConsumerHealth => ({ ...base, ok: false, problem: text });
+    switch (this.state) {
+      case 'stopped':
+        return problem('stopped');
+      case 'crashed':
+        return problem(`crashed: ${this.lastError ?? 'unknown error'}`);
+      case 'starting':
+        return now - this.startedAt > JOIN_GRACE_MS ? problem('has not joined its group') : { ...base, ok: true };
+      default:
+        break;
+    }
+    if (this.blockedSince !== undefined && now - this.blockedSince > BLOCKED_REPORT_MS) {
+      return problem(`waiting for a dependency: ${this.lastError ?? 'unknown error'}`);
+    }
+    if (idleMs > this.stallMs) return problem(`stalled: no fetch, heartbeat or progress for ${Math.round(idleMs / 1000)} s`);
+    if (this.state === 'restarting') return problem(`restarting after: ${this.lastError ?? 'unknown error'}`);
+    return { ...base, ok: true };
   }
 
   /** Returns false when it gave up because the runner is stopping (nothing resolved). */
@@ -142,9 +229,10 @@ export class ConsumerRunner {
     topic: string,
     partition: number,
     isRunning: () => boolean,
+    heartbeat: () => Promise<void>,
   ): Promise<boolean> {
     const events = chunk.map((c) => c.event);
-    const first = await this.attempt(events, topic, isRunning, chunk.length === 1 ? this.retries : 0);
+    const first = await this.attempt(events, topic, isRunning, heartbeat, chunk.length === 1 ? this.retries : 0);
     if (first === 'ok') return true;
     if (first === 'stopping') return false;
     if (chunk.length === 1) {
@@ -153,7 +241,7 @@ export class ConsumerRunner {
     }
     // One bad event must not hold back its neighbours: go one by one to find it.
     for (const item of chunk) {
-      const result = await this.attempt([item.event], topic, isRunning, this.retries);
+      const result = await this.attempt([item.event], topic, isRunning, heartbeat, this.retries);
       if (result === 'stopping') return false;
       if (result !== 'ok') await this.deadLetter(item.message, topic, partition, result.error);
     }
@@ -164,23 +252,29 @@ export class ConsumerRunner {
     events: readonly DeliveredEvent[],
     topic: string,
     isRunning: () => boolean,
+    heartbeat: () => Promise<void>,
     retries: number,
   ): Promise<'ok' | 'stopping' | { error: unknown }> {
     let delay = this.backoff.initialMs;
     for (let failures = 0; ; ) {
       try {
         await this.options.handler.handle(events);
+        this.blockedSince = undefined;
         return 'ok';
       } catch (err) {
+        if (isPermanent(err)) return { error: err };
         const transient = isTransient(err);
-        if (err instanceof PoisonMessageError) return { error: err };
         if (!transient && failures >= retries) return { error: err };
         if (!transient) failures++;
+        this.lastError = errorMessage(err);
+        if (transient) this.blockedSince ??= Date.now();
         eventMetrics.retries.inc({ group: this.options.groupId, topic, reason: transient ? 'transient' : 'handler' });
-        this.log.warn({ err: errorMessage(err), transient, attempt: failures, events: events.length }, 'handler failed; retrying');
+        this.log.warn({ err: this.lastError, transient, attempt: failures, events: events.length }, 'handler failed; retrying');
         if (!isRunning() || this.stopping.signal.aborted) return 'stopping';
         await sleep(delay, this.stopping.signal);
         if (this.stopping.signal.aborted) return 'stopping';
+        // A wait for a dependency can outlast the session: keep the membership, keep the partition.
+        await heartbeat().catch((hbErr: unknown) => this.log.warn({ err: errorMessage(hbErr) }, 'heartbeat during retry failed'));
         delay = Math.min(delay * 2, this.backoff.maxMs);
       }
     }
@@ -190,7 +284,7 @@ export class ConsumerRunner {
     const headers: Record<string, string | Buffer> = {};
     for (const [k, v] of Object.entries(message.headers ?? {})) {
       const first = Array.isArray(v) ? v[0] : v;
-      if (first !== undefined) headers[k] = first;
+      if (first !== undefined && k !== DLQ_HEADER.redriveGroup) headers[k] = first;
     }
     Object.assign(headers, {
       [DLQ_HEADER.error]: errorMessage(err).slice(0, 2000),

@@ -1,4 +1,4 @@
-import type { AnyBulkWriteOperation, Collection, Db, Document, IndexDescription } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, Document, IndexDescription, IndexSpecification } from 'mongodb';
 import type { EventHandler } from './consumer.ts';
 import type { DeliveredEvent, Event, Position } from './envelope.ts';
 import { physicalName } from './collections.ts';
@@ -211,8 +211,18 @@ export class ProjectionApplier<D extends Document> implements EventHandler {
 }
 
 export async function ensureIndexes(db: Db, projection: Projection, collectionName = projection.collection): Promise<void> {
-  const collection = db.collection(collectionName);
-  if (projection.indexes && projection.indexes.length > 0) await collection.createIndexes([...projection.indexes]);
+  await createIndexesOneByOne(db.collection(collectionName), projection.indexes ?? []);
+}
+
+/**
+ * One createIndex per index, never one createIndexes naming several: FerretDB 1.24 drops indexes
+ * that already exist from its to-do list by their position in the original list, so a call naming
+ * two existing indexes panics ("slice bounds out of range") and drops the connection, which is
+ * how a second `svc start` on the same data used to die. One at a time, each existing index is
+ * simply a no-op, on FerretDB and MongoDB alike.
+ */
+export async function createIndexesOneByOne(collection: Collection<Document>, indexes: readonly IndexDescription[]): Promise<void> {
+  for (const { key, ...options } of indexes) await collection.createIndex(key as IndexSpecification, options);
 }
 
 /** The document as stored, bookkeeping included (tombstones too): what a following cache starts from. */

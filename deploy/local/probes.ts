@@ -73,3 +73,43 @@ export async function httpOk(url: string): Promise<void> {
   const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
   if (!res.ok) throw new Error(`${url} answered ${res.status}`);
 }
+
+/**
+ * A PostgreSQL start-up handshake (protocol 3.0, trust authentication) that waits for
+ * ReadyForQuery: a server still recovering answers with an error instead, so this is real readiness.
+ */
+export async function postgresReady(host: string, port: number, user = 'postgres'): Promise<void> {
+  const params = Buffer.from(`user\0${user}\0database\0postgres\0\0`, 'utf8');
+  const startup = Buffer.alloc(8 + params.length);
+  startup.writeInt32BE(startup.length, 0);
+  startup.writeInt32BE(196608, 4);
+  params.copy(startup, 8);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    let received = Buffer.alloc(0);
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (err) reject(err);
+      else resolve();
+    };
+    const timer = setTimeout(() => done(new Error('no PostgreSQL handshake within 2s')), 2000);
+    socket.once('error', (err) => done(err));
+    socket.once('connect', () => socket.write(startup));
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      while (received.length >= 5) {
+        const type = String.fromCharCode(received[0]!);
+        const length = received.readInt32BE(1);
+        if (received.length < 1 + length) return;
+        const body = received.subarray(5, 1 + length);
+        received = received.subarray(1 + length);
+        if (type === 'E') return done(new Error(`PostgreSQL: ${body.toString('utf8').split('\0').filter((f) => f.startsWith('M')).map((f) => f.slice(1)).join(' ') || 'error'}`));
+        if (type === 'Z') {
+          socket.write(Buffer.from([0x58, 0, 0, 0, 4])); // Terminate
+          return done();
+        }
+      }
+    });
+  });
+}

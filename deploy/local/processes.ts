@@ -1,8 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** A server the stack started: its log file, and a clean stop (TERM, then KILL after a grace). */
+const SUPERVISE = join(dirname(fileURLToPath(import.meta.url)), 'supervise.sh');
+
+export interface ManagedProcessOptions {
+  env?: NodeJS.ProcessEnv;
+  /** What stops the server cleanly (postgres: SIGINT for a fast shutdown); default SIGTERM. */
+  stopSignal?: NodeJS.Signals;
+  /** How long a clean stop may take before the server is killed. */
+  graceMs?: number;
+}
+
+/**
+ * A server the stack started, through supervise.sh: in a process group of its own, so a Ctrl-C
+ * or a SIGTERM sent to `svc start`'s group reaches svc only and svc stops its services before
+ * their servers; and stopped by the wrapper when this process dies, whatever kills it.
+ */
 export class ManagedProcess {
   readonly name: string;
   readonly logFile: string;
@@ -10,14 +26,14 @@ export class ManagedProcess {
   private exited: Promise<number | null> | undefined;
   private readonly command: string;
   private readonly args: readonly string[];
-  private readonly env: NodeJS.ProcessEnv;
+  private readonly options: ManagedProcessOptions;
 
-  constructor(name: string, command: string, args: readonly string[], logFile: string, env: NodeJS.ProcessEnv = process.env) {
+  constructor(name: string, command: string, args: readonly string[], logFile: string, options: ManagedProcessOptions = {}) {
     this.name = name;
     this.command = command;
     this.args = args;
     this.logFile = logFile;
-    this.env = env;
+    this.options = options;
   }
 
   get running(): boolean {
@@ -31,12 +47,22 @@ export class ManagedProcess {
   start(): void {
     if (this.running) return;
     const fd = openSync(this.logFile, 'a');
-    const child = spawn(this.command, [...this.args], { stdio: ['ignore', fd, fd], env: this.env });
+    const graceSeconds = String(Math.ceil((this.options.graceMs ?? 20_000) / 1000));
+    const child = spawn('bash', [SUPERVISE, this.options.stopSignal ?? 'SIGTERM', graceSeconds, this.command, ...this.args], {
+      stdio: ['pipe', fd, fd],
+      env: this.options.env ?? process.env,
+      detached: true,
+    });
     closeSync(fd);
+    // The pipe is the wrapper's lifeline (end-of-file: we died), nothing is written to it.
+    child.stdin?.on('error', () => undefined);
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     liveChildren.add(child);
-    child.once('exit', () => liveChildren.delete(child));
+    child.once('exit', () => {
+      liveChildren.delete(child);
+      child.stdin?.destroy();
+    });
   }
 
   /** Rejects as soon as the process dies, so a readiness wait fails fast with the reason. */
@@ -46,13 +72,22 @@ export class ManagedProcess {
     });
   }
 
-  async stop(graceMs = 20_000): Promise<void> {
+  /** Asks the wrapper to stop the server (it kills it after the grace); the whole group is killed if even that hangs. */
+  async stop(): Promise<void> {
     const child = this.child;
     if (!child || !this.running) return;
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), (this.options.graceMs ?? 20_000) + 5000);
     await this.exited;
     clearTimeout(timer);
+  }
+
+  /** Kills the server at once, as a crash would (the fault suite's kill -9). */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    killGroup(child, 'SIGKILL');
+    await this.exited;
   }
 
   tail(lines = 30): string {
@@ -61,9 +96,17 @@ export class ManagedProcess {
   }
 }
 
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
 const liveChildren = new Set<ChildProcess>();
 const killAll = () => {
-  for (const child of liveChildren) child.kill('SIGKILL');
+  for (const child of liveChildren) killGroup(child, 'SIGKILL');
 };
 // If the parent exits without stopping the stack (a crash, process.exit), take the servers with it.
 process.once('exit', killAll);

@@ -3,7 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess, freePort, portIsFree, waitUntil } from './processes.ts';
-import { httpOk, kafkaRoundTrip, mongoPing, smtpGreeting } from './probes.ts';
+import { ensureCluster, postgresBinaries, postgresCommand } from './postgres.ts';
+import { httpOk, kafkaRoundTrip, mongoPing, postgresReady, smtpGreeting } from './probes.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -11,12 +12,20 @@ export interface StackPorts {
   kafka: number;
   kafkaController: number;
   mongo: number;
+  /** PostgreSQL under FerretDB. */
+  postgres: number;
   smtp: number;
   mailHttp: number;
 }
 
 /** The development stack's well-known ports; tests pick free ones instead. */
-export const DEV_PORTS: StackPorts = { kafka: 9092, kafkaController: 9093, mongo: 27017, smtp: 1025, mailHttp: 8025 };
+export const DEV_PORTS: StackPorts = { kafka: 9092, kafkaController: 9093, mongo: 27017, postgres: 55432, smtp: 1025, mailHttp: 8025 };
+
+/**
+ * FerretDB's storage. PostgreSQL by default, chosen by measurement (README: Local stack); the
+ * SQLite backend stays selectable (SVC_LOCAL_MONGO_BACKEND=sqlite) so the comparison can be rerun.
+ */
+export type MongoBackend = 'postgresql' | 'sqlite';
 
 export interface StackEnv {
   KAFKA_BROKERS: string;
@@ -33,15 +42,20 @@ export interface StackOptions {
   existing?: Partial<StackEnv>;
   progress?: (line: string) => void;
   readyTimeoutMs?: number;
+  mongoBackend?: MongoBackend;
 }
 
 export interface Component {
   name: 'kafka' | 'mongo' | 'mail';
-  process: ManagedProcess;
+  /** The server processes, in start order (FerretDB's PostgreSQL before FerretDB). */
+  processes: ManagedProcess[];
   ready(): Promise<void>;
   /** Starts the process and waits until it answers. */
   start(): Promise<void>;
+  /** A clean stop, dependents first. */
   stop(): Promise<void>;
+  /** Every process killed at once, as in a crash. */
+  kill(): Promise<void>;
 }
 
 export interface Stack {
@@ -63,21 +77,48 @@ async function choosePorts(ports: StackOptions['ports']): Promise<StackPorts> {
   if (ports !== 'auto') {
     return ports;
   }
-  return { kafka: await freePort(), kafkaController: await freePort(), mongo: await freePort(), smtp: await freePort(), mailHttp: await freePort() };
+  return {
+    kafka: await freePort(),
+    kafkaController: await freePort(),
+    mongo: await freePort(),
+    postgres: await freePort(),
+    smtp: await freePort(),
+    mailHttp: await freePort(),
+  };
 }
 
-function component(name: Component['name'], process: ManagedProcess, ready: () => Promise<void>, timeoutMs: number, progress: (s: string) => void): Component {
+function mongoBackendFromEnv(): MongoBackend {
+  const value = process.env.SVC_LOCAL_MONGO_BACKEND ?? 'postgresql';
+  if (value !== 'postgresql' && value !== 'sqlite') throw new Error(`SVC_LOCAL_MONGO_BACKEND must be postgresql or sqlite, not "${value}"`);
+  return value;
+}
+
+interface Step {
+  process: ManagedProcess;
+  ready: () => Promise<void>;
+}
+
+/** A part of the stack: its processes started in order, each waited on, and stopped in reverse. */
+function component(name: Component['name'], steps: readonly Step[], timeoutMs: number, progress: (s: string) => void): Component {
+  const last = steps[steps.length - 1]!;
   return {
     name,
-    process,
-    ready,
+    processes: steps.map((s) => s.process),
+    ready: last.ready,
     async start() {
-      process.start();
       const started = Date.now();
-      await waitUntil(name, ready, timeoutMs, process.diedEarly());
+      for (const step of steps) {
+        step.process.start();
+        await waitUntil(step.process.name, step.ready, timeoutMs, step.process.diedEarly());
+      }
       progress(`${name} ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
     },
-    stop: () => process.stop(),
+    async stop() {
+      for (const step of [...steps].reverse()) await step.process.stop();
+    },
+    async kill() {
+      await Promise.all(steps.map((s) => s.process.kill()));
+    },
   };
 }
 
@@ -93,12 +134,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const existing = options.existing ?? {};
   const ports = await choosePorts(options.ports);
   const components: Component[] = [];
+  const mongoBackend = options.mongoBackend ?? mongoBackendFromEnv();
 
   if (options.ports !== 'auto') {
     const wanted: [string, number, boolean][] = [
       ['Kafka', ports.kafka, !existing.KAFKA_BROKERS],
       ['Kafka controller', ports.kafkaController, !existing.KAFKA_BROKERS],
       ['FerretDB', ports.mongo, !existing.MONGODB_URI],
+      ['PostgreSQL', ports.postgres, !existing.MONGODB_URI && mongoBackend === 'postgresql'],
       ['Mailpit SMTP', ports.smtp, !existing.SMTP_URL],
       ['Mailpit HTTP', ports.mailHttp, !existing.SMTP_URL],
     ];
@@ -128,17 +171,28 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const propsFile = join(kafkaDir, 'server.properties');
     writeFileSync(propsFile, properties);
     const proc = new ManagedProcess('kafka', 'bash', [join(HERE, 'kafka', 'run.sh'), libs, propsFile, logDirs], join(dataDir, 'kafka.log'));
-    components.push(component('kafka', proc, () => kafkaRoundTrip([env.KAFKA_BROKERS]), timeoutMs, progress));
+    components.push(component('kafka', [{ process: proc, ready: () => kafkaRoundTrip([env.KAFKA_BROKERS]) }], timeoutMs, progress));
   }
   if (!existing.MONGODB_URI) {
     const bin = provision('ferretdb');
-    const proc = new ManagedProcess(
-      'ferretdb',
-      bin,
-      ['-listen-addr', `127.0.0.1:${ports.mongo}`, '-state-dir', join(dataDir, 'ferretdb'), '-log-level', 'warn'],
-      join(dataDir, 'ferretdb.log'),
-    );
-    components.push(component('mongo', proc, () => mongoPing(env.MONGODB_URI), timeoutMs, progress));
+    const steps: Step[] = [];
+    const ferretArgs = ['-listen-addr', `127.0.0.1:${ports.mongo}`, '-log-level', 'warn'];
+    if (mongoBackend === 'postgresql') {
+      const binaries = postgresBinaries();
+      const pgData = join(dataDir, 'postgres');
+      const pgLog = join(dataDir, 'postgres.log');
+      ensureCluster(binaries, pgData, pgLog);
+      const [command, args] = postgresCommand(binaries, pgData, ports.postgres);
+      steps.push({
+        process: new ManagedProcess('postgres', command, args, pgLog, { stopSignal: 'SIGINT' }),
+        ready: () => postgresReady('127.0.0.1', ports.postgres),
+      });
+      ferretArgs.push('-handler', 'postgresql', '-postgresql-url', `postgres://postgres@127.0.0.1:${ports.postgres}/postgres`);
+    } else {
+      ferretArgs.push('-handler', 'sqlite', '-state-dir', join(dataDir, 'ferretdb'));
+    }
+    steps.push({ process: new ManagedProcess('ferretdb', bin, ferretArgs, join(dataDir, 'ferretdb.log')), ready: () => mongoPing(env.MONGODB_URI) });
+    components.push(component('mongo', steps, timeoutMs, progress));
   }
   if (!existing.SMTP_URL) {
     const bin = provision('mailpit');
@@ -154,12 +208,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ],
       join(dataDir, 'mailpit.log'),
     );
-    components.push(
-      component('mail', proc, async () => {
-        await smtpGreeting('127.0.0.1', ports.smtp);
-        await httpOk(`${env.MAILPIT_URL}/readyz`);
-      }, timeoutMs, progress),
-    );
+    const ready = async () => {
+      await smtpGreeting('127.0.0.1', ports.smtp);
+      await httpOk(`${env.MAILPIT_URL}/readyz`);
+    };
+    components.push(component('mail', [{ process: proc, ready }], timeoutMs, progress));
   }
 
   const stack: Stack = {

@@ -8,16 +8,24 @@ import type { Logger } from '../platform/logger.ts';
 import type { AccountRegistered } from './events.ts';
 
 /**
- * The account service's own write store: one document per account, unique on e-mail, holding the
- * password hash (which never enters the log) and, through the outbox, the registration event.
+ * The account service's own write store: one document per account, holding the password hash
+ * (which never enters the log) and, through the outbox, the registration event.
+ *
+ * The document's `_id` is the normalised e-mail: an insert against `_id` is the one uniqueness both
+ * MongoDB and FerretDB enforce atomically. A unique secondary index on `email` did not hold on the
+ * local server under concurrent sign-ups (FerretDB 1.24 on SQLite answered success to inserts it
+ * then lost: eight parallel sign-ups of one e-mail got three 201s and one stored account).
  */
 export interface AccountRecord extends Document {
+  /** The normalised e-mail. */
   _id: string;
+  userId: string;
   email: string;
   name: string;
   passwordHash: string;
   createdAt: Date;
-  outbox?: { pending: boolean };
+  /** Failed publishes are counted in attempts; a claim still being published has none. */
+  outbox?: { pending: boolean; attempts: number };
 }
 
 export type RegisterResult =
@@ -39,14 +47,22 @@ export class AccountStore {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ email: 1 }, { unique: true });
+    // Lookups by user id (/auth/me before the projection has the account); ids are random UUIDs.
+    await this.collection.createIndex({ userId: 1 });
     await this.outbox.ensureIndexes();
   }
 
   async register(input: { email: string; name: string; passwordHash: string }, correlationId: string): Promise<RegisterResult> {
     const userId = randomUUID();
     const event: AccountRegistered = newEvent('account.registered', { userId, email: input.email, name: input.name }, { correlationId });
-    const record: AccountRecord = { _id: userId, email: input.email, name: input.name, passwordHash: input.passwordHash, createdAt: event.metadata.occurredAt };
+    const record: AccountRecord = {
+      _id: input.email,
+      userId,
+      email: input.email,
+      name: input.name,
+      passwordHash: input.passwordHash,
+      createdAt: event.metadata.occurredAt,
+    };
     let result;
     try {
       result = await this.outbox.claim(record, [event]);
@@ -65,11 +81,11 @@ export class AccountStore {
     return (await this.outbox.publishPending(record._id)) !== null;
   }
 
-  async findById(id: string): Promise<AccountRecord | null> {
-    return (await this.collection.findOne({ _id: id as never })) as AccountRecord | null;
+  async findById(userId: string): Promise<AccountRecord | null> {
+    return (await this.collection.findOne({ userId })) as AccountRecord | null;
   }
 
   async findByEmail(email: string): Promise<AccountRecord | null> {
-    return (await this.collection.findOne({ email })) as AccountRecord | null;
+    return (await this.collection.findOne({ _id: email as never })) as AccountRecord | null;
   }
 }

@@ -33,11 +33,12 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     const { email, password, name } = parsed.data;
     const existing = await store.findByEmail(email);
     if (existing) {
-      // A retry of a sign-up that got 503 (its event not yet in Kafka) completes it; anything
-      // else with this e-mail is a conflict.
-      if (existing.outbox?.pending && (await passwords.verify(password, existing.passwordHash))) {
+      // A retry of a sign-up that got 503 (its publish failed, its event not yet in Kafka)
+      // completes it. Anything else with this e-mail is a conflict, a sign-up still in flight too:
+      // concurrent sign-ups of one e-mail get one 201.
+      if (existing.outbox?.pending && existing.outbox.attempts > 0 && (await passwords.verify(password, existing.passwordHash))) {
         if (!(await store.retryPending(existing))) throw unavailable();
-        const user = { id: existing._id, email: existing.email, name: existing.name, tier: 'free' as const };
+        const user = { id: existing.userId, email: existing.email, name: existing.name, tier: 'free' as const };
         res.status(201).json({ token: issueToken(secret, user), user: publicUser(user) });
         return;
       }
@@ -67,8 +68,8 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
       throw unauthorized('invalid email or password');
     }
     await limiter.succeeded(email);
-    const projected = await getUser(db, account._id);
-    const user = { id: account._id, email: account.email, name: account.name, tier: projected?.tier ?? 'free' };
+    const projected = await getUser(db, account.userId);
+    const user = { id: account.userId, email: account.email, name: account.name, tier: projected?.tier ?? 'free' };
     res.json({ token: issueToken(secret, user), user: publicUser(user) });
   });
 
@@ -90,7 +91,7 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
 }
 
 function accountAsUser(account: AccountRecord | null): User | null {
-  return account ? { id: account._id, email: account.email, name: account.name, tier: 'free', createdAt: account.createdAt } : null;
+  return account ? { id: account.userId, email: account.email, name: account.name, tier: 'free', createdAt: account.createdAt } : null;
 }
 
 function clientIp(req: Request): string {

@@ -10,7 +10,7 @@ import type { Tier } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { PaymentWebhookReceivedData, SubscriptionEventData } from './events.ts';
 import { isSubscriptionEventName } from './provider-event.ts';
-import { parseProviderEvent } from './provider-payload.ts';
+import { UNREADABLE_EVENT_NAME, parseProviderEvent } from './provider-payload.ts';
 import { decide, initialState } from './subscription.ts';
 import { getSubscription, subscriptionsProjection } from './subscriptions.projection.ts';
 
@@ -27,8 +27,9 @@ export function billingHandler(deps: { db: Db; publisher: EventPublisher; varian
       for (const event of events) {
         if (event.type !== 'payment.webhook-received') continue;
         const webhook = event.data as PaymentWebhookReceivedData;
-        // Other provider events are recorded in the log and need no action.
-        if (!isSubscriptionEventName(webhook.eventName)) continue;
+        // Other provider events are recorded in the log and need no action; a body without a
+        // readable event name is one nobody can act on until ops look at it.
+        if (webhook.eventName !== UNREADABLE_EVENT_NAME && !isSubscriptionEventName(webhook.eventName)) continue;
         let body: unknown;
         try {
           body = JSON.parse(webhook.body);

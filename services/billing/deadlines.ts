@@ -9,18 +9,26 @@ import type { Logger } from '../platform/logger.ts';
 import { decide } from './subscription.ts';
 import { dueForEnd, subscriptionsProjection } from './subscriptions.projection.ts';
 
+export interface DeadlineDeps {
+  db: Db;
+  publisher: Pick<EventPublisher, 'publishOrdered'>;
+  log: Logger;
+  intervalMs: number;
+  clock?: () => Date;
+}
+
 /**
  * Ends cancelled subscriptions when their paid period is over, on our own clock rather than
  * waiting for the provider's subscription_expired. Several instances may run: the event id is
  * derived from the subscription and its end, so two of them publish the same event.
  */
 export class DeadlineScheduler {
-  private readonly deps: { db: Db; publisher: EventPublisher; log: Logger; intervalMs: number; clock?: () => Date };
+  private readonly deps: DeadlineDeps;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
 
-  constructor(deps: { db: Db; publisher: EventPublisher; log: Logger; intervalMs: number; clock?: () => Date }) {
+  constructor(deps: DeadlineDeps) {
     this.deps = deps;
   }
 
@@ -35,20 +43,30 @@ export class DeadlineScheduler {
     await this.running;
   }
 
-  /** One pass; returns how many subscriptions it ended. */
-  async runOnce(): Promise<number> {
+  /**
+   * One pass over every subscription whose paid period is over. One that fails (a record the
+   * decider refuses, an outage on its publish) is logged and counted, and the others still end:
+   * the failed one is due again at the next pass.
+   */
+  async runOnce(): Promise<{ ended: number; failed: number }> {
     const { db, publisher, log } = this.deps;
     const now = this.deps.clock?.() ?? new Date();
     let ended = 0;
+    let failed = 0;
     for (const state of await dueForEnd(db, now)) {
-      const decided = decide({ type: 'EnforceDeadline', now }, state);
-      const seed = `${state.subscriptionId}:ended:${state.endsAt?.toISOString()}`;
-      const events = decided.map((d, i) => newEvent(d.type, d.data, { eventId: derivedEventId(`${seed}:${i}`), correlationId: seed }));
-      await publishAndApply(publisher, db, subscriptionsProjection as unknown as Projection<Document>, events);
-      ended += events.length;
-      if (events.length > 0) log.info({ subscriptionId: state.subscriptionId }, 'paid period over: subscription ended');
+      try {
+        const decided = decide({ type: 'EnforceDeadline', now }, state);
+        const seed = `${state.subscriptionId}:ended:${state.endsAt?.toISOString()}`;
+        const events = decided.map((d, i) => newEvent(d.type, d.data, { eventId: derivedEventId(`${seed}:${i}`), correlationId: seed }));
+        await publishAndApply(publisher, db, subscriptionsProjection as unknown as Projection<Document>, events);
+        ended += events.length;
+        if (events.length > 0) log.info({ subscriptionId: state.subscriptionId }, 'paid period over: subscription ended');
+      } catch (err) {
+        failed++;
+        log.warn({ subscriptionId: state.subscriptionId, err: errorMessage(err) }, 'could not end subscription; will retry next pass');
+      }
     }
-    return ended;
+    return { ended, failed };
   }
 
   private schedule(delay: number): void {

@@ -15,6 +15,9 @@ import {
 
 export type ParsedPayload = ProviderEvent | { ignored: string } | { error: string };
 
+/** The event name recorded for a signed body without a readable meta.event_name (billing dead-letters it). */
+export const UNREADABLE_EVENT_NAME = '(unreadable)';
+
 /** What every webhook needs to be recorded, whatever its event: read before deciding to act on it. */
 export interface WebhookEnvelope {
   eventName: string;

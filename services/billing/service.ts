@@ -14,6 +14,9 @@ export const billingService: ServiceModule = {
   async start(rt) {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'billing' });
+    if (config.variantTiers.size === 0) {
+      log.warn('PAYMENT_VARIANT_TIERS maps no variant to a tier: every subscription webhook will be dead-lettered until it does (then `svc dlq redrive payments.webhooks`)');
+    }
     const parts = new Parts();
     return parts.starting(async () => {
       parts.add(await startProjection(rt, log, subscriptionsProjection as unknown as Projection<Document>));

@@ -1,3 +1,4 @@
+import { PermanentError } from '../../events/errors.ts';
 import type { Tier } from '../platform/config.ts';
 import type { SubscriptionEventData, SubscriptionStatus } from './events.ts';
 import type { ProviderEvent, ProviderInvoice, ProviderSubscription } from './provider-event.ts';
@@ -51,8 +52,18 @@ export type BillingCommand =
   | { type: 'ApplyProviderEvent'; event: ProviderEvent; variantTiers: ReadonlyMap<string, Tier> }
   | { type: 'EnforceDeadline'; now: Date };
 
-/** Deterministic: the same payload fails the same way, so it goes to the dead-letter topic. */
-export class UnknownVariantError extends Error {
+/**
+ * A snapshot the decider cannot use. Deterministic, so it goes to the dead-letter topic at once;
+ * after a fix (a variant added to PAYMENT_VARIANT_TIERS, say) ops re-drive it.
+ */
+export class UnusableSnapshotError extends PermanentError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnusableSnapshotError';
+  }
+}
+
+export class UnknownVariantError extends UnusableSnapshotError {
   constructor(variantId: string) {
     super(`variant ${variantId} is not in PAYMENT_VARIANT_TIERS; refusing to guess a tier`);
     this.name = 'UnknownVariantError';
@@ -86,7 +97,7 @@ const PROVIDER_STATUS: Record<string, SubscriptionStatus> = {
 
 function statusOf(provider: string): SubscriptionStatus {
   const status = PROVIDER_STATUS[provider];
-  if (!status) throw new Error(`unknown provider subscription status "${provider}"`);
+  if (!status) throw new UnusableSnapshotError(`unknown provider subscription status "${provider}"`);
   return status;
 }
 
@@ -100,6 +111,7 @@ const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === 
 
 function decideSnapshot(p: ProviderSubscription, state: SubscriptionState, variantTiers: ReadonlyMap<string, Tier>): SubscriptionEventData[] {
   if (state.lastProviderUpdatedAt && p.updatedAt.getTime() < state.lastProviderUpdatedAt.getTime()) return [];
+  const newer = !state.lastProviderUpdatedAt || p.updatedAt.getTime() > state.lastProviderUpdatedAt.getTime();
   const target = statusOf(p.status);
   const tier = tierOf(p.variantId, variantTiers);
   const ids = { subscriptionId: p.subscriptionId, providerUpdatedAt: p.updatedAt };
@@ -132,8 +144,13 @@ function decideSnapshot(p: ProviderSubscription, state: SubscriptionState, varia
       },
     });
   }
+  if (current.status === 'ended' && newer && reopens(target, p, current)) {
+    // Ended by our own deadline (or expired), then a newer snapshot says the customer is paying
+    // again (resumed after all, or a new period): the newer word wins, as for any other state.
+    emit({ type: 'subscription.resumed', data: { ...ids, userId, tier, renewsAt: p.renewsAt } });
+  }
   if (target === 'cancelled' && current.status !== 'cancelled' && current.status !== 'ended') {
-    if (!p.endsAt) throw new Error(`subscription ${p.subscriptionId} is cancelled without ends_at`);
+    if (!p.endsAt) throw new UnusableSnapshotError(`subscription ${p.subscriptionId} is cancelled without ends_at`);
     emit({
       type: 'subscription.cancelled',
       data: { ...ids, userId, endsAt: p.endsAt, email: p.email, name: p.name, reactivateUrl: p.customerPortalUrl },
@@ -168,6 +185,17 @@ function decideSnapshot(p: ProviderSubscription, state: SubscriptionState, varia
     });
   }
   return events;
+}
+
+/**
+ * Whether a newer snapshot of an ended subscription brings it back: any paying status does; a
+ * cancellation only with a later end than the one that ended it (a new period, cancelled again),
+ * since the same cancellation re-sent with a newer timestamp must not reopen what has ended.
+ */
+function reopens(target: SubscriptionStatus, p: ProviderSubscription, state: SubscriptionState): boolean {
+  if (target === 'ended') return false;
+  if (target !== 'cancelled') return true;
+  return p.endsAt !== null && (state.endsAt === null || p.endsAt.getTime() > state.endsAt.getTime());
 }
 
 function decideInvoice(p: ProviderInvoice, state: SubscriptionState): SubscriptionEventData[] {

@@ -20,8 +20,8 @@ export async function getSubscription(db: Db, subscriptionId: string): Promise<S
 }
 
 /** Cancelled subscriptions whose paid period is over: the deadline scheduler ends them. */
-export async function dueForEnd(db: Db, now: Date, limit = 100): Promise<SubscriptionState[]> {
+export async function dueForEnd(db: Db, now: Date): Promise<SubscriptionState[]> {
   const collection = await projectionCollection<StoredDocument<SubscriptionState>>(db, subscriptionsProjection.collection);
-  const docs = await collection.find({ status: 'cancelled', endsAt: { $lte: now }, _deleted: { $ne: true } }).limit(limit).toArray();
+  const docs = await collection.find({ status: 'cancelled', endsAt: { $lte: now }, _deleted: { $ne: true } }).toArray();
   return docs.map(({ _id, _v, _pos, _deleted, ...state }) => state as SubscriptionState);
 }

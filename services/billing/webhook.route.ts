@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import express, { type Express } from 'express';
 import { newEvent } from '../../events/envelope.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
-import { HttpError, badRequest, unauthorized } from '../platform/http/errors.ts';
+import { unauthorized } from '../platform/http/errors.ts';
 import type { PaymentWebhookReceived } from './events.ts';
-import { parseProviderEvent, readEnvelope } from './provider-payload.ts';
+import { isSubscriptionEventName } from './provider-event.ts';
+import { UNREADABLE_EVENT_NAME, readEnvelope, subscriptionIdOf, type WebhookEnvelope } from './provider-payload.ts';
 import { SIGNATURE_HEADER, verifySignature } from './signature.ts';
 
 export const PAYMENT_WEBHOOK_PATH = '/webhooks/payment';
@@ -26,12 +27,15 @@ export function mountRawWebhookBody(app: Express, bodyLimit: string): void {
   app.post(PAYMENT_WEBHOOK_PATH, express.raw({ type: () => true, limit: bodyLimit }));
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Not fatal: a signed body is recorded whatever it holds; billing dead-letters what it cannot read.
+const utf8 = new TextDecoder('utf-8');
 
 /**
- * POST /webhooks/payment: verify, check the shape, record. Recording is the whole job: the body
- * goes to Kafka as one `payment.webhook-received` and billing acts on it from there, so the
- * provider's 200 means "in the log", and a 503 (Kafka unavailable) makes it retry later.
+ * POST /webhooks/payment: verify, record, answer. Once the signature holds, the body is the
+ * provider's word and is recorded as it came, whatever its shape: the provider stops retrying after
+ * a 4xx, so refusing a body we cannot use would lose it. Billing parses it from the log; a body it
+ * cannot use lands in the dead-letter topic with the reason, where ops see it and re-drive it after
+ * a fix (`svc dlq`). The provider's 200 means "in the log"; a 503 (Kafka unavailable) makes it retry.
  */
 export function mountWebhookRoute(app: Express, deps: WebhookDeps): void {
   const now = deps.now ?? (() => new Date());
@@ -42,31 +46,29 @@ export function mountWebhookRoute(app: Express, deps: WebhookDeps): void {
     if (!signature) throw unauthorized('missing X-Signature header');
     if (!verifySignature(deps.secret, raw, signature)) throw unauthorized('invalid signature');
 
-    let text: string;
-    let body: unknown;
-    try {
-      // JSON is UTF-8 (RFC 8259); decoding strictly keeps the recorded body byte-for-byte what was signed.
-      text = utf8.decode(raw);
-      body = JSON.parse(text);
-    } catch {
-      throw new HttpError(400, 'MALFORMED_JSON', 'request body is not valid JSON');
-    }
-
+    const text = utf8.decode(raw);
     // A provider without meta.webhook_id still gets a stable id: its redelivery has the same bytes.
-    const envelope = readEnvelope(body, createHash('sha256').update(raw).digest('hex'));
-    if ('error' in envelope) throw badRequest(envelope.error);
-    const parsed = parseProviderEvent(body, envelope.webhookId);
-    if ('error' in parsed) throw badRequest(parsed.error);
-    // Ignored events are recorded too: the log keeps everything the provider told us.
-    const ignored = 'ignored' in parsed;
-
+    const envelope = recordedEnvelope(text, createHash('sha256').update(raw).digest('hex'));
     const event: PaymentWebhookReceived = newEvent(
       'payment.webhook-received',
       { webhookId: envelope.webhookId, eventName: envelope.eventName, subscriptionId: envelope.subscriptionId, receivedAt: now(), body: text },
       { correlationId: req.id },
     );
     await deps.publisher.publish(event);
+    const ignored = !isSubscriptionEventName(envelope.eventName);
     req.log.info({ webhookId: envelope.webhookId, eventName: envelope.eventName, subscriptionId: envelope.subscriptionId, ignored }, 'payment webhook recorded');
     res.json(ignored ? { received: true, ignored: true } : { received: true });
   });
+}
+
+/** The event name, webhook id and subscription of a body, as far as it has them: enough to record and partition it. */
+function recordedEnvelope(text: string, fallbackId: string): WebhookEnvelope {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { eventName: UNREADABLE_EVENT_NAME, webhookId: fallbackId, subscriptionId: null };
+  }
+  const envelope = readEnvelope(body, fallbackId);
+  return 'error' in envelope ? { eventName: UNREADABLE_EVENT_NAME, webhookId: fallbackId, subscriptionId: subscriptionIdOf(body) } : envelope;
 }

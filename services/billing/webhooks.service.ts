@@ -13,11 +13,11 @@ export const webhooksService: ServiceModule = {
     const { config } = rt;
     const log = rt.log.child({ service: 'webhooks' });
     // The ingress needs Kafka and nothing else: a MongoDB outage must not take it out of rotation.
-    const health = Object.fromEntries(Object.entries(rt.health).filter(([name]) => name === 'kafka'));
+    const dependencies = Object.fromEntries(Object.entries(rt.dependencies).filter(([name]) => name === 'kafka'));
     const server = await serveHttp(rt, log, {
       service: 'webhooks',
       port: config.ports.webhooks,
-      health,
+      dependencies,
       beforeJson: (a) => mountRawWebhookBody(a, config.http.bodyLimit),
       mount: (a) => mountWebhookRoute(a, { secret: config.secrets.paymentWebhookSecret, publisher: rt.publisher }),
     });

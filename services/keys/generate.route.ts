@@ -6,7 +6,7 @@ import type { Projection } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { TIERS, type Config } from '../platform/config.ts';
 import { HttpError, badRequest, conflict, unauthorized } from '../platform/http/errors.ts';
-import { keysEqualConstantTime } from './key-format.ts';
+import { keysEqualConstantTime } from '../platform/secrets.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
 import { mintKey } from './new-key.ts';
 

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { PermanentError } from '../../events/errors.ts';
 
 /**
  * AES-256-GCM for an API key in transit to the mailer: the plaintext key must never sit in the
@@ -10,8 +11,11 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** Never carries the blob or the plaintext: the message ends up in logs and DLQ headers. */
-export class KeyDecryptionError extends Error {
+/**
+ * Never carries the blob or the plaintext: the message ends up in logs and DLQ headers. Permanent:
+ * the same blob fails the same way under the same key, so its e-mail goes to the dead-letter topic.
+ */
+export class KeyDecryptionError extends PermanentError {
   constructor(reason: string) {
     super(`cannot decrypt API key: ${reason}`);
     this.name = 'KeyDecryptionError';

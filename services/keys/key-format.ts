@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** API key format: `svc_` + 33 symbols from A-Z a-z 0-9 (37 characters), from crypto randomness. */
 export const KEY_PREFIX = 'svc_';
@@ -40,13 +40,4 @@ export function hashKey(key: string): string {
 /** The last four characters: enough for a user to tell keys apart, useless to an attacker. */
 export function last4(key: string): string {
   return key.slice(-4);
-}
-
-/**
- * Compares two secrets (keys or their hashes) in time that does not depend on where they differ.
- * Both sides are hashed first so that unequal lengths neither throw nor leak through timing.
- */
-export function keysEqualConstantTime(a: string, b: string): boolean {
-  const digest = (s: string) => hash('sha256', s, 'buffer');
-  return timingSafeEqual(digest(a), digest(b));
 }

@@ -8,7 +8,7 @@ import type { EventPublisher } from '../../events/publisher.ts';
 import type { Config } from '../platform/config.ts';
 import { HttpError, badRequest, unauthorized } from '../platform/http/errors.ts';
 import type { KeyRevoked } from './events.ts';
-import { keysEqualConstantTime } from './key-format.ts';
+import { keysEqualConstantTime } from '../platform/secrets.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
 
 const revokeInput = z.object({ subscriptionId: z.string({ error: 'subscriptionId is required' }).min(1), reason: z.string().max(200).optional() });

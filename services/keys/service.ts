@@ -4,7 +4,7 @@ import type { Document } from 'mongodb';
 import { startCacheFeed } from '../../events/cache-feed.ts';
 import { ProjectionCache } from '../../events/projection-cache.ts';
 import { findStoredById, projectionGroupId, type Projection } from '../../events/projection.ts';
-import { Effects } from '../mailer/effects.ts';
+import { Effects } from '../../events/effects.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startConsumer, startProjection } from '../platform/wiring.ts';
@@ -33,7 +33,7 @@ export const keysService: ServiceModule = {
         await startConsumer(rt, log, {
           group: 'issuer',
           eventTypes: ['subscription.created'],
-          handler: issuerHandler({ db: mongo.db, publisher: rt.publisher, effects: new Effects(mongo.db), encryptionKey: config.secrets.keyEncryptionKey, log }),
+          handler: issuerHandler({ db: mongo.db, publisher: rt.publisher, effects: new Effects(mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }), encryptionKey: config.secrets.keyEncryptionKey, log }),
         }),
       );
       // Keys and usage in memory, following the log beside the projections they cache. Every process

@@ -1,25 +1,36 @@
 import type { EventHandler } from '../../events/consumer.ts';
+import type { Effects } from '../../events/effects.ts';
 import type { Event } from '../../events/envelope.ts';
-import { errorMessage, TransientError } from '../../events/errors.ts';
+import { PermanentError, TransientError } from '../../events/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { Effects } from './effects.ts';
 import type { OwedMail } from './owed-mail.ts';
+import { classifySmtpFailure } from './smtp-errors.ts';
 import type { Mailer } from './transport.ts';
 
-/** Sends each owed e-mail once: the effect is claimed before sending, however often the event comes. */
+/**
+ * Sends each owed e-mail once: the effect is claimed before sending, however often the event comes;
+ * an effect left claimed by a process that died is taken over once its lease ends (Effects), so a
+ * crash between claim and send delays the e-mail instead of losing it.
+ */
 export function mailHandler(effects: Effects, mailer: Mailer, owed: (event: Event) => OwedMail | null, log: Logger): EventHandler {
   return {
     async handle(events) {
       for (const event of events) {
         const due = owed(event);
         if (!due) continue;
-        if (!(await effects.claim(due.effect))) continue;
+        if ((await effects.claim(due.effect)).outcome === 'done') continue;
         try {
           await mailer.send(due.mail);
         } catch (err) {
+          const failure = classifySmtpFailure(err);
+          if (failure.kind === 'permanent') {
+            await effects.fail(due.effect, failure.reason);
+            log.warn({ effect: due.effect, reason: failure.reason }, 'e-mail refused for good; dead-lettered');
+            throw new PermanentError(`e-mail ${due.effect} refused: ${failure.reason}`);
+          }
           await effects.release(due.effect);
-          // An SMTP outage is waited out by the runner, not dead-lettered.
-          throw new TransientError(`e-mail not sent: ${errorMessage(err)}`, { cause: err });
+          if (failure.kind === 'transient') throw new TransientError(`e-mail not sent: ${failure.reason}`);
+          throw new Error(`e-mail not sent: ${failure.reason}`);
         }
         await effects.done(due.effect);
         log.info({ effect: due.effect, eventId: event.metadata.eventId }, 'e-mail sent');

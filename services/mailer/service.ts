@@ -1,7 +1,7 @@
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { startConsumer } from '../platform/wiring.ts';
-import { Effects } from './effects.ts';
+import { Effects } from '../../events/effects.ts';
 import { mailHandler } from './mail.consumer.ts';
 import { MAIL_EVENT_TYPES, owedMail } from './owed-mail.ts';
 import { smtpMailer } from './transport.ts';
@@ -21,7 +21,7 @@ export const mailerService: ServiceModule = {
       parts.add(await startConsumer(rt, log, {
         group: 'mailer',
         eventTypes: MAIL_EVENT_TYPES,
-        handler: mailHandler(new Effects(rt.mongo.db), mailer, (e) => owedMail(e, settings), log),
+        handler: mailHandler(new Effects(rt.mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }), mailer, (e) => owedMail(e, settings), log),
       }));
       return { name: 'mailer', stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
     });

@@ -15,8 +15,15 @@ export interface Mailer {
   close(): void;
 }
 
+/**
+ * Every SMTP wait is bounded well below the consumer's 30 s session (nodemailer's defaults run to
+ * minutes): a slow server makes the send fail and retry, instead of holding the partition until the
+ * group rebalances around it.
+ */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 5_000, socketTimeout: 15_000, dnsTimeout: 5_000 } as const;
+
 export function smtpMailer(smtpUrl: string, from: string): Mailer {
-  const transporter: Transporter = nodemailer.createTransport(smtpUrl);
+  const transporter: Transporter = nodemailer.createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS } as Parameters<typeof nodemailer.createTransport>[0]);
   return {
     async send(mail) {
       await transporter.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.messageId });

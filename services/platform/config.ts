@@ -57,6 +57,8 @@ const schema = z.object({
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(7).default(1),
   KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   KAFKA_HANDLER_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
+  EFFECT_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
 
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, { error: 'must be a mongodb:// or mongodb+srv:// URI' }).optional(),
   MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, { error: 'must be a plain database name' }).default('svc'),
@@ -83,6 +85,7 @@ const schema = z.object({
   WEBHOOKS_PORT: port(8083),
   RAG_PORT: port(8084),
   MCP_PORT: port(8085),
+  OPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   HTTP_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 100kb' }).default('100kb'),
 });
@@ -112,6 +115,10 @@ export interface Config {
     publishTimeoutMs: number;
     handlerRetries: number;
   };
+  /** How long an effect (an e-mail, a key) claimed by a process that died keeps others out. */
+  effectLeaseMs: number;
+  /** How long a stopping process may take, in all, before it exits anyway. */
+  shutdownGraceMs: number;
   mongo: { uri: string; db: string };
   smtp: { url: string; from: string };
   secrets: Secrets;
@@ -126,7 +133,7 @@ export interface Config {
   variantTiers: ReadonlyMap<string, Tier>;
   urls: { pricing: string; reactivate: string };
   http: { host: string; bodyLimit: string };
-  ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number };
+  ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number; ops?: number };
 }
 
 export class ConfigError extends Error {
@@ -186,6 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publishTimeoutMs: raw.KAFKA_PUBLISH_TIMEOUT_MS,
       handlerRetries: raw.KAFKA_HANDLER_RETRIES,
     },
+    effectLeaseMs: raw.EFFECT_LEASE_MS,
+    shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     mongo: { uri: required('MONGODB_URI', raw.MONGODB_URI, DEV_DEFAULTS.MONGODB_URI), db: raw.MONGODB_DB },
     smtp: { url: required('SMTP_URL', raw.SMTP_URL, DEV_DEFAULTS.SMTP_URL), from: raw.MAIL_FROM },
     secrets: {
@@ -208,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhooks: raw.WEBHOOKS_PORT,
       rag: raw.RAG_PORT,
       mcp: raw.MCP_PORT,
+      ...(raw.OPS_PORT !== undefined ? { ops: raw.OPS_PORT } : {}),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,12 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Admin, Kafka } from 'kafkajs';
 import { EventCatalog } from '../../events/catalog.ts';
 import { EventCodec } from '../../events/codec.ts';
+import type { ConsumerHealth, ConsumerRunner } from '../../events/consumer.ts';
 import { createKafka } from '../../events/kafka.ts';
 import { EventPublisher } from '../../events/publisher.ts';
 import { ensureTopics } from '../../events/topics.ts';
 import { EVENT_DEFINITIONS } from '../../events/definitions.ts';
 import type { Config } from './config.ts';
-import { kafkaCheck, mongoCheck, type HealthCheck } from './health.ts';
+import { kafkaCheck, mongoCheck, type HealthCheck, type HealthSource } from './health.ts';
 import type { Logger } from './logger.ts';
 import { connectMongo, type MongoHandle } from './mongo.ts';
 
@@ -20,7 +23,16 @@ export interface Runtime {
   codec: EventCodec;
   publisher: EventPublisher;
   mongo: MongoHandle;
-  health: Record<string, HealthCheck>;
+  /** This process, as an owner of effect claims: host, pid and a random part (pids repeat across restarts). */
+  instanceId: string;
+  /** The dependency checks every face's readiness can use (a face may pick a subset). */
+  dependencies: Record<string, HealthCheck>;
+  /** Readiness and liveness of this process: its dependencies, its consumer groups, whether it is stopping. */
+  health: HealthSource;
+  /** Registers a consumer group whose health readiness reports. */
+  track(runner: ConsumerRunner): void;
+  /** From now on readiness answers 503, so load balancers stop sending work while we drain. */
+  markStopping(): void;
   /** A consumer group id in this deployment's namespace (KAFKA_TOPIC_PREFIX). */
   groupId(name: string): string;
   close(): Promise<void>;
@@ -31,6 +43,9 @@ export interface RuntimeOptions {
   /** Create the catalog's topics (and their DLQs) if missing. */
   provisionTopics?: boolean;
 }
+
+/** A step of closing that may hang on a dead dependency: bounded, so shutdown always ends. */
+const CLOSE_STEP_MS = 3000;
 
 export async function createRuntime(config: Config, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   const catalog = options.catalog ?? new EventCatalog(EVENT_DEFINITIONS, undefined, { topicPrefix: config.kafka.topicPrefix });
@@ -49,6 +64,9 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
   const publisher = new EventPublisher(kafka, codec, { timeoutMs: config.kafka.publishTimeoutMs });
   // A producer that cannot connect now retries on first publish; start-up must not wait for it.
   await publisher.connect().catch((err: unknown) => log.warn({ err: String(err) }, 'producer not connected yet'));
+  const consumers = new Set<ConsumerRunner>();
+  let stopping = false;
+  const dependencies = { kafka: kafkaCheck(admin), mongodb: mongoCheck(mongo.db) };
   return {
     config,
     log,
@@ -58,12 +76,27 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
     codec,
     publisher,
     mongo,
-    health: { kafka: kafkaCheck(admin), mongodb: mongoCheck(mongo.db) },
+    instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    dependencies,
+    health: {
+      dependencies,
+      consumers: (): ConsumerHealth[] => [...consumers].map((c) => c.health()),
+      stopping: () => stopping,
+    },
+    track: (runner) => void consumers.add(runner),
+    markStopping: () => void (stopping = true),
     groupId: (name) => config.kafka.topicPrefix + name,
     async close() {
-      await publisher.disconnect().catch(() => undefined);
-      await admin.disconnect().catch(() => undefined);
-      await mongo.client.close().catch(() => undefined);
+      stopping = true;
+      await bounded(publisher.disconnect());
+      await bounded(admin.disconnect());
+      await bounded(mongo.client.close());
     },
   };
+}
+
+async function bounded(step: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([step.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_STEP_MS)))]);
+  clearTimeout(timer);
 }

@@ -15,7 +15,11 @@ export interface ServiceModule {
   start(runtime: Runtime): Promise<RunningService>;
 }
 
-export async function listen(app: Express, host: string, port: number): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+/**
+ * Serves the app. close() stops taking connections, lets requests in flight finish for up to
+ * `drainMs`, then cuts whatever is left, so a stop always ends.
+ */
+export async function listen(app: Express, host: string, port: number, options: { drainMs?: number } = {}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
@@ -28,7 +32,15 @@ export async function listen(app: Express, host: string, port: number): Promise<
     url: `http://${shownHost}:${actualPort}`,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const cut = setTimeout(() => server.closeAllConnections(), options.drainMs ?? 5000);
+        // A keep-alive connection whose request finishes during the drain goes idle afterwards;
+        // close() only closes the connections idle when it is called, so keep closing them.
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        server.close(() => {
+          clearTimeout(cut);
+          clearInterval(idle);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   };

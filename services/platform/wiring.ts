@@ -19,6 +19,7 @@ export async function startConsumer(rt: Runtime, log: Logger, options: { group: 
     handler: options.handler,
     retries: rt.config.kafka.handlerRetries,
   });
+  rt.track(runner);
   await runner.start();
   return runner;
 }
@@ -37,11 +38,25 @@ export async function startProjection(rt: Runtime, log: Logger, projection: Proj
 export async function serveHttp(
   rt: Runtime,
   log: Logger,
-  options: { service: string; port: number; mount: (app: Express) => void; beforeJson?: (app: Express) => void; health?: Runtime['health'] },
+  options: {
+    service: string;
+    port: number;
+    mount: (app: Express) => void;
+    beforeJson?: (app: Express) => void;
+    /** The dependencies this face's readiness needs; default all of the runtime's. */
+    dependencies?: Runtime['dependencies'];
+  },
 ) {
   const app = createApp(
-    { service: options.service, log, bodyLimit: rt.config.http.bodyLimit, health: options.health ?? rt.health, ...(options.beforeJson ? { beforeJson: options.beforeJson } : {}) },
+    {
+      service: options.service,
+      log,
+      bodyLimit: rt.config.http.bodyLimit,
+      health: { ...rt.health, dependencies: options.dependencies ?? rt.dependencies },
+      healthDetailsToken: rt.config.secrets.webhookSecret,
+      ...(options.beforeJson ? { beforeJson: options.beforeJson } : {}),
+    },
     options.mount,
   );
-  return listen(app, rt.config.http.host, options.port);
+  return listen(app, rt.config.http.host, options.port, { drainMs: rt.config.shutdownGraceMs / 2 });
 }

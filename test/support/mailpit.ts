@@ -1,3 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ManagedProcess, freePort, waitUntil } from '../../deploy/local/processes.ts';
+import { httpOk, smtpGreeting } from '../../deploy/local/probes.ts';
+import { provision } from '../../deploy/local/stack.ts';
+
 /** Reads what the SMTP sink received, through Mailpit's HTTP API. */
 export interface SentMail {
   ID: string;
@@ -19,4 +25,26 @@ export async function mailTo(mailpitUrl: string, address: string): Promise<SentM
       return (await detail.json()) as SentMail;
     }),
   );
+}
+
+/** A Mailpit of a test's own (e.g. one that refuses some recipients), stopped by the test. */
+export interface OwnMailpit {
+  smtpUrl: string;
+  apiUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startOwnMailpit(dataDir: string, options: { allowedRecipients?: string } = {}): Promise<OwnMailpit> {
+  mkdirSync(dataDir, { recursive: true });
+  const smtp = await freePort();
+  const http = await freePort();
+  const args = ['--smtp', `127.0.0.1:${smtp}`, '--listen', `127.0.0.1:${http}`, '--database', join(dataDir, 'mailpit.db'), '--smtp-auth-accept-any', '--smtp-auth-allow-insecure'];
+  if (options.allowedRecipients) args.push('--smtp-allowed-recipients', options.allowedRecipients);
+  const proc = new ManagedProcess('mailpit', provision('mailpit'), args, join(dataDir, 'mailpit.log'));
+  proc.start();
+  await waitUntil('own mailpit', async () => {
+    await smtpGreeting('127.0.0.1', smtp);
+    await httpOk(`http://127.0.0.1:${http}/readyz`);
+  }, 30_000, proc.diedEarly());
+  return { smtpUrl: `smtp://127.0.0.1:${smtp}`, apiUrl: `http://127.0.0.1:${http}`, stop: () => proc.stop() };
 }

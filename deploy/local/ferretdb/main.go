@@ -38,7 +38,9 @@ func ferretVersion() string {
 
 func main() {
 	listenAddr := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to listen on (host:port)")
-	stateDir := flag.String("state-dir", "", "directory for the SQLite database files (required; created if missing)")
+	stateDir := flag.String("state-dir", "", "directory for the SQLite database files (sqlite handler; created if missing)")
+	handler := flag.String("handler", "sqlite", "backend: sqlite or postgresql")
+	postgresqlURL := flag.String("postgresql-url", "", "PostgreSQL URL (postgresql handler), e.g. postgres://user@127.0.0.1:5432/ferretdb")
 	logLevel := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	showVersion := flag.Bool("version", false, "print the FerretDB version and exit")
 	flag.Parse()
@@ -48,23 +50,19 @@ func main() {
 		return
 	}
 
-	if err := run(*listenAddr, *stateDir, *logLevel); err != nil {
+	if err := run(*listenAddr, *handler, *stateDir, *postgresqlURL, *logLevel); err != nil {
 		fmt.Fprintf(os.Stderr, "ferretdb: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(listenAddr, stateDir, logLevel string) error {
+func run(listenAddr, handler, stateDir, postgresqlURL, logLevel string) error {
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(flag.Args(), " "))
 	}
 	if listenAddr == "" {
 		return errors.New("-listen-addr must not be empty")
 	}
-	if stateDir == "" {
-		return errors.New("-state-dir is required")
-	}
-
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		return fmt.Errorf("invalid -log-level %q: %w", logLevel, err)
@@ -72,23 +70,35 @@ func run(listenAddr, stateDir, logLevel string) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(logger)
 
-	dir, err := filepath.Abs(stateDir)
-	if err != nil {
-		return fmt.Errorf("resolving -state-dir: %w", err)
+	config := ferretdb.Config{
+		Listener: ferretdb.ListenerConfig{TCP: listenAddr},
+		Logger:   logger,
+		Handler:  handler,
 	}
-	if err = os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating -state-dir: %w", err)
+	switch handler {
+	case "postgresql":
+		if postgresqlURL == "" {
+			return errors.New("-postgresql-url is required with -handler postgresql")
+		}
+		config.PostgreSQLURL = postgresqlURL
+	case "sqlite":
+		if stateDir == "" {
+			return errors.New("-state-dir is required with -handler sqlite")
+		}
+		dir, err := filepath.Abs(stateDir)
+		if err != nil {
+			return fmt.Errorf("resolving -state-dir: %w", err)
+		}
+		if err = os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("creating -state-dir: %w", err)
+		}
+		// FerretDB's SQLite backend takes a directory URI that must end with a slash.
+		config.SQLiteURL = "file:" + filepath.ToSlash(dir) + "/"
+	default:
+		return fmt.Errorf("unknown -handler %q (sqlite or postgresql)", handler)
 	}
 
-	// FerretDB's SQLite backend takes a directory URI that must end with a slash.
-	sqliteURL := "file:" + filepath.ToSlash(dir) + "/"
-
-	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: listenAddr},
-		Logger:    logger,
-		Handler:   "sqlite",
-		SQLiteURL: sqliteURL,
-	})
+	f, err := ferretdb.New(&config)
 	if err != nil {
 		return err
 	}
@@ -99,7 +109,7 @@ func run(listenAddr, stateDir, logLevel string) error {
 	logger.Info("starting FerretDB",
 		slog.String("version", ferretVersion()),
 		slog.String("listen_addr", listenAddr),
-		slog.String("sqlite_url", sqliteURL),
+		slog.String("handler", handler),
 	)
 
 	if err = f.Run(ctx); err != nil {

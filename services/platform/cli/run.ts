@@ -3,7 +3,17 @@ import { createLogger, setRootLogger, type Logger } from '../logger.ts';
 import { SERVICES } from '../registry.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import type { RunningService, ServiceModule } from '../service.ts';
+import { serveHttp } from '../wiring.ts';
 import { UsageError } from './exit.ts';
+
+/**
+ * /health, /health/live and /metrics of the whole process on OPS_PORT: what probes and scrapers of a
+ * process with no HTTP face of its own (billing, mailer) reach.
+ */
+async function opsFace(rt: Runtime, port: number): Promise<RunningService> {
+  const server = await serveHttp(rt, rt.log.child({ service: 'ops' }), { service: 'ops', port, mount: () => undefined });
+  return { name: 'ops', url: server.url, stop: () => server.close() };
+}
 
 export function selectServices(names: readonly string[]): ServiceModule[] {
   if (names.length === 0) throw new UsageError('name the services to run, or "all"');
@@ -18,7 +28,29 @@ export function selectServices(names: readonly string[]): ServiceModule[] {
 export interface RunningPlatform {
   runtime: Runtime;
   services: RunningService[];
-  stop(): Promise<void>;
+  /** Resolves within the configured grace whatever the dependencies' state; true when everything stopped cleanly. */
+  stop(): Promise<boolean>;
+}
+
+/**
+ * Stops in the order that loses nothing: readiness goes 503 first (load balancers stop sending),
+ * then each service newest first (its HTTP face drains its requests in flight, its consumers
+ * finish the chunk in hand, commit and leave their groups), then the shared clients. Bounded by
+ * SHUTDOWN_GRACE_MS: a dependency that is gone must not keep the process alive.
+ */
+async function stopPlatform(runtime: Runtime, services: readonly RunningService[], logger: Logger): Promise<boolean> {
+  runtime.markStopping();
+  const deadline = Date.now() + runtime.config.shutdownGraceMs;
+  const work = (async () => {
+    for (const s of [...services].reverse()) await s.stop().catch((err: unknown) => logger.error({ err, service: s.name }, 'stop failed'));
+    await runtime.close();
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))));
+  const outcome = await Promise.race([work.then(() => 'done' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') logger.error({ graceMs: runtime.config.shutdownGraceMs }, 'services did not stop within the grace period; giving up on the rest');
+  return outcome === 'done';
 }
 
 export async function startServices(modules: readonly ServiceModule[], env: NodeJS.ProcessEnv, log?: Logger): Promise<RunningPlatform> {
@@ -30,32 +62,37 @@ export async function startServices(modules: readonly ServiceModule[], env: Node
   }
   const runtime = await createRuntime(config, logger);
   const services: RunningService[] = [];
-  const stop = async () => {
-    for (const s of [...services].reverse()) await s.stop().catch((err: unknown) => logger.error({ err, service: s.name }, 'stop failed'));
-    await runtime.close();
-  };
   try {
     for (const m of modules) services.push(await m.start(runtime));
+    if (config.ports.ops !== undefined) services.push(await opsFace(runtime, config.ports.ops));
   } catch (err) {
-    await stop();
+    await stopPlatform(runtime, services, logger);
     throw err;
   }
-  return { runtime, services, stop };
+  return { runtime, services, stop: () => stopPlatform(runtime, services, logger) };
 }
 
-/** Resolves on the first SIGINT/SIGTERM; a second one exits at once. */
+/**
+ * Resolves on the first SIGINT/SIGTERM/SIGHUP, from the moment it is called (so a Ctrl-C during
+ * start-up is a clean stop too); a second signal exits at once.
+ */
 export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     const handler = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
+      for (const s of signals) process.off(s, handler);
       process.once('SIGINT', () => process.exit(130));
       process.once('SIGTERM', () => process.exit(143));
+      process.once('SIGHUP', () => process.exit(129));
       resolve(signal);
     };
-    process.on('SIGINT', handler);
-    process.on('SIGTERM', handler);
+    for (const s of signals) process.on(s, handler);
   });
+}
+
+/** Settles with the value, or with 'signal' if a stop signal came first. */
+export async function unlessSignalled<T>(work: Promise<T>, signalled: Promise<NodeJS.Signals>): Promise<T | 'signal'> {
+  return Promise.race([work, signalled.then(() => 'signal' as const)]);
 }
 
 export function printUrls(services: readonly RunningService[]): void {
@@ -65,10 +102,17 @@ export function printUrls(services: readonly RunningService[]): void {
 
 export async function runCommand(names: readonly string[]): Promise<number> {
   const modules = selectServices(names);
-  const platform = await startServices(modules, process.env);
+  const signalled = untilSignal();
+  const starting = startServices(modules, process.env);
+  const started = await unlessSignalled(starting, signalled);
+  if (started === 'signal') {
+    // Let the start finish (or fail) and stop what it started; bounded like any stop.
+    const platform = await starting.catch(() => undefined);
+    const clean = platform ? await platform.stop() : true;
+    return clean ? 0 : 1;
+  }
   process.stdout.write('svc is running:\n');
-  printUrls(platform.services);
-  await untilSignal();
-  await platform.stop();
-  return 0;
+  printUrls(started.services);
+  await signalled;
+  return (await started.stop()) ? 0 : 1;
 }

@@ -1,15 +1,29 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { startStack, DEV_PORTS, type Stack } from '../../../deploy/local/stack.ts';
 import { SERVICES } from '../registry.ts';
-import { printUrls, startServices, untilSignal } from './run.ts';
+import { printUrls, startServices, unlessSignalled, untilSignal } from './run.ts';
 
-async function startLocalStack(dataDir: string): Promise<Stack> {
+export interface StartOptions {
+  dataDir: string;
+  /** 'auto' picks free ports for the local servers (tests); default the development ports. */
+  stackPorts?: 'dev' | 'auto';
+}
+
+async function startLocalStack(options: StartOptions): Promise<Stack> {
   const existing = {
     ...(process.env.KAFKA_BROKERS ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS } : {}),
     ...(process.env.MONGODB_URI ? { MONGODB_URI: process.env.MONGODB_URI } : {}),
     ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL, MAILPIT_URL: process.env.MAILPIT_URL ?? '' } : {}),
   };
-  process.stderr.write('starting the local stack (Kafka, FerretDB, Mailpit)...\n');
-  return startStack({ dataDir, ports: DEV_PORTS, existing, progress: (l) => process.stderr.write(`  ${l}\n`) });
+  process.stderr.write('starting the local stack (Kafka, FerretDB on PostgreSQL, Mailpit)...\n');
+  return startStack({
+    dataDir: options.dataDir,
+    ports: options.stackPorts === 'auto' ? 'auto' : DEV_PORTS,
+    existing,
+    progress: (l) => process.stderr.write(`  ${l}\n`),
+  });
 }
 
 function printStack(stack: Stack): void {
@@ -18,29 +32,82 @@ function printStack(stack: Stack): void {
   if (stack.env.MAILPIT_URL) process.stdout.write(`  mail API ${stack.env.MAILPIT_URL}/api/v1/messages\n`);
 }
 
-export async function startCommand(dataDir: string): Promise<number> {
-  const stack = await startLocalStack(dataDir);
+const DEV_SECRETS = ['JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY'] as const;
+
+/**
+ * Development secrets live with the development data: generated once into the data folder (owner
+ * read/write only) and reused, so tokens, keys in transit and signed webhooks stay valid when
+ * `svc start` runs again on the same data. Variables set in the environment win.
+ */
+export function developmentSecrets(dataDir: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  if (env.NODE_ENV === 'production') return {};
+  const file = join(resolve(dataDir), 'dev-secrets.json');
+  let stored: Record<string, string> = {};
+  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  let changed = false;
+  for (const name of DEV_SECRETS) {
+    if (typeof stored[name] !== 'string') {
+      stored[name] = randomBytes(32).toString('hex');
+      changed = true;
+    }
+  }
+  if (changed) {
+    mkdirSync(resolve(dataDir), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return Object.fromEntries(DEV_SECRETS.filter((name) => env[name] === undefined).map((name) => [name, stored[name]!]));
+}
+
+/**
+ * `svc start`: the local stack, then every service; one Ctrl-C (or SIGTERM to the group) stops the
+ * services first, while their servers still answer, then the servers, and exits.
+ */
+export async function startCommand(options: StartOptions): Promise<number> {
+  const signalled = untilSignal();
+  const stackStarting = startLocalStack(options);
+  const stack = await unlessSignalled(stackStarting, signalled);
+  if (stack === 'signal') {
+    await (await stackStarting.catch(() => undefined))?.stop();
+    return 130;
+  }
+  let clean = true;
   try {
-    const platform = await startServices(SERVICES, { ...process.env, ...stack.env });
+    // The services get 6 of the 10 seconds a Ctrl-C may take; the servers stop in the rest.
+    const env = { SHUTDOWN_GRACE_MS: '6000', ...process.env, ...developmentSecrets(options.dataDir), ...stack.env };
+    const starting = startServices(SERVICES, env);
+    const platform = await unlessSignalled(starting, signalled);
+    if (platform === 'signal') {
+      clean = (await (await starting.catch(() => undefined))?.stop()) ?? true;
+      return 130;
+    }
     printStack(stack);
     process.stdout.write('services:\n');
     printUrls(platform.services);
     process.stdout.write('press Ctrl-C to stop\n');
-    await untilSignal();
-    await platform.stop();
+    await signalled;
+    process.stderr.write('stopping the services...\n');
+    clean = await platform.stop();
   } finally {
+    process.stderr.write('stopping the local stack...\n');
     await stack.stop();
   }
-  return 0;
+  return clean ? 0 : 1;
 }
 
-export async function stackCommand(dataDir: string): Promise<number> {
-  const stack = await startLocalStack(dataDir);
+export async function stackCommand(options: StartOptions): Promise<number> {
+  const signalled = untilSignal();
+  const starting = startLocalStack(options);
+  const stack = await unlessSignalled(starting, signalled);
+  if (stack === 'signal') {
+    await (await starting.catch(() => undefined))?.stop();
+    return 130;
+  }
   printStack(stack);
   process.stdout.write(
     `environment:\n  export KAFKA_BROKERS=${stack.env.KAFKA_BROKERS} MONGODB_URI=${stack.env.MONGODB_URI} SMTP_URL=${stack.env.SMTP_URL} MAILPIT_URL=${stack.env.MAILPIT_URL}\npress Ctrl-C to stop\n`,
   );
-  await untilSignal();
+  await signalled;
   await stack.stop();
   return 0;
 }

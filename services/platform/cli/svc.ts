@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { errorMessage, isTransient } from '../../../events/errors.ts';
 import { ConfigError } from '../config.ts';
 import { runCommand } from './run.ts';
 import { replayCommand } from './replay.ts';
@@ -14,18 +15,30 @@ usage:
   svc stack                     start only the local stack and print its environment
   svc topics                    create missing event topics and their dead-letter topics
   svc replay <projection>       rebuild a projection from the log and swap it in
+  svc dlq list                  dead-letter topics: how many messages, how many not re-driven yet
+  svc dlq show <topic>          the newest dead letters: why they failed and where from (--limit N, --payload)
+  svc dlq redrive <topic>       send dead letters back to the consumer group that failed them, once
   svc help                      this text
 
 options:
   --data-dir <dir>              where the local stack keeps its data (default .data/dev)
+  --stack-ports <dev|auto>      the local servers' ports: the development ones (default) or free ones
 `;
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      'data-dir': { type: 'string' },
+      'stack-ports': { type: 'string' },
+      limit: { type: 'string' },
+      payload: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
+  const stackPorts = values['stack-ports'] ?? 'dev';
+  if (stackPorts !== 'dev' && stackPorts !== 'auto') throw new UsageError('--stack-ports takes dev or auto');
   const [command, ...rest] = positionals;
   const dataDir = values['data-dir'] ?? '.data/dev';
   if (values.help || command === undefined || command === 'help') {
@@ -35,23 +48,27 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     // The local stack is development tooling: loaded only when asked for, so images need not ship it.
     case 'start':
-      return (await import('./start.ts')).startCommand(dataDir);
+      return (await import('./start.ts')).startCommand({ dataDir, stackPorts });
     case 'stack':
-      return (await import('./start.ts')).stackCommand(dataDir);
+      return (await import('./start.ts')).stackCommand({ dataDir, stackPorts });
     case 'run':
       return runCommand(rest);
     case 'topics':
       return topicsCommand();
     case 'replay':
       return replayCommand(rest);
+    case 'dlq':
+      return (await import('./dlq.ts')).dlqCommand(rest, { ...(values.limit !== undefined ? { limit: values.limit } : {}), ...(values.payload ? { payload: true } : {}) });
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
 }
 
+// Exit explicitly: a client of a server that is gone (Kafka's retry timers, say) must not keep a
+// finished command alive.
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    process.exit(code);
   },
   (err: unknown) => {
     if (err instanceof UsageError) {
@@ -63,9 +80,13 @@ main(process.argv.slice(2)).then(
     } else if ((err as { code?: string } | null)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       process.stderr.write(`svc: ${(err as Error).message}\n\n${HELP}`);
       process.exitCode = EXIT.usage;
+    } else if (isTransient(err)) {
+      process.stderr.write(`svc: a server it needs is unreachable (is the stack running? are KAFKA_BROKERS / MONGODB_URI right?): ${errorMessage(err)}\n`);
+      process.exitCode = EXIT.unavailable;
     } else {
       process.stderr.write(`svc: ${(err as Error)?.message ?? String(err)}\n`);
       process.exitCode = EXIT.failure;
     }
+    process.exit();
   },
 );

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { isTransient } from '../../../events/errors.ts';
 import type { Logger } from '../logger.ts';
-import { runHealthChecks, type HealthCheck } from '../health.ts';
+import { keysEqualConstantTime } from '../secrets.ts';
+import { liveness, readiness, withoutDetails, type HealthSource } from '../health.ts';
 import { metricsHandler, metricsMiddleware } from '../metrics.ts';
 import { HttpError } from './errors.ts';
 
@@ -10,7 +11,9 @@ export interface AppOptions {
   service: string;
   log: Logger;
   bodyLimit: string;
-  health: Record<string, HealthCheck>;
+  health: HealthSource;
+  /** Whoever presents this as a bearer token sees why a check failed; nobody else does. */
+  healthDetailsToken?: string;
   /** Routes that need the raw body (signature checks) mount their own parser before the JSON one. */
   beforeJson?: (app: Express) => void;
 }
@@ -35,9 +38,17 @@ export function createApp(options: AppOptions, mount: (app: Express) => void): E
   lazyRequestLogger(app, options);
   app.use(requestContext());
   app.use(metricsMiddleware(options.service));
-  app.get('/health', async (_req, res) => {
-    const report = await runHealthChecks(options.health);
-    res.status(report.status === 'ok' ? 200 : 503).json({ service: options.service, ...report });
+  app.get('/health', async (req, res) => {
+    const report = await readiness(options.health);
+    const presented = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    const trusted = options.healthDetailsToken !== undefined && presented !== undefined && keysEqualConstantTime(presented, options.healthDetailsToken);
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(report.status === 'ok' ? 200 : 503).json({ service: options.service, ...(trusted ? report : withoutDetails(report)) });
+  });
+  app.get('/health/live', (_req, res) => {
+    const live = liveness(options.health);
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(live.status === 'ok' ? 200 : 503).json({ service: options.service, status: live.status });
   });
   app.get('/metrics', metricsHandler);
   options.beforeJson?.(app);

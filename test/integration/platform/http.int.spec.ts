@@ -15,13 +15,18 @@ describe('platform HTTP app, health and outage handling (integration)', function
   let base: string;
   let close: () => Promise<void>;
   const topic = uniqueTopic('http');
+  const OPS_TOKEN = 'ops-token-0123456789abcdef';
+  const health = async (authorization?: string) => {
+    const res = await fetch(`${base}/health`, authorization ? { headers: { authorization } } : {});
+    return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, { ok: boolean; error?: string }>; consumers: { group: string; ok: boolean; problem?: string }[] } };
+  };
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
     const env = await useStack();
     const log = testLogger();
     runtime = await createRuntime(testConfig(env, { KAFKA_PUBLISH_TIMEOUT_MS: '2000' }), log, { catalog: probeCatalog(topic) });
-    const app: Express = createApp({ service: 'probe', log, bodyLimit: '1kb', health: runtime.health }, (a) => {
+    const app: Express = createApp({ service: 'probe', log, bodyLimit: '1kb', health: runtime.health, healthDetailsToken: OPS_TOKEN }, (a) => {
       a.post('/probe', async (req, res) => {
         const body = req.body as { probeId?: unknown };
         if (typeof body?.probeId !== 'string') throw badRequest('probeId is required');
@@ -79,6 +84,46 @@ describe('platform HTTP app, health and outage handling (integration)', function
     expect(boom.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
   });
 
+  it('reports a consumer waiting on a dependency, and a stopped one, as not ready; liveness stays up', async function () {
+    this.timeout(60_000);
+    const { MongoClient } = await import('mongodb');
+    const { ConsumerRunner } = await import('../../../events/consumer.ts');
+    // A handler whose database is gone: every attempt fails with a transient error.
+    const gone = new MongoClient(runtime.config.mongo.uri, { serverSelectionTimeoutMS: 300 });
+    await gone.connect();
+    await gone.close();
+    const runner = new ConsumerRunner({
+      kafka: runtime.kafka,
+      codec: runtime.codec,
+      publisher: runtime.publisher,
+      log: runtime.log,
+      groupId: `blocked-${randomUUID()}`,
+      topics: [runtime.catalog.topicOf('probe.reset')],
+      backoff: { initialMs: 50, maxMs: 200 },
+      handler: { handle: async () => void (await gone.db('x').collection('y').insertOne({ at: new Date() })) },
+    });
+    runtime.track(runner);
+    await runner.start();
+    try {
+      expect((await health()).status).to.equal(200);
+      await runtime.publisher.publish(newEvent('probe.reset', { probeId: `blocked-${randomUUID()}` }));
+      const blocked = await eventually('readiness to report the blocked consumer', async () => {
+        const report = await health(`Bearer ${OPS_TOKEN}`);
+        return report.status === 503 ? report : undefined;
+      }, 30_000);
+      const mine = blocked.body.consumers.find((c) => c.group === runner.groupId);
+      expect(mine?.ok).to.equal(false);
+      expect(mine?.problem).to.match(/^waiting for a dependency: Mongo/);
+      expect((await health()).body.consumers.find((c) => c.group === runner.groupId)).not.to.have.property('problem');
+      expect((await fetch(`${base}/health/live`)).status).to.equal(200);
+    } finally {
+      await runner.stop();
+    }
+    const stopped = await health(`Bearer ${OPS_TOKEN}`);
+    expect(stopped.status).to.equal(503);
+    expect(stopped.body.consumers.find((c) => c.group === runner.groupId)?.problem).to.equal('stopped');
+  });
+
   it('answers 503 while Kafka is down and 202 again once it is back', async function () {
     this.timeout(180_000);
     const stack = await currentStack();
@@ -94,8 +139,17 @@ describe('platform HTTP app, health and outage handling (integration)', function
       expect(down.status).to.equal(503);
       expect(down.headers.get('retry-after')).to.equal('5');
       expect(await down.json()).to.deep.include({ code: 'UNAVAILABLE' });
-      const health = await fetch(`${base}/health`);
-      expect(health.status).to.equal(503);
+      // Readiness fails, the reason only for whoever holds the ops token; liveness stays up, so an
+      // outage of a dependency does not get every pod restarted.
+      const anonymous = await health();
+      expect(anonymous.status).to.equal(503);
+      expect(anonymous.body.checks.kafka).to.deep.include({ ok: false });
+      expect(anonymous.body.checks.kafka).not.to.have.property('error');
+      const operator = await health(`Bearer ${OPS_TOKEN}`);
+      expect(operator.body.checks.kafka?.error).to.be.a('string');
+      expect((await health('Bearer not-the-token')).body.checks.kafka).not.to.have.property('error');
+      const live = await fetch(`${base}/health/live`);
+      expect(live.status).to.equal(200);
     } finally {
       await kafka.start();
     }
@@ -104,5 +158,55 @@ describe('platform HTTP app, health and outage handling (integration)', function
       return res.status === 202 ? res : undefined;
     }, 60_000);
     expect(up.status).to.equal(202);
+  });
+});
+
+describe('graceful stop of an HTTP face (integration)', () => {
+  const health = { dependencies: {}, consumers: () => [], stopping: () => false };
+  /** A face whose one route signals when a request is inside it and answers when released (or never). */
+  async function face(drainMs: number) {
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const app = createApp({ service: 'drain', log: testLogger(), bodyLimit: '1kb', health }, (a) => {
+      a.get('/slow', async (_req, res) => {
+        entered();
+        await released;
+        res.json({ finished: true });
+      });
+    });
+    const server = await listen(app, '127.0.0.1', 0, { drainMs });
+    return { server, inside, release };
+  }
+
+  it('finishes the requests in flight, refuses new connections, and ends within its drain bound', async () => {
+    const { server, inside, release } = await face(2000);
+    const inFlight = fetch(`${server.url}/slow`);
+    await inside;
+    const closing = server.close();
+    release();
+    const res = await inFlight;
+    expect(res.status).to.equal(200);
+    expect(await res.json()).to.deep.equal({ finished: true });
+    await closing;
+    const refused = await fetch(`${server.url}/slow`).then(
+      () => 'answered',
+      (err: Error) => (err.cause as { code?: string } | undefined)?.code ?? err.message,
+    );
+    expect(refused).to.equal('ECONNREFUSED');
+  });
+
+  it('cuts a request that outlives the drain bound, so a stop always ends', async () => {
+    const { server, inside } = await face(300);
+    const stuck = fetch(`${server.url}/slow`).then(
+      () => 'answered',
+      () => 'cut',
+    );
+    await inside;
+    const started = Date.now();
+    await server.close();
+    expect(Date.now() - started).to.be.lessThan(2000);
+    expect(await stuck).to.equal('cut');
   });
 });

@@ -166,4 +166,49 @@ describe('subscription decider (unit)', () => {
     const events = apply(snapshot('subscription_cancelled', { status: 'cancelled', endsAt, updatedAt: cancelledAt }), initialState());
     expect(types(events).slice(0, 2)).to.deep.equal(['subscription.created', 'subscription.cancelled']);
   });
+
+  describe('ended by our own deadline, then the provider speaks again', () => {
+    const ended = () => {
+      const history = [...created(), ...cancel(given(...created()))];
+      return [...history, ...decide({ type: 'EnforceDeadline', now: endsAt }, given(...history))];
+    };
+
+    it('a newer resume brings the paying customer back to their tier', () => {
+      const resumedAt = at('2026-12-21T10:00:05Z');
+      const events = apply(snapshot('subscription_resumed', { status: 'active', renewsAt: at('2027-01-21T10:00:00Z'), updatedAt: resumedAt }), given(...ended()));
+      expect(types(events)[0]).to.equal('subscription.resumed');
+      const state = given(...ended(), ...events);
+      expect(state.status).to.equal('active');
+      expect(effectiveTier(state)).to.equal('pro');
+    });
+
+    it('a resume the customer made before the end but delivered late is newer than the cancellation, so it applies', () => {
+      const events = apply(snapshot('subscription_resumed', { status: 'active', updatedAt: at('2026-12-01T00:00:00Z') }), given(...ended()));
+      expect(effectiveTier(given(...ended(), ...events))).to.equal('pro');
+    });
+
+    it('the same cancellation delivered again changes nothing', () => {
+      expect(cancel(given(...ended()))).to.deep.equal([]);
+    });
+
+    it('a newer snapshot of the same cancellation (same end) does not reopen it', () => {
+      const again = apply(snapshot('subscription_updated', { status: 'cancelled', endsAt, renewsAt: null, updatedAt: at('2026-12-22T00:00:00Z') }), given(...ended()));
+      expect(types(again)).to.not.include('subscription.resumed');
+      expect(effectiveTier(given(...ended(), ...again))).to.equal('free');
+    });
+
+    it('a newer cancellation of a later period reopens it until that period ends', () => {
+      const later = at('2027-01-21T10:00:00Z');
+      const events = apply(snapshot('subscription_cancelled', { status: 'cancelled', endsAt: later, renewsAt: null, updatedAt: at('2026-12-30T00:00:00Z') }), given(...ended()));
+      expect(types(events).slice(0, 2)).to.deep.equal(['subscription.resumed', 'subscription.cancelled']);
+      const state = given(...ended(), ...events);
+      expect(state).to.include({ status: 'cancelled' });
+      expect(state.endsAt).to.deep.equal(later);
+      expect(effectiveTier(state)).to.equal('pro');
+    });
+
+    it('an older snapshot changes nothing', () => {
+      expect(apply(snapshot('subscription_updated', { status: 'active', updatedAt: at('2026-11-24T00:00:00Z') }), given(...ended()))).to.deep.equal([]);
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { generateApiKey, hashKey, isWellFormedKey, KEY_ALPHABET, keysEqualConstantTime, last4 } from '../../../services/keys/key-format.ts';
+import { generateApiKey, hashKey, isWellFormedKey, KEY_ALPHABET, last4 } from '../../../services/keys/key-format.ts';
+import { keysEqualConstantTime } from '../../../services/platform/secrets.ts';
 
 describe('API key format (unit)', () => {
   it('generates svc_ + 33 alphanumerics, all different', () => {

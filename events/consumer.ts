@@ -32,6 +32,12 @@ export interface ConsumerOptions {
   chunkSize?: number;
   /** Without a fetch, a heartbeat or a handled chunk for this long, a running consumer counts as stalled. */
   stallMs?: number;
+  /**
+   * How long the broker waits for this member's heartbeat before handing its partitions to others
+   * (default 30 s): after a crash, its partitions wait that long. Every single call a handler makes
+   * must be bounded below it.
+   */
+  sessionTimeoutMs?: number;
 }
 
 export const DLQ_HEADER = {
@@ -89,11 +95,12 @@ export class ConsumerRunner {
 
   constructor(options: ConsumerOptions) {
     this.options = options;
+    const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
     this.consumer = options.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3000,
+      sessionTimeout,
+      heartbeatInterval: Math.min(3000, Math.floor(sessionTimeout / 3)),
       maxWaitTimeInMs: 250,
       retry: { initialRetryTime: 200, maxRetryTime: 5000, retries: Number.MAX_SAFE_INTEGER },
     });
@@ -115,10 +122,16 @@ export class ConsumerRunner {
     });
     this.consumer.on(events.CRASH, ({ payload }) => {
       this.lastError = errorMessage(payload.error);
-      if (this.state !== 'stopped') this.state = payload.restart ? 'restarting' : 'crashed';
-      if (!payload.restart) this.log.error({ err: this.lastError }, 'consumer crashed and will not restart');
+      if (this.state === 'stopped') return;
+      this.state = payload.restart ? 'restarting' : 'crashed';
+      // kafkajs gives up for good on errors it calls non-retriable, "Failed to find group
+      // coordinator" among them, which a broker restart produces; a consumer left like that sits
+      // dead in a live process. Whatever the error, start it again, with backoff.
+      if (!payload.restart) this.restartAfterCrash(1);
     });
-    this.consumer.on(events.STOP, () => (this.state = 'stopped'));
+    this.consumer.on(events.STOP, () => {
+      if (this.state !== 'crashed') this.state = 'stopped';
+    });
   }
 
   get events() {
@@ -179,6 +192,21 @@ export class ConsumerRunner {
         if (isRunning() && !isStale()) await flush();
       },
     });
+  }
+
+  private restartAfterCrash(attempt: number): void {
+    const delay = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** attempt);
+    this.log.warn({ err: this.lastError, attempt, delayMs: delay }, 'consumer crashed; starting it again');
+    const timer = setTimeout(() => {
+      if (this.stopping.signal.aborted) return;
+      this.state = 'restarting';
+      this.start().catch((err: unknown) => {
+        this.lastError = errorMessage(err);
+        this.state = 'crashed';
+        this.restartAfterCrash(attempt + 1);
+      });
+    }, delay);
+    this.stopping.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
   }
 
   /** Where to read a partition from next; only once running (e.g. from a GROUP_JOIN listener). */

@@ -30,7 +30,15 @@ export interface EffectRecord<S = Document> {
   error?: string;
 }
 
-export type EffectClaim<S> = { outcome: 'owned'; saved: S | undefined; attempts: number } | { outcome: 'done' };
+export type EffectClaim<S> =
+  | {
+      outcome: 'owned';
+      saved: S | undefined;
+      attempts: number;
+      /** This process performed it already and only failed to record that (the database was down): record, do not repeat. */
+      performed: boolean;
+    }
+  | { outcome: 'done' };
 
 /** Another owner is inside its lease: wait, do not skip, do not commit past it. */
 export class EffectBusy extends TransientError {
@@ -56,6 +64,8 @@ export class Effects<S extends Document = Document> {
   readonly #collection: Collection<EffectRecord<S>>;
   readonly #leaseMs: number;
   readonly #now: () => Date;
+  /** Effects this process performed but has not recorded done yet. */
+  readonly #performed = new Set<string>();
 
   constructor(db: Db, options: EffectsOptions = {}) {
     this.owner = options.owner ?? randomUUID();
@@ -73,13 +83,16 @@ export class Effects<S extends Document = Document> {
     const fresh: EffectRecord<S> = { _id: id, status: 'claimed', owner: this.owner, claimedAt: now, leaseUntil: this.#leaseEnd(now), attempts: 1 };
     try {
       await this.#collection.insertOne(fresh as never);
-      return { outcome: 'owned', saved: undefined, attempts: 1 };
+      return { outcome: 'owned', saved: undefined, attempts: 1, performed: false };
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
     }
     const existing = await this.#collection.findOne({ _id: id } as never);
     if (!existing) return this.claim(id); // released meanwhile
-    if (existing.status === 'done') return { outcome: 'done' };
+    if (existing.status === 'done') {
+      this.#performed.delete(id);
+      return { outcome: 'done' };
+    }
     const mine = existing.owner === this.owner;
     const expired = existing.leaseUntil.getTime() <= now.getTime();
     // A failed effect is taken again when its event comes back: that is a re-drive after a fix.
@@ -90,7 +103,16 @@ export class Effects<S extends Document = Document> {
       { $set: { status: 'claimed', owner: this.owner, claimedAt: now, leaseUntil: this.#leaseEnd(now), attempts }, $unset: { error: '' } } as never,
     );
     if (taken.matchedCount !== 1) return this.claim(id);
-    return { outcome: 'owned', saved: existing.saved, attempts };
+    return { outcome: 'owned', saved: existing.saved, attempts, performed: mine && this.#performed.has(id) };
+  }
+
+  /**
+   * The effect happened (the mail server took the e-mail). Remembered in memory until done() is
+   * recorded, so that if recording fails (a database outage) the retry records it instead of
+   * performing it a second time.
+   */
+  performed(id: string): void {
+    this.#performed.add(id);
   }
 
   /** Records what is about to be done, so a takeover after a crash does the same thing, not a new one. */
@@ -105,6 +127,7 @@ export class Effects<S extends Document = Document> {
 
   async done(id: string): Promise<void> {
     await this.#collection.updateOne({ _id: id } as never, { $set: { status: 'done', doneAt: this.#now() }, $unset: { saved: '' } } as never);
+    this.#performed.delete(id);
   }
 
   /** The effect failed before it happened and may be retried at once, by us or a new owner. */

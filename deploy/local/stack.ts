@@ -43,6 +43,8 @@ export interface StackOptions {
   progress?: (line: string) => void;
   readyTimeoutMs?: number;
   mongoBackend?: MongoBackend;
+  /** Messages Mailpit keeps before dropping the oldest (its default 500); 0 keeps all. */
+  mailMaxMessages?: number;
 }
 
 export interface Component {
@@ -60,6 +62,8 @@ export interface Component {
 
 export interface Stack {
   env: StackEnv;
+  /** The ports it started its servers on (for starting again on the same ones). */
+  ports: StackPorts;
   components: Component[];
   component(name: Component['name']): Component;
   stop(): Promise<void>;
@@ -205,6 +209,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         '--database', join(dataDir, 'mailpit.db'),
         '--smtp-auth-accept-any',
         '--smtp-auth-allow-insecure',
+        '--max', String(options.mailMaxMessages ?? 500),
       ],
       join(dataDir, 'mailpit.log'),
     );
@@ -217,6 +222,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const stack: Stack = {
     env,
+    ports,
     components,
     component(name) {
       const c = components.find((x) => x.name === name);

@@ -11,10 +11,9 @@ import type { AccountRegistered } from './events.ts';
  * The account service's own write store: one document per account, holding the password hash
  * (which never enters the log) and, through the outbox, the registration event.
  *
- * The document's `_id` is the normalised e-mail: an insert against `_id` is the one uniqueness both
- * MongoDB and FerretDB enforce atomically. A unique secondary index on `email` did not hold on the
- * local server under concurrent sign-ups (FerretDB 1.24 on SQLite answered success to inserts it
- * then lost: eight parallel sign-ups of one e-mail got three 201s and one stored account).
+ * The document's `_id` is the normalised e-mail: an insert against `_id` is the one uniqueness
+ * MongoDB and FerretDB both enforce atomically (DESIGN.md), so no secondary unique index is
+ * trusted with it.
  */
 export interface AccountRecord extends Document {
   /** The normalised e-mail. */

@@ -33,10 +33,10 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     const { email, password, name } = parsed.data;
     const existing = await store.findByEmail(email);
     if (existing) {
-      // A retry of a sign-up that got 503 (its publish failed, its event not yet in Kafka)
-      // completes it. Anything else with this e-mail is a conflict, a sign-up still in flight too:
-      // concurrent sign-ups of one e-mail get one 201.
-      if (existing.outbox?.pending && existing.outbox.attempts > 0 && (await passwords.verify(password, existing.passwordHash))) {
+      // A retry of a sign-up whose answer was lost (its publish failed with a 503, or the process
+      // died before answering) completes it. Anything else with this e-mail is a conflict, a sign-up
+      // still in flight too: concurrent sign-ups of one e-mail get one 201.
+      if (existing.outbox?.pending && abandoned(existing, config) && (await passwords.verify(password, existing.passwordHash))) {
         if (!(await store.retryPending(existing))) throw unavailable();
         const user = { id: existing.userId, email: existing.email, name: existing.name, tier: 'free' as const };
         res.status(201).json({ token: issueToken(secret, user), user: publicUser(user) });
@@ -88,6 +88,15 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     if (!user) throw new HttpError(401, 'UNAUTHORIZED', 'unknown user', { headers: WWW_AUTHENTICATE('invalid_token') });
     res.json({ ...publicUser(user), created_at: user.createdAt.toISOString() });
   });
+}
+
+/**
+ * A pending claim nobody is still publishing: a publish failed on it, or it is older than any
+ * sign-up request can run (the publish timeout plus hashing and the insert).
+ */
+function abandoned(account: AccountRecord, config: Config): boolean {
+  if ((account.outbox?.attempts ?? 0) > 0) return true;
+  return Date.now() - account.createdAt.getTime() > config.kafka.publishTimeoutMs + 5000;
 }
 
 function accountAsUser(account: AccountRecord | null): User | null {

@@ -18,9 +18,15 @@ export function mailHandler(effects: Effects, mailer: Mailer, owed: (event: Even
       for (const event of events) {
         const due = owed(event);
         if (!due) continue;
-        if ((await effects.claim(due.effect)).outcome === 'done') continue;
+        const claim = await effects.claim(due.effect);
+        if (claim.outcome === 'done') continue;
+        if (claim.performed) {
+          await effects.done(due.effect);
+          continue;
+        }
         try {
           await mailer.send(due.mail);
+          effects.performed(due.effect);
         } catch (err) {
           const failure = classifySmtpFailure(err);
           if (failure.kind === 'permanent') {

@@ -57,6 +57,7 @@ const schema = z.object({
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(7).default(1),
   KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   KAFKA_HANDLER_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
   EFFECT_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
 
@@ -114,6 +115,8 @@ export interface Config {
     replicationFactor: number;
     publishTimeoutMs: number;
     handlerRetries: number;
+    /** How long the broker waits for a silent consumer before giving its partitions to others. */
+    sessionTimeoutMs: number;
   };
   /** How long an effect (an e-mail, a key) claimed by a process that died keeps others out. */
   effectLeaseMs: number;
@@ -192,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       replicationFactor: raw.KAFKA_REPLICATION_FACTOR,
       publishTimeoutMs: raw.KAFKA_PUBLISH_TIMEOUT_MS,
       handlerRetries: raw.KAFKA_HANDLER_RETRIES,
+      sessionTimeoutMs: raw.KAFKA_SESSION_TIMEOUT_MS,
     },
     effectLeaseMs: raw.EFFECT_LEASE_MS,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,

@@ -18,6 +18,7 @@ export async function startConsumer(rt: Runtime, log: Logger, options: { group: 
     topics: rt.catalog.topicsOf(options.eventTypes),
     handler: options.handler,
     retries: rt.config.kafka.handlerRetries,
+    sessionTimeoutMs: rt.config.kafka.sessionTimeoutMs,
   });
   rt.track(runner);
   await runner.start();

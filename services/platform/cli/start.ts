@@ -26,6 +26,14 @@ async function startLocalStack(options: StartOptions): Promise<Stack> {
   });
 }
 
+/** The local stack, or 'signal' when a stop signal came first (then whatever had started is stopped). */
+async function stackUnlessSignalled(options: StartOptions, signalled: Promise<NodeJS.Signals>): Promise<Stack | 'signal'> {
+  const starting = startLocalStack(options);
+  const stack = await unlessSignalled(starting, signalled);
+  if (stack === 'signal') await (await starting.catch(() => undefined))?.stop();
+  return stack;
+}
+
 function printStack(stack: Stack): void {
   process.stdout.write('local stack:\n');
   process.stdout.write(`  kafka    ${stack.env.KAFKA_BROKERS}\n  mongodb  ${stack.env.MONGODB_URI}\n  smtp     ${stack.env.SMTP_URL}\n`);
@@ -65,12 +73,8 @@ export function developmentSecrets(dataDir: string, env: NodeJS.ProcessEnv = pro
  */
 export async function startCommand(options: StartOptions): Promise<number> {
   const signalled = untilSignal();
-  const stackStarting = startLocalStack(options);
-  const stack = await unlessSignalled(stackStarting, signalled);
-  if (stack === 'signal') {
-    await (await stackStarting.catch(() => undefined))?.stop();
-    return 130;
-  }
+  const stack = await stackUnlessSignalled(options, signalled);
+  if (stack === 'signal') return 130;
   let clean = true;
   try {
     // The services get 6 of the 10 seconds a Ctrl-C may take; the servers stop in the rest.
@@ -97,12 +101,8 @@ export async function startCommand(options: StartOptions): Promise<number> {
 
 export async function stackCommand(options: StartOptions): Promise<number> {
   const signalled = untilSignal();
-  const starting = startLocalStack(options);
-  const stack = await unlessSignalled(starting, signalled);
-  if (stack === 'signal') {
-    await (await starting.catch(() => undefined))?.stop();
-    return 130;
-  }
+  const stack = await stackUnlessSignalled(options, signalled);
+  if (stack === 'signal') return 130;
   printStack(stack);
   process.stdout.write(
     `environment:\n  export KAFKA_BROKERS=${stack.env.KAFKA_BROKERS} MONGODB_URI=${stack.env.MONGODB_URI} SMTP_URL=${stack.env.SMTP_URL} MAILPIT_URL=${stack.env.MAILPIT_URL}\npress Ctrl-C to stop\n`,

@@ -199,6 +199,21 @@ describe('event backbone with real Kafka and MongoDB (integration)', function ()
   });
   }
 
+  it('applies one chunk that updates more documents than FerretDB has database connections (120), without hanging it', async function () {
+    this.timeout(60_000);
+    const collection = `counters_${randomUUID().slice(0, 8)}`;
+    const applier = new ProjectionApplier(db, counterProjection(collection));
+    const probes = Array.from({ length: 120 }, (_, i) => `wide-${i}`);
+    const chunk = (seq: number) => probes.map((p, i) => ({ ...recorded(p, seq), position: { topic: 'wide', partition: 0, offset: String(seq * 1000 + i) } }));
+    await applier.handle(chunk(0));
+    // 120 existing documents replaced by one chunk: as one update command of 120 statements it
+    // would deadlock FerretDB's pool of 50 connections; the applier writes in batches.
+    const started = Date.now();
+    await applier.handle(chunk(1));
+    expect(Date.now() - started).to.be.lessThan(15_000);
+    expect(await db.collection(collection).countDocuments({ count: 2 })).to.equal(probes.length);
+  });
+
   it('applies an event published twice (same event id, two offsets) once', async () => {
     const { topic, codec, publisher } = await setup('duplicate');
     const collection = `counters_${randomUUID().slice(0, 8)}`;

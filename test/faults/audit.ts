@@ -1,0 +1,155 @@
+import type { Document } from 'mongodb';
+import { projectionCollection } from '../../events/collections.ts';
+import { projectionGroupId, type Projection } from '../../events/projection.ts';
+import { replayProjection } from '../../events/replay.ts';
+import { committedOffsets, partitionsOf, readToEnd } from '../../events/topic-range.ts';
+import { dlqTopic } from '../../events/topics.ts';
+import type { KeyGeneratedData } from '../../services/keys/events.ts';
+import { MAIL_EVENT_TYPES } from '../../services/mailer/owed-mail.ts';
+import { PROJECTIONS } from '../../services/platform/registry.ts';
+import type { Runtime } from '../../services/platform/runtime.ts';
+import { eventually } from '../support/env.ts';
+import type { TrafficRecord } from './traffic.ts';
+
+/** Every count must be 0. */
+export interface Audit {
+  'webhooks answered 200 but not applied': number;
+  'keys issued twice': number;
+  'e-mails missing': number;
+  'e-mails sent twice': number;
+  'sign-ups answered 201 without an account': number;
+  'projection documents that differ from a replay': number;
+  'healthy events dead-lettered': number;
+  'requests never answered (client gave up)': number;
+}
+
+interface MailSummary {
+  MessageID: string;
+}
+
+/** The consumer groups of the services, with the event types each reads: all must have read everything. */
+function groups(rt: Runtime): { group: string; topics: string[] }[] {
+  const byGroup: [string, readonly string[]][] = [
+    ...PROJECTIONS.map((p): [string, readonly string[]] => [projectionGroupId(p), p.handles]),
+    ['issuer', ['subscription.created']],
+    ['billing', ['payment.webhook-received']],
+    ['mailer', MAIL_EVENT_TYPES],
+  ];
+  return byGroup.map(([group, types]) => ({ group: rt.groupId(group), topics: rt.catalog.topicsOf(types) }));
+}
+
+async function lagging(rt: Runtime): Promise<string[]> {
+  const behind: string[] = [];
+  for (const { group, topics } of groups(rt)) {
+    for (const topic of topics) {
+      const committed = await committedOffsets(rt.admin, group, topic);
+      for (const p of await partitionsOf(rt.admin, topic)) {
+        if ((committed.get(p.partition) ?? p.low) < p.high) behind.push(`${group} ${topic}/${p.partition}`);
+      }
+    }
+  }
+  return behind;
+}
+
+async function allMail(mailpitUrl: string): Promise<MailSummary[]> {
+  const out: MailSummary[] = [];
+  for (let start = 0; ; start += 1000) {
+    const res = await fetch(`${mailpitUrl}/api/v1/messages?start=${start}&limit=1000`);
+    const page = (await res.json()) as { messages: MailSummary[]; total: number };
+    out.push(...page.messages);
+    if (page.messages.length < 1000) return out;
+  }
+}
+
+/** Waits until every consumer group has read everything and no sign-up waits for the outbox relay. */
+export async function settle(rt: Runtime, log: (line: string) => void): Promise<void> {
+  await eventually('every consumer group caught up and no sign-up pending', async () => {
+    const behind = await lagging(rt);
+    const pending = await rt.mongo.db.collection('accounts').countDocuments({ 'outbox.pending': true });
+    if (behind.length === 0 && pending === 0) return true;
+    const groupsBehind = [...new Set(behind.map((b) => b.split(' ')[0]))];
+    log(`  settling: ${behind.length} partition(s) behind (${groupsBehind.join(', ') || 'none'}), ${pending} sign-up(s) pending`);
+    return undefined;
+  }, 300_000);
+}
+
+export async function audit(rt: Runtime, mailpitUrl: string, traffic: TrafficRecord, log: (line: string) => void): Promise<Audit> {
+  const db = rt.mongo.db;
+
+  // Sign-ups: every 201 names a stored account, and the read model has it.
+  let signUpsWithoutAccount = 0;
+  const users = await projectionCollection(db, 'users');
+  for (const s of traffic.signedUp) {
+    const account = await db.collection('accounts').findOne({ _id: s.email as never });
+    const user = await users.findOne({ _id: s.userId as never });
+    if (account?.userId !== s.userId || user?.email !== s.email) signUpsWithoutAccount++;
+  }
+
+  // Webhooks: every subscription answered 200 exists, is active, and has a pro key.
+  let notApplied = 0;
+  const subscriptions = await projectionCollection(db, 'subscriptions');
+  const keys = await projectionCollection(db, 'keys');
+  for (const s of traffic.subscribed) {
+    const sub = await subscriptions.findOne({ _id: s.subscriptionId as never });
+    const key = await keys.findOne({ _id: s.subscriptionId as never });
+    if (sub?.status !== 'active' || typeof key?.keyHash !== 'string' || key.tier !== 'pro') notApplied++;
+  }
+
+  // Keys: one key per subscription in the log itself, whatever the projection adopted.
+  const hashes = new Map<string, Set<string>>();
+  await readToEnd({
+    kafka: rt.kafka,
+    admin: rt.admin,
+    topic: rt.catalog.topicOf('key.generated'),
+    groupId: rt.groupId(`faults-audit-keys-${Date.now()}`),
+    mode: 'all',
+    onMessage: async (_partition, message) => {
+      const event = rt.codec.decode(message);
+      if (event.type !== 'key.generated') return;
+      const d = event.data as KeyGeneratedData;
+      const set = hashes.get(d.subscriptionId) ?? new Set<string>();
+      set.add(d.keyHash);
+      hashes.set(d.subscriptionId, set);
+    },
+  });
+  const keysTwice = [...hashes.values()].filter((set) => set.size > 1).length;
+
+  // E-mail: exactly one welcome per account and one key e-mail per subscription, by Message-ID.
+  const copies = new Map<string, number>();
+  for (const m of await allMail(mailpitUrl)) {
+    const id = m.MessageID.replace(/^<|>$/g, '');
+    copies.set(id, (copies.get(id) ?? 0) + 1);
+  }
+  const expected = [...traffic.signedUp.map((s) => `welcome.${s.userId}@svc.local`), ...traffic.subscribed.map((s) => `key.${s.subscriptionId}@svc.local`)];
+  const missing = expected.filter((id) => (copies.get(id) ?? 0) === 0).length;
+  const twice = [...copies.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
+
+  // Projections: what the live consumers built equals what a replay of the log builds.
+  let differing = 0;
+  for (const projection of PROJECTIONS as unknown as Projection<Document>[]) {
+    const before = await (await projectionCollection(db, projection.collection)).find().toArray();
+    const result = await replayProjection({ kafka: rt.kafka, codec: rt.codec, catalog: rt.catalog, publisher: rt.publisher, db, projection, log: rt.log });
+    const after = new Map((await (await projectionCollection(db, projection.collection)).find().toArray()).map((d) => [String(d._id), JSON.stringify(d)]));
+    let differs = 0;
+    for (const doc of before) if (after.get(String(doc._id)) !== JSON.stringify(doc)) differs++;
+    differs += Math.max(0, after.size - before.length);
+    log(`  replayed ${projection.name}: ${result.messages} events, ${result.documents} documents, ${differs} differ`);
+    differing += differs;
+  }
+
+  let deadLettered = 0;
+  for (const topic of rt.catalog.topics()) {
+    for (const p of await partitionsOf(rt.admin, dlqTopic(topic))) deadLettered += Number(p.high - p.low);
+  }
+
+  return {
+    'webhooks answered 200 but not applied': notApplied,
+    'keys issued twice': keysTwice,
+    'e-mails missing': missing,
+    'e-mails sent twice': twice,
+    'sign-ups answered 201 without an account': signUpsWithoutAccount,
+    'projection documents that differ from a replay': differing,
+    'healthy events dead-lettered': deadLettered,
+    'requests never answered (client gave up)': traffic.gaveUp,
+  };
+}

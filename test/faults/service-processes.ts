@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { waitUntil } from '../../deploy/local/processes.ts';
+
+/**
+ * One `svc run <service>` process, as production runs them: started, stopped with SIGTERM (and
+ * waited on), or killed with SIGKILL as a crash would. Ready when its /health answers 200: its
+ * dependencies answer and its consumer groups have joined.
+ */
+export class ServiceProcess {
+  readonly name: string;
+  readonly healthUrl: string;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #logFile: string;
+  #child: ChildProcess | undefined;
+  #exited: Promise<number | null> | undefined;
+  starts = 0;
+
+  constructor(name: string, env: NodeJS.ProcessEnv, healthPort: number, logDir: string) {
+    this.name = name;
+    this.#env = env;
+    this.healthUrl = `http://127.0.0.1:${healthPort}/health`;
+    this.#logFile = join(logDir, `${name}.log`);
+  }
+
+  get running(): boolean {
+    return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  async start(timeoutMs = 120_000): Promise<void> {
+    const fd = openSync(this.#logFile, 'a');
+    const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'services/platform/cli/svc.ts', 'run', this.name], {
+      env: this.#env,
+      stdio: ['ignore', fd, fd],
+    });
+    closeSync(fd);
+    this.#child = child;
+    this.#exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    this.starts++;
+    const died = this.#exited.then((code) => {
+      throw new Error(`${this.name} exited with ${code} before it was ready (see ${this.#logFile})`);
+    });
+    await waitUntil(`${this.name} ready`, async () => {
+      const res = await fetch(this.healthUrl, { signal: AbortSignal.timeout(2000) });
+      if (res.status !== 200) throw new Error(`${this.name} /health answered ${res.status}`);
+    }, timeoutMs, died);
+  }
+
+  /** A clean stop: SIGTERM, then the process's own grace; killed if it outlives twice that. */
+  async stop(graceMs = 15_000): Promise<number> {
+    const child = this.#child;
+    if (!child || !this.running) return 0;
+    const at = Date.now();
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await this.#exited;
+    clearTimeout(timer);
+    return Date.now() - at;
+  }
+
+  /** kill -9: no shutdown of any kind. */
+  async kill(): Promise<void> {
+    const child = this.#child;
+    if (!child || !this.running) return;
+    child.kill('SIGKILL');
+    await this.#exited;
+  }
+}

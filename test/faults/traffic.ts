@@ -1,0 +1,123 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { deliver, subscriptionPayload } from '../support/lemonsqueezy.ts';
+
+/**
+ * The outside world during the faults: people signing up and the payment provider delivering
+ * webhooks. Both behave as the real ones do: an answer that does not come, or a 5xx, is retried
+ * with backoff until a definite answer; what was answered is recorded for the audit.
+ */
+export interface SignedUp {
+  email: string;
+  password: string;
+  userId: string;
+}
+
+export interface Subscribed {
+  subscriptionId: string;
+  email: string;
+}
+
+export interface TrafficRecord {
+  /** Sign-ups answered 201, with the account id the answer gave. */
+  signedUp: SignedUp[];
+  /** Subscriptions whose subscription_created webhook was answered 200. */
+  subscribed: Subscribed[];
+  /** Requests that got no definite answer before the deadline (a loss from the client's side). */
+  gaveUp: number;
+  /** Attempts that had to be retried (no answer, or 5xx). */
+  retried: number;
+}
+
+export interface TrafficTargets {
+  accounts: string;
+  webhooks: string;
+  signingSecret: string;
+  variant: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Traffic {
+  readonly record: TrafficRecord = { signedUp: [], subscribed: [], gaveUp: 0, retried: 0 };
+  readonly #targets: TrafficTargets;
+  readonly #deadlineMs: number;
+
+  constructor(targets: TrafficTargets, deadlineMs = 180_000) {
+    this.#targets = targets;
+    this.#deadlineMs = deadlineMs;
+  }
+
+  /** Runs `signUps` sign-ups and `webhooks` new subscriptions at about `perSecond` requests a second, `concurrency` at a time. */
+  async run(options: { signUps: number; webhooks: number; perSecond: number; concurrency?: number; stop?: () => boolean }): Promise<void> {
+    const tasks: (() => Promise<void>)[] = [];
+    const kinds = [...Array<'signup'>(options.signUps).fill('signup'), ...Array<'webhook'>(options.webhooks).fill('webhook')];
+    // Interleaved, so both kinds see every fault.
+    for (let i = kinds.length - 1; i > 0; i--) {
+      const j = randomInt(0, i + 1);
+      [kinds[i], kinds[j]] = [kinds[j]!, kinds[i]!];
+    }
+    for (const kind of kinds) tasks.push(kind === 'signup' ? () => this.signUp() : () => this.subscribe());
+    const interval = 1000 / options.perSecond;
+    const started = Date.now();
+    let next = 0;
+    const worker = async () => {
+      for (;;) {
+        const i = next++;
+        const task = tasks[i];
+        if (!task) return;
+        const due = started + i * interval;
+        if (due > Date.now()) await sleep(due - Date.now());
+        await task();
+      }
+    };
+    await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
+  }
+
+  async signUp(): Promise<void> {
+    const email = `faults-${randomUUID()}@example.test`;
+    const password = `pw-${randomUUID()}`;
+    const answer = await this.#retry(async () => {
+      const res = await fetch(`${this.#targets.accounts}/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password, name: 'Fault' }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      if (res.status >= 500) return undefined;
+      return { status: res.status, body: (await res.json()) as { user?: { id: string } } };
+    });
+    if (answer?.status === 201 && answer.body.user) this.record.signedUp.push({ email, password, userId: answer.body.user.id });
+  }
+
+  async subscribe(): Promise<void> {
+    const subscriptionId = String(randomInt(100_000_000, 999_999_999));
+    const email = `buyer-${randomUUID()}@example.test`;
+    const payload = subscriptionPayload('subscription_created', { subscriptionId, userId: null, attributes: { user_email: email, variant_id: this.#targets.variant } });
+    const status = await this.#retry(async () => {
+      const res = await deliver(this.#targets.webhooks, this.#targets.signingSecret, payload);
+      return res.status >= 500 ? undefined : res.status;
+    });
+    if (status === 200) this.record.subscribed.push({ subscriptionId, email });
+  }
+
+  /** Tries until a definite answer (undefined: none, retry), with backoff, up to the deadline. */
+  async #retry<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
+    const deadline = Date.now() + this.#deadlineMs;
+    let delay = 100;
+    for (;;) {
+      try {
+        const answer = await attempt();
+        if (answer !== undefined) return answer;
+      } catch {
+        // no answer (refused, reset, timed out): retry like a real client
+      }
+      if (Date.now() > deadline) {
+        this.record.gaveUp++;
+        return undefined;
+      }
+      this.record.retried++;
+      await sleep(delay);
+      delay = Math.min(delay * 2, 2000);
+    }
+  }
+}

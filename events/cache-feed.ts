@@ -1,5 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
-import type { Logger } from '../services/platform/logger.ts';
+import type { EventLog } from './event-log.ts';
 import type { EventCodec } from './codec.ts';
 import { ConsumerRunner } from './consumer.ts';
 import { errorMessage } from './errors.ts';
@@ -12,7 +12,7 @@ export interface CacheFeedOptions {
   admin: Admin;
   codec: EventCodec;
   publisher: EventPublisher;
-  log: Logger;
+  log: EventLog;
   /** A group of this process alone: every process keeps its own caches. */
   groupId: string;
   /** Each cache with the consumer group of the projection it follows. */

@@ -3,25 +3,31 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type avro from 'avsc';
 import { parseSchema } from './avro-types.ts';
-import { ENVELOPE_FIELDS } from './envelope.ts';
+import { ENVELOPE_FIELDS, type Event } from './envelope.ts';
 import { UnknownEventTypeError } from './errors.ts';
 
 export const DEFAULT_SCHEMAS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'schemas');
 
 /** One event type: where it lives, how it is written, and which aggregate orders it. */
-export interface EventDefinition<T extends string = string, D = never> {
-  type: T;
+export interface EventDefinition {
+  type: string;
   topic: string;
   /** `<aggregate>/<event>`: the files `schemas/<aggregate>/<event>.v<N>.avsc`. */
   schema: string;
   /** Message key = aggregate id, so one aggregate's events stay ordered in one partition. */
-  key: (data: D) => string;
+  key: (data: unknown) => string;
 }
 
-// Definitions are declared with their data type; the catalog only needs them structurally.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyEventDefinition = EventDefinition<string, any>;
-type AnyDefinition = AnyEventDefinition;
+/**
+ * Declares an event type with the data it carries, so its key function is written against that
+ * data. The catalog keeps definitions of every type in one list, so the key is stored taking
+ * `unknown`: sound, because the codec calls it only with the data of an event of this very type.
+ */
+export function defineEvent<E extends Event>(definition: { type: E['type']; topic: string; schema: string; key: (data: E['data']) => string }): EventDefinition {
+  return { type: definition.type, topic: definition.topic, schema: definition.schema, key: (data) => definition.key(data as E['data']) };
+}
+
+type AnyDefinition = EventDefinition;
 
 export interface SchemaVersion {
   eventType: string;

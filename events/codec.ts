@@ -38,6 +38,7 @@ export class EventCodec {
   encode(event: Event): EncodedMessage {
     const definition = this.catalog.definition(event.type);
     const writer = this.catalog.current(event.type);
+    // Event data is a record of the schema's fields; isValid below checks it against the schema.
     const record = { ...event.metadata, ...(event.data as Record<string, unknown>) };
     const badPaths: string[] = [];
     // Only paths go into the error: values may be secrets.
@@ -46,7 +47,7 @@ export class EventCodec {
     }
     return {
       topic: definition.topic,
-      key: definition.key(event.data as never),
+      key: definition.key(event.data),
       value: writer.avroType.toBuffer(record),
       headers: {
         [HEADER.type]: event.type,

@@ -1,6 +1,6 @@
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import { header, type EventCodec } from './codec.ts';
-import type { DeliveredEvent } from './envelope.ts';
+import { isEventOf, type DeliveredEvent, type Event } from './envelope.ts';
 import { errorMessage, isPermanent, isTransient } from './errors.ts';
 import type { EventLog } from './event-log.ts';
 import { eventMetrics } from './metrics.ts';
@@ -335,6 +335,15 @@ export function eachEvent(fn: (event: DeliveredEvent) => Promise<void>): EventHa
   return {
     async handle(events) {
       for (const e of events) await fn(e);
+    },
+  };
+}
+
+/** A handler of some event types only, typed by their union; events of other types pass by. */
+export function eachEventOf<E extends Event>(types: readonly E['type'][], fn: (event: DeliveredEvent<E>) => Promise<void>): EventHandler {
+  return {
+    async handle(events) {
+      for (const e of events) if (isEventOf<DeliveredEvent<E>>(e, ...types)) await fn(e);
     },
   };
 }

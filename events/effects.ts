@@ -3,16 +3,17 @@ import type { Collection, Db, Document } from 'mongodb';
 import { TransientError } from './errors.ts';
 
 /**
- * Idempotency for side effects (DESIGN.md): an effect (an e-mail, a key issued) is claimed in a
- * record with a unique `_id` before it happens, so redelivery or a replay never repeats it.
+ * Idempotency for side effects (DESIGN.md): an effect (a message sent, something issued) is
+ * claimed in a record with a unique `_id` before it happens, so redelivery or a replay never
+ * repeats it.
  *
  * A claim is held by an owner (a process) for a lease. The partition's consumer meets a claim that
  * is not done only when an earlier owner stopped mid-effect: a crash, or a rebalance while it was
  * still working. It then waits (EffectBusy, a transient error: the runner retries and never commits
  * past the event) until the owner marks it done or the lease runs out, and takes it over. So an
  * effect claimed by a process that died is finished after the restart, never lost; it can happen
- * twice only if the owner died between performing it and recording it (e-mails carry a
- * deterministic Message-ID, so receiving systems can drop that second copy).
+ * twice only if the owner died between performing it and recording it (an effect that can be
+ * repeated should carry a deterministic id, so its receiver can drop the second copy).
  *
  * Uniqueness rests on `_id` inserts alone, the one write MongoDB and FerretDB both make atomic.
  */
@@ -23,7 +24,7 @@ export interface EffectRecord<S = Document> {
   claimedAt: Date;
   leaseUntil: Date;
   attempts: number;
-  /** What the owner decided before performing the effect (e.g. the key event to publish): a takeover repeats it. */
+  /** What the owner decided before performing the effect (e.g. the event to publish): a takeover repeats it. */
   saved?: S;
   doneAt?: Date;
   /** Why a permanent failure gave up (never a secret). */
@@ -107,7 +108,7 @@ export class Effects<S extends Document = Document> {
   }
 
   /**
-   * The effect happened (the mail server took the e-mail). Remembered in memory until done() is
+   * The effect happened (the receiver took it). Remembered in memory until done() is
    * recorded, so that if recording fails (a database outage) the retry records it instead of
    * performing it a second time.
    */

@@ -23,6 +23,14 @@ export interface Position {
 
 export type DeliveredEvent<E extends Event = Event> = E & { position: Position };
 
+/**
+ * Narrows a decoded event to the type its `type` names. The one place where a decoded event (data
+ * unknown) becomes a typed one; sound because the codec decoded it with that type's own schema.
+ */
+export function isEventOf<E extends Event>(event: Event, ...types: readonly E['type'][]): event is E {
+  return (types as readonly string[]).includes(event.type);
+}
+
 export const ENVELOPE_FIELDS = ['eventId', 'occurredAt', 'correlationId', 'causationId'] as const;
 
 export interface Causation {
@@ -34,16 +42,17 @@ export interface Causation {
 }
 
 export function newEvent<T extends string, D>(type: T, data: D, cause: Causation = {}): Event<T, D> {
+  return { type, data, metadata: eventMetadata(cause) };
+}
+
+/** The envelope of a new event: its id (new, or the one given), when, and what caused it. */
+export function eventMetadata(cause: Causation = {}): EventMetadata {
   const eventId = cause.eventId ?? randomUUID();
   return {
-    type,
-    data,
-    metadata: {
-      eventId,
-      occurredAt: cause.occurredAt ?? new Date(),
-      correlationId: cause.causedBy?.correlationId ?? cause.correlationId ?? eventId,
-      causationId: cause.causedBy?.eventId ?? null,
-    },
+    eventId,
+    occurredAt: cause.occurredAt ?? new Date(),
+    correlationId: cause.causedBy?.correlationId ?? cause.correlationId ?? eventId,
+    causationId: cause.causedBy?.eventId ?? null,
   };
 }
 

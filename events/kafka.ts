@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
-import type { Logger } from '../services/platform/logger.ts';
+import type { EventLog } from './event-log.ts';
 
 export interface KafkaSettings {
   brokers: string[];
@@ -14,7 +14,7 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 };
 
 /** kafkajs logs through our structured logger; its INFO chatter is kept at debug. */
-export function createKafka(settings: KafkaSettings, log: Logger): Kafka {
+export function createKafka(settings: KafkaSettings, log: EventLog): Kafka {
   const kafkaLog = log.child({ component: 'kafkajs' });
   return new Kafka({
     clientId: settings.clientId,

@@ -1,5 +1,5 @@
 import { Binary, type Collection, type Document } from 'mongodb';
-import type { Logger } from '../services/platform/logger.ts';
+import type { EventLog } from './event-log.ts';
 import type { EventCodec } from './codec.ts';
 import type { Event, Position } from './envelope.ts';
 import { errorMessage } from './errors.ts';
@@ -26,9 +26,9 @@ export class Outbox<D extends Document> {
   private readonly collection: Collection<Document>;
   private readonly codec: EventCodec;
   private readonly publisher: EventPublisher;
-  private readonly log: Logger;
+  private readonly log: EventLog;
 
-  constructor(collection: Collection<Document>, codec: EventCodec, publisher: EventPublisher, log: Logger) {
+  constructor(collection: Collection<Document>, codec: EventCodec, publisher: EventPublisher, log: EventLog) {
     this.collection = collection;
     this.codec = codec;
     this.publisher = publisher;
@@ -105,9 +105,9 @@ export class OutboxRelay {
   private stopped = false;
 
   private readonly outboxes: readonly Outbox<Document>[];
-  private readonly options: { intervalMs: number; graceMs: number; log: Logger };
+  private readonly options: { intervalMs: number; graceMs: number; log: EventLog };
 
-  constructor(outboxes: readonly Outbox<Document>[], options: { intervalMs: number; graceMs: number; log: Logger }) {
+  constructor(outboxes: readonly Outbox<Document>[], options: { intervalMs: number; graceMs: number; log: EventLog }) {
     this.outboxes = outboxes;
     this.options = options;
   }

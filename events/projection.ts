@@ -5,17 +5,24 @@ import { physicalName } from './collections.ts';
 import { TransientError } from './errors.ts';
 
 /**
- * A read model: which events it applies, the document each event belongs to, and a pure evolve.
- * The runner makes applying idempotent, so evolve never needs to think about redelivery.
+ * A read model over a context's event union E (a discriminated union on `type`): which events it
+ * applies, the document each event belongs to, and a pure evolve that narrows by `type`, as an
+ * Emmett projection does. The runner makes applying idempotent, so evolve never needs to think
+ * about redelivery.
+ *
+ * The runner takes any projection (`Projection<D>`, that is over all events) and calls
+ * documentId and evolve only with events whose type is in `handles`, which the codec decoded with
+ * that type's schema: so a projection typed over its own union is sound where any projection is
+ * expected. documentId and evolve are declared as methods for exactly that assignability.
  */
-export interface Projection<D extends Document = Document> {
+export interface Projection<D extends Document = Document, E extends Event = Event> {
   name: string;
   collection: string;
-  handles: readonly string[];
+  handles: readonly E['type'][];
   /** Document the event belongs to; null when this event does not touch the projection. */
-  documentId(event: Event): string | null;
+  documentId(event: E): string | null;
   /** New document, or null to delete it. Pure: no I/O, no clock. */
-  evolve(document: D | null, event: Event): D | null;
+  evolve(document: D | null, event: E): D | null;
   indexes?: readonly IndexDescription[];
 }
 

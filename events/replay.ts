@@ -1,6 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
-import type { Logger } from '../services/platform/logger.ts';
+import type { EventLog } from './event-log.ts';
 import type { EventCatalog } from './catalog.ts';
 import type { EventCodec } from './codec.ts';
 import { ConsumerRunner } from './consumer.ts';
@@ -21,7 +21,7 @@ export interface ReplayOptions {
   publisher: EventPublisher;
   db: Db;
   projection: Projection;
-  log: Logger;
+  log: EventLog;
   onProgress?: (p: ReplayProgress) => void;
 }
 

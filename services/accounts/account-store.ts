@@ -42,7 +42,7 @@ export class AccountStore {
   }
 
   get relayable(): Outbox<Document> {
-    return this.outbox as unknown as Outbox<Document>;
+    return this.outbox;
   }
 
   async ensureIndexes(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { AnyEventDefinition } from '../../events/catalog.ts';
+import { defineEvent, type EventDefinition } from '../../events/catalog.ts';
 import type { Event } from '../../events/envelope.ts';
 
 export const ACCOUNTS_TOPIC = 'accounts.events';
@@ -11,6 +11,9 @@ export interface AccountRegisteredData {
 
 export type AccountRegistered = Event<'account.registered', AccountRegisteredData>;
 
-export const ACCOUNT_EVENTS: AnyEventDefinition[] = [
-  { type: 'account.registered', topic: ACCOUNTS_TOPIC, schema: 'accounts/account.registered', key: (d: AccountRegisteredData) => d.userId },
+/** Every event the accounts context publishes. */
+export type AccountEvent = AccountRegistered;
+
+export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
+  defineEvent<AccountRegistered>({ type: 'account.registered', topic: ACCOUNTS_TOPIC, schema: 'accounts/account.registered', key: (d) => d.userId }),
 ];

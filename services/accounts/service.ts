@@ -21,7 +21,7 @@ export const accountsService: ServiceModule = {
     return parts.starting(async () => {
       const store = new AccountStore(mongo.db, rt.codec, rt.publisher, log);
       await store.ensureIndexes();
-      parts.add(await startProjection(rt, log, usersProjection as unknown as Projection<Document>));
+      parts.add(await startProjection(rt, log, usersProjection));
       const relay = parts.add(new OutboxRelay([store.relayable], { intervalMs: 5000, graceMs: 30_000, log }));
       relay.start();
       const server = await serveHttp(rt, log, {

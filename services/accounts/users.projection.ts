@@ -1,9 +1,10 @@
 import type { Db } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
 import { findProjected, type Projection } from '../../events/projection.ts';
-import type { Tier } from '../platform/config.ts';
-import { SUBSCRIPTION_EVENT_TYPES } from '../billing/events.ts';
-import type { AccountRegisteredData } from './events.ts';
+import type { Tier } from '../keys/tiers.ts';
+import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from '../billing/events.ts';
+import { grantedTier } from '../billing/granted-tier.ts';
+import type { AccountRegistered } from './events.ts';
 
 /** The users read model: what /auth/me and login answer with. */
 export interface User {
@@ -22,31 +23,30 @@ export interface User {
  */
 type UserDocument = Partial<User> & { tier: Tier } & Record<string, unknown>;
 
-export const usersProjection: Projection<UserDocument> = {
+export const usersProjection: Projection<UserDocument, AccountRegistered | SubscriptionEvent> = {
   name: 'users',
   collection: 'users',
   handles: ['account.registered', ...SUBSCRIPTION_EVENT_TYPES],
   // Subscription events name the account when billing knew it (checkout custom data or e-mail).
-  documentId: (event) => (event.data as { userId: string | null }).userId,
+  documentId: (event) => event.data.userId,
   evolve(user, event) {
     const current: UserDocument = user ?? { tier: 'free' };
     switch (event.type) {
       case 'account.registered': {
         // A second registration of the same id cannot happen; keep the first if the log says otherwise.
         if (current.email) return current;
-        const d = event.data as AccountRegisteredData;
+        const d = event.data;
         return { ...current, id: d.userId, email: d.email, name: d.name, createdAt: event.metadata.occurredAt };
       }
       // The account's tier follows its subscription; cancelled keeps it until the period ends.
       case 'subscription.created':
       case 'subscription.updated':
-      case 'subscription.resumed': {
-        const d = event.data as { tier: Tier; status?: string };
-        return { ...current, tier: d.status === 'ended' ? 'free' : d.tier };
-      }
+        return { ...current, tier: grantedTier(event.data.status, event.data.tier) };
+      case 'subscription.resumed':
+        return { ...current, tier: grantedTier('active', event.data.tier) };
       case 'subscription.expired':
       case 'subscription.ended':
-        return { ...current, tier: 'free' };
+        return { ...current, tier: grantedTier('ended', current.tier) };
       default:
         return user;
     }

@@ -1,53 +1,47 @@
-import type { Db, Document } from 'mongodb';
-import type { EventHandler } from '../../events/consumer.ts';
-import { derivedEventId, newEvent, type DeliveredEvent, type Event } from '../../events/envelope.ts';
+import type { Db } from 'mongodb';
+import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
+import { derivedEventId, eventMetadata, type Event } from '../../events/envelope.ts';
 import { PoisonMessageError } from '../../events/errors.ts';
 import { publishAndApply } from '../../events/own-events.ts';
-import type { Projection } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { findUserIdByEmail } from '../accounts/users.projection.ts';
-import type { Tier } from '../platform/config.ts';
+import type { Tier } from '../keys/tiers.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { PaymentWebhookReceivedData, SubscriptionEventData } from './events.ts';
+import type { PaymentWebhookReceived, SubscriptionEvent, SubscriptionEventData } from './events.ts';
 import { isSubscriptionEventName } from './provider-event.ts';
 import { UNREADABLE_EVENT_NAME, parseProviderEvent } from './provider-payload.ts';
 import { decide, initialState } from './subscription.ts';
 import { getSubscription, subscriptionsProjection } from './subscriptions.projection.ts';
 
 /** Wraps decided event data with ids derived from the cause, so deciding again yields the same events. */
-export function asEvents(decided: readonly SubscriptionEventData[], cause: Pick<Event, 'metadata'>, seed: string): Event[] {
-  return decided.map((d, i) => newEvent(d.type, d.data, { causedBy: cause.metadata, eventId: derivedEventId(`${seed}:${i}`) }));
+export function asEvents(decided: readonly SubscriptionEventData[], cause: Pick<Event, 'metadata'>, seed: string): SubscriptionEvent[] {
+  return decided.map((d, i) => ({ ...d, metadata: eventMetadata({ causedBy: cause.metadata, eventId: derivedEventId(`${seed}:${i}`) }) }));
 }
 
 /** payments.webhooks -> the subscription decider -> subscriptions.events. */
 export function billingHandler(deps: { db: Db; publisher: EventPublisher; variantTiers: ReadonlyMap<string, Tier>; log: Logger }): EventHandler {
   const { db, publisher, variantTiers, log } = deps;
-  return {
-    async handle(events: readonly DeliveredEvent[]) {
-      for (const event of events) {
-        if (event.type !== 'payment.webhook-received') continue;
-        const webhook = event.data as PaymentWebhookReceivedData;
-        // Other provider events are recorded in the log and need no action; a body without a
-        // readable event name is one nobody can act on until ops look at it.
-        if (webhook.eventName !== UNREADABLE_EVENT_NAME && !isSubscriptionEventName(webhook.eventName)) continue;
-        let body: unknown;
-        try {
-          body = JSON.parse(webhook.body);
-        } catch {
-          throw new PoisonMessageError(`webhook ${webhook.webhookId}: body is not JSON`);
-        }
-        const parsed = parseProviderEvent(body, webhook.webhookId);
-        if ('error' in parsed) throw new PoisonMessageError(`webhook ${webhook.webhookId}: ${parsed.error}`);
-        if ('ignored' in parsed) continue;
-        const state = (await getSubscription(db, parsed.subscriptionId)) ?? initialState();
-        const input =
-          parsed.kind === 'subscription' && parsed.userId === null && state.userId === null
-            ? { ...parsed, userId: await findUserIdByEmail(db, parsed.email.trim().toLowerCase()) }
-            : parsed;
-        const decided = decide({ type: 'ApplyProviderEvent', event: input, variantTiers }, state);
-        await publishAndApply(publisher, db, subscriptionsProjection as unknown as Projection<Document>, asEvents(decided, event, event.metadata.eventId));
-        if (decided.length > 0) log.info({ subscriptionId: parsed.subscriptionId, decided: decided.map((d) => d.type) }, 'subscription changed');
-      }
-    },
-  };
+  return eachEventOf<PaymentWebhookReceived>(['payment.webhook-received'], async (event) => {
+    const webhook = event.data;
+    // Other provider events are recorded in the log and need no action; a body without a
+    // readable event name is one nobody can act on until ops look at it.
+    if (webhook.eventName !== UNREADABLE_EVENT_NAME && !isSubscriptionEventName(webhook.eventName)) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(webhook.body);
+    } catch {
+      throw new PoisonMessageError(`webhook ${webhook.webhookId}: body is not JSON`);
+    }
+    const parsed = parseProviderEvent(body, webhook.webhookId);
+    if ('error' in parsed) throw new PoisonMessageError(`webhook ${webhook.webhookId}: ${parsed.error}`);
+    if ('ignored' in parsed) return;
+    const state = (await getSubscription(db, parsed.subscriptionId)) ?? initialState();
+    const input =
+      parsed.kind === 'subscription' && parsed.userId === null && state.userId === null
+        ? { ...parsed, userId: await findUserIdByEmail(db, parsed.email.trim().toLowerCase()) }
+        : parsed;
+    const decided = decide({ type: 'ApplyProviderEvent', event: input, variantTiers }, state);
+    await publishAndApply(publisher, db, subscriptionsProjection, asEvents(decided, event, event.metadata.eventId));
+    if (decided.length > 0) log.info({ subscriptionId: parsed.subscriptionId, decided: decided.map((d) => d.type) }, 'subscription changed');
+  });
 }

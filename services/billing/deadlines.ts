@@ -58,7 +58,7 @@ export class DeadlineScheduler {
         const decided = decide({ type: 'EnforceDeadline', now }, state);
         const seed = `${state.subscriptionId}:ended:${state.endsAt?.toISOString()}`;
         const events = decided.map((d, i) => newEvent(d.type, d.data, { eventId: derivedEventId(`${seed}:${i}`), correlationId: seed }));
-        await publishAndApply(publisher, db, subscriptionsProjection as unknown as Projection<Document>, events);
+        await publishAndApply(publisher, db, subscriptionsProjection, events);
         ended += events.length;
         if (events.length > 0) log.info({ subscriptionId: state.subscriptionId }, 'paid period over: subscription ended');
       } catch (err) {

@@ -1,6 +1,6 @@
-import type { AnyEventDefinition } from '../../events/catalog.ts';
+import { defineEvent, type EventDefinition } from '../../events/catalog.ts';
 import type { Event } from '../../events/envelope.ts';
-import type { Tier } from '../platform/config.ts';
+import type { Tier } from '../keys/tiers.ts';
 
 export const PAYMENT_WEBHOOKS_TOPIC = 'payments.webhooks';
 export const SUBSCRIPTIONS_TOPIC = 'subscriptions.events';
@@ -100,8 +100,13 @@ export type SubscriptionEventData =
   | { type: 'subscription.payment-failed'; data: SubscriptionPaymentFailedData };
 
 export type SubscriptionEvent = SubscriptionEventData extends infer U ? (U extends { type: infer T extends string; data: infer D } ? Event<T, D> : never) : never;
+export type SubscriptionCreated = Extract<SubscriptionEvent, { type: 'subscription.created' }>;
+export type SubscriptionCancelled = Extract<SubscriptionEvent, { type: 'subscription.cancelled' }>;
+export type SubscriptionEnded = Extract<SubscriptionEvent, { type: 'subscription.ended' }>;
+export type SubscriptionPaymentFailed = Extract<SubscriptionEvent, { type: 'subscription.payment-failed' }>;
 
-const bySubscription = (d: { subscriptionId: string }) => d.subscriptionId;
+/** Every event the billing context publishes. */
+export type BillingEvent = PaymentWebhookReceived | SubscriptionEvent;
 
 export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.created',
@@ -114,13 +119,15 @@ export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.payment-failed',
 ] as const satisfies readonly SubscriptionEventData['type'][];
 
-export const BILLING_EVENTS: AnyEventDefinition[] = [
-  {
+export const BILLING_EVENTS: readonly EventDefinition[] = [
+  defineEvent<PaymentWebhookReceived>({
     type: 'payment.webhook-received',
     topic: PAYMENT_WEBHOOKS_TOPIC,
     schema: 'payments/payment.webhook-received',
     // One subscription's webhooks stay ordered; ones without a subscription spread by webhook.
-    key: (d: PaymentWebhookReceivedData) => d.subscriptionId ?? d.webhookId,
-  },
-  ...SUBSCRIPTION_EVENT_TYPES.map((type) => ({ type, topic: SUBSCRIPTIONS_TOPIC, schema: `subscriptions/${type}`, key: bySubscription })),
+    key: (d) => d.subscriptionId ?? d.webhookId,
+  }),
+  ...SUBSCRIPTION_EVENT_TYPES.map((type) =>
+    defineEvent<SubscriptionEvent>({ type, topic: SUBSCRIPTIONS_TOPIC, schema: `subscriptions/${type}`, key: (d) => d.subscriptionId }),
+  ),
 ];

@@ -1,6 +1,7 @@
 import { PermanentError } from '../../events/errors.ts';
-import type { Tier } from '../platform/config.ts';
+import type { Tier } from '../keys/tiers.ts';
 import type { SubscriptionEventData, SubscriptionStatus } from './events.ts';
+import { grantedTier } from './granted-tier.ts';
 import type { ProviderEvent, ProviderInvoice, ProviderSubscription } from './provider-event.ts';
 
 /**
@@ -45,8 +46,8 @@ export const initialState = (): SubscriptionState => ({
   seenInvoices: [],
 });
 
-export const effectiveTier = (state: Pick<SubscriptionState, 'status' | 'tier'>): Tier =>
-  state.status === 'ended' || state.status === 'none' ? 'free' : state.tier;
+/** What the subscription grants now (grantedTier: the same rule for every read model). */
+export const effectiveTier = (state: Pick<SubscriptionState, 'status' | 'tier'>): Tier => grantedTier(state.status, state.tier);
 
 export type BillingCommand =
   | { type: 'ApplyProviderEvent'; event: ProviderEvent; variantTiers: ReadonlyMap<string, Tier> }
@@ -286,3 +287,6 @@ export function evolve(state: SubscriptionState, event: SubscriptionEventData): 
     }
   }
 }
+
+/** The subscription decider as one value: what tests (given/when/then) and the consumers drive. */
+export const subscriptionDecider = { initialState, evolve, decide };

@@ -1,17 +1,18 @@
 import type { Db } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
 import { findProjected, type Projection, type StoredDocument } from '../../events/projection.ts';
-import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEventData } from './events.ts';
+import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from './events.ts';
 import { evolve, initialState, type SubscriptionState } from './subscription.ts';
 
+type SubscriptionDocument = SubscriptionState & Record<string, unknown>;
 
 /** The subscriptions read model is the decider's own state, folded from subscriptions.events. */
-export const subscriptionsProjection: Projection<SubscriptionState & Record<string, unknown>> = {
+export const subscriptionsProjection: Projection<SubscriptionDocument, SubscriptionEvent> = {
   name: 'subscriptions',
   collection: 'subscriptions',
   handles: SUBSCRIPTION_EVENT_TYPES,
-  documentId: (event) => (event.data as { subscriptionId: string }).subscriptionId,
-  evolve: (state, event) => evolve(state ?? initialState(), event as unknown as SubscriptionEventData) as SubscriptionState & Record<string, unknown>,
+  documentId: (event) => event.data.subscriptionId,
+  evolve: (state, event) => ({ ...evolve(state ?? initialState(), event) }),
   indexes: [{ key: { status: 1, endsAt: 1 } }, { key: { userId: 1 } }],
 };
 

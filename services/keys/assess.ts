@@ -1,4 +1,4 @@
-import type { Tier } from '../platform/config.ts';
+import type { Tier } from './tiers.ts';
 import type { KeyRecord } from './keys.projection.ts';
 import { limitsOf, remaining, METRICS, type Features, type Metric } from './tiers.ts';
 import type { UsageCounts } from './usage.ts';

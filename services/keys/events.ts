@@ -1,6 +1,6 @@
-import type { AnyEventDefinition } from '../../events/catalog.ts';
+import { defineEvent, type EventDefinition } from '../../events/catalog.ts';
 import type { Event } from '../../events/envelope.ts';
-import type { Tier } from '../platform/config.ts';
+import type { Tier } from './tiers.ts';
 
 export const KEYS_TOPIC = 'keys.events';
 
@@ -31,11 +31,9 @@ export type KeyGenerated = Event<'key.generated', KeyGeneratedData>;
 export type KeyTierChanged = Event<'key.tier-changed', KeyTierChangedData>;
 export type KeyRevoked = Event<'key.revoked', KeyRevokedData>;
 
-const byHash = (d: { keyHash: string }) => d.keyHash;
+/** Every event about keys themselves. */
+export type KeyEvent = KeyGenerated | KeyTierChanged | KeyRevoked;
 
-export const KEY_EVENTS: AnyEventDefinition[] = (['key.generated', 'key.tier-changed', 'key.revoked'] as const).map((type) => ({
-  type,
-  topic: KEYS_TOPIC,
-  schema: `keys/${type}`,
-  key: byHash,
-}));
+export const KEY_EVENTS: readonly EventDefinition[] = (['key.generated', 'key.tier-changed', 'key.revoked'] as const).map((type) =>
+  defineEvent<KeyEvent>({ type, topic: KEYS_TOPIC, schema: `keys/${type}`, key: (d) => d.keyHash }),
+);

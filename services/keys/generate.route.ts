@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { publishAndApply } from '../../events/own-events.ts';
 import type { Projection } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
-import { TIERS, type Config } from '../platform/config.ts';
+import type { Config } from '../platform/config.ts';
+import { TIERS } from './tiers.ts';
 import { HttpError, badRequest, conflict, unauthorized } from '../platform/http/errors.ts';
 import { keysEqualConstantTime } from '../platform/secrets.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
@@ -33,7 +34,7 @@ export function mountGenerateRoute(app: Express, deps: { config: Config; db: Db;
     const input = parsed.data;
     if ((await getKeyBySubscription(db, input.subscriptionId))?.keyHash) throw conflict('this subscription already has a key');
     const { apiKey, event } = mintKey({ ...input, source: 'api' }, config.secrets.keyEncryptionKey, { correlationId: req.id });
-    await publishAndApply(publisher, db, keysProjection as unknown as Projection<Document>, [event]);
+    await publishAndApply(publisher, db, keysProjection, [event]);
     // Two concurrent requests for one subscription: the projection adopts only the first key.
     const stored = await getKeyBySubscription(db, input.subscriptionId);
     if (stored?.keyHash !== event.data.keyHash) throw new HttpError(409, 'CONFLICT', 'this subscription already has a key');

@@ -1,11 +1,10 @@
 import type { Db, Document } from 'mongodb';
-import type { EventHandler } from '../../events/consumer.ts';
+import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
 import type { Effects } from '../../events/effects.ts';
-import { derivedEventId, type DeliveredEvent } from '../../events/envelope.ts';
+import { derivedEventId } from '../../events/envelope.ts';
 import { publishAndApply } from '../../events/own-events.ts';
-import type { Projection } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
-import type { SubscriptionCreatedData } from '../billing/events.ts';
+import type { SubscriptionCreated } from '../billing/events.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { KeyGenerated } from './events.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
@@ -26,33 +25,28 @@ interface SavedKey extends Document {
  */
 export function issuerHandler(deps: { db: Db; publisher: EventPublisher; effects: Effects<SavedKey>; encryptionKey: Buffer; log: Logger }): EventHandler {
   const { db, publisher, effects, encryptionKey, log } = deps;
-  return {
-    async handle(events: readonly DeliveredEvent[]) {
-      for (const event of events) {
-        if (event.type !== 'subscription.created') continue;
-        const s = event.data as SubscriptionCreatedData;
-        const effect = `issue-key:${s.subscriptionId}`;
-        if ((await getKeyBySubscription(db, s.subscriptionId))?.keyHash) continue;
-        const claim = await effects.claim(effect);
-        if (claim.outcome === 'done') continue;
-        let generated = claim.saved?.event;
-        if (!generated) {
-          generated = mintKey(
-            { tier: s.tier, customerId: s.customerId, subscriptionId: s.subscriptionId, email: s.email, source: 'subscription' },
-            encryptionKey,
-            { causedBy: event.metadata, eventId: derivedEventId(`${event.metadata.eventId}:key`) },
-          ).event;
-          await effects.save(effect, { event: generated });
-        }
-        try {
-          await publishAndApply(publisher, db, keysProjection as unknown as Projection<Document>, [generated]);
-        } catch (err) {
-          await effects.release(effect);
-          throw err;
-        }
-        await effects.done(effect);
-        log.info({ subscriptionId: s.subscriptionId, takenOver: claim.attempts > 1 }, 'API key issued');
-      }
-    },
-  };
+  return eachEventOf<SubscriptionCreated>(['subscription.created'], async (event) => {
+    const s = event.data;
+    const effect = `issue-key:${s.subscriptionId}`;
+    if ((await getKeyBySubscription(db, s.subscriptionId))?.keyHash) return;
+    const claim = await effects.claim(effect);
+    if (claim.outcome === 'done') return;
+    let generated = claim.saved?.event;
+    if (!generated) {
+      generated = mintKey(
+        { tier: s.tier, customerId: s.customerId, subscriptionId: s.subscriptionId, email: s.email, source: 'subscription' },
+        encryptionKey,
+        { causedBy: event.metadata, eventId: derivedEventId(`${event.metadata.eventId}:key`) },
+      ).event;
+      await effects.save(effect, { event: generated });
+    }
+    try {
+      await publishAndApply(publisher, db, keysProjection, [generated]);
+    } catch (err) {
+      await effects.release(effect);
+      throw err;
+    }
+    await effects.done(effect);
+    log.info({ subscriptionId: s.subscriptionId, takenOver: claim.attempts > 1 }, 'API key issued');
+  });
 }

@@ -1,8 +1,8 @@
 import type { Document } from 'mongodb';
-import type { DeliveredEvent } from '../../events/envelope.ts';
+import { isEventOf, type DeliveredEvent } from '../../events/envelope.ts';
 import { ProjectionCache, sharedLoad, type ProjectionCacheOptions } from '../../events/projection-cache.ts';
 import { projectedFields, type StoredDocument } from '../../events/projection.ts';
-import type { KeyGeneratedData } from './events.ts';
+import type { KeyGenerated } from './events.ts';
 import { keysProjection, type KeyRecord } from './keys.projection.ts';
 
 /** How long "no such key" is believed: a key generated meanwhile drops the belief as soon as the feed shows it. */
@@ -59,7 +59,7 @@ export class KeyCache {
 
   /** The feed's events: a key generated is no longer absent. */
   noteEvents(events: readonly DeliveredEvent[]): void {
-    for (const e of events) if (e.type === 'key.generated') this.#absent.delete((e.data as KeyGeneratedData).keyHash);
+    for (const e of events) if (isEventOf<KeyGenerated>(e, 'key.generated')) this.#absent.delete(e.data.keyHash);
   }
 
   async #load(keyHash: string): Promise<KeyRecord | null> {

@@ -1,11 +1,10 @@
 import type { Db, Document } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
-import type { Event } from '../../events/envelope.ts';
 import { findProjected, findStored, type Projection, type StoredDocument } from '../../events/projection.ts';
-import { SUBSCRIPTION_EVENT_TYPES } from '../billing/events.ts';
-import type { SubscriptionCreatedData, SubscriptionStatus } from '../billing/events.ts';
-import type { Tier } from '../platform/config.ts';
-import type { KeyGeneratedData, KeyRevokedData } from './events.ts';
+import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent, type SubscriptionStatus } from '../billing/events.ts';
+import { grantedTier } from '../billing/granted-tier.ts';
+import type { Tier } from './tiers.ts';
+import type { KeyEvent } from './events.ts';
 
 /**
  * One document per subscription: its key (hash and last four only) and the tier the key grants,
@@ -41,15 +40,18 @@ const empty = (subscriptionId: string): KeyRecord => ({
   endsAt: null,
 });
 
+/**
+ * What the key grants: what its subscription grants (grantedTier), or for a key no subscription
+ * event has reached yet (one made through POST /generate) the tier it was made with.
+ */
 const grants = (status: SubscriptionStatus | null, paid: Tier | null, fallback: Tier): Tier =>
-  status === null ? fallback : status === 'ended' ? 'free' : (paid ?? fallback);
+  status === null ? fallback : grantedTier(status, paid ?? fallback);
 
-function evolveKey(doc: KeyRecord | null, event: Event): KeyRecord {
-  const d = event.data as { subscriptionId: string };
-  const current = doc ?? empty(d.subscriptionId);
+function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): KeyRecord {
+  const current = doc ?? empty(event.data.subscriptionId);
   switch (event.type) {
     case 'key.generated': {
-      const k = event.data as KeyGeneratedData;
+      const k = event.data;
       // One key per subscription: a second generated key for it (a lost race) is not adopted.
       if (current.keyHash && current.keyHash !== k.keyHash) return current;
       return {
@@ -64,39 +66,45 @@ function evolveKey(doc: KeyRecord | null, event: Event): KeyRecord {
       };
     }
     case 'key.revoked':
-      return (event.data as KeyRevokedData).keyHash === current.keyHash ? { ...current, status: 'revoked' } : current;
+      return event.data.keyHash === current.keyHash ? { ...current, status: 'revoked' } : current;
+    case 'key.tier-changed':
+      return current;
     case 'subscription.created': {
-      const s = event.data as SubscriptionCreatedData;
+      const s = event.data;
       return { ...current, subscriptionStatus: s.status, paidTier: s.tier, customerId: s.customerId, email: s.email, tier: grants(s.status, s.tier, s.tier) };
     }
-    case 'subscription.updated':
+    case 'subscription.updated': {
+      const s = event.data;
+      return { ...current, subscriptionStatus: s.status, paidTier: s.tier, endsAt: s.endsAt, tier: grants(s.status, s.tier, s.tier) };
+    }
     case 'subscription.resumed': {
-      const s = event.data as { tier: Tier; status?: SubscriptionStatus; endsAt?: Date | null };
-      const status = s.status ?? 'active';
-      return { ...current, subscriptionStatus: status, paidTier: s.tier, endsAt: s.endsAt ?? null, tier: grants(status, s.tier, s.tier) };
+      const s = event.data;
+      return { ...current, subscriptionStatus: 'active', paidTier: s.tier, endsAt: null, tier: grants('active', s.tier, s.tier) };
     }
-    case 'subscription.cancelled': {
-      const endsAt = (event.data as { endsAt: Date }).endsAt;
-      return { ...current, subscriptionStatus: 'cancelled', endsAt, tier: grants('cancelled', current.paidTier, current.tier) };
-    }
+    case 'subscription.cancelled':
+      return { ...current, subscriptionStatus: 'cancelled', endsAt: event.data.endsAt, tier: grants('cancelled', current.paidTier, current.tier) };
     case 'subscription.expired':
     case 'subscription.ended':
-      return { ...current, subscriptionStatus: 'ended', tier: 'free' };
+      return { ...current, subscriptionStatus: 'ended', tier: grants('ended', current.paidTier, current.tier) };
     case 'subscription.payment-failed':
       return current.subscriptionStatus === 'active' ? { ...current, subscriptionStatus: 'past_due' } : current;
     case 'subscription.payment-succeeded':
       return current.subscriptionStatus === 'past_due' ? { ...current, subscriptionStatus: 'active' } : current;
-    default:
-      return current;
+    default: {
+      const unhandled: never = event;
+      throw new Error(`keys projection: unhandled event ${(unhandled as { type: string }).type}`);
+    }
   }
 }
 
-export const keysProjection: Projection<KeyRecord & Record<string, unknown>> = {
+type KeyDocument = KeyRecord & Record<string, unknown>;
+
+export const keysProjection: Projection<KeyDocument, KeyEvent | SubscriptionEvent> = {
   name: 'keys',
   collection: 'keys',
   handles: ['key.generated', 'key.revoked', ...SUBSCRIPTION_EVENT_TYPES],
-  documentId: (event) => (event.data as { subscriptionId: string }).subscriptionId,
-  evolve: (doc, event) => evolveKey(doc, event) as KeyRecord & Record<string, unknown>,
+  documentId: (event) => event.data.subscriptionId,
+  evolve: (doc, event) => ({ ...evolveKey(doc, event) }),
   indexes: [{ key: { keyHash: 1 } }],
 };
 

@@ -1,8 +1,7 @@
 import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { TIERS, type Tier } from '../platform/config.ts';
 import { MongoBlockLimiter } from './block-limiter.ts';
-import { limitsOf } from './tiers.ts';
+import { TIERS, limitsOf, type Tier } from './tiers.ts';
 
 /**
  * Per-key (by tier) and per-client-IP request rate limits, shared by every process through MongoDB.

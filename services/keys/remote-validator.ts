@@ -1,6 +1,6 @@
 import { invalid, quotaReport, type Assessment, type InvalidCode } from './assess.ts';
 import { hashKey } from './key-format.ts';
-import type { Tier } from '../platform/config.ts';
+import type { Tier } from './tiers.ts';
 import { TransientError } from '../../events/errors.ts';
 import type { Features } from './tiers.ts';
 import type { KeyValidator, LimitDecision, ValidationOutcome, ValidationRequest } from './validator.ts';

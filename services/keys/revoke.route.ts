@@ -27,7 +27,7 @@ export function mountRevokeRoute(app: Express, deps: { config: Config; db: Db; p
       { keyHash: record.keyHash, subscriptionId: record.subscriptionId, reason: parsed.data.reason ?? 'revoked by operator' },
       { correlationId: req.id },
     );
-    await publishAndApply(deps.publisher, deps.db, keysProjection as unknown as Projection<Document>, [event]);
+    await publishAndApply(deps.publisher, deps.db, keysProjection, [event]);
     res.json({ revoked: true, subscriptionId: record.subscriptionId, last4: record.last4 });
   });
 }

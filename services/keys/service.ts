@@ -27,8 +27,8 @@ export const keysService: ServiceModule = {
     const log = rt.log.child({ service: 'keys' });
     const parts = new Parts();
     return parts.starting(async () => {
-      parts.add(await startProjection(rt, log, keysProjection as unknown as Projection<Document>));
-      parts.add(await startProjection(rt, log, usageProjection as unknown as Projection<Document>));
+      parts.add(await startProjection(rt, log, keysProjection));
+      parts.add(await startProjection(rt, log, usageProjection));
       parts.add(
         await startConsumer(rt, log, {
           group: 'issuer',

@@ -1,4 +1,7 @@
-import type { Tier } from '../platform/config.ts';
+
+/** The plans a key can be on, cheapest first. */
+export const TIERS = ['free', 'pro', 'team'] as const;
+export type Tier = (typeof TIERS)[number];
 
 /**
  * The one tier table: rate limits, monthly quotas and features. /validate, /usage, the gate and

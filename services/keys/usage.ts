@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { AnyEventDefinition } from '../../events/catalog.ts';
+import { defineEvent, type EventDefinition } from '../../events/catalog.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import type { Event } from '../../events/envelope.ts';
 import { findProjected, type Projection } from '../../events/projection.ts';
@@ -16,8 +16,8 @@ export interface UsageIncrementedData {
 }
 export type UsageIncremented = Event<'usage.incremented', UsageIncrementedData>;
 
-export const USAGE_EVENTS: AnyEventDefinition[] = [
-  { type: 'usage.incremented', topic: USAGE_TOPIC, schema: 'usage/usage.incremented', key: (d: UsageIncrementedData) => d.keyHash },
+export const USAGE_EVENTS: readonly EventDefinition[] = [
+  defineEvent<UsageIncremented>({ type: 'usage.incremented', topic: USAGE_TOPIC, schema: 'usage/usage.incremented', key: (d) => d.keyHash }),
 ];
 
 export const periodKey = (date: Date): string => date.toISOString().slice(0, 7);
@@ -42,16 +42,13 @@ export interface UsageDocument extends Record<string, unknown> {
 }
 
 /** Usage per key per calendar month, counted from usage.incremented. */
-export const usageProjection: Projection<UsageDocument> = {
+export const usageProjection: Projection<UsageDocument, UsageIncremented> = {
   name: 'usage',
   collection: 'usage',
   handles: ['usage.incremented'],
-  documentId: (event) => {
-    const d = event.data as UsageIncrementedData;
-    return usageDocumentId(d.keyHash, d.period);
-  },
+  documentId: (event) => usageDocumentId(event.data.keyHash, event.data.period),
   evolve(doc, event) {
-    const d = event.data as UsageIncrementedData;
+    const d = event.data;
     const current = doc ?? { keyHash: d.keyHash, period: d.period, counts: noUsage() };
     return { ...current, counts: { ...current.counts, [d.metric]: current.counts[d.metric] + d.amount } };
   },

@@ -1,7 +1,6 @@
-import type { Event } from '../../events/envelope.ts';
-import type { AccountRegisteredData } from '../accounts/events.ts';
-import type { SubscriptionCancelledData, SubscriptionEndedData, SubscriptionPaymentFailedData } from '../billing/events.ts';
-import type { KeyGeneratedData } from '../keys/events.ts';
+import type { AccountRegistered } from '../accounts/events.ts';
+import type { SubscriptionCancelled, SubscriptionEnded, SubscriptionPaymentFailed } from '../billing/events.ts';
+import type { KeyGenerated } from '../keys/events.ts';
 import { decryptKey } from '../keys/key-crypto.ts';
 import { cancellationMail, keyIssuedMail, paymentFailedMail, subscriptionEndedMail, welcomeMail } from './templates.ts';
 import type { Mail } from './transport.ts';
@@ -18,46 +17,51 @@ export interface MailSettings {
   pricingUrl: string;
 }
 
-export const MAIL_EVENT_TYPES = ['account.registered', 'key.generated', 'subscription.cancelled', 'subscription.payment-failed', 'subscription.ended'] as const;
+/** The events that can owe someone an e-mail (other contexts' published events). */
+export type MailEvent = AccountRegistered | KeyGenerated | SubscriptionCancelled | SubscriptionPaymentFailed | SubscriptionEnded;
+
+export const MAIL_EVENT_TYPES: readonly MailEvent['type'][] = ['account.registered', 'key.generated', 'subscription.cancelled', 'subscription.payment-failed', 'subscription.ended'];
 
 /** Which e-mail, if any, an event owes someone. Pure apart from decrypting the key for its one e-mail. */
-export function owedMail(event: Event, settings: MailSettings): OwedMail | null {
+export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | null {
   switch (event.type) {
     case 'account.registered': {
-      const d = event.data as AccountRegisteredData;
+      const d = event.data;
       return { effect: `welcome-email:${d.userId}`, mail: welcomeMail(d) };
     }
     case 'key.generated': {
-      const d = event.data as KeyGeneratedData;
+      const d = event.data;
       // A key made through POST /generate is shown in that response; only subscription keys are mailed.
       if (d.source !== 'subscription') return null;
       const apiKey = decryptKey(d.encryptedKey, settings.keyEncryptionKey);
       return { effect: `key-email:${d.keyHash}`, mail: keyIssuedMail({ email: d.email, name: null, apiKey, tier: d.tier, subscriptionId: d.subscriptionId }) };
     }
     case 'subscription.cancelled': {
-      const d = event.data as SubscriptionCancelledData;
+      const d = event.data;
       return {
         effect: `cancellation-email:${d.subscriptionId}:${d.endsAt.getTime()}`,
         mail: cancellationMail({ email: d.email, name: d.name, subscriptionId: d.subscriptionId, endsAt: d.endsAt, reactivateUrl: httpOr(d.reactivateUrl, settings.reactivateUrl) }),
       };
     }
     case 'subscription.payment-failed': {
-      const d = event.data as SubscriptionPaymentFailedData;
+      const d = event.data;
       return {
         effect: `payment-failed-email:${d.invoiceId}`,
         mail: paymentFailedMail({ email: d.email, name: d.name, subscriptionId: d.subscriptionId, invoiceId: d.invoiceId, updatePaymentUrl: httpOr(d.updatePaymentUrl, settings.reactivateUrl) }),
       };
     }
     case 'subscription.ended': {
-      const d = event.data as SubscriptionEndedData;
+      const d = event.data;
       if (!d.email) return null;
       return {
         effect: `ended-email:${d.subscriptionId}:${d.endsAt.getTime()}`,
         mail: subscriptionEndedMail({ email: d.email, name: d.name, subscriptionId: d.subscriptionId, endsAt: d.endsAt, pricingUrl: settings.pricingUrl }),
       };
     }
-    default:
-      return null;
+    default: {
+      const unhandled: never = event;
+      throw new Error(`no e-mail defined for ${(unhandled as { type: string }).type}`);
+    }
   }
 }
 

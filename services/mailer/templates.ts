@@ -1,4 +1,4 @@
-import type { Tier } from '../platform/config.ts';
+import type { Tier } from '../keys/tiers.ts';
 import type { Mail } from './transport.ts';
 
 /** E-mail bodies (pure). Every interpolated value is escaped in the HTML part. */

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { TIERS, type Tier } from '../keys/tiers.ts';
 
 /**
  * The one place that reads process.env. Every variable is validated at start-up and a bad one
  * fails with its name, so a misconfigured deployment dies at boot instead of at first use.
  */
 
-export const TIERS = ['free', 'pro', 'team'] as const;
-export type Tier = (typeof TIERS)[number];
 
 const hex64 = /^[0-9a-fA-F]{64}$/;
 

@@ -31,6 +31,8 @@ export class RequestLatencyHistogram {
     this.name = options.name;
     this.help = options.help;
     this.#bounds = [...options.buckets].sort((a, b) => a - b);
+    // prom-client's registry reads a metric through get() and the name/help/type fields this class
+    // has; its Metric type also names internals (its own label hashing) this class replaces.
     (options.registry ?? client.register).registerMetric(this as unknown as client.Metric);
   }
 

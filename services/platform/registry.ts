@@ -1,17 +1,20 @@
-import type { Projection } from '../../events/projection.ts';
-import { accountsService } from '../accounts/service.ts';
-import { usersProjection } from '../accounts/users.projection.ts';
-import { billingService } from '../billing/service.ts';
-import { subscriptionsProjection } from '../billing/subscriptions.projection.ts';
-import { webhooksService } from '../billing/webhooks.service.ts';
-import { keysProjection } from '../keys/keys.projection.ts';
-import { keysService } from '../keys/service.ts';
-import { usageProjection } from '../keys/usage.ts';
-import { mailerService } from '../mailer/service.ts';
-import type { ServiceModule } from './service.ts';
+import { accountsContext } from '../accounts/context.ts';
+import { billingContext } from '../billing/context.ts';
+import { keysContext } from '../keys/context.ts';
+import { mailerContext } from '../mailer/context.ts';
+import type { BoundedContext } from './context.ts';
 
-/** Every service `svc run` knows, in start order. Contexts register here as they land. */
-export const SERVICES: readonly ServiceModule[] = [accountsService, keysService, webhooksService, billingService, mailerService];
+/**
+ * Every bounded context of the platform, in the order their services start: the one place a new
+ * context registers (README: adding a context).
+ */
+export const CONTEXTS: readonly BoundedContext[] = [accountsContext, keysContext, billingContext, mailerContext];
+
+/** The event catalog: every event type, its topic, schema and aggregate key. */
+export const EVENT_DEFINITIONS = CONTEXTS.flatMap((c) => c.events);
+
+/** Every service `svc run` knows, in start order. */
+export const SERVICES = CONTEXTS.flatMap((c) => c.services);
 
 /** Every projection `svc replay` can rebuild. */
-export const PROJECTIONS: readonly Projection[] = [usersProjection, subscriptionsProjection, keysProjection, usageProjection] as unknown as Projection[];
+export const PROJECTIONS = CONTEXTS.flatMap((c) => c.projections);

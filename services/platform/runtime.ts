@@ -7,7 +7,7 @@ import type { ConsumerHealth, ConsumerRunner } from '../../events/consumer.ts';
 import { createKafka } from '../../events/kafka.ts';
 import { EventPublisher } from '../../events/publisher.ts';
 import { ensureTopics } from '../../events/topics.ts';
-import { EVENT_DEFINITIONS } from '../../events/definitions.ts';
+import { EVENT_DEFINITIONS } from './registry.ts';
 import type { Config } from './config.ts';
 import { kafkaCheck, mongoCheck, type HealthCheck, type HealthSource } from './health.ts';
 import type { Logger } from './logger.ts';

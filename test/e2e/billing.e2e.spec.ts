@@ -8,9 +8,9 @@ import { replayProjection } from '../../events/replay.ts';
 import type { Projection } from '../../events/projection.ts';
 import { accountsService } from '../../services/accounts/service.ts';
 import { usersProjection } from '../../services/accounts/users.projection.ts';
-import { billingService } from '../../services/billing/service.ts';
+import { billingService } from '../../services/billing/billing.service.ts';
 import { getSubscription, subscriptionsProjection } from '../../services/billing/subscriptions.projection.ts';
-import { webhooksService } from '../../services/billing/webhooks.service.ts';
+import { webhookIngressService } from '../../services/billing/webhook-ingress.service.ts';
 import { hashKey, isWellFormedKey } from '../../services/keys/key-format.ts';
 import { getKeyBySubscription, keysProjection } from '../../services/keys/keys.projection.ts';
 import { keysService } from '../../services/keys/service.ts';
@@ -38,7 +38,7 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     if (!stack.MAILPIT_URL) this.skip();
     ports = { accounts: await freePort(), keys: await freePort(), webhooks: await freePort() };
     platform = await startServices(
-      [accountsService, keysService, webhooksService, billingService, mailerService],
+      [accountsService, keysService, webhookIngressService, billingService, mailerService],
       testEnv(stack, {
         ACCOUNTS_PORT: String(ports.accounts),
         KEYS_PORT: String(ports.keys),

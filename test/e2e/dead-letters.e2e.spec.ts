@@ -4,9 +4,9 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { billingService } from '../../services/billing/service.ts';
+import { billingService } from '../../services/billing/billing.service.ts';
 import { getSubscription } from '../../services/billing/subscriptions.projection.ts';
-import { webhooksService } from '../../services/billing/webhooks.service.ts';
+import { webhookIngressService } from '../../services/billing/webhook-ingress.service.ts';
 import { getKeyBySubscription } from '../../services/keys/keys.projection.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { mailerService } from '../../services/mailer/service.ts';
@@ -48,7 +48,7 @@ describe('dead letters: seen, explained and re-driven once with the real `svc dl
     webhooks = `http://127.0.0.1:${port}`;
     // Billing starts without the variant: its subscriptions cannot be decided yet.
     env = testEnv(stack, { WEBHOOKS_PORT: String(port), KEYS_PORT: String(await freePort()), PAYMENT_WEBHOOK_SECRET: SIGNING_SECRET, KEY_ENCRYPTION_KEY: 'ab'.repeat(32), PAYMENT_VARIANT_TIERS: '' });
-    rest = await startServices([keysService, webhooksService, mailerService], env, testLogger());
+    rest = await startServices([keysService, webhookIngressService, mailerService], env, testLogger());
     billing = await startServices([billingService], env, testLogger());
   });
 

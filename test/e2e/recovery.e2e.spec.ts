@@ -9,8 +9,8 @@ import { readDeadLetters } from '../../events/dead-letters.ts';
 import { Effects } from '../../events/effects.ts';
 import { newEvent } from '../../events/envelope.ts';
 import { dlqTopic } from '../../events/topics.ts';
-import { billingService } from '../../services/billing/service.ts';
-import { webhooksService } from '../../services/billing/webhooks.service.ts';
+import { billingService } from '../../services/billing/billing.service.ts';
+import { webhookIngressService } from '../../services/billing/webhook-ingress.service.ts';
 import { hashKey } from '../../services/keys/key-format.ts';
 import { getKeyBySubscription } from '../../services/keys/keys.projection.ts';
 import { mintKey } from '../../services/keys/new-key.ts';
@@ -47,7 +47,7 @@ describe('effects survive a crash mid-effect, and a bad address does not block t
     const port = await freePort();
     webhooks = `http://127.0.0.1:${port}`;
     platform = await startServices(
-      [keysService, webhooksService, billingService, mailerService],
+      [keysService, webhookIngressService, billingService, mailerService],
       testEnv(stack, {
         WEBHOOKS_PORT: String(port),
         KEYS_PORT: String(await freePort()),

@@ -4,7 +4,7 @@ import { freePort } from '../../deploy/local/processes.ts';
 import { ConsumerRunner } from '../../events/consumer.ts';
 import type { DeliveredEvent } from '../../events/envelope.ts';
 import { PAYMENT_WEBHOOKS_TOPIC, type PaymentWebhookReceived } from '../../services/billing/events.ts';
-import { webhooksService } from '../../services/billing/webhooks.service.ts';
+import { webhookIngressService } from '../../services/billing/webhook-ingress.service.ts';
 import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver, fixture, sign, subscriptionPayload, toBody, type Delivery } from '../support/lemonsqueezy.ts';
@@ -26,7 +26,7 @@ describe('payment webhook ingress: verify, record in Kafka (e2e)', function () {
     const stack = await useStack();
     const port = await freePort();
     platform = await startServices(
-      [webhooksService],
+      [webhookIngressService],
       testEnv(stack, { WEBHOOKS_PORT: String(port), PAYMENT_WEBHOOK_SECRET: SECRET, HTTP_BODY_LIMIT: '64kb' }),
       testLogger(),
     );

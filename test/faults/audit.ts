@@ -1,6 +1,5 @@
-import type { Document } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
-import { projectionGroupId, type Projection } from '../../events/projection.ts';
+import { projectionGroupId } from '../../events/projection.ts';
 import { replayProjection } from '../../events/replay.ts';
 import { committedOffsets, partitionsOf, readToEnd } from '../../events/topic-range.ts';
 import { dlqTopic } from '../../events/topics.ts';
@@ -126,7 +125,7 @@ export async function audit(rt: Runtime, mailpitUrl: string, traffic: TrafficRec
 
   // Projections: what the live consumers built equals what a replay of the log builds.
   let differing = 0;
-  for (const projection of PROJECTIONS as unknown as Projection<Document>[]) {
+  for (const projection of PROJECTIONS) {
     const before = await (await projectionCollection(db, projection.collection)).find().toArray();
     const result = await replayProjection({ kafka: rt.kafka, codec: rt.codec, catalog: rt.catalog, publisher: rt.publisher, db, projection, log: rt.log });
     const after = new Map((await (await projectionCollection(db, projection.collection)).find().toArray()).map((d) => [String(d._id), JSON.stringify(d)]));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EventCatalog, type EventDefinition } from '../../events/catalog.ts';
+import { EventCatalog, defineEvent, type EventDefinition } from '../../events/catalog.ts';
 import { newEvent, type Event } from '../../events/envelope.ts';
 import type { Projection } from '../../events/projection.ts';
 
@@ -21,11 +21,11 @@ export interface ProbeReset {
   probeId: string;
 }
 
-export function probeDefinitions(topic: string, { withReset = true } = {}): EventDefinition<string, ProbeRecorded | ProbeReset>[] {
-  const defs: EventDefinition<string, ProbeRecorded | ProbeReset>[] = [
-    { type: 'probe.recorded', topic, schema: 'probe/probe.recorded', key: (d) => d.probeId },
-  ];
-  if (withReset) defs.push({ type: 'probe.reset', topic, schema: 'probe/probe.reset', key: (d) => d.probeId });
+export type ProbeEvent = Event<'probe.recorded', ProbeRecorded> | Event<'probe.reset', ProbeReset>;
+
+export function probeDefinitions(topic: string, { withReset = true } = {}): EventDefinition[] {
+  const defs: EventDefinition[] = [defineEvent<ProbeEvent>({ type: 'probe.recorded', topic, schema: 'probe/probe.recorded', key: (d) => d.probeId })];
+  if (withReset) defs.push(defineEvent<ProbeEvent>({ type: 'probe.reset', topic, schema: 'probe/probe.reset', key: (d) => d.probeId }));
   return defs;
 }
 
@@ -46,14 +46,14 @@ export interface Counter extends Record<string, unknown> {
 }
 
 /** Counts ticks per probe; `seqs` makes a double application visible, not just a wrong total. */
-export const counterProjection = (collection: string): Projection<Counter> => ({
+export const counterProjection = (collection: string): Projection<Counter, ProbeEvent> => ({
   name: 'probe-counter',
   collection,
   handles: ['probe.recorded', 'probe.reset'],
-  documentId: (e) => (e.data as { probeId: string }).probeId,
+  documentId: (e) => e.data.probeId,
   evolve(doc, event) {
     if (event.type === 'probe.reset') return null;
-    const d = event.data as ProbeRecorded;
+    const d = event.data;
     const current = doc ?? { probeId: d.probeId, count: 0, total: 0, lastSeq: -1, seqs: [] };
     return { ...current, count: current.count + 1, total: current.total + (d.weight ?? 1), lastSeq: d.seq, seqs: [...current.seqs, d.seq] };
   },

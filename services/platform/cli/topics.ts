@@ -1,5 +1,5 @@
 import { EventCatalog } from '../../../events/catalog.ts';
-import { EVENT_DEFINITIONS } from '../../../events/definitions.ts';
+import { EVENT_DEFINITIONS } from '../registry.ts';
 import { createKafka } from '../../../events/kafka.ts';
 import { ensureTopics } from '../../../events/topics.ts';
 import { loadConfig } from '../config.ts';

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import type { Tier } from '../../../services/platform/config.ts';
-import type { SubscriptionEventData } from '../../../services/billing/events.ts';
+import type { Tier } from '../../../services/keys/tiers.ts';
 import type { ProviderInvoice, ProviderSubscription } from '../../../services/billing/provider-event.ts';
-import { UnknownVariantError, decide, effectiveTier, evolve, initialState, type BillingCommand } from '../../../services/billing/subscription.ts';
+import { UnknownVariantError, effectiveTier, subscriptionDecider, type BillingCommand } from '../../../services/billing/subscription.ts';
 import { deciderSpec } from '../../support/decider.ts';
 
 const variantTiers: ReadonlyMap<string, Tier> = new Map([
@@ -49,7 +48,7 @@ function invoice(eventName: ProviderInvoice['eventName'], over: Partial<Provider
   };
 }
 
-const { given } = deciderSpec<ReturnType<typeof initialState>, BillingCommand, SubscriptionEventData>({ initialState, evolve, decide });
+const { given } = deciderSpec(subscriptionDecider);
 /** The commands: a provider webhook, or our own clock reaching a deadline. */
 const webhook = (event: ProviderSubscription | ProviderInvoice): BillingCommand => ({ type: 'ApplyProviderEvent', event, variantTiers });
 const clock = (now: Date): BillingCommand => ({ type: 'EnforceDeadline', now });

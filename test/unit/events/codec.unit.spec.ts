@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { EventCatalog } from '../../../events/catalog.ts';
 import { EventCodec, HEADER } from '../../../events/codec.ts';
-import { EVENT_DEFINITIONS } from '../../../events/definitions.ts';
+import { EVENT_DEFINITIONS } from '../../../services/platform/registry.ts';
 import { newEvent } from '../../../events/envelope.ts';
 import { PoisonMessageError } from '../../../events/errors.ts';
 import { probeCatalog, probeCatalogV1, recorded } from '../../support/probe.ts';

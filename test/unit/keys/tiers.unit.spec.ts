@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { TIERS } from '../../../services/platform/config.ts';
-import { limitsOf, METRICS, periodOf, remaining, TIER_TABLE, UNLIMITED } from '../../../services/keys/tiers.ts';
+import { limitsOf, METRICS, periodOf, remaining, TIER_TABLE, TIERS, UNLIMITED } from '../../../services/keys/tiers.ts';
 
 const utc = (iso: string) => new Date(iso);
 

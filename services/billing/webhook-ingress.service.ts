@@ -6,7 +6,7 @@ import { mountRawWebhookBody, mountWebhookRoute } from './webhook.route.ts';
  * The payment webhook ingress: HTTP face on WEBHOOKS_PORT that verifies the provider's signature
  * and records each webhook in Kafka. No consumers: billing processes the recorded webhooks.
  */
-export const webhooksService: ServiceModule = {
+export const webhookIngressService: ServiceModule = {
   name: 'webhooks',
   description: 'payment provider webhooks, signature-checked and recorded in Kafka (POST /webhooks/payment)',
   async start(rt) {

@@ -19,7 +19,7 @@ export const billingService: ServiceModule = {
     }
     const parts = new Parts();
     return parts.starting(async () => {
-      parts.add(await startProjection(rt, log, subscriptionsProjection as unknown as Projection<Document>));
+      parts.add(await startProjection(rt, log, subscriptionsProjection));
       parts.add(await startConsumer(rt, log, {
         group: 'billing',
         eventTypes: ['payment.webhook-received'],

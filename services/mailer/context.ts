@@ -1,0 +1,10 @@
+import type { BoundedContext } from '../platform/context.ts';
+import { mailerService } from './service.ts';
+
+/** The mailer publishes nothing and keeps no read model: it turns other contexts' events into e-mail. */
+export const mailerContext: BoundedContext = {
+  name: 'mailer',
+  events: [],
+  projections: [],
+  services: [mailerService],
+};

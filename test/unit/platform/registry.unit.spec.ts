@@ -1,0 +1,24 @@
+import { expect } from 'chai';
+import { EventCatalog } from '../../../events/catalog.ts';
+import { CONTEXTS, EVENT_DEFINITIONS, PROJECTIONS, SERVICES } from '../../../services/platform/registry.ts';
+
+describe('the registry of bounded contexts (unit)', () => {
+  it('builds a catalog in which every event type is defined once, with its schema files', () => {
+    const catalog = new EventCatalog(EVENT_DEFINITIONS);
+    expect(catalog.types()).to.have.length(EVENT_DEFINITIONS.length);
+  });
+
+  it('has every event type a projection handles in the catalog, so nothing is consumed that nobody defines', () => {
+    const defined = new Set(EVENT_DEFINITIONS.map((d) => d.type));
+    const missing = PROJECTIONS.flatMap((p) => p.handles.filter((t) => !defined.has(t)).map((t) => `${p.name}: ${t}`));
+    expect(missing).to.deep.equal([]);
+  });
+
+  it('names each service and projection once, and starts the services in context order', () => {
+    const names = SERVICES.map((s) => s.name);
+    expect(new Set(names).size).to.equal(names.length);
+    expect(new Set(PROJECTIONS.map((p) => p.name)).size).to.equal(PROJECTIONS.length);
+    expect(names).to.deep.equal(CONTEXTS.flatMap((c) => c.services.map((s) => s.name)));
+    expect(names.slice(0, 5)).to.deep.equal(['accounts', 'keys', 'webhooks', 'billing', 'mailer']);
+  });
+});

@@ -56,7 +56,15 @@ function isChineseChar(cp: number): boolean {
   );
 }
 
+// Printable ASCII, tab and newlines: most code, and text that only needs its newlines made spaces.
+const PLAIN_ASCII = /^[\x20-\x7e\t\n\r]*$/;
+const ASCII_BREAKS = /[\t\n\r]/g;
+
 export function normalizeBertText(text: string, options: BertNormalization): string {
+  if (PLAIN_ASCII.test(text)) {
+    const spaced = text.replace(ASCII_BREAKS, ' ');
+    return options.lowercase ? spaced.toLowerCase() : spaced;
+  }
   let out = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0) ?? 0;

@@ -22,6 +22,8 @@ export interface TokenizerOptions extends BertNormalization {
 }
 
 const CONTINUATION = '##';
+const WINDOW_CHARS = 2048;
+const ASCII_SPACE = /[ \t\n\r]/g;
 
 function idOf(vocab: ReadonlyMap<string, number>, token: string): number {
   const id = vocab.get(token);
@@ -87,11 +89,23 @@ export class WordPieceTokenizer {
     return ids;
   }
 
+  /**
+   * A window at a time, cut just after an ASCII space or line break (a word boundary before and
+   * after normalisation), so that a long text stops costing once the sequence is full.
+   */
   #encodePlain(text: string, out: number[], full: () => boolean): void {
-    if (text.length === 0) return;
-    for (const word of splitBertWords(normalizeBertText(text, this.#normalization))) {
-      this.#wordPiece(word, out);
-      if (full()) return;
+    for (let start = 0; start < text.length && !full(); ) {
+      let end = text.length;
+      if (start + WINDOW_CHARS < text.length) {
+        ASCII_SPACE.lastIndex = start + WINDOW_CHARS;
+        const space = ASCII_SPACE.exec(text);
+        if (space) end = space.index + 1;
+      }
+      for (const word of splitBertWords(normalizeBertText(text.slice(start, end), this.#normalization))) {
+        this.#wordPiece(word, out);
+        if (full()) return;
+      }
+      start = end;
     }
   }
 

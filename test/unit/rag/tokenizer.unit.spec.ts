@@ -33,6 +33,15 @@ describe('rag embedding: WordPiece tokenizer (unit)', () => {
         expect(tokenizer.encode(c.text)).to.deep.equal(c.ids);
       });
     }
+
+    it('gives the same pieces when a long text is read a window at a time', () => {
+      const long = reference.cases.find((c) => c.name.startsWith('long code'))?.text ?? '';
+      expect(long.length).to.be.above(3 * 2048);
+      const untruncated = new WordPieceTokenizer(referenceVocabulary(reference.vocab), { ...UNCASED, maxLength: 100_000 });
+      const inner = (ids: number[]) => ids.slice(1, -1);
+      const lineByLine = long.split('\n').flatMap((line) => inner(untruncated.encode(line)));
+      expect(inner(untruncated.encode(long))).to.deep.equal(lineByLine);
+    });
   });
 
   describe('normalisation of an uncased model', () => {

@@ -41,6 +41,15 @@ interface Memory {
   readonly names: NameIndex;
 }
 
+/** The parts of a hybrid search that need no vector. */
+interface Lexical {
+  readonly candidates: number;
+  readonly bm25: RankedChunk[];
+  readonly named: RankedChunk[];
+  /** written in code or naming a chunk: BM25 counts fully */
+  readonly codeQuery: boolean;
+}
+
 interface ChunkRow {
   id: number;
   path: string;
@@ -242,16 +251,23 @@ export class IndexStore {
    * `PLAIN_TEXT_BM25_WEIGHT` otherwise (query-profile.ts says why).
    */
   search(query: string, queryVector: Float32Array, k: number, options: SearchOptions = {}): SearchHit[] {
+    const lexical = this.#lexical(query, k, options);
+    return this.#fuse(lexical, this.searchVector(queryVector, lexical.candidates), k, options);
+  }
+
+  #lexical(query: string, k: number, options: SearchOptions): Lexical {
     const candidates = Math.max(k, options.candidates ?? DEFAULT_CANDIDATES);
-    const lexical = this.searchBm25(query, candidates);
-    const semantic = this.searchVector(queryVector, candidates);
     const named = this.searchNamed(query, NAMED_CANDIDATES);
-    const codeQuery = named.length > 0 || looksLikeCode(query);
+    return { candidates, bm25: this.searchBm25(query, candidates), named, codeQuery: named.length > 0 || looksLikeCode(query) };
+  }
+
+  #fuse(lexical: Lexical, semantic: RankedChunk[], k: number, options: SearchOptions): SearchHit[] {
+    const { codeQuery } = lexical;
     const fused = reciprocalRankFusion(
       [
-        { items: lexical.map((r) => r.rowId), weight: codeQuery ? (options.bm25Weight ?? 1) : (options.plainTextBm25Weight ?? PLAIN_TEXT_BM25_WEIGHT) },
+        { items: lexical.bm25.map((r) => r.rowId), weight: codeQuery ? (options.bm25Weight ?? 1) : (options.plainTextBm25Weight ?? PLAIN_TEXT_BM25_WEIGHT) },
         { items: semantic.map((r) => r.rowId), weight: options.vectorWeight ?? 1 },
-        { items: named.map((r) => r.rowId), weight: options.namedWeight ?? 1 },
+        { items: lexical.named.map((r) => r.rowId), weight: options.namedWeight ?? 1 },
       ],
       options.rrfK ?? RRF_K,
     ).slice(0, Math.max(0, k));

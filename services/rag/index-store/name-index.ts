@@ -11,37 +11,40 @@ interface Segment {
   readonly parts: readonly string[];
 }
 
+/** A chunk's symbol, parsed once (the parse is what costs: a snapshot patch reuses it). */
+export interface SymbolName {
+  /** its segments of two or more words */
+  readonly segments: readonly Segment[];
+  /** its last segment when that has two or more words: the chunk's own name */
+  readonly last: Segment | undefined;
+  /** how many segments it has, one-word ones included */
+  readonly segmentCount: number;
+}
+
+const NO_NAME: SymbolName = Object.freeze({ segments: [], last: undefined, segmentCount: 0 });
+
+export function parseSymbol(symbol: string | undefined): SymbolName {
+  if (!symbol) return NO_NAME;
+  const raw = splitSegments(symbol);
+  const named = raw.map(segmentOf);
+  return { segments: named.filter((s): s is Segment => s !== undefined), last: named.at(-1), segmentCount: raw.length };
+}
+
 export class NameIndex {
-  /** per row, the segments of its symbol with two or more words */
-  readonly #segments: ReadonlyArray<readonly Segment[]>;
-  /** per row, its symbol's last segment when that has two or more words (the chunk's own name) */
-  readonly #last: ReadonlyArray<Segment | undefined>;
-  /** per row, how many segments its symbol has */
-  readonly #segmentCounts: Int32Array;
+  readonly #rows: readonly SymbolName[];
   /** whole name of a row's last segment -> rows */
   readonly #byWhole = new Map<string, number[]>();
   /** first word of a row's last segment -> rows */
   readonly #byFirstWord = new Map<string, number[]>();
 
-  /** `symbols[row]`: the symbol of each row, in the order the caller numbers rows */
-  constructor(symbols: ReadonlyArray<string | undefined>) {
-    const segments: Segment[][] = [];
-    const lasts: Array<Segment | undefined> = [];
-    this.#segmentCounts = new Int32Array(symbols.length);
-    symbols.forEach((symbol, row) => {
-      const raw = splitSegments(symbol ?? '');
-      this.#segmentCounts[row] = raw.length;
-      const named = raw.map(segmentOf);
-      segments.push(named.filter((s): s is Segment => s !== undefined));
-      const last = named.at(-1);
-      lasts.push(last);
-      if (last) {
-        push(this.#byWhole, last.whole, row);
-        push(this.#byFirstWord, last.parts[0] as string, row);
-      }
+  /** `names[row]`: the parsed symbol of each row, in the order the caller numbers rows */
+  constructor(names: readonly SymbolName[]) {
+    this.#rows = names;
+    names.forEach((name, row) => {
+      if (!name.last) return;
+      push(this.#byWhole, name.last.whole, row);
+      push(this.#byFirstWord, name.last.parts[0] as string, row);
     });
-    this.#segments = segments;
-    this.#last = lasts;
   }
 
   /**
@@ -58,11 +61,11 @@ export class NameIndex {
     const isNamed = (s: Segment) => queryTerms.has(s.whole) || s.parts.every((p) => queryTerms.has(p));
     const found: Array<{ row: number; segments: number; wholes: number; unnamed: number }> = [];
     for (const row of candidates) {
-      const last = this.#last[row];
-      if (!last || !isNamed(last)) continue;
-      const named = (this.#segments[row] ?? []).filter(isNamed);
+      const name = this.#rows[row] ?? NO_NAME;
+      if (!name.last || !isNamed(name.last)) continue;
+      const named = name.segments.filter(isNamed);
       const wholes = named.filter((s) => queryTerms.has(s.whole)).length;
-      found.push({ row, segments: named.length, wholes, unnamed: (this.#segmentCounts[row] as number) - named.length });
+      found.push({ row, segments: named.length, wholes, unnamed: name.segmentCount - named.length });
     }
     found.sort((a, b) => b.segments - a.segments || b.wholes - a.wholes || a.unnamed - b.unnamed || a.row - b.row);
     return found.slice(0, Math.max(0, k)).map(({ row, segments }) => ({ row, segments }));

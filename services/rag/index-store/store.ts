@@ -12,7 +12,8 @@ import { pathTerms, termsOf } from '../chunking/identifiers.ts';
 import { ModelMismatchError, SchemaMismatchError, StoreBusyError } from './errors.ts';
 import { ftsMatchExpression } from './fts-query.ts';
 import { reciprocalRankFusion, RRF_K } from './fusion.ts';
-import { NameIndex } from './name-index.ts';
+import { MemorySnapshot } from './memory-snapshot.ts';
+import type { SnapshotRow } from './memory-snapshot.ts';
 import { allQueryTerms, looksLikeCode } from './query-profile.ts';
 import { SCHEMA, SCHEMA_VERSION } from './schema.ts';
 import type { ChunkRecord, FileRecord, ModelIdentity, RankedChunk, SearchHit, SearchOptions } from './types.ts';
@@ -34,13 +35,6 @@ export const DEFAULT_CANDIDATES = 50;
 export const PLAIN_TEXT_BM25_WEIGHT = 0.3;
 /** chunks the query names, at most */
 export const NAMED_CANDIDATES = 10;
-
-/** What a query needs in memory, for one generation of the store. */
-interface Memory {
-  readonly generation: number;
-  readonly matrix: VectorMatrix;
-  readonly names: NameIndex;
-}
 
 /** The parts of a hybrid search that need no vector. */
 interface Lexical {
@@ -69,7 +63,9 @@ export class IndexStore {
   readonly #db: DatabaseSync;
   readonly #statements: ReturnType<typeof prepare>;
   #generation: number;
-  #memory: Memory | undefined;
+  #memory: MemorySnapshot | undefined;
+  /** files changed since `#memory` was made (path -> its rows now), applied at the next query */
+  #changes: Map<string, SnapshotRow[]> | undefined;
   #closed = false;
 
   private constructor(file: string, db: DatabaseSync, model: ModelIdentity, generation: number) {
@@ -165,6 +161,7 @@ export class IndexStore {
       }
     }
     const s = this.#statements;
+    const rows: SnapshotRow[] = [];
     this.#transaction(() => {
       deleteChunksOf(s, file.path);
       s.upsertFile.run(file.path, file.hash, file.size, chunks.length, Date.now());
@@ -184,8 +181,10 @@ export class IndexStore {
         const id = Number(lastInsertRowid);
         s.insertTerms.run(id, termsOf(chunk.symbol ?? '').join(' '), pathTerms(file.path).join(' '), termsOf(chunk.content).join(' '));
         s.insertVector.run(id, new Uint8Array(chunk.vector.buffer, chunk.vector.byteOffset, chunk.vector.byteLength));
+        rows.push({ rowId: id, ordinal, symbol: chunk.symbol, vector: Float32Array.from(chunk.vector) });
       });
     });
+    this.#changed(file.path, rows);
   }
 
   /** Removes files and everything of theirs, in one transaction; returns how many were there. */
@@ -200,6 +199,7 @@ export class IndexStore {
         removed += Number(s.deleteFile.run(path).changes);
       }
     });
+    for (const path of paths) this.#changed(path, []);
     return removed;
   }
 
@@ -315,6 +315,7 @@ export class IndexStore {
     if (this.#closed) return;
     this.#closed = true;
     this.#memory = undefined;
+    this.#changes = undefined;
     this.#db.close();
   }
 
@@ -330,9 +331,24 @@ export class IndexStore {
     return hits;
   }
 
-  /** Vectors and names in memory, loaded on first use and again after the index changed. */
-  #loaded(): Memory {
-    if (this.#memory?.generation === this.#generation) return this.#memory;
+  /** Only while there is a snapshot to patch: otherwise the next query loads everything anyway. */
+  #changed(path: string, rows: SnapshotRow[]): void {
+    if (!this.#memory) return;
+    (this.#changes ??= new Map()).set(path, rows);
+  }
+
+  /**
+   * Vectors and names in memory: loaded on first use, patched with the files written since (every
+   * committed change goes through writeFile or removeFiles, which record it).
+   */
+  #loaded(): MemorySnapshot {
+    const memory = this.#memory;
+    if (memory?.generation === this.#generation) return memory;
+    if (memory && this.#changes) {
+      this.#memory = memory.patched(this.#changes, this.#generation);
+      this.#changes = undefined;
+      return this.#memory;
+    }
     const d = this.model.dimensions;
     const { chunks } = this.counts();
     const data = new Float32Array(chunks * d);
@@ -352,11 +368,8 @@ export class IndexStore {
       row++;
     }
     if (row !== chunks) throw new Error(`${this.file}: ${chunks} chunks but ${row} vectors`);
-    this.#memory = {
-      generation: this.#generation,
-      matrix: new VectorMatrix(d, data, rowIds, paths, ordinals),
-      names: new NameIndex(symbols),
-    };
+    this.#memory = new MemorySnapshot(this.#generation, new VectorMatrix(d, data, rowIds, paths, ordinals), symbols);
+    this.#changes = undefined;
     return this.#memory;
   }
 

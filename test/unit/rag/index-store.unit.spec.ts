@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Chunk } from '../../../services/rag/chunking/chunk.ts';
+import { comparePaths } from '../../../services/rag/index-store/memory-snapshot.ts';
 import { ModelMismatchError, SchemaMismatchError, StoreBusyError } from '../../../services/rag/index-store/errors.ts';
 import { IndexStore } from '../../../services/rag/index-store/store.ts';
 import type { ChunkRecord } from '../../../services/rag/index-store/types.ts';
@@ -150,5 +151,35 @@ describe('rag index store: SQLite store with given vectors (unit, temp folder)',
     s.close();
     s.close();
     expect(() => s.manifest()).to.throw(/closed/);
+  });
+
+  it('keeps the vectors in memory in step with writes, as a fresh load would have them', () => {
+    const s = open();
+    const paths = ['b.ts', 'a/x.ts', 'a.ts', 'z/\uE000.ts', 'z/\u{1F600}.ts', 'é.ts'];
+    const vector = (i: number) => unit(1 + (i % 3), (i * 7) % 5, (i * 3) % 4, 1);
+    let n = 0;
+    const write = (path: string, chunks: number) =>
+      s.writeFile({ path, hash: `h${n}`, size: 1 }, Array.from({ length: chunks }, (_, j) => chunk(`text ${n++} fooBar`, j * 3 + 1, vector(n), { symbol: `fooBar${j}` })));
+    const query = unit(1, 1, 1, 1);
+    for (const p of paths) write(p, 2);
+    s.searchVector(query, 1); // the snapshot exists from here on: later writes patch it
+    write('a.ts', 3);
+    s.removeFiles(['b.ts']);
+    write('c.ts', 1);
+    s.searchVector(query, 1);
+    write('z/\u{1F600}.ts', 1);
+    s.removeFiles(['a/x.ts']);
+    const patched = { vector: s.searchVector(query, 50), named: s.searchNamed('foo bar', 50) };
+    s.close();
+    store = IndexStore.open(file, { model: MODEL });
+    const fresh = { vector: store.searchVector(query, 50), named: store.searchNamed('foo bar', 50) };
+    expect(patched).to.deep.equal(fresh);
+    expect(new Set(patched.vector.map((r) => r.path))).to.deep.equal(new Set(['a.ts', 'c.ts', 'z/\uE000.ts', 'z/\u{1F600}.ts', 'é.ts']));
+  });
+
+  it('orders paths as SQLite does (code points), not as JavaScript compares UTF-16', () => {
+    const paths = ['z/\u{1F600}', 'z/\uE000', 'z/\uFFFD', 'a', 'A', 'é', 'a/b', 'a-b', 'ab'];
+    const bytes = [...paths].sort((x, y) => Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8')));
+    expect([...paths].sort(comparePaths)).to.deep.equal(bytes);
   });
 });

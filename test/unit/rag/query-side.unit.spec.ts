@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Embedder, EmbeddingKind } from '../../../services/rag/embedding/embedder.ts';
-import { NameIndex } from '../../../services/rag/index-store/name-index.ts';
+import { NameIndex, parseSymbol } from '../../../services/rag/index-store/name-index.ts';
 import { QueryBatcher } from '../../../services/rag/index-store/query-batcher.ts';
 import { allQueryTerms, looksLikeCode } from '../../../services/rag/index-store/query-profile.ts';
 
@@ -31,7 +31,7 @@ describe('rag index store: the query side (unit)', () => {
 
   describe('NameIndex', () => {
     const symbols = ['ConnectionPool', 'ConnectionPool.checkOut', 'ConnectionPool.clear', 'checkServer', 'Server', 'tagSetReducer', undefined, 'Install > Linux Setup', 'CSOTTimeoutContext.connectionCheckoutTimeout'];
-    const index = new NameIndex(symbols);
+    const index = new NameIndex(symbols.map(parseSymbol));
     const named = (query: string, k = 5) => index.named(allQueryTerms(query), k).map((n) => symbols[n.row]);
 
     it('finds a chunk named whole or word by word, whatever the case', () => {
@@ -49,7 +49,7 @@ describe('rag index store: the query side (unit)', () => {
     });
 
     it('prefers the identifier itself over its words, then the closer match', () => {
-      const idx = new NameIndex(['readPreference', 'tagSetReducer', 'Collection.readPreference']);
+      const idx = new NameIndex(['readPreference', 'tagSetReducer', 'Collection.readPreference'].map(parseSymbol));
       const rows = idx.named(allQueryTerms('tagSetReducer read preference'), 3).map((n) => n.row);
       expect(rows).to.deep.equal([1, 0, 2]);
     });

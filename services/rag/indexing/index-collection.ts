@@ -1,0 +1,193 @@
+/**
+ * Sources -> index store. Lists every source first (hash and size, no text kept), removes what is
+ * gone, then chunks, embeds and writes each changed file in path order, one transaction per file.
+ * A file whose stored hash equals its own is not read again, chunked or embedded. Same sources,
+ * same chunks and vectors: the order, the chunker and the embedding batches depend only on them.
+ */
+
+import type { ChunkOptions } from '../chunking/chunk.ts';
+import { chunkFile } from '../chunking/chunker.ts';
+import type { Embedder } from '../embedding/embedder.ts';
+import type { IndexStore } from '../index-store/store.ts';
+import type { ChunkRecord } from '../index-store/types.ts';
+import { hashText, isSkipped, SKIP_REASONS, SkippedSourceError } from '../sources/source-file.ts';
+import type { SkipReason, SourceEntry, SourceFile } from '../sources/source-file.ts';
+import { DEFAULT_RECIPE } from './embedding-text.ts';
+import type { EmbeddingRecipe } from './embedding-text.ts';
+import { Pulse } from './heartbeat.ts';
+
+export type IndexMode = 'full' | 'partial';
+
+export interface IndexProgress {
+  readonly phase: 'scanning' | 'removing' | 'indexing' | 'done';
+  /** source files listed so far (final once scanning is over) */
+  readonly filesTotal: number;
+  /** files indexed + unchanged so far */
+  readonly filesDone: number;
+  readonly filesIndexed: number;
+  readonly filesUnchanged: number;
+  readonly filesSkipped: number;
+  /** chunks written so far in this run */
+  readonly chunks: number;
+  /** the file just finished */
+  readonly path?: string;
+}
+
+export interface IndexCollectionOptions {
+  readonly store: IndexStore;
+  readonly embedder: Embedder;
+  /** `walkProject(...)`, `readPushedFiles(...)`, or any list of `SourceEntry` */
+  readonly files: AsyncIterable<SourceEntry> | Iterable<SourceEntry>;
+  /**
+   * `full` (default): the sources are the whole collection, and stored files missing from them are
+   * removed. `partial`: the sources are an update (pushed files); nothing else is removed.
+   */
+  readonly mode?: IndexMode;
+  readonly onProgress?: (progress: IndexProgress) => void;
+  /** checked between files and embedding batches; the file in hand is not written */
+  readonly signal?: AbortSignal;
+  /** called at least every `heartbeatIntervalMs` while work goes on; awaited; throwing stops the run */
+  readonly heartbeat?: () => void | Promise<void>;
+  /** default 1000 */
+  readonly heartbeatIntervalMs?: number;
+  /** chunks per `embed()` call (default 8: about half a second of work on 2 cores, so beats and aborts come often) */
+  readonly batchSize?: number;
+  readonly chunkOptions?: Partial<ChunkOptions>;
+  /** must match the recipe in the store's model identity (see `embeddingIdentity`) */
+  readonly recipe?: EmbeddingRecipe;
+}
+
+export interface IndexResult {
+  readonly filesIndexed: number;
+  readonly filesUnchanged: number;
+  readonly filesSkipped: number;
+  readonly skipped: Readonly<Record<SkipReason, number>>;
+  readonly filesRemoved: number;
+  /** chunks written in this run */
+  readonly chunks: number;
+  readonly durationMs: number;
+  /** every file in the store after the run, by path */
+  readonly manifest: ReadonlyArray<{ path: string; hash: string }>;
+}
+
+export class DuplicateSourceError extends Error {
+  readonly path: string;
+
+  constructor(path: string) {
+    super(`the sources list ${path} twice`);
+    this.name = 'DuplicateSourceError';
+    this.path = path;
+  }
+}
+
+const DEFAULT_BATCH_SIZE = 8;
+const DEFAULT_HEARTBEAT_MS = 1000;
+
+export async function indexCollection(options: IndexCollectionOptions): Promise<IndexResult> {
+  const started = performance.now();
+  const { store, embedder, signal } = options;
+  if (store.model.dimensions !== embedder.dimensions) {
+    throw new RangeError(`the store holds ${store.model.dimensions}-dimension vectors, the embedder makes ${embedder.dimensions}`);
+  }
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  const recipe = options.recipe ?? DEFAULT_RECIPE;
+  const pulse = new Pulse(options.heartbeat, options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS);
+  const skipped = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
+  const counts = { filesIndexed: 0, filesUnchanged: 0, filesSkipped: 0, chunks: 0 };
+  const report = (phase: IndexProgress['phase'], filesTotal: number, path?: string) =>
+    options.onProgress?.({ phase, filesTotal, filesDone: counts.filesIndexed + counts.filesUnchanged, ...counts, ...(path ? { path } : {}) });
+  const skip = (reason: SkipReason) => {
+    skipped[reason]++;
+    counts.filesSkipped++;
+  };
+
+  // 1. List: hashes and sizes only.
+  const sources = new Map<string, SourceFile>();
+  const skippedPaths = new Set<string>();
+  let listed = 0;
+  for await (const entry of options.files) {
+    signal?.throwIfAborted();
+    if (sources.has(entry.path) || skippedPaths.has(entry.path)) throw new DuplicateSourceError(entry.path);
+    if (isSkipped(entry)) {
+      skippedPaths.add(entry.path);
+      skip(entry.skipped);
+    } else {
+      sources.set(entry.path, entry);
+    }
+    if (++listed % 200 === 0) report('scanning', sources.size);
+    await pulse.maybe();
+  }
+  const paths = [...sources.keys()].sort(byCodeUnits);
+  const total = paths.length;
+
+  // 2. Remove what the collection no longer has (a skipped file is no longer in it either).
+  const stored = new Map(store.manifest().map((f) => [f.path, f.hash]));
+  let filesRemoved = 0;
+  if ((options.mode ?? 'full') === 'full') {
+    const gone = [...stored.keys()].filter((p) => !sources.has(p));
+    report('removing', total);
+    filesRemoved = store.removeFiles(gone);
+  } else {
+    const nowSkipped = [...skippedPaths].filter((p) => stored.has(p));
+    filesRemoved = store.removeFiles(nowSkipped);
+  }
+
+  // 3. Index what changed, one file at a time.
+  for (const path of paths) {
+    signal?.throwIfAborted();
+    const source = sources.get(path) as SourceFile;
+    const before = stored.get(path);
+    if (before === source.hash) {
+      counts.filesUnchanged++;
+      report('indexing', total, path);
+      continue;
+    }
+    let text: string;
+    try {
+      text = await source.read();
+    } catch (e) {
+      if (!(e instanceof SkippedSourceError)) throw e;
+      skip(e.reason);
+      if (before !== undefined) filesRemoved += store.removeFiles([path]);
+      report('indexing', total, path);
+      continue;
+    }
+    // The file may have changed since it was listed: what is indexed is what was read.
+    const hash = hashText(text);
+    if (hash === before) {
+      counts.filesUnchanged++;
+      report('indexing', total, path);
+      continue;
+    }
+    const chunks = await chunkFile(path, text, options.chunkOptions);
+    const texts = chunks.map((chunk) => recipe.text(path, chunk));
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += batchSize) {
+      signal?.throwIfAborted();
+      vectors.push(...(await embedder.embed(texts.slice(i, i + batchSize), 'document')));
+      await pulse.maybe();
+    }
+    signal?.throwIfAborted();
+    if (vectors.length !== chunks.length) throw new Error(`${path}: the embedder returned ${vectors.length} vectors for ${chunks.length} texts`);
+    const records: ChunkRecord[] = chunks.map((chunk, i) => ({ ...chunk, vector: vectors[i] as Float32Array }));
+    store.writeFile({ path, hash, size: Buffer.byteLength(text, 'utf8') }, records);
+    counts.filesIndexed++;
+    counts.chunks += records.length;
+    report('indexing', total, path);
+    await pulse.maybe();
+  }
+
+  report('done', total);
+  return {
+    ...counts,
+    skipped,
+    filesRemoved,
+    durationMs: performance.now() - started,
+    manifest: store.manifest().map(({ path, hash }) => ({ path, hash })),
+  };
+}
+
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -12,7 +12,15 @@ import { dlqTopic } from './topics.ts';
  * after a crash the events since the last commit are delivered again.
  */
 export interface EventHandler {
-  handle(events: readonly DeliveredEvent[]): Promise<void>;
+  handle(events: readonly DeliveredEvent[], context: HandlerContext): Promise<void>;
+}
+
+/** What a long handler needs from the runner: to stay in its group, and to know it should stop. */
+export interface HandlerContext {
+  /** Tells the broker this member is alive; call it every few seconds during long work. */
+  heartbeat(): Promise<void>;
+  /** Aborted when the runner stops: stop between units of work (the events come back after a restart). */
+  signal: AbortSignal;
 }
 
 export interface ConsumerOptions {
@@ -286,7 +294,13 @@ export class ConsumerRunner {
     let delay = this.backoff.initialMs;
     for (let failures = 0; ; ) {
       try {
-        await this.options.handler.handle(events);
+        await this.options.handler.handle(events, {
+          heartbeat: async () => {
+            this.lastActivity = Date.now();
+            await heartbeat();
+          },
+          signal: this.stopping.signal,
+        });
         this.blockedSince = undefined;
         return 'ok';
       } catch (err) {
@@ -331,19 +345,19 @@ export class ConsumerRunner {
 }
 
 /** Adapts a one-event-at-a-time function to the chunked handler interface. */
-export function eachEvent(fn: (event: DeliveredEvent) => Promise<void>): EventHandler {
+export function eachEvent(fn: (event: DeliveredEvent, context: HandlerContext) => Promise<void>): EventHandler {
   return {
-    async handle(events) {
-      for (const e of events) await fn(e);
+    async handle(events, context) {
+      for (const e of events) await fn(e, context);
     },
   };
 }
 
 /** A handler of some event types only, typed by their union; events of other types pass by. */
-export function eachEventOf<E extends Event>(types: readonly E['type'][], fn: (event: DeliveredEvent<E>) => Promise<void>): EventHandler {
+export function eachEventOf<E extends Event>(types: readonly E['type'][], fn: (event: DeliveredEvent<E>, context: HandlerContext) => Promise<void>): EventHandler {
   return {
-    async handle(events) {
-      for (const e of events) if (isEventOf<DeliveredEvent<E>>(e, ...types)) await fn(e);
+    async handle(events, context) {
+      for (const e of events) if (isEventOf<DeliveredEvent<E>>(e, ...types)) await fn(e, context);
     },
   };
 }

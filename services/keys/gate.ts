@@ -1,8 +1,8 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { newEvent } from '../../events/envelope.ts';
-import { clientIp } from '../platform/http/client-ip.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
-import type { KeyIdentity } from './assess.ts';
+import { clientIp } from '../platform/http/client-ip.ts';
+import type { KeyIdentity, QuotaReport } from './assess.ts';
 import type { Metric } from './tiers.ts';
 import { currentPeriod, type UsageIncremented } from './usage.ts';
 import { setRateHeaders } from './validate.route.ts';
@@ -11,48 +11,101 @@ import type { KeyValidator } from './validator.ts';
 export interface GateOptions {
   validator: KeyValidator;
   pricingUrl: string;
-  /** Publishes usage.incremented for each request let through. */
-  publisher: EventPublisher;
+  /** Publishes usage.incremented for each metered request let through. */
+  publisher: Pick<EventPublisher, 'publish'>;
   /** The quota a gated request uses (default one query). */
   metric?: Metric;
   amount?: number;
+  /** Shapes every refusal's body (a service's own error format); default as is. */
+  errorBody?: (body: GateRefusal) => Record<string, unknown>;
+}
+
+export interface GateRefusal {
+  error: string;
+  code?: string;
+  upgrade?: string;
 }
 
 /** What the gate attaches for the handler: res.locals.apiKey. */
 export type GatedLocals = { apiKey: KeyIdentity };
 
+export interface UseRequest {
+  metric: Metric;
+  /** How much of the quota the request would use; 0 checks the key and meters nothing. */
+  amount: number;
+  /** Record the use now (default); false when the work itself records what it really used (indexing). */
+  meter?: boolean;
+}
+
+/** A key let through: who it is, and its quotas as of this request. */
+export interface Admitted {
+  identity: KeyIdentity;
+  usage: QuotaReport;
+}
+
+const KEY_IN_BEARER = /^Bearer\s+(svc_\S+)\s*$/i;
+
 /**
- * Premium servers put this in front of their routes: no X-API-Key -> 401; a key that does not
- * validate -> 403 (429 when it is rate limited); no visionRAG feature -> 403; otherwise the use is
- * recorded and the request goes on with the key's identity. The order is the product's.
+ * The key a request presents: `X-API-Key`, or `Authorization: Bearer svc_…` (browsers' CORS
+ * preflights allow only a few headers, Authorization among them).
  */
-export function keyGate(options: GateOptions): RequestHandler {
-  const metric = options.metric ?? 'queries';
-  const amount = options.amount ?? 1;
-  return async (req, res, next) => {
-    const apiKey = req.get('x-api-key');
-    if (!apiKey) {
-      res.status(401).json({ error: 'missing X-API-Key header' });
-      return;
-    }
-    const { result, rate } = await options.validator.validate(apiKey, { ip: clientIp(req), metric, amount });
+export function presentedKey(req: Request): string | undefined {
+  return req.get('x-api-key') || KEY_IN_BEARER.exec(req.get('authorization') ?? '')?.[1];
+}
+
+/**
+ * Premium servers put this in front of their routes: no key -> 401; a key that does not validate ->
+ * 403 (429 when it is rate limited, 403 USAGE_EXCEEDED when the use would pass the quota); no
+ * visionRAG feature -> 403 "subscription required"; otherwise the use is recorded and the request
+ * goes on with the key's identity. The order is the product's.
+ */
+export class KeyGate {
+  readonly #options: GateOptions;
+
+  constructor(options: GateOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Checks the request's key for this use. Answers the refusal itself and returns null, or returns
+   * the key's identity (also in res.locals.apiKey) once the use is recorded.
+   */
+  async authorize(req: Request, res: Response, use: UseRequest): Promise<Admitted | null> {
+    const refuse = (status: number, body: GateRefusal) => {
+      res.status(status).json(this.#options.errorBody?.(body) ?? body);
+      return null;
+    };
+    const apiKey = presentedKey(req);
+    if (!apiKey) return refuse(401, { error: 'missing API key (X-API-Key header or Authorization: Bearer svc_…)', code: 'UNAUTHORIZED' });
+    const { result, rate } = await this.#options.validator.validate(apiKey, { ip: clientIp(req), metric: use.metric, amount: Math.max(use.amount, 0) });
     setRateHeaders(res, rate);
     if (!result.valid) {
-      res.status(result.code === 'RATE_LIMITED' ? 429 : 403).json({ error: result.error || 'invalid API key', code: result.code, upgrade: options.pricingUrl });
-      return;
+      return refuse(result.code === 'RATE_LIMITED' ? 429 : 403, { error: result.error || 'invalid API key', code: result.code, upgrade: this.#options.pricingUrl });
     }
-    if (!result.features.visionRAG) {
-      res.status(403).json({ error: 'subscription required', upgrade: options.pricingUrl });
-      return;
+    if (!result.features.visionRAG) return refuse(403, { error: 'subscription required', code: 'SUBSCRIPTION_REQUIRED', upgrade: this.#options.pricingUrl });
+    if (use.amount > 0 && use.meter !== false) {
+      // Recorded before the work: a use that cannot be recorded (Kafka down) is not served (503).
+      const usage: UsageIncremented = newEvent(
+        'usage.incremented',
+        { keyHash: result.identity.keyHash, metric: use.metric, amount: use.amount, period: currentPeriod() },
+        { correlationId: (req as { id?: string }).id ?? result.identity.keyHash },
+      );
+      await this.#options.publisher.publish(usage);
     }
-    // Recorded before the work: a use that cannot be recorded (Kafka down) is not served (503).
-    const usage: UsageIncremented = newEvent(
-      'usage.incremented',
-      { keyHash: result.identity.keyHash, metric, amount, period: currentPeriod() },
-      { correlationId: (req as { id?: string }).id ?? result.identity.keyHash },
-    );
-    await options.publisher.publish(usage);
     (res.locals as GatedLocals).apiKey = result.identity;
-    next();
-  };
+    return { identity: result.identity, usage: result.usage };
+  }
+
+
+  /** The gate as middleware, for routes whose use is fixed (GateOptions' metric and amount). */
+  middleware(use: UseRequest = { metric: this.#options.metric ?? 'queries', amount: this.#options.amount ?? 1 }): RequestHandler {
+    return async (req, res, next) => {
+      if (await this.authorize(req, res, use)) next();
+    };
+  }
+}
+
+/** The gate as middleware with one fixed use per request (one query unless told otherwise). */
+export function keyGate(options: GateOptions): RequestHandler {
+  return new KeyGate(options).middleware();
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { TIERS, type Tier } from '../keys/tiers.ts';
 
@@ -86,6 +87,20 @@ const schema = z.object({
   RAG_PORT: port(8084),
   MCP_PORT: port(8085),
   OPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+
+  RAG_ROOTS: z
+    .string()
+    .transform((s) => s.split(':').map((x) => x.trim()).filter((x) => x.length > 0))
+    .pipe(z.array(z.string().regex(/^\//, { error: 'each root must be an absolute path' })).min(1, { error: 'must name at least one absolute path' }))
+    .optional(),
+  RAG_DATA_DIR: z.string().regex(/^\//, { error: 'must be an absolute path' }).optional(),
+  EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
+  EMBEDDING_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  AUTH_URL: url.optional(),
+  RAG_MAX_FILE_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(1_000_000),
+  RAG_PUSH_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 10mb' }).default('10mb'),
+  RAG_PUSH_MAX_FILES: z.coerce.number().int().min(1).max(100_000).default(2000),
+  RAG_QUERY_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   HTTP_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 100kb' }).default('100kb'),
 });
@@ -136,6 +151,21 @@ export interface Config {
   urls: { pricing: string; reactivate: string };
   http: { host: string; bodyLimit: string };
   ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number; ops?: number };
+  rag: {
+    /** Folders a collection's projectPath must resolve inside. */
+    roots: string[];
+    /** Where the embedded index stores (one SQLite file per collection) live: derived data. */
+    dataDir: string;
+    /** A model folder (model.json + files); undefined: the one the install step provisions. */
+    embeddingModelDir: string | undefined;
+    embeddingThreads: number;
+    maxFileBytes: number;
+    pushBodyLimit: string;
+    pushMaxFiles: number;
+    queryCacheEntries: number;
+  };
+  /** The key-validation service the premium faces (RAG, MCP) validate keys against. */
+  authUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -157,7 +187,7 @@ const DEV_DEFAULTS = {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path[0] === undefined ? '(env)' : String(i.path[0])}: ${i.message}`));
   }
   const raw = parsed.data;
   const production = raw.NODE_ENV === 'production';
@@ -222,7 +252,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mcp: raw.MCP_PORT,
       ...(raw.OPS_PORT !== undefined ? { ops: raw.OPS_PORT } : {}),
     },
+    rag: ragConfig(raw, required),
+    authUrl: required('AUTH_URL', raw.AUTH_URL, `http://127.0.0.1:${raw.KEYS_PORT}`),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** Development's folders for the retrieval service, under the working directory's .data/dev. */
+const DEV_DATA = resolve('.data', 'dev');
+
+function ragConfig(raw: Raw, required: <T>(name: string, value: T | undefined, devValue: T) => T): Config['rag'] {
+  return {
+    roots: required('RAG_ROOTS', raw.RAG_ROOTS, [join(DEV_DATA, 'workspace')]),
+    dataDir: required('RAG_DATA_DIR', raw.RAG_DATA_DIR, join(DEV_DATA, 'rag')),
+    embeddingModelDir: raw.EMBEDDING_MODEL_DIR,
+    embeddingThreads: raw.EMBEDDING_THREADS,
+    maxFileBytes: raw.RAG_MAX_FILE_BYTES,
+    pushBodyLimit: raw.RAG_PUSH_BODY_LIMIT,
+    pushMaxFiles: raw.RAG_PUSH_MAX_FILES,
+    queryCacheEntries: raw.RAG_QUERY_CACHE_ENTRIES,
+  };
 }

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { ConsumerRunner, type EventHandler } from '../../events/consumer.ts';
 import { ProjectionApplier, ensureIndexes, projectionGroupId, type Projection } from '../../events/projection.ts';
 import type { Document } from 'mongodb';
-import { createApp } from './http/app.ts';
+import { createApp, type AppOptions } from './http/app.ts';
 import type { Logger } from './logger.ts';
 import type { Runtime } from './runtime.ts';
 import { listen } from './service.ts';
@@ -46,6 +46,8 @@ export async function serveHttp(
     beforeJson?: (app: Express) => void;
     /** The dependencies this face's readiness needs; default all of the runtime's. */
     dependencies?: Runtime['dependencies'];
+    errorBody?: AppOptions['errorBody'];
+    healthRoute?: AppOptions['healthRoute'];
   },
 ) {
   const app = createApp(
@@ -56,6 +58,8 @@ export async function serveHttp(
       health: { ...rt.health, dependencies: options.dependencies ?? rt.dependencies },
       healthDetailsToken: rt.config.secrets.webhookSecret,
       ...(options.beforeJson ? { beforeJson: options.beforeJson } : {}),
+      ...(options.errorBody ? { errorBody: options.errorBody } : {}),
+      ...(options.healthRoute ? { healthRoute: options.healthRoute } : {}),
     },
     options.mount,
   );

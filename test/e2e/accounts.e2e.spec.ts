@@ -259,7 +259,7 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
       const inner = mailHandler(effects, mailer, (e) => owedMail(e, settings), rt.log);
       const again = new ConsumerRunner({
         kafka: rt.kafka, codec: rt.codec, publisher: rt.publisher, log: rt.log, groupId: `mailer-again-${randomUUID()}`,
-        topics: [rt.catalog.topicOf('account.registered')], handler: { handle: async (events) => { await inner.handle(events); seen += events.length; } },
+        topics: [rt.catalog.topicOf('account.registered')], handler: { handle: async (events, context) => { await inner.handle(events, context); seen += events.length; } },
       });
       await again.start();
       try {

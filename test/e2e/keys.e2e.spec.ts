@@ -57,7 +57,8 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
     return { apiKey: res.body.apiKey as string, subscriptionId };
   };
   const validate = (apiKey: string, extra: Record<string, unknown> = {}) => post('/validate', { apiKey, ...extra });
-  const gated = (apiKey?: string) => fetch(`${premium.url}/premium`, { headers: apiKey ? { 'x-api-key': apiKey } : {} });
+  const gated = (apiKey?: string, as: 'x-api-key' | 'bearer' = 'x-api-key') =>
+    fetch(`${premium.url}/premium`, { headers: apiKey ? (as === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-api-key': apiKey }) : {} });
 
   describe('POST /validate', () => {
     it('reports a pro key with unlimited usage and every feature', async () => {
@@ -174,12 +175,19 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       expect(await bad.json()).to.deep.include({ upgrade: PRICING_URL, code: 'NOT_FOUND' });
       const free = await gated((await mint('free')).apiKey);
       expect(free.status).to.equal(403);
-      expect(await free.json()).to.deep.equal({ error: 'subscription required', upgrade: PRICING_URL });
+      expect(await free.json()).to.deep.equal({ error: 'subscription required', code: 'SUBSCRIPTION_REQUIRED', upgrade: PRICING_URL });
       const pro = await mint('pro');
       const ok = await gated(pro.apiKey);
       expect(ok.status).to.equal(200);
       const body = (await ok.json()) as { key: { tier: string; keyHash: string } };
       expect(body.key).to.deep.include({ tier: 'pro', keyHash: hashKey(pro.apiKey) });
+    });
+
+    it('takes the key as Authorization: Bearer svc_… too (what a browser may send), and nothing else as a key', async () => {
+      const pro = await mint('pro');
+      expect((await gated(pro.apiKey, 'bearer')).status).to.equal(200);
+      const notAKey = await fetch(`${premium.url}/premium`, { headers: { authorization: 'Bearer some-jwt-or-other-token' } });
+      expect(notAKey.status).to.equal(401);
     });
 
     it('counts usage after N gated calls', async () => {

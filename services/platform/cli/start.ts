@@ -40,6 +40,13 @@ function printStack(stack: Stack): void {
   if (stack.env.MAILPIT_URL) process.stdout.write(`  mail API ${stack.env.MAILPIT_URL}/api/v1/messages\n`);
 }
 
+/** The retrieval service's folders, inside the data folder (the environment's, when set, win). */
+function ragFolders(dataDir: string): Record<string, string> {
+  const workspace = join(resolve(dataDir), 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  return { RAG_ROOTS: workspace, RAG_DATA_DIR: join(resolve(dataDir), 'rag') };
+}
+
 const DEV_SECRETS = ['JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY'] as const;
 
 /**
@@ -78,7 +85,7 @@ export async function startCommand(options: StartOptions): Promise<number> {
   let clean = true;
   try {
     // The services get 6 of the 10 seconds a Ctrl-C may take; the servers stop in the rest.
-    const env = { SHUTDOWN_GRACE_MS: '6000', ...process.env, ...developmentSecrets(options.dataDir), ...stack.env };
+    const env = { SHUTDOWN_GRACE_MS: '6000', ...ragFolders(options.dataDir), ...process.env, ...developmentSecrets(options.dataDir), ...stack.env };
     const starting = startServices(SERVICES, env);
     const platform = await unlessSignalled(starting, signalled);
     if (platform === 'signal') {
@@ -88,6 +95,7 @@ export async function startCommand(options: StartOptions): Promise<number> {
     printStack(stack);
     process.stdout.write('services:\n');
     printUrls(platform.services);
+    process.stdout.write(`projects the RAG service may index go under ${platform.runtime.config.rag.roots.join(', ')}\n`);
     process.stdout.write('press Ctrl-C to stop\n');
     await signalled;
     process.stderr.write('stopping the services...\n');

@@ -18,6 +18,9 @@ usage:
   svc dlq list                  dead-letter topics: how many messages, how many not re-driven yet
   svc dlq show <topic>          the newest dead letters: why they failed and where from (--limit N, --payload)
   svc dlq redrive <topic>       send dead letters back to the consumer group that failed them, once
+  svc rag index <collection> <path>     index a folder (inside RAG_ROOTS) into a collection, with a progress bar
+  svc rag query <collection> "<text>"   search a collection (--top-k N)
+  svc rag reindex <collection>          rebuild a collection's index from its sources
   svc help                      this text
 
 options:
@@ -34,6 +37,8 @@ async function main(argv: string[]): Promise<number> {
       'stack-ports': { type: 'string' },
       limit: { type: 'string' },
       payload: { type: 'boolean' },
+      customer: { type: 'string' },
+      'top-k': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -57,6 +62,8 @@ async function main(argv: string[]): Promise<number> {
       return topicsCommand();
     case 'replay':
       return replayCommand(rest);
+    case 'rag':
+      return (await import('./rag.ts')).ragCommand(rest, { ...(values.customer !== undefined ? { customer: values.customer } : {}), ...(values['top-k'] !== undefined ? { topK: values['top-k'] } : {}) });
     case 'dlq':
       return (await import('./dlq.ts')).dlqCommand(rest, { ...(values.limit !== undefined ? { limit: values.limit } : {}), ...(values.payload ? { payload: true } : {}) });
     default:
@@ -80,6 +87,9 @@ main(process.argv.slice(2)).then(
     } else if ((err as { code?: string } | null)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       process.stderr.write(`svc: ${(err as Error).message}\n\n${HELP}`);
       process.exitCode = EXIT.usage;
+    } else if ((err as Error | null)?.name === 'IndexHeldError') {
+      process.stderr.write(`svc: ${(err as Error).message}\n`);
+      process.exitCode = EXIT.unavailable;
     } else if (isTransient(err)) {
       process.stderr.write(`svc: a server it needs is unreachable (is the stack running? are KAFKA_BROKERS / MONGODB_URI right?): ${errorMessage(err)}\n`);
       process.exitCode = EXIT.unavailable;

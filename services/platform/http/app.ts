@@ -16,6 +16,16 @@ export interface AppOptions {
   healthDetailsToken?: string;
   /** Routes that need the raw body (signature checks) mount their own parser before the JSON one. */
   beforeJson?: (app: Express) => void;
+  /** A service's own error body around `{error, code}` (the RAG API adds `success: false`); default as is. */
+  errorBody?: (body: ErrorBody) => Record<string, unknown>;
+  /** Replaces the platform's GET /health (a service whose specification fixes its shape). */
+  healthRoute?: (app: Express) => void;
+}
+
+export interface ErrorBody {
+  error: string;
+  code: string;
+  [detail: string]: unknown;
 }
 
 declare module 'express-serve-static-core' {
@@ -38,7 +48,8 @@ export function createApp(options: AppOptions, mount: (app: Express) => void): E
   lazyRequestLogger(app, options);
   app.use(requestContext());
   app.use(metricsMiddleware(options.service));
-  app.get('/health', async (req, res) => {
+  if (options.healthRoute) options.healthRoute(app);
+  else app.get('/health', async (req, res) => {
     const report = await readiness(options.health);
     const presented = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     const trusted = options.healthDetailsToken !== undefined && presented !== undefined && keysEqualConstantTime(presented, options.healthDetailsToken);
@@ -54,10 +65,11 @@ export function createApp(options: AppOptions, mount: (app: Express) => void): E
   options.beforeJson?.(app);
   app.use(express.json({ limit: options.bodyLimit, strict: true, type: ['application/json', 'application/*+json'] }));
   mount(app);
+  const shape = options.errorBody ?? ((body: ErrorBody) => body);
   app.use((req, res) => {
-    res.status(404).json({ error: `no route for ${req.method} ${req.path}`, code: 'NOT_FOUND' });
+    res.status(404).json(shape({ error: `no route for ${req.method} ${req.path}`, code: 'NOT_FOUND' }));
   });
-  app.use(errorHandler(options.log));
+  app.use(errorHandler(options.log, shape));
   return app;
 }
 
@@ -90,32 +102,32 @@ interface BodyParserError {
   status?: number;
 }
 
-function errorHandler(log: Logger): ErrorRequestHandler {
+function errorHandler(log: Logger, shape: (body: ErrorBody) => Record<string, unknown>): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const l = req.log ?? log;
     if (err instanceof HttpError) {
-      res.set(err.headers).status(err.status).json({ error: err.message, code: err.code, ...err.details });
+      res.set(err.headers).status(err.status).json(shape({ error: err.message, code: err.code, ...err.details }));
       return;
     }
     const parserType = (err as BodyParserError | null)?.type;
     if (parserType === 'entity.too.large') {
-      res.status(413).json({ error: 'request body is too large', code: 'PAYLOAD_TOO_LARGE' });
+      res.status(413).json(shape({ error: 'request body is too large', code: 'PAYLOAD_TOO_LARGE' }));
       return;
     }
     if (parserType === 'entity.parse.failed') {
-      res.status(400).json({ error: 'request body is not valid JSON', code: 'MALFORMED_JSON' });
+      res.status(400).json(shape({ error: 'request body is not valid JSON', code: 'MALFORMED_JSON' }));
       return;
     }
     if (parserType === 'encoding.unsupported' || parserType === 'charset.unsupported') {
-      res.status(415).json({ error: 'unsupported body encoding', code: 'UNSUPPORTED_MEDIA_TYPE' });
+      res.status(415).json(shape({ error: 'unsupported body encoding', code: 'UNSUPPORTED_MEDIA_TYPE' }));
       return;
     }
     if (isTransient(err)) {
       l.warn({ err: (err as Error).message }, 'dependency unavailable');
-      res.set('Retry-After', '5').status(503).json({ error: 'a dependency is unavailable; retry shortly', code: 'UNAVAILABLE' });
+      res.set('Retry-After', '5').status(503).json(shape({ error: 'a dependency is unavailable; retry shortly', code: 'UNAVAILABLE' }));
       return;
     }
     l.error({ err }, 'unhandled error');
-    res.status(500).json({ error: 'internal error', code: 'INTERNAL', requestId: req.id });
+    res.status(500).json(shape({ error: 'internal error', code: 'INTERNAL', requestId: req.id }));
   };
 }

@@ -21,7 +21,18 @@ describe('config (unit)', () => {
     } catch (err) {
       expect(err).to.be.instanceOf(ConfigError);
       const names = (err as ConfigError).problems.map((p) => p.split(':')[0]);
-      expect(names).to.have.members(['KAFKA_BROKERS', 'MONGODB_URI', 'SMTP_URL', 'JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY']);
+      expect(names).to.have.members([
+        'KAFKA_BROKERS',
+        'MONGODB_URI',
+        'SMTP_URL',
+        'JWT_SECRET',
+        'WEBHOOK_SECRET',
+        'PAYMENT_WEBHOOK_SECRET',
+        'KEY_ENCRYPTION_KEY',
+        'RAG_ROOTS',
+        'RAG_DATA_DIR',
+        'AUTH_URL',
+      ]);
     }
   });
 
@@ -36,13 +47,19 @@ describe('config (unit)', () => {
       PAYMENT_WEBHOOK_SECRET: 'whsec-0123456789abcdef',
       KEY_ENCRYPTION_KEY: hex,
       PAYMENT_VARIANT_TIERS: '101:pro,202:team',
+      RAG_ROOTS: '/srv/projects:/srv/ci',
+      RAG_DATA_DIR: '/var/lib/svc/rag',
+      AUTH_URL: 'http://svc-keys:8082',
     });
     expect(config.kafka.brokers).to.deep.equal(['k1:9092', 'k2:9092']);
+    expect(config.rag.roots).to.deep.equal(['/srv/projects', '/srv/ci']);
     expect([...config.variantTiers]).to.deep.equal([['101', 'pro'], ['202', 'team']]);
     expect(config.generatedSecrets).to.deep.equal([]);
   });
 
   const bad: [string, string, RegExp][] = [
+    ['RAG_ROOTS', 'relative/path', /RAG_ROOTS: each root must be an absolute path/],
+    ['RAG_DATA_DIR', 'data/rag', /RAG_DATA_DIR: must be an absolute path/],
     ['JWT_SECRET', 'short', /JWT_SECRET: must be at least 32 bytes/],
     ['WEBHOOK_SECRET', 'nothex', /WEBHOOK_SECRET: must be 64 hexadecimal/],
     ['KEY_ENCRYPTION_KEY', 'ab'.repeat(16), /KEY_ENCRYPTION_KEY: must be 64 hexadecimal/],

@@ -1,0 +1,25 @@
+import { newEvent } from '../../../events/envelope.ts';
+import { INVALID_MESSAGES } from '../../keys/assess.ts';
+import type { Metric } from '../../keys/tiers.ts';
+import { currentPeriod, type UsageIncremented } from '../../keys/usage.ts';
+import { ragError, type Caller } from '../caller.ts';
+import type { RagDeps } from './deps.ts';
+
+/** Refuses a use that would pass the caller's monthly quota: 403 USAGE_EXCEEDED, with where to upgrade. */
+export function checkQuota(deps: Pick<RagDeps, 'config'>, caller: Caller, metric: Metric, amount: number): void {
+  const room = caller.usage?.[metric];
+  if (!room || room.limit === -1 || room.used + amount <= room.limit) return;
+  throw ragError(403, 'USAGE_EXCEEDED', INVALID_MESSAGES.USAGE_EXCEEDED, { upgrade: deps.config.urls.pricing });
+}
+
+/**
+ * Checks the quota and records the use (usage.incremented) before the work, as the gate does for
+ * other premium routes: a use that cannot be recorded (Kafka down) is not served. The same for
+ * every face (HTTP, MCP); operators, who have no key, are not metered.
+ */
+export async function meter(deps: Pick<RagDeps, 'config' | 'usagePublisher'>, caller: Caller, metric: Metric, amount: number, correlationId: string): Promise<void> {
+  if (!caller.keyHash || amount <= 0) return;
+  checkQuota(deps, caller, metric, amount);
+  const usage: UsageIncremented = newEvent('usage.incremented', { keyHash: caller.keyHash, metric, amount, period: currentPeriod() }, { correlationId });
+  await deps.usagePublisher.publish(usage);
+}

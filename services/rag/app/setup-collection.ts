@@ -1,0 +1,37 @@
+import { newEvent } from '../../../events/envelope.ts';
+import { publishAndApply } from '../../../events/own-events.ts';
+import { ragError, type Caller } from '../caller.ts';
+import { collectionIdOf, collectionsProjection } from '../collections.projection.ts';
+import type { CollectionConfigured } from '../events.ts';
+import type { SetupInput } from '../input.ts';
+import { PROJECT_PATH_MESSAGES, resolveProjectPath } from '../project-path.ts';
+import type { RagDeps } from './deps.ts';
+
+export interface SetupResult {
+  success: true;
+  message: string;
+  projectPath: string;
+  collectionName: string;
+  vectorDB: string;
+}
+
+/**
+ * POST /api/rag/setup and the `rag_setup` tool: a collection of the caller's, over a project folder
+ * inside RAG_ROOTS. Setting up an existing collection again changes its folder or vector store.
+ */
+export async function setupCollection(deps: RagDeps, caller: Caller, input: SetupInput, correlationId: string): Promise<SetupResult> {
+  if (input.vectorDB !== 'local') {
+    throw ragError(400, 'VECTOR_DB_NOT_CONFIGURED', `vectorDB "${input.vectorDB}" is not configured in this deployment; use "local" (the embedded index)`);
+  }
+  const resolved = await resolveProjectPath(input.projectPath, deps.config.rag.roots);
+  if ('problem' in resolved) throw ragError(400, 'INVALID_PROJECT_PATH', PROJECT_PATH_MESSAGES[resolved.problem]);
+  const projectPath = resolved.path;
+  const collectionId = collectionIdOf(caller.customerId, input.collectionName);
+  const event: CollectionConfigured = newEvent(
+    'rag.collection-configured',
+    { collectionId, customerId: caller.customerId, collectionName: input.collectionName, projectPath, vectorDB: input.vectorDB },
+    { correlationId },
+  );
+  await publishAndApply(deps.publisher, deps.db, collectionsProjection, [event]);
+  return { success: true, message: `collection ${input.collectionName} is set up; index it with POST /api/rag/index`, projectPath, collectionName: input.collectionName, vectorDB: input.vectorDB };
+}

@@ -1,0 +1,18 @@
+import type { QuotaReport } from '../keys/assess.ts';
+import { HttpError } from '../platform/http/errors.ts';
+
+/**
+ * Who asks: the customer a collection belongs to, the key whose quotas the work uses, and those
+ * quotas as the gate saw them on this request (operators have no key and are not metered).
+ */
+export interface Caller {
+  customerId: string;
+  keyHash: string | null;
+  usage?: QuotaReport;
+}
+
+/** The retrieval API's errors: `{success: false, error, code}` with a 4xx (the face adds `success`). */
+export const ragError = (status: number, code: string, message: string, details?: Record<string, unknown>): HttpError =>
+  new HttpError(status, code, message, details ? { details } : {});
+
+export const notFound = (what: string) => ragError(404, 'NOT_FOUND', `${what} not found`);

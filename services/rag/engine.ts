@@ -1,0 +1,89 @@
+import type { Logger } from '../platform/logger.ts';
+import { Parts } from '../platform/parts.ts';
+import type { Runtime } from '../platform/runtime.ts';
+import { startConsumer, startProjection } from '../platform/wiring.ts';
+import type { RagDeps } from './app/deps.ts';
+import { collectionsProjection } from './collections.projection.ts';
+import type { RagFeatures } from './http/rag-health.ts';
+import { indexerHandler } from './indexer.consumer.ts';
+import { jobsProjection } from './jobs.projection.ts';
+import { LocalRetrieval } from './local-retrieval.ts';
+import { PushedSources } from './pushed-sources.ts';
+
+/** The retrieval engine of a process, as its faces (HTTP, MCP) see it. */
+export interface RagEngine {
+  deps: RagDeps;
+  /** What really works in this deployment right now. */
+  features(): RagFeatures;
+}
+
+export interface EngineLease {
+  engine: RagEngine;
+  /** The last face to release it stops the engine. */
+  release(): Promise<void>;
+}
+
+interface Shared {
+  users: number;
+  started: Promise<{ engine: RagEngine; parts: Parts }>;
+}
+
+const engines = new WeakMap<Runtime, Shared>();
+
+/**
+ * The engine behind the retrieval faces: the collections and jobs projections, the indexer and the
+ * embedded index stores. A store file is held by one process alone, so every face a process runs
+ * (rag's HTTP API, the MCP server) shares this one engine; the first face to start it starts it,
+ * the last to stop it stops it.
+ */
+export async function leaseRagEngine(rt: Runtime): Promise<EngineLease> {
+  let shared = engines.get(rt);
+  if (!shared) {
+    shared = { users: 0, started: startEngine(rt, rt.log.child({ service: 'rag-engine' })) };
+    engines.set(rt, shared);
+    shared.started.catch(() => engines.delete(rt));
+  }
+  const { engine, parts } = await shared.started;
+  shared.users++;
+  let released = false;
+  const owner = shared;
+  return {
+    engine,
+    async release() {
+      if (released) return;
+      released = true;
+      if (--owner.users > 0) return;
+      engines.delete(rt);
+      await parts.stopAll((err) => rt.log.error({ err }, 'rag engine: stop failed'));
+    },
+  };
+}
+
+async function startEngine(rt: Runtime, log: Logger): Promise<{ engine: RagEngine; parts: Parts }> {
+  const { config, mongo } = rt;
+  const parts = new Parts();
+  return parts.starting(async () => {
+    parts.add(await startProjection(rt, log, collectionsProjection));
+    parts.add(await startProjection(rt, log, jobsProjection));
+    const pushed = new PushedSources(mongo.db);
+    await pushed.ensureIndexes();
+    const retrieval = new LocalRetrieval({
+      dataDir: config.rag.dataDir,
+      modelDir: config.rag.embeddingModelDir,
+      threads: config.rag.embeddingThreads,
+      maxFileBytes: config.rag.maxFileBytes,
+      cacheEntries: config.rag.queryCacheEntries,
+      log,
+    });
+    parts.onStop(() => retrieval.close());
+    await retrieval.warm();
+    if (!retrieval.status().ready) log.warn({ problem: retrieval.status().problem }, 'retrieval unavailable: /health says degraded');
+    parts.add(await startConsumer(rt, log, { group: 'rag-indexer', eventTypes: ['rag.index-requested'], handler: indexerHandler({ db: mongo.db, publisher: rt.publisher, retrieval, pushed, log }) }));
+    const deps: RagDeps = { db: mongo.db, publisher: rt.publisher, usagePublisher: rt.publisher, config, retrieval, pushed };
+    const features = (): RagFeatures => {
+      const ready = retrieval.status().ready;
+      return { rag: ready, glmVision: false, contextAware: ready, autoGenerate: false };
+    };
+    return { engine: { deps, features }, parts };
+  });
+}

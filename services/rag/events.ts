@@ -1,0 +1,78 @@
+import { defineEvent, type EventDefinition } from '../../events/catalog.ts';
+import type { Event } from '../../events/envelope.ts';
+
+export const RAG_TOPIC = 'rag.events';
+
+export interface CollectionConfiguredData {
+  /** Customer-scoped (collectionIdOf): two customers' collections of one name never meet. */
+  collectionId: string;
+  customerId: string;
+  collectionName: string;
+  /** Absolute, resolved inside RAG_ROOTS; null for a collection fed only by pushed files. */
+  projectPath: string | null;
+  vectorDB: string;
+}
+
+export interface FileRef {
+  path: string;
+  /** sha256 of the content, hex. */
+  hash: string;
+  size: number;
+}
+
+export interface IndexRequestedData {
+  jobId: string;
+  collectionId: string;
+  customerId: string;
+  collectionName: string;
+  source: 'path' | 'files';
+  /** The pushed files (their content waits in rag_sources); empty for a path source. */
+  files: FileRef[];
+  /** The key whose filesIndexed quota the work uses; null when an operator asked. */
+  keyHash: string | null;
+}
+
+export interface IndexStartedData {
+  jobId: string;
+  collectionId: string;
+  attempt: number;
+}
+
+export interface IndexCompletedData {
+  jobId: string;
+  collectionId: string;
+  customerId: string;
+  filesIndexed: number;
+  filesUnchanged: number;
+  filesSkipped: number;
+  filesRemoved: number;
+  /** Chunks in the collection's index after the job. */
+  chunks: number;
+  durationMs: number;
+  /** Every file in the index with its content hash: what the index was built from. */
+  manifest: { path: string; hash: string }[];
+}
+
+export interface IndexFailedData {
+  jobId: string;
+  collectionId: string;
+  customerId: string;
+  error: string;
+  durationMs: number;
+}
+
+export type CollectionConfigured = Event<'rag.collection-configured', CollectionConfiguredData>;
+export type IndexRequested = Event<'rag.index-requested', IndexRequestedData>;
+export type IndexStarted = Event<'rag.index-started', IndexStartedData>;
+export type IndexCompleted = Event<'rag.index-completed', IndexCompletedData>;
+export type IndexFailed = Event<'rag.index-failed', IndexFailedData>;
+
+/** Every event the retrieval context publishes. */
+export type RagEvent = CollectionConfigured | IndexRequested | IndexStarted | IndexCompleted | IndexFailed;
+
+export const RAG_EVENT_TYPES = ['rag.collection-configured', 'rag.index-requested', 'rag.index-started', 'rag.index-completed', 'rag.index-failed'] as const satisfies readonly RagEvent['type'][];
+
+/** One collection's events stay ordered in one partition. */
+export const RAG_EVENTS: readonly EventDefinition[] = RAG_EVENT_TYPES.map((type) =>
+  defineEvent<RagEvent>({ type, topic: RAG_TOPIC, schema: `rag/${type}`, key: (d) => d.collectionId }),
+);

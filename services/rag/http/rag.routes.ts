@@ -1,0 +1,82 @@
+import express, { type Express, type Response } from 'express';
+import type { z } from 'zod';
+import type { Admitted, KeyGate } from '../../keys/gate.ts';
+import { ragError, type Caller } from '../caller.ts';
+import type { RagDeps } from '../app/deps.ts';
+import { indexStatus, jobStatus } from '../app/index-status.ts';
+import { queryCollection } from '../app/query-collection.ts';
+import { requestIndex, waitForJob } from '../app/request-index.ts';
+import { setupCollection } from '../app/setup-collection.ts';
+import { indexInput, queryInput, setupInput } from '../input.ts';
+import { API_PATHS } from './api-paths.ts';
+
+/** How long `wait: true` may hold a request before answering 202 with the job as it stands. */
+const WAIT_LIMIT_MS = 120_000;
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const message = issue?.code === 'invalid_type' && issue.path.length === 0 ? 'request body must be a JSON object' : (issue?.message ?? 'invalid request body');
+  throw ragError(400, 'BAD_REQUEST', message);
+}
+
+const callerOf = ({ identity, usage }: Admitted): Caller => ({ customerId: identity.customerId, keyHash: identity.keyHash, usage });
+
+/** Pushed files are larger than any other request: /api/rag/index reads its body with its own limit. */
+export function mountIndexBody(app: Express, limit: string): void {
+  app.post(API_PATHS.rag.index, express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }));
+}
+
+/**
+ * The retrieval operations over HTTP. Every one goes through the gate first (401, 403, 403
+ * subscription required, 429), then the operation, which checks its quota and records its use
+ * (services/rag/app/meter.ts): a query uses one of `queries`; an index job uses `filesIndexed`, one
+ * per file it really indexes (recorded by the indexer; the request checks room for all it could).
+ */
+export function mountRagRoutes(app: Express, deps: RagDeps, gate: KeyGate): void {
+  app.get('/api', (_req, res) => {
+    res.json(API_PATHS);
+  });
+
+  app.post(API_PATHS.rag.setup, async (req, res) => {
+    const admitted = await gate.authorize(req, res, { metric: 'queries', amount: 0 });
+    if (!admitted) return;
+    res.json(await setupCollection(deps, callerOf(admitted), parse(setupInput, req.body), req.id));
+  });
+
+  app.post(API_PATHS.rag.index, async (req, res) => {
+    const admitted = await gate.authorize(req, res, { metric: 'filesIndexed', amount: 0 });
+    if (!admitted) return;
+    const input = parse(indexInput, req.body);
+    const accepted = await requestIndex(deps, callerOf(admitted), input, req.id);
+    if (!input.wait) {
+      res.status(202).json(accepted);
+      return;
+    }
+    const job = await waitForJob(deps, accepted.jobId, WAIT_LIMIT_MS, abortedWith(res));
+    if (job && (job.status === 'completed' || job.status === 'failed')) res.json({ success: true, ...jobStatus(job) });
+    else res.status(202).json(accepted);
+  });
+
+  app.get(`${API_PATHS.rag.index}/:jobId`, async (req, res) => {
+    const admitted = await gate.authorize(req, res, { metric: 'queries', amount: 0 });
+    if (!admitted) return;
+    res.json({ success: true, ...(await indexStatus(deps, callerOf(admitted), String(req.params.jobId))) });
+  });
+
+  app.post(API_PATHS.rag.query, async (req, res) => {
+    const admitted = await gate.authorize(req, res, { metric: 'queries', amount: 0 });
+    if (!admitted) return;
+    res.json(await queryCollection(deps, callerOf(admitted), parse(queryInput, req.body), req.id));
+  });
+}
+
+/** Aborted when the client goes away before its answer, so a waiting request stops polling for nobody. */
+function abortedWith(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import type { FileRef } from './events.ts';
+
+/**
+ * Files a client pushed for a collection (what a hosted service needs: an IDE or CI sends its
+ * files). They are the collection's sources as much as a project folder is: the index is derived
+ * from them and can be rebuilt from them. One document per collection and path, `_id` unique.
+ */
+interface PushedDocument {
+  _id: string;
+  collectionId: string;
+  path: string;
+  hash: string;
+  size: number;
+  content: string;
+  pushedAt: Date;
+}
+
+export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The collection id is hex, so the first ':' ends it; no NUL separator (PostgreSQL's JSON cannot hold one). */
+const sourceId = (collectionId: string, path: string): string => `${collectionId}:${path}`;
+
+export class PushedSources {
+  readonly #collection: Collection<PushedDocument>;
+
+  constructor(db: Db) {
+    this.#collection = db.collection<PushedDocument>('rag_sources');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.#collection.createIndex({ collectionId: 1 });
+  }
+
+  /** Stores the files (a newer push of a path replaces it) and returns what an index request names. */
+  async put(collectionId: string, files: readonly { path: string; content: string }[]): Promise<FileRef[]> {
+    const refs: FileRef[] = [];
+    const pushedAt = new Date();
+    for (const f of files) {
+      const ref = { path: f.path, hash: sha256(f.content), size: Buffer.byteLength(f.content, 'utf8') };
+      await this.#collection.replaceOne(
+        { _id: sourceId(collectionId, f.path) },
+        { collectionId, path: f.path, hash: ref.hash, size: ref.size, content: f.content, pushedAt },
+        { upsert: true },
+      );
+      refs.push(ref);
+    }
+    return refs;
+  }
+
+  async get(collectionId: string, path: string): Promise<{ path: string; hash: string; content: string } | null> {
+    const doc = await this.#collection.findOne({ _id: sourceId(collectionId, path) });
+    return doc ? { path: doc.path, hash: doc.hash, content: doc.content } : null;
+  }
+
+  /** Every pushed file of a collection, for a rebuild. */
+  async *all(collectionId: string): AsyncIterable<{ path: string; hash: string; content: string }> {
+    for await (const doc of this.#collection.find({ collectionId })) yield { path: doc.path, hash: doc.hash, content: doc.content };
+  }
+
+  async paths(collectionId: string): Promise<Set<string>> {
+    const docs = await this.#collection.find({ collectionId }, { projection: { path: 1 } }).toArray();
+    return new Set(docs.map((d) => d.path));
+  }
+}

@@ -1,0 +1,57 @@
+import type { FileRef } from './events.ts';
+import type { PushedSources } from './pushed-sources.ts';
+
+/** One search result, as POST /api/rag/query answers it. */
+export interface SearchHit {
+  id: string;
+  content: string;
+  score: number;
+  metadata: { file: string; type: string; startLine: number; endLine: number; language: string; symbol?: string };
+}
+
+/** What one indexing job covers. */
+export interface IndexWork {
+  collectionId: string;
+  /**
+   * 'full': the project folder (if any) and every pushed file; the index ends up exactly that, files
+   * gone from both leave it. 'pushed': these pushed files only; nothing else is touched.
+   */
+  mode: 'full' | 'pushed';
+  projectPath: string | null;
+  pushed: PushedSources;
+  /** The pushed files a 'pushed' job names (their content waits in the pushed sources). */
+  files?: readonly FileRef[];
+}
+
+export interface IndexOutcome {
+  filesIndexed: number;
+  filesUnchanged: number;
+  filesSkipped: number;
+  filesRemoved: number;
+  /** Chunks in the collection's index after the job. */
+  chunks: number;
+  /** Every file in the index after the job, with its content hash. */
+  manifest: { path: string; hash: string }[];
+}
+
+export interface IndexHooks {
+  onProgress?: (progress: { filesDone: number; filesTotal: number; chunks: number }) => void;
+  /** Stops between files; the job can be run again and carries on (unchanged files are skipped). */
+  signal?: AbortSignal;
+  /** Called every couple of seconds of long work: the indexer keeps its consumer in the group. */
+  heartbeat?: () => Promise<void>;
+}
+
+/**
+ * The retrieval engine the service and the CLI drive: indexing a collection's sources into its
+ * index, and searching it. The embedded implementation keeps one SQLite file per collection.
+ */
+export interface Retrieval {
+  /** How many files of a project folder would be indexed (the quota a path job would use at most). */
+  countCandidates(projectPath: string): Promise<number>;
+  index(work: IndexWork, hooks?: IndexHooks): Promise<IndexOutcome>;
+  search(collectionId: string, query: string, topK: number): Promise<{ hits: SearchHit[]; cached: boolean }>;
+  /** Forgets a collection's index (a rebuild starts from nothing). */
+  drop(collectionId: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { KeyGate } from '../keys/gate.ts';
+import { RemoteValidator } from '../keys/remote-validator.ts';
+import { Parts } from '../platform/parts.ts';
+import type { ServiceModule } from '../platform/service.ts';
+import { serveHttp } from '../platform/wiring.ts';
+import { leaseRagEngine } from './engine.ts';
+import { cors } from './http/cors.ts';
+import { RagHealth } from './http/rag-health.ts';
+import { mountIndexBody, mountRagRoutes } from './http/rag.routes.ts';
+
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Errors of the retrieval API carry `success: false`, as its specification shows them. */
+export const ragErrorBody = (body: object): Record<string, unknown> => ({ success: false, ...body });
+
+/**
+ * The vision RAG service, part 1: code retrieval. The HTTP face on RAG_PORT (gated) over the
+ * process's retrieval engine (services/rag/engine.ts: projections, indexer, index stores).
+ */
+export const ragService: ServiceModule = {
+  name: 'rag',
+  description: 'vision RAG: code retrieval (POST /api/rag/setup, /index, /query; GET /api/rag/index/{jobId})',
+  async start(rt) {
+    const { config } = rt;
+    const log = rt.log.child({ service: 'rag' });
+    const parts = new Parts();
+    return parts.starting(async () => {
+      const lease = await leaseRagEngine(rt);
+      parts.onStop(() => lease.release());
+      const { deps, features } = lease.engine;
+      const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher, errorBody: ragErrorBody });
+      const health = new RagHealth({ service: 'svc-rag', health: rt.health, version: VERSION, environment: config.env, features });
+      parts.onStop(() => health.stop());
+      const server = await serveHttp(rt, log, {
+        service: 'rag',
+        port: config.ports.rag,
+        healthRoute: health.mount,
+        errorBody: ragErrorBody,
+        beforeJson: (a) => {
+          a.use('/api', cors);
+          mountIndexBody(a, config.rag.pushBodyLimit);
+        },
+        mount: (a) => mountRagRoutes(a, deps, gate),
+      });
+      parts.onStop(() => server.close());
+      return { name: 'rag', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
+    });
+  },
+};

@@ -2,6 +2,7 @@ import { accountsContext } from '../accounts/context.ts';
 import { billingContext } from '../billing/context.ts';
 import { keysContext } from '../keys/context.ts';
 import { mailerContext } from '../mailer/context.ts';
+import { mcpContext } from '../mcp/context.ts';
 import { ragContext } from '../rag/context.ts';
 import type { BoundedContext } from './context.ts';
 
@@ -9,7 +10,7 @@ import type { BoundedContext } from './context.ts';
  * Every bounded context of the platform, in the order their services start: the one place a new
  * context registers (README: adding a context).
  */
-export const CONTEXTS: readonly BoundedContext[] = [accountsContext, keysContext, billingContext, mailerContext, ragContext];
+export const CONTEXTS: readonly BoundedContext[] = [accountsContext, keysContext, billingContext, mailerContext, ragContext, mcpContext];
 
 /** The event catalog: every event type, its topic, schema and aggregate key. */
 export const EVENT_DEFINITIONS = CONTEXTS.flatMap((c) => c.events);

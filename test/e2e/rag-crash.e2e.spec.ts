@@ -1,5 +1,4 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,7 +8,8 @@ import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { EXIT } from '../../services/platform/cli/exit.ts';
 import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
-import { eventually, testEnv, testLogger } from '../support/env.ts';
+import { eventually, testLogger } from '../support/env.ts';
+import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
 const SHARED_SECRET = 'ef'.repeat(32);
@@ -39,25 +39,11 @@ describe('vision RAG: a crash during indexing, and the operators\' CLI (e2e)', f
     mkdirSync(workspace, { recursive: true });
     cpSync(resolve('node_modules/mongodb/src/operations'), join(workspace, 'ops'), { recursive: true });
     cpSync(resolve('test/fixtures/rag-repo'), join(workspace, 'small'), { recursive: true });
-    const ports = { keys: await freePort(), rag: await freePort() };
+    const ports = await retrievalPorts();
     rag = `http://127.0.0.1:${ports.rag}`;
-    env = testEnv(stack, {
-      KEYS_PORT: String(ports.keys),
-      RAG_PORT: String(ports.rag),
-      AUTH_URL: `http://127.0.0.1:${ports.keys}`,
-      WEBHOOK_SECRET: SHARED_SECRET,
-      RAG_ROOTS: workspace,
-      RAG_DATA_DIR: join(dir, 'rag'),
-      KAFKA_SESSION_TIMEOUT_MS: '10000',
-      EMBEDDING_THREADS: '1',
-    });
+    env = retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }, { KAFKA_SESSION_TIMEOUT_MS: '10000', EMBEDDING_THREADS: '1' });
     platform = await startServices([keysService], env, testLogger());
-    const res = await fetch(`http://127.0.0.1:${ports.keys}/generate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${SHARED_SECRET}` },
-      body: JSON.stringify({ customerId: `cus-crash-${randomUUID()}`, email: 'crash@example.test', tier: 'team', subscriptionId: `sub-crash-${randomUUID()}` }),
-    });
-    apiKey = ((await res.json()) as { apiKey: string }).apiKey;
+    apiKey = (await mintKey(`http://127.0.0.1:${ports.keys}`, SHARED_SECRET, 'team', 'crash')).apiKey;
   });
 
   after(async () => {

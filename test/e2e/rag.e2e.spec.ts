@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { newEvent } from '../../events/envelope.ts';
 import { hashKey } from '../../services/keys/key-format.ts';
@@ -10,7 +9,8 @@ import { keysService } from '../../services/keys/service.ts';
 import { currentPeriod } from '../../services/keys/usage.ts';
 import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
 import { ragService } from '../../services/rag/service.ts';
-import { eventually, testEnv, testLogger } from '../support/env.ts';
+import { eventually, testLogger } from '../support/env.ts';
+import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
 const SHARED_SECRET = 'cd'.repeat(32);
@@ -47,32 +47,15 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
     writeFileSync(join(workspace, 'shop', 'generated', 'client.ts'), 'export const x = 1;\n');
     writeFileSync(join(workspace, 'shop', 'bundle.min.js'), 'var a=1;\n');
     writeFileSync(join(workspace, 'shop', 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
-    const ports = { keys: await freePort(), rag: await freePort() };
+    const ports = await retrievalPorts();
     keys = `http://127.0.0.1:${ports.keys}`;
     rag = `http://127.0.0.1:${ports.rag}`;
     platform = await startServices(
       [keysService, ragService],
-      testEnv(stack, {
-        KEYS_PORT: String(ports.keys),
-        RAG_PORT: String(ports.rag),
-        AUTH_URL: keys,
-        WEBHOOK_SECRET: SHARED_SECRET,
-        PRICING_URL,
-        RAG_ROOTS: workspace,
-        RAG_DATA_DIR: join(dir, 'rag'),
-        RAG_PUSH_MAX_FILES: '20',
-        RAG_MAX_FILE_BYTES: '20000',
-      }),
+      retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }, { PRICING_URL, RAG_PUSH_MAX_FILES: '20', RAG_MAX_FILE_BYTES: '20000' }),
       testLogger(),
     );
-    for (const [name, tier] of [['acme', 'pro'], ['globex', 'team'], ['free', 'free'], ['free2', 'free']] as const) {
-      const res = await fetch(`${keys}/generate`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${SHARED_SECRET}` },
-        body: JSON.stringify({ customerId: `cus-${name}-${randomUUID()}`, email: `${name}@example.test`, tier, subscriptionId: `sub-${name}-${randomUUID()}` }),
-      });
-      minted[name] = ((await res.json()) as { apiKey: string }).apiKey;
-    }
+    for (const [name, tier] of [['acme', 'pro'], ['globex', 'team'], ['free', 'free'], ['free2', 'free']] as const) minted[name] = (await mintKey(keys, SHARED_SECRET, tier, name)).apiKey;
   });
 
   after(async () => {
@@ -145,12 +128,7 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
   });
 
   it('403 USAGE_EXCEEDED with upgrade when a use would pass the key\'s monthly quota', async () => {
-    const res = await fetch(`${keys}/generate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${SHARED_SECRET}` },
-      body: JSON.stringify({ customerId: `cus-quota-${randomUUID()}`, email: 'quota@example.test', tier: 'free', subscriptionId: `sub-quota-${randomUUID()}` }),
-    });
-    const apiKey = ((await res.json()) as { apiKey: string }).apiKey;
+    const { apiKey } = await mintKey(keys, SHARED_SECRET, 'free', 'quota');
     await platform.runtime.publisher.publish(newEvent('usage.incremented', { keyHash: hashKey(apiKey), metric: 'queries', amount: 100, period: currentPeriod() }));
     const over = await eventually('the quota used up', async () => {
       const answer = await query(apiKey, 'none', 'anything');

@@ -21,6 +21,7 @@ usage:
   svc rag index <collection> <path>     index a folder (inside RAG_ROOTS) into a collection, with a progress bar
   svc rag query <collection> "<text>"   search a collection (--top-k N)
   svc rag reindex <collection>          rebuild a collection's index from its sources
+  svc mcp --stdio               the MCP tools over stdio for a local assistant (key in SVC_API_KEY; needs the MCP server)
   svc help                      this text
 
 options:
@@ -39,6 +40,7 @@ async function main(argv: string[]): Promise<number> {
       payload: { type: 'boolean' },
       customer: { type: 'string' },
       'top-k': { type: 'string' },
+      stdio: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -64,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
       return replayCommand(rest);
     case 'rag':
       return (await import('./rag.ts')).ragCommand(rest, { ...(values.customer !== undefined ? { customer: values.customer } : {}), ...(values['top-k'] !== undefined ? { topK: values['top-k'] } : {}) });
+    case 'mcp':
+      return (await import('./mcp.ts')).mcpCommand(rest, { stdio: values.stdio === true });
     case 'dlq':
       return (await import('./dlq.ts')).dlqCommand(rest, { ...(values.limit !== undefined ? { limit: values.limit } : {}), ...(values.payload ? { payload: true } : {}) });
     default:

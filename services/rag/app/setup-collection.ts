@@ -3,7 +3,7 @@ import { publishAndApply } from '../../../events/own-events.ts';
 import { ragError, type Caller } from '../caller.ts';
 import { collectionIdOf, collectionsProjection } from '../collections.projection.ts';
 import type { CollectionConfigured } from '../events.ts';
-import type { SetupInput } from '../input.ts';
+import type { SetupInput, VectorDb } from '../input.ts';
 import { PROJECT_PATH_MESSAGES, resolveProjectPath } from '../project-path.ts';
 import type { RagDeps } from './deps.ts';
 
@@ -12,7 +12,7 @@ export interface SetupResult {
   message: string;
   projectPath: string;
   collectionName: string;
-  vectorDB: string;
+  vectorDB: VectorDb;
 }
 
 /**

@@ -1,0 +1,10 @@
+import type { BoundedContext } from '../platform/context.ts';
+import { mcpService } from './service.ts';
+
+/** The MCP face of the vision RAG side: no events or projections of its own (the tools use rag's). */
+export const mcpContext: BoundedContext = {
+  name: 'mcp',
+  events: [],
+  projections: [],
+  services: [mcpService],
+};

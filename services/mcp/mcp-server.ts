@@ -1,0 +1,23 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import { VERSION } from '../rag/service.ts';
+import { INFO_TOOLS } from './tools/info.tools.ts';
+import { RAG_TOOLS } from './tools/rag.tools.ts';
+import type { Tool, ToolContext } from './tools/tool.ts';
+
+/**
+ * Every tool the server lists. Only operations that exist are here: the vision (glm_*) and
+ * integration (integration_*) tools join when their operations do, never as placeholders.
+ */
+export const MCP_TOOLS: readonly Tool[] = [...RAG_TOOLS, ...INFO_TOOLS];
+
+const INSTRUCTIONS =
+  'Code retrieval over your own collections. To search a project: rag_setup (once, over a folder on the server) or push files with rag_index, ' +
+  'then rag_query with a question or an identifier. rag_index re-embeds only what changed. api_info tells your limits and usage.';
+
+/** One server for one caller's request (the gate let the key through on that very request). */
+export function buildMcpServer(ctx: Omit<ToolContext, 'toolNames'>): McpServer {
+  const server = new McpServer({ name: 'svc-mcp', title: 'svc vision RAG', version: VERSION }, { instructions: INSTRUCTIONS });
+  const context: ToolContext = { ...ctx, toolNames: MCP_TOOLS.map((t) => t.name) };
+  for (const tool of MCP_TOOLS) tool.register(server, context);
+  return server;
+}

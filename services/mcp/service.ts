@@ -1,0 +1,60 @@
+import { KeyGate } from '../keys/gate.ts';
+import { RemoteValidator } from '../keys/remote-validator.ts';
+import { Parts } from '../platform/parts.ts';
+import type { ServiceModule } from '../platform/service.ts';
+import { serveHttp } from '../platform/wiring.ts';
+import { leaseRagEngine } from '../rag/engine.ts';
+import { RagHealth } from '../rag/http/rag-health.ts';
+import { VERSION } from '../rag/service.ts';
+import { MCP_PATH, mountMcp } from './http/mcp.routes.ts';
+import { buildMcpServer } from './mcp-server.ts';
+
+/**
+ * The vision RAG operations as MCP tools (Streamable HTTP at /mcp on MCP_PORT), behind the same
+ * key gate as the HTTP API, over the same engine: the tools call the application code the HTTP face
+ * calls, so they publish the same events and use the same quotas.
+ */
+export const mcpService: ServiceModule = {
+  name: 'mcp',
+  description: 'MCP server: the vision RAG operations as tools (Streamable HTTP at /mcp, gated by X-API-Key)',
+  async start(rt) {
+    const { config } = rt;
+    const log = rt.log.child({ service: 'mcp' });
+    const parts = new Parts();
+    return parts.starting(async () => {
+      const lease = await leaseRagEngine(rt);
+      parts.onStop(() => lease.release());
+      const { engine } = lease;
+      const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher });
+      const health = new RagHealth({ service: 'svc-mcp', health: rt.health, version: VERSION, environment: config.env, features: engine.features });
+      parts.onStop(() => health.stop());
+      let mcp: { close(): Promise<void> } | undefined;
+      // Stopped after the server has drained its requests (parts stop newest first).
+      parts.onStop(() => mcp?.close());
+      const server = await serveHttp(rt, log, {
+        service: 'mcp',
+        port: config.ports.mcp,
+        healthRoute: health.mount,
+        beforeJson: (app) => {
+          mcp = mountMcp(app, {
+            gate,
+            bodyLimit: config.rag.pushBodyLimit,
+            log,
+            serverFor: (admitted, correlationId) =>
+              buildMcpServer({
+                engine,
+                caller: { customerId: admitted.identity.customerId, keyHash: admitted.identity.keyHash, usage: admitted.usage },
+                identity: admitted.identity,
+                correlationId,
+                health,
+                log,
+              }),
+          });
+        },
+        mount: () => undefined,
+      });
+      parts.onStop(() => server.close());
+      return { name: 'mcp', url: `${server.url}${MCP_PATH}`, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
+    });
+  },
+};

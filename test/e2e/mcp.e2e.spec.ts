@@ -1,0 +1,323 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { expect } from 'chai';
+import { freePort } from '../../deploy/local/processes.ts';
+import type { StackEnv } from '../../deploy/local/stack.ts';
+import { keysService } from '../../services/keys/service.ts';
+import { mcpService } from '../../services/mcp/service.ts';
+import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { ragService } from '../../services/rag/service.ts';
+import { eventually, testLogger } from '../support/env.ts';
+import { mintKey, retrievalEnv, retrievalPorts, type MintedKey } from '../support/retrieval.ts';
+import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+
+const SHARED_SECRET = 'ef'.repeat(32);
+const PRICING_URL = 'https://svc.example/pricing';
+const FIXTURE = resolve('test/fixtures/rag-repo');
+const TOOLS = ['rag_setup', 'rag_index', 'rag_index_status', 'rag_query', 'health_check', 'api_info'];
+const run = promisify(execFile);
+
+interface ToolAnswer {
+  isError?: boolean;
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+}
+
+/** The MCP server end to end, with the SDK's own client: tools, the gate, metering, isolation, stdio. */
+describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', function () {
+  this.timeout(180_000);
+  let stack: StackEnv;
+  let platform: RunningPlatform;
+  let dir: string;
+  let workspace: string;
+  let keys: string;
+  let rag: string;
+  let mcp: string;
+  const minted: Record<string, MintedKey> = {};
+  const clients: Client[] = [];
+
+  const mint = (tier: 'free' | 'pro' | 'team', name: string): Promise<MintedKey> => mintKey(keys, SHARED_SECRET, tier, name);
+
+  before(async function () {
+    this.timeout(STACK_TIMEOUT_MS);
+    stack = await useStack();
+    dir = mkdtempSync(join(resolve('.data'), `test-${process.pid}-mcp-`));
+    workspace = join(dir, 'workspace');
+    mkdirSync(workspace, { recursive: true });
+    cpSync(FIXTURE, join(workspace, 'shop'), { recursive: true });
+    const ports = await retrievalPorts();
+    keys = `http://127.0.0.1:${ports.keys}`;
+    rag = `http://127.0.0.1:${ports.rag}`;
+    mcp = `http://127.0.0.1:${ports.mcp}/mcp`;
+    platform = await startServices(
+      // The HTTP face and the MCP face in one process over one engine, as `svc start` runs them.
+      [keysService, ragService, mcpService],
+      retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }, { PRICING_URL, RAG_PUSH_MAX_FILES: '20', RAG_MAX_FILE_BYTES: '20000' }),
+      testLogger(),
+    );
+    for (const [name, tier] of [['acme', 'pro'], ['globex', 'team'], ['free', 'free'], ['free2', 'free']] as const) minted[name] = await mint(tier, name);
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
+    await platform?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const connect = async (apiKey: string, options: { modern?: boolean } = {}): Promise<Client> => {
+    const client = new Client({ name: 'mcp-e2e', version: '1.0.0' }, options.modern ? { versionNegotiation: { mode: 'auto' } } : {});
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp), { requestInit: { headers: { 'x-api-key': apiKey } } }));
+    clients.push(client);
+    return client;
+  };
+  const callTool = async (client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> =>
+    (await client.callTool({ name, arguments: args })) as ToolAnswer;
+  const text = (answer: ToolAnswer): string => answer.content.map((c) => c.text ?? '').join('\n');
+  const usage = async (apiKey: string) =>
+    ((await (await fetch(`${keys}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { usage: Record<string, number> }).usage;
+  /** A raw MCP request, to see the gate's HTTP answers before any MCP handling. */
+  const raw = (method: string, headers: Record<string, string> = {}) =>
+    fetch(mcp, {
+      method,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      ...(method === 'POST' ? { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) } : {}),
+    });
+
+  it('lists exactly the tools whose operations exist, with described schemas, in both protocol eras', async () => {
+    for (const modern of [false, true]) {
+      const client = await connect(minted.acme!.apiKey, { modern });
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name), modern ? 'modern era' : 'legacy era').to.deep.equal(TOOLS);
+      for (const tool of tools) {
+        expect(tool.description, tool.name).to.be.a('string').with.length.greaterThan(40);
+        expect(tool.inputSchema.type).to.equal('object');
+        expect(tool.outputSchema?.type, tool.name).to.equal('object');
+        for (const [property, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+          expect((schema as { description?: string }).description, `${tool.name}.${property}`).to.be.a('string').that.is.not.empty;
+        }
+      }
+      const query = tools.find((t) => t.name === 'rag_query')!;
+      expect(query.inputSchema.required).to.have.members(['query', 'collectionName']);
+      expect(query.annotations).to.include({ readOnlyHint: true });
+      expect(client.getInstructions()).to.match(/rag_query/);
+    }
+  });
+
+  it('gates every request before MCP handling: 401, 403 invalid with upgrade, 403 subscription required, 429 with the headers', async () => {
+    for (const method of ['POST', 'GET', 'DELETE']) {
+      const none = await raw(method);
+      expect(none.status, `${method} without a key`).to.equal(401);
+      expect(await none.json()).to.have.property('error').that.is.a('string');
+      const invalid = await raw(method, { 'x-api-key': `svc_${'Z'.repeat(33)}` });
+      expect(invalid.status, `${method} with an unknown key`).to.equal(403);
+      expect(await invalid.json()).to.include({ code: 'NOT_FOUND', upgrade: PRICING_URL });
+      const free = await raw(method, { 'x-api-key': minted.free!.apiKey });
+      expect(free.status, `${method} with a free key`).to.equal(403);
+      expect(await free.json()).to.include({ error: 'subscription required', upgrade: PRICING_URL });
+    }
+    // The key as a bearer token works too; a stateless server answers the 2025 session stream 405.
+    expect((await raw('POST', { authorization: `Bearer ${minted.acme!.apiKey}` })).status).to.equal(200);
+    expect((await raw('GET', { 'x-api-key': minted.acme!.apiKey })).status).to.equal(405);
+
+    let last: Response | undefined;
+    for (let i = 0; i < 61; i++) last = await raw('POST', { 'x-api-key': minted.free2!.apiKey });
+    expect(last!.status).to.equal(429);
+    expect(await last!.json()).to.include({ code: 'RATE_LIMITED' });
+    expect(last!.headers.get('x-ratelimit-limit')).to.equal('60');
+    expect(last!.headers.get('retry-after')).to.match(/^\d+$/);
+  });
+
+  it('calls each tool: sets up, indexes a folder, follows the job, finds the right code, and meters it as the HTTP face does', async () => {
+    const client = await connect(minted.acme!.apiKey);
+    const before = await usage(minted.acme!.apiKey);
+
+    const setup = await callTool(client, 'rag_setup', { projectPath: join(workspace, 'shop'), collectionName: 'shop' });
+    expect(setup.isError, text(setup)).to.not.equal(true);
+    expect(setup.structuredContent).to.include({ success: true, projectPath: join(workspace, 'shop'), collectionName: 'shop', vectorDB: 'local' });
+
+    const index = await callTool(client, 'rag_index', { collectionName: 'shop' });
+    expect(index.structuredContent, text(index)).to.include({ success: true, status: 'completed', collectionName: 'shop', filesUnchanged: 0 });
+    const filesIndexed = Number(index.structuredContent!.filesIndexed);
+    expect(filesIndexed).to.be.greaterThan(2);
+    expect(text(index)).to.match(/completed/);
+
+    const status = await callTool(client, 'rag_index_status', { jobId: index.structuredContent!.jobId });
+    expect(status.structuredContent).to.include({ jobId: index.structuredContent!.jobId, status: 'completed', filesIndexed });
+
+    const answer = await callTool(client, 'rag_query', { query: 'where are failed calls tried again with growing waits', collectionName: 'shop', topK: 5 });
+    const results = answer.structuredContent!.results as { metadata: { file: string; symbol?: string; startLine: number; endLine: number } }[];
+    expect(results).to.have.length(5);
+    expect(results[0]!.metadata.file).to.equal('src/retry.ts');
+    expect(results.find((r) => r.metadata.symbol === 'withBackoff')?.metadata).to.include({ startLine: 20, endLine: 31 });
+    // The text rendering carries the code itself, for clients that hand only text to their model.
+    expect(text(answer)).to.include('src/retry.ts:').and.include('withBackoff');
+
+    // The same collection through the HTTP face: one implementation behind both.
+    const viaHttp = await fetch(`${rag}/api/rag/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': minted.acme!.apiKey },
+      body: JSON.stringify({ query: 'where are failed calls tried again with growing waits', collectionName: 'shop', topK: 5 }),
+    });
+    expect(((await viaHttp.json()) as { results: unknown }).results).to.deep.equal(answer.structuredContent!.results);
+
+    const health = await callTool(client, 'health_check');
+    expect(health.structuredContent).to.include({ status: 'healthy', service: 'svc-mcp', environment: 'test' });
+    expect(health.structuredContent!.features).to.deep.equal({ rag: true, glmVision: false, contextAware: true, autoGenerate: false });
+
+    const counted = await eventually('the tool calls counted in /usage', async () => {
+      const now = await usage(minted.acme!.apiKey);
+      return now.queries === before.queries! + 2 && now.filesIndexed === before.filesIndexed! + filesIndexed ? now : undefined;
+    });
+    const info = await callTool(client, 'api_info');
+    expect(info.structuredContent).to.deep.include({ name: 'svc-mcp', tools: TOOLS });
+    expect(info.structuredContent!.limits).to.include({ pushMaxFiles: 20, maxFileBytes: 20000, topKMax: 50 });
+    const caller = info.structuredContent!.caller as { tier: string; customerId: string; usage: Record<string, { used: number }> };
+    expect(caller).to.include({ tier: 'pro', customerId: minted.acme!.customerId });
+    expect(caller.usage.queries!.used).to.equal(counted.queries);
+  });
+
+  it('indexes pushed files through rag_index and finds them', async () => {
+    const client = await connect(minted.acme!.apiKey, { modern: true });
+    expect((await callTool(client, 'rag_setup', { projectPath: join(workspace, 'shop'), collectionName: 'pushed' })).isError).to.not.equal(true);
+    const files = [{ path: 'lib/greeting.ts', content: '/** Says hello to someone by name. */\nexport function greet(name: string): string {\n  return `hello ${name}`;\n}\n' }];
+    const queued = await callTool(client, 'rag_index', { collectionName: 'pushed', files, wait: false });
+    expect(queued.structuredContent).to.include({ success: true, collectionName: 'pushed' });
+    const done = await eventually('the pushed job completed', async () => {
+      const status = await callTool(client, 'rag_index_status', { jobId: queued.structuredContent!.jobId });
+      return status.structuredContent?.status === 'completed' ? status : undefined;
+    });
+    expect(done.structuredContent).to.include({ filesIndexed: 1 });
+    const answer = await callTool(client, 'rag_query', { query: 'say hello to a person', collectionName: 'pushed' });
+    expect((answer.structuredContent!.results as { metadata: { file: string } }[]).map((r) => r.metadata.file)).to.include('lib/greeting.ts');
+  });
+
+  it('answers bad arguments and refused operations with tool errors that say what is wrong', async () => {
+    const client = await connect(minted.acme!.apiKey);
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['rag_query', { collectionName: 'shop' }, /query is required/],
+      ['rag_query', { query: 'x', collectionName: 'shop', topK: 500 }, /topK is 1-50/],
+      ['rag_query', { query: 'x', collectionName: 'bad name!' }, /collectionName must be/],
+      ['rag_setup', { projectPath: '/etc', collectionName: 'etc' }, /INVALID_PROJECT_PATH/],
+      ['rag_setup', { projectPath: join(workspace, 'shop'), collectionName: 'q', vectorDB: 'qdrant' }, /VECTOR_DB_NOT_CONFIGURED/],
+      ['rag_index', { collectionName: 'shop', files: [{ path: '../escape.ts', content: 'x' }] }, /INVALID_PATH/],
+      ['rag_index', { collectionName: 'never-set-up' }, /collection never-set-up not found/],
+      ['rag_index_status', { jobId: randomUUID() }, /NOT_FOUND/],
+    ];
+    for (const [name, args, message] of cases) {
+      const answer = await callTool(client, name, args);
+      expect(answer.isError, `${name} ${JSON.stringify(args)}`).to.equal(true);
+      expect(text(answer)).to.match(message);
+    }
+    const refused = await callTool(client, 'rag_setup', { projectPath: '/etc', collectionName: 'etc' });
+    expect(refused.structuredContent).to.include({ code: 'INVALID_PROJECT_PATH' });
+    // An unknown tool is the protocol's error, not a crash of the server.
+    const unknown = await client.callTool({ name: 'glm_capture', arguments: { url: 'https://example.com' } }).then(
+      (r) => r as ToolAnswer,
+      (err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }),
+    );
+    expect(unknown.isError).to.equal(true);
+    expect(text(unknown)).to.match(/glm_capture/);
+    expect((await callTool(client, 'health_check')).structuredContent).to.include({ status: 'healthy' });
+  });
+
+  it("keeps collections and jobs to their customer: another customer's are not found", async () => {
+    const acme = await connect(minted.acme!.apiKey);
+    const globex = await connect(minted.globex!.apiKey);
+    expect((await callTool(acme, 'rag_setup', { projectPath: join(workspace, 'shop'), collectionName: 'private' })).isError).to.not.equal(true);
+    const job = await callTool(acme, 'rag_index', { collectionName: 'private' });
+    expect(job.structuredContent).to.include({ status: 'completed' });
+    for (const [name, args] of [
+      ['rag_query', { query: 'retry', collectionName: 'private' }],
+      ['rag_index', { collectionName: 'private' }],
+      ['rag_index_status', { jobId: job.structuredContent!.jobId }],
+    ] as const) {
+      const answer = await callTool(globex, name, args);
+      expect(answer.isError, name).to.equal(true);
+      expect(answer.structuredContent, name).to.include({ code: 'NOT_FOUND' });
+    }
+  });
+
+  it('refuses a key revoked mid-session within a second', async () => {
+    const key = await mint('pro', 'revoked');
+    const client = await connect(key.apiKey);
+    expect((await callTool(client, 'health_check')).isError).to.not.equal(true);
+    const revoke = await fetch(`${keys}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${SHARED_SECRET}` },
+      body: JSON.stringify({ subscriptionId: key.subscriptionId }),
+    });
+    expect(revoke.status).to.equal(200);
+    const refusal = await eventually(
+      'the revoked key refused on the open session',
+      async () => callTool(client, 'health_check').then(() => undefined, (err: SdkHttpError) => err),
+      1000,
+    );
+    expect(refusal).to.be.instanceOf(SdkHttpError);
+    expect(refusal.status).to.equal(403);
+    expect(refusal.message).to.match(/DISABLED/).and.not.include(key.apiKey);
+  });
+
+  describe('svc mcp --stdio', () => {
+    const svc = ['--disable-warning=TimeoutNegativeWarning', 'services/platform/cli/svc.ts', 'mcp', '--stdio'];
+    const bridgeEnv = (apiKey: string): Record<string, string> => ({ PATH: process.env.PATH ?? '', SVC_API_KEY: apiKey, AUTH_URL: keys, MCP_URL: mcp });
+
+    it('serves the same tools over stdio in a child process, one round trip', async () => {
+      const client = new Client({ name: 'mcp-e2e-stdio', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: svc, env: bridgeEnv(minted.acme!.apiKey), stderr: 'pipe' }));
+      clients.push(client);
+      expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(TOOLS);
+      const answer = (await client.callTool({ name: 'rag_query', arguments: { query: 'where are failed calls tried again with growing waits', collectionName: 'shop' } })) as ToolAnswer;
+      expect(answer.isError, text(answer)).to.not.equal(true);
+      expect((answer.structuredContent!.results as { metadata: { file: string } }[])[0]!.metadata.file).to.equal('src/retry.ts');
+      const bad = (await client.callTool({ name: 'rag_query', arguments: { collectionName: 'shop' } })) as ToolAnswer;
+      expect(bad.isError).to.equal(true);
+      await client.close();
+    });
+
+    it('turns a key revoked while the bridge runs into tool errors that say so', async () => {
+      const key = await mint('pro', 'stdio-revoked');
+      const client = new Client({ name: 'mcp-e2e-stdio', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: svc, env: bridgeEnv(key.apiKey), stderr: 'pipe' }));
+      clients.push(client);
+      expect(((await client.callTool({ name: 'health_check', arguments: {} })) as ToolAnswer).isError).to.not.equal(true);
+      await fetch(`${keys}/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${SHARED_SECRET}` },
+        body: JSON.stringify({ subscriptionId: key.subscriptionId }),
+      });
+      const refused = await eventually('the bridge reporting the refusal', async () => {
+        const answer = (await client.callTool({ name: 'health_check', arguments: {} })) as ToolAnswer;
+        return answer.isError ? answer : undefined;
+      }, 2000);
+      expect(text(refused)).to.match(/403/).and.match(/DISABLED/);
+      expect(refused.structuredContent).to.include({ code: 'DISABLED', status: 403 });
+      await client.close();
+    });
+
+    it('says why it cannot start, with an exit code per reason and never the key', async () => {
+      const attempt = async (env: Record<string, string>) =>
+        run(process.execPath, svc, { env, timeout: 30_000 }).then(
+          () => ({ code: 0, stderr: '' }),
+          (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+        );
+      const missing = await attempt({ PATH: process.env.PATH ?? '' });
+      expect(missing).to.deep.include({ code: 78 });
+      expect(missing.stderr).to.match(/SVC_API_KEY is required/);
+      const unknown = await attempt(bridgeEnv(`svc_${'Q'.repeat(33)}`));
+      expect(unknown.code).to.equal(77);
+      expect(unknown.stderr).to.match(/refused/).and.not.include('Q'.repeat(33));
+      const free = await attempt(bridgeEnv(minted.free!.apiKey));
+      expect(free.code).to.equal(77);
+      expect(free.stderr).to.match(/free tier/).and.not.include(minted.free!.apiKey);
+      const down = await attempt({ ...bridgeEnv(minted.acme!.apiKey), AUTH_URL: `http://127.0.0.1:${await freePort()}` });
+      expect(down.code).to.equal(69);
+      expect(down.stderr).to.match(/unreachable/).and.not.include(minted.acme!.apiKey);
+    });
+  });
+});

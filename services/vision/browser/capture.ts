@@ -47,7 +47,7 @@ export interface CaptureResult {
   readonly finalUrl: string;
   /** HTTP status of the main document; null when there was no HTTP response (same-document navigation). */
   readonly status: number | null;
-  /** Serialized HTML (page.content()), cut at maxDomChars. */
+  /** Serialized HTML (doctype + outerHTML, as page.content()), cut at maxDomChars. */
   readonly dom: string;
   /** Playwright's aria snapshot of the page (YAML: role "name" [attributes] per line), cut at maxDomChars. */
   readonly accessibility: string;
@@ -110,9 +110,9 @@ async function captureIn(
   }
   const size = pngSize(shot.png);
   const maxChars = request.maxDomChars ?? 2_000_000;
-  const [title, html, aria, elements] = await Promise.all([
+  const [title, [htmlLength, html], aria, elements] = await Promise.all([
     page.title(),
-    page.content(),
+    serializedDom(page, maxChars),
     page.ariaSnapshot({ timeout: left() }),
     request.elements ? collectElements(page) : Promise.resolve(undefined),
   ]);
@@ -123,16 +123,31 @@ async function captureIn(
     title: title.slice(0, 1000),
     finalUrl: page.url(),
     status: response?.status() ?? null,
-    dom: html.slice(0, maxChars),
+    dom: html,
     accessibility: aria.slice(0, maxChars),
     ...(elements === undefined ? {} : { elements }),
     blockedRequests: [...lease.blocked],
     blockedCount: lease.blockedCount,
     bytesReceived: lease.budget.used,
     pageWeightExceeded: lease.budget.exceeded,
-    truncated: { dom: html.length > maxChars, accessibility: aria.length > maxChars, screenshot: shot.clipped },
+    truncated: { dom: htmlLength > maxChars, accessibility: aria.length > maxChars, screenshot: shot.clipped },
     capturedAt: new Date().toISOString(),
   };
+}
+
+/**
+ * page.content(), cut in the page: a page can build a DOM of hundreds of megabytes for little network,
+ * and only `max` characters of it should cross into this process. Runs in the page's world, so a page
+ * that tampers with outerHTML only spoils its own DOM.
+ */
+async function serializedDom(page: Page, max: number): Promise<[number, string]> {
+  const result: unknown = await page.evaluate(`(() => {
+    const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+    const html = doctype + (document.documentElement ? document.documentElement.outerHTML : '');
+    return [html.length, html.slice(0, ${max})];
+  })()`);
+  const [length, html] = Array.isArray(result) ? result : [];
+  return [typeof length === 'number' ? length : 0, typeof html === 'string' ? html.slice(0, max) : ''];
 }
 
 async function screenshot(page: Page, request: CaptureRequest, maxPixels: number, left: () => number): Promise<{ png: Buffer; clipped: boolean }> {
@@ -168,6 +183,7 @@ function classify(error: unknown, lease: GuardedContext, request: CaptureRequest
     const first = lease.blocked[0];
     return new CaptureError('BLOCKED_URL', `the page or a redirect was refused: ${first?.url} (${first?.reason})`, { cause: error });
   }
+  if (/crash/i.test(message)) return new CaptureError('NAVIGATION_FAILED', 'the page crashed (it may have run out of memory)', { cause: error });
   if (error instanceof errors.TimeoutError) return new CaptureError('TIMEOUT', firstLine(message), { cause: error });
   if (/Unexpected token|is not a valid selector|Failed to parse selector/i.test(message)) {
     return new CaptureError('INVALID_REQUEST', `bad selector: ${firstLine(message)}`, { cause: error });

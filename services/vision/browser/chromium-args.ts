@@ -38,6 +38,9 @@ export const CHROMIUM_ARGS: readonly string[] = [
   // address). Anything that would still resolve a name in the browser (DNS prefetch, a request that
   // somehow missed the proxy) fails instead of reaching an address nobody checked.
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+  // A page's JavaScript heap is capped, so a hostile page crashes its own renderer instead of
+  // taking gigabytes of a machine it shares.
+  '--js-flags=--max-old-space-size=512',
 ];
 
 /**

@@ -67,7 +67,6 @@ describe('Browser pool (integration)', function () {
     expect(error).to.be.instanceOf(CaptureError);
     expect((error as CaptureError).code).to.equal('BROWSER_FAILED');
     site.releaseHeld();
-    await until('held requests to finish', () => site.held() === 0);
     expect((await capture(pool, request('/basic'))).title).to.equal('Vision fixture');
   });
 
@@ -90,7 +89,7 @@ describe('Browser pool (integration)', function () {
 
     // Release the two running; the queued one then runs (and is released in turn).
     site.releaseHeld();
-    await until('the queued capture to reach the site', () => site.held() === 1 || pool.stats.active === 0);
+    await site.whenHeld(1); // the queued one, now running
     site.releaseHeld();
     const results: CaptureResult[] = await Promise.all(running);
     expect(results.map((r) => r.title)).to.deep.equal(['Released', 'Released', 'Released']);

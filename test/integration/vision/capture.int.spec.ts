@@ -155,6 +155,20 @@ describe('Page capture in a real Chromium (integration)', function () {
     expect([full.width, full.height, full.truncated.screenshot]).to.deep.equal([400, 300, false]);
   });
 
+  it('cuts the DOM at maxDomChars, in the page, and says so', async () => {
+    const result = await capture(pool, { ...base(), url: `${site.origin}/basic`, maxDomChars: 100 });
+    expect(result.dom).to.have.length(100).and.match(/^<!DOCTYPE html><html lang="en">/);
+    expect(result.truncated).to.include({ dom: true });
+  });
+
+  it('lets a page that exhausts its memory crash alone (NAVIGATION_FAILED); the browser carries on', async () => {
+    const launches = pool.stats.launches;
+    const error = await expectCode(capture(pool, { ...base(), url: `${site.origin}/oom` }), 'NAVIGATION_FAILED');
+    expect(error.message).to.include('crashed');
+    expect((await capture(pool, { ...base(), url: `${site.origin}/basic` })).title).to.equal('Vision fixture');
+    expect(pool.stats.launches).to.equal(launches);
+  });
+
   it('gives each capture a fresh context: nothing a page stores is seen by the next', async () => {
     const first = await pool.run({ deadline: Date.now() + 20_000, maxBytes: 1_000_000, viewport: { width: 300, height: 200 } }, async ({ context }) => {
       const page = await context.newPage();

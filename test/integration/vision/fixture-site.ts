@@ -59,6 +59,7 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       return res.end(blob);
     }
     if (path === '/tall') return page(res, '<title>Tall</title><body style="margin:0"><div style="height:30000px;background:linear-gradient(red,blue)"></div>');
+    if (path === '/oom') return page(res, '<title>Greedy</title><script>const a = []; for (;;) a.push(new Array(1e6).fill(Math.random()));</script>');
     if (path === '/with-image') return page(res, '<title>Same host</title><img id="same" src="/blob/x" alt="same host">');
     if (path === '/redirect-metadata') {
       res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
@@ -96,7 +97,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     maxHeld: () => maxHeld,
     whenHeld: (n) => (held.size >= n ? Promise.resolve() : new Promise((resolve) => heldWaiters.push({ n, resolve }))),
     releaseHeld() {
-      for (const res of held) page(res, '<title>Released</title><p>released</p>');
+      for (const res of held) {
+        held.delete(res);
+        page(res, '<title>Released</title><p>released</p>');
+      }
     },
     async close() {
       server.closeAllConnections();

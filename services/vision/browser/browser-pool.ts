@@ -5,7 +5,7 @@ import { resolveChromiumPath } from './chromium-path.ts';
 import { openGuardedContext, type GuardedContext } from './guarded-context.ts';
 import { SlotQueue } from './slot-queue.ts';
 import { parseAllowList, SsrfGuard, type AllowList, type Lookup } from './ssrf-guard.ts';
-import { within } from './time-bounds.ts';
+import { within, withTimeout } from './time-bounds.ts';
 
 /**
  * One Chromium process shared by up to `maxConcurrent` captures, each in a context of its own behind
@@ -204,14 +204,14 @@ export class BrowserPool {
 
 /** Asks the browser its own process id (CDP SystemInfo): Playwright's launch() does not expose it. */
 async function browserPid(browser: Browser): Promise<number | undefined> {
-  try {
+  const ask = async () => {
     const session = await browser.newBrowserCDPSession();
     const { processInfo } = await session.send('SystemInfo.getProcessInfo');
     await session.detach().catch(() => undefined);
     return processInfo.find((p) => p.type === 'browser')?.id;
-  } catch {
-    return undefined;
-  }
+  };
+  // Without the pid, close() cannot kill a browser that will not close; everything else still works.
+  return withTimeout(ask(), 5000, 'asking the browser its process id').catch(() => undefined);
 }
 
 /** SIGKILL to the browser's process group; only ever a group this pool started. */

@@ -1,6 +1,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { ByteBudget } from './byte-budget.ts';
 import { targetKey, type ResolvedAddress, type SsrfGuard } from './ssrf-guard.ts';
+import { within } from './time-bounds.ts';
 
 /**
  * The connection layer of the SSRF defence: a SOCKS5 proxy on 127.0.0.1, one per capture, through
@@ -93,8 +94,9 @@ export class SocksProxy {
   }
 
   async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await within(closed, 1000);
   }
 
   #track(socket: Socket): void {

@@ -1,0 +1,217 @@
+import { errors, type Page } from 'playwright-core';
+import type { BrowserPool } from './browser-pool.ts';
+import { CaptureError, isCaptureError } from './capture-error.ts';
+import { collectElements, type ElementBox } from './page-elements.ts';
+import type { BlockedRequest, GuardedContext } from './guarded-context.ts';
+import { pngSize } from './png-size.ts';
+import { urlTarget } from './ssrf-guard.ts';
+
+/**
+ * One capture of a customer's page: screenshot, serialized DOM, aria snapshot and (optionally) the
+ * boxes of its visible landmarks and controls, in a fresh guarded context of the pool. Every step
+ * runs against one deadline (`timeoutMs`, waiting for a browser slot included).
+ */
+
+export type WaitFor = 'load' | 'domcontentloaded' | 'networkidle' | { readonly selector: string };
+
+export interface CaptureRequest {
+  /** http(s) only; checked against the SSRF policy, as is every request the page then makes. */
+  readonly url: string;
+  /** Screenshot only this element (the first match); SELECTOR_NOT_FOUND when there is none visible. */
+  readonly selector?: string;
+  readonly fullPage?: boolean;
+  /** Default 1280×800. */
+  readonly viewport?: { readonly width: number; readonly height: number };
+  /** Default 'load'. */
+  readonly waitFor?: WaitFor;
+  /** Whole capture, queueing included. */
+  readonly timeoutMs: number;
+  /** Page weight: bytes received from the network, after which further requests are refused. */
+  readonly maxBytes: number;
+  /** DOM and aria snapshot are cut at this many characters (default 2 000 000). */
+  readonly maxDomChars?: number;
+  /** A full-page screenshot is clipped to this many pixels; an element larger is TOO_LARGE (default 1280×16384). */
+  readonly maxScreenshotPixels?: number;
+  /** A PNG larger than this is TOO_LARGE (default 25 MB). */
+  readonly maxScreenshotBytes?: number;
+  /** Also return the boxes of visible headings, links, controls, images and landmarks. */
+  readonly elements?: boolean;
+}
+
+export interface CaptureResult {
+  readonly png: Buffer;
+  /** Of the PNG, in pixels (device scale factor 1, so CSS pixels too). */
+  readonly width: number;
+  readonly height: number;
+  readonly title: string;
+  readonly finalUrl: string;
+  /** HTTP status of the main document; null when there was no HTTP response (same-document navigation). */
+  readonly status: number | null;
+  /** Serialized HTML (doctype + outerHTML, as page.content()), cut at maxDomChars. */
+  readonly dom: string;
+  /** Playwright's aria snapshot of the page (YAML: role "name" [attributes] per line), cut at maxDomChars. */
+  readonly accessibility: string;
+  readonly elements?: readonly ElementBox[];
+  /** Requests and connections refused by the SSRF policy or the page-weight limit (first 200). */
+  readonly blockedRequests: readonly BlockedRequest[];
+  readonly blockedCount: number;
+  readonly bytesReceived: number;
+  readonly pageWeightExceeded: boolean;
+  readonly truncated: { readonly dom: boolean; readonly accessibility: boolean; readonly screenshot: boolean };
+  readonly capturedAt: string;
+}
+
+const WAIT_STATES: readonly unknown[] = ['load', 'domcontentloaded', 'networkidle'];
+const DEFAULT_VIEWPORT = { width: 1280, height: 800 } as const;
+const MAX_SIDE = 8192;
+
+export async function capture(pool: BrowserPool, request: CaptureRequest): Promise<CaptureResult> {
+  const started = Date.now();
+  validate(request);
+  // Cheap refusals (file:, javascript:, a private IP literal...) before taking a browser slot; the
+  // complete check, with DNS, is the context's own, on this and every later request.
+  const target = urlTarget(request.url, ['http:', 'https:']);
+  if ('reason' in target) throw new CaptureError('BLOCKED_URL', `${request.url.slice(0, 200)}: ${target.reason}`);
+  const viewport = request.viewport ?? DEFAULT_VIEWPORT;
+  const deadline = started + request.timeoutMs;
+  return pool.run({ deadline, maxBytes: request.maxBytes, viewport }, async (lease) => {
+    const verdict = await lease.guard.checkUrl(request.url, ['http:', 'https:']);
+    if (!verdict.allowed) throw new CaptureError('BLOCKED_URL', `${request.url.slice(0, 200)}: ${verdict.reason}`);
+    const page = await lease.context.newPage();
+    // Pop-ups of the page are not what was asked for, and would compete for the capture's time.
+    lease.context.on('page', (other) => void (other !== page && other.close().catch(() => undefined)));
+    const left = () => {
+      const ms = deadline - Date.now();
+      if (ms <= 0) throw new CaptureError('TIMEOUT', `the capture did not finish within ${request.timeoutMs} ms`);
+      return ms;
+    };
+    try {
+      return await captureIn(page, lease, request, left);
+    } catch (error) {
+      throw classify(error, lease, request);
+    }
+  });
+}
+
+async function captureIn(
+  page: Page,
+  lease: GuardedContext,
+  request: CaptureRequest,
+  left: () => number,
+): Promise<CaptureResult> {
+  const waitFor = request.waitFor ?? 'load';
+  const response = await page.goto(request.url, { waitUntil: typeof waitFor === 'string' ? waitFor : 'load', timeout: left() });
+  if (typeof waitFor !== 'string') await page.waitForSelector(waitFor.selector, { state: 'visible', timeout: left() });
+
+  const maxPixels = request.maxScreenshotPixels ?? 1280 * 16384;
+  const shot = await screenshot(page, request, maxPixels, left);
+  if (shot.png.length > (request.maxScreenshotBytes ?? 25 * 1024 * 1024)) {
+    throw new CaptureError('TOO_LARGE', `the screenshot is ${shot.png.length} bytes, over the limit`);
+  }
+  const size = pngSize(shot.png);
+  const maxChars = request.maxDomChars ?? 2_000_000;
+  const [title, [htmlLength, html], aria, elements] = await Promise.all([
+    page.title(),
+    serializedDom(page, maxChars),
+    page.ariaSnapshot({ timeout: left() }),
+    request.elements ? collectElements(page) : Promise.resolve(undefined),
+  ]);
+  return {
+    png: shot.png,
+    width: size.width,
+    height: size.height,
+    title: title.slice(0, 1000),
+    finalUrl: page.url(),
+    status: response?.status() ?? null,
+    dom: html,
+    accessibility: aria.slice(0, maxChars),
+    ...(elements === undefined ? {} : { elements }),
+    blockedRequests: [...lease.blocked],
+    blockedCount: lease.blockedCount,
+    bytesReceived: lease.budget.used,
+    pageWeightExceeded: lease.budget.exceeded,
+    truncated: { dom: htmlLength > maxChars, accessibility: aria.length > maxChars, screenshot: shot.clipped },
+    capturedAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * page.content(), cut in the page: a page can build a DOM of hundreds of megabytes for little network,
+ * and only `max` characters of it should cross into this process. Runs in the page's world, so a page
+ * that tampers with outerHTML only spoils its own DOM.
+ */
+async function serializedDom(page: Page, max: number): Promise<[number, string]> {
+  const result: unknown = await page.evaluate(`(() => {
+    const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+    const html = doctype + (document.documentElement ? document.documentElement.outerHTML : '');
+    return [html.length, html.slice(0, ${max})];
+  })()`);
+  const [length, html] = Array.isArray(result) ? result : [];
+  return [typeof length === 'number' ? length : 0, typeof html === 'string' ? html.slice(0, max) : ''];
+}
+
+async function screenshot(page: Page, request: CaptureRequest, maxPixels: number, left: () => number): Promise<{ png: Buffer; clipped: boolean }> {
+  const options = { type: 'png', animations: 'disabled', caret: 'hide' } as const;
+  if (request.selector !== undefined) {
+    const element = page.locator(request.selector).first();
+    if ((await page.locator(request.selector).count()) === 0) throw new CaptureError('SELECTOR_NOT_FOUND', `no element matches ${request.selector}`);
+    const box = await element.boundingBox({ timeout: left() });
+    if (box === null || box.width < 1 || box.height < 1) throw new CaptureError('SELECTOR_NOT_FOUND', `${request.selector} is not visible`);
+    if (box.width * box.height > maxPixels) throw new CaptureError('TOO_LARGE', `${request.selector} is ${Math.round(box.width)}×${Math.round(box.height)} pixels, over the limit`);
+    return { png: await element.screenshot({ ...options, timeout: left() }), clipped: false };
+  }
+  if (!request.fullPage) return { png: await page.screenshot({ ...options, timeout: left() }), clipped: false };
+  // The page states its own size; a lie only spoils its own capture, and the clip bounds the memory.
+  const [width, height] = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.scrollHeight]')) as unknown[];
+  const clipWidth = Math.max(1, Math.min(Number(width) || 1, MAX_SIDE));
+  const clipHeight = Math.max(1, Math.min(Number(height) || 1, Math.floor(maxPixels / clipWidth)));
+  const clipped = clipWidth < (Number(width) || 1) || clipHeight < (Number(height) || 1);
+  const png = await page.screenshot({ ...options, fullPage: true, clip: { x: 0, y: 0, width: clipWidth, height: clipHeight }, timeout: left() });
+  return { png, clipped };
+}
+
+function classify(error: unknown, lease: GuardedContext, request: CaptureRequest): CaptureError | unknown {
+  if (isCaptureError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (lease.context.browser()?.isConnected() === false) {
+    return new CaptureError('BROWSER_FAILED', 'the browser crashed or disconnected during the capture', { cause: error });
+  }
+  if (lease.budget.exceeded && /net::ERR_/.test(message)) {
+    return new CaptureError('TOO_LARGE', `the page passed the ${request.maxBytes}-byte page weight limit before it loaded`, { cause: error });
+  }
+  if (/net::ERR_(BLOCKED_BY_CLIENT|SOCKS_CONNECTION_FAILED|TUNNEL_CONNECTION_FAILED|PROXY_CONNECTION_FAILED)/.test(message) && lease.blocked.length > 0) {
+    const first = lease.blocked[0];
+    return new CaptureError('BLOCKED_URL', `the page or a redirect was refused: ${first?.url} (${first?.reason})`, { cause: error });
+  }
+  if (/crash/i.test(message)) return new CaptureError('NAVIGATION_FAILED', 'the page crashed (it may have run out of memory)', { cause: error });
+  if (error instanceof errors.TimeoutError) return new CaptureError('TIMEOUT', firstLine(message), { cause: error });
+  if (/Unexpected token|is not a valid selector|Failed to parse selector/i.test(message)) {
+    return new CaptureError('INVALID_REQUEST', `bad selector: ${firstLine(message)}`, { cause: error });
+  }
+  if (/^page\.goto:|net::ERR_/.test(message)) return new CaptureError('NAVIGATION_FAILED', firstLine(message), { cause: error });
+  return error;
+}
+
+const firstLine = (message: string): string => message.split('\n')[0] ?? message;
+
+function validate(request: CaptureRequest): void {
+  const problem = (what: string) => new CaptureError('INVALID_REQUEST', what);
+  if (typeof request.url !== 'string' || request.url.length === 0 || request.url.length > 8192) throw problem('url must be a string of 1 to 8192 characters');
+  if (!Number.isInteger(request.timeoutMs) || request.timeoutMs < 100 || request.timeoutMs > 300_000) throw problem('timeoutMs must be an integer from 100 to 300000');
+  if (!Number.isInteger(request.maxBytes) || request.maxBytes < 1) throw problem('maxBytes must be a positive integer');
+  const viewport = request.viewport;
+  if (viewport !== undefined) {
+    for (const side of [viewport.width, viewport.height]) {
+      if (!Number.isInteger(side) || side < 16 || side > 4096) throw problem('viewport width and height must be integers from 16 to 4096');
+    }
+  }
+  if (request.selector !== undefined && (typeof request.selector !== 'string' || request.selector.length === 0 || request.selector.length > 1000)) {
+    throw problem('selector must be a string of 1 to 1000 characters');
+  }
+  const waitFor: unknown = request.waitFor;
+  if (waitFor === undefined || WAIT_STATES.includes(waitFor as string)) return;
+  const selector = (waitFor as { selector?: unknown } | null)?.selector;
+  if (typeof selector !== 'string' || selector.length === 0 || selector.length > 1000) {
+    throw problem(`waitFor must be one of ${WAIT_STATES.join(', ')} or { selector }`);
+  }
+}

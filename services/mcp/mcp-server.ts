@@ -1,18 +1,21 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { VERSION } from '../rag/service.ts';
+import { GLM_TOOLS } from './tools/glm.tools.ts';
 import { INFO_TOOLS } from './tools/info.tools.ts';
 import { RAG_TOOLS } from './tools/rag.tools.ts';
 import type { Tool, ToolContext } from './tools/tool.ts';
 
 /**
- * Every tool the server lists. Only operations that exist are here: the vision (glm_*) and
- * integration (integration_*) tools join when their operations do, never as placeholders.
+ * Every tool the server lists. Only operations that exist are here: the integration
+ * (integration_*) tools join when their operations do, never as placeholders.
  */
-export const MCP_TOOLS: readonly Tool[] = [...RAG_TOOLS, ...INFO_TOOLS];
+export const MCP_TOOLS: readonly Tool[] = [...RAG_TOOLS, ...GLM_TOOLS, ...INFO_TOOLS];
 
 const INSTRUCTIONS =
   'Code retrieval over your own collections. To search a project: rag_setup (once, over a folder on the server) or push files with rag_index, ' +
-  'then rag_query with a question or an identifier. rag_index re-embeds only what changed. api_info tells your limits and usage.';
+  'then rag_query with a question or an identifier. rag_index re-embeds only what changed. ' +
+  'Pages: glm_capture takes a screenshot, glm_analyze finds UI, layout, accessibility and visual problems, glm_test runs a suite of checks against baselines. ' +
+  'api_info tells your limits and usage.';
 
 /** One server for one caller's request (the gate let the key through on that very request). */
 export function buildMcpServer(ctx: Omit<ToolContext, 'toolNames'>): McpServer {

@@ -4,7 +4,8 @@ import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp } from '../platform/wiring.ts';
 import { leaseRagEngine } from '../rag/engine.ts';
-import { RagHealth } from '../rag/http/rag-health.ts';
+import { RagHealth, type RagFeatures } from '../rag/http/rag-health.ts';
+import { leaseVisionEngine } from '../vision/engine.ts';
 import { VERSION } from '../rag/service.ts';
 import { MCP_PATH, mountMcp } from './http/mcp.routes.ts';
 import { buildMcpServer } from './mcp-server.ts';
@@ -24,9 +25,13 @@ export const mcpService: ServiceModule = {
     return parts.starting(async () => {
       const lease = await leaseRagEngine(rt);
       parts.onStop(() => lease.release());
-      const { engine } = lease;
+      const engine = lease.value;
+      const visionLease = await leaseVisionEngine(rt);
+      parts.onStop(() => visionLease.release());
+      const vision = visionLease.value;
+      const features = (): RagFeatures => ({ ...engine.features(), glmVision: vision.ready() });
       const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher });
-      const health = new RagHealth({ service: 'svc-mcp', health: rt.health, version: VERSION, environment: config.env, features: engine.features });
+      const health = new RagHealth({ service: 'svc-mcp', health: rt.health, version: VERSION, environment: config.env, features });
       parts.onStop(() => health.stop());
       let mcp: { close(): Promise<void> } | undefined;
       // Stopped after the server has drained its requests (parts stop newest first).
@@ -43,6 +48,7 @@ export const mcpService: ServiceModule = {
             serverFor: (admitted, correlationId) =>
               buildMcpServer({
                 engine,
+                vision,
                 caller: { customerId: admitted.identity.customerId, keyHash: admitted.identity.keyHash, usage: admitted.usage },
                 identity: admitted.identity,
                 correlationId,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseAllowList, type AllowList } from '../vision/browser/ssrf-guard.ts';
 import { TIERS, type Tier } from '../keys/tiers.ts';
 
 /**
@@ -101,6 +102,22 @@ const schema = z.object({
   RAG_PUSH_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 10mb' }).default('10mb'),
   RAG_PUSH_MAX_FILES: z.coerce.number().int().min(1).max(100_000).default(2000),
   RAG_QUERY_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  CHROMIUM_PATH: z.string().regex(/^\//, { error: 'must be an absolute path to a Chromium executable' }).optional(),
+  CAPTURE_ALLOWED_HOSTS: z
+    .string()
+    .transform((csv, ctx) => {
+      try {
+        return parseAllowList(csv);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/^CAPTURE_ALLOWED_HOSTS: /, '') });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+  RAG_PUBLIC_URL: url.optional(),
+  VISION_POOL_SIZE: z.coerce.number().int().min(1).max(16).default(2),
+  CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(30_000),
+  CAPTURE_MAX_BYTES: z.coerce.number().int().min(100_000).max(200_000_000).default(15_000_000),
   HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   HTTP_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 100kb' }).default('100kb'),
 });
@@ -164,6 +181,18 @@ export interface Config {
     pushMaxFiles: number;
     queryCacheEntries: number;
   };
+  vision: {
+    /** undefined: the Chromium deploy/local/chromium/provision.sh unpacked into the cache. */
+    chromiumPath: string | undefined;
+    /** Private hosts captures may reach anyway (tests' fixture sites; an intranet you mean to test). */
+    allowedHosts: AllowList;
+    poolSize: number;
+    captureTimeoutMs: number;
+    /** Page weight: bytes a capture may receive. */
+    captureMaxBytes: number;
+  };
+  /** Where clients reach the RAG service (screenshot URLs are built on it). */
+  publicRagUrl: string;
   /** The key-validation service the premium faces (RAG, MCP) validate keys against. */
   authUrl: string;
 }
@@ -253,10 +282,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(raw.OPS_PORT !== undefined ? { ops: raw.OPS_PORT } : {}),
     },
     rag: ragConfig(raw, required),
+    vision: visionConfig(raw),
+    publicRagUrl: (raw.RAG_PUBLIC_URL ?? `http://localhost:${raw.RAG_PORT}`).replace(/\/$/, ''),
     authUrl: required('AUTH_URL', raw.AUTH_URL, `http://127.0.0.1:${raw.KEYS_PORT}`),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function visionConfig(raw: Raw): Config['vision'] {
+  return {
+    chromiumPath: raw.CHROMIUM_PATH,
+    allowedHosts: raw.CAPTURE_ALLOWED_HOSTS ?? [],
+    poolSize: raw.VISION_POOL_SIZE,
+    captureTimeoutMs: raw.CAPTURE_TIMEOUT_MS,
+    captureMaxBytes: raw.CAPTURE_MAX_BYTES,
+  };
 }
 
 /** Development's folders for the retrieval service, under the working directory's .data/dev. */

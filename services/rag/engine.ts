@@ -1,5 +1,6 @@
 import type { Logger } from '../platform/logger.ts';
 import { Parts } from '../platform/parts.ts';
+import { sharedPerRuntime, type Lease } from '../platform/shared-per-runtime.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { startConsumer, startProjection } from '../platform/wiring.ts';
 import type { RagDeps } from './app/deps.ts';
@@ -17,47 +18,16 @@ export interface RagEngine {
   features(): RagFeatures;
 }
 
-export interface EngineLease {
-  engine: RagEngine;
-  /** The last face to release it stops the engine. */
-  release(): Promise<void>;
-}
-
-interface Shared {
-  users: number;
-  started: Promise<{ engine: RagEngine; parts: Parts }>;
-}
-
-const engines = new WeakMap<Runtime, Shared>();
-
 /**
  * The engine behind the retrieval faces: the collections and jobs projections, the indexer and the
  * embedded index stores. A store file is held by one process alone, so every face a process runs
  * (rag's HTTP API, the MCP server) shares this one engine; the first face to start it starts it,
  * the last to stop it stops it.
  */
-export async function leaseRagEngine(rt: Runtime): Promise<EngineLease> {
-  let shared = engines.get(rt);
-  if (!shared) {
-    shared = { users: 0, started: startEngine(rt, rt.log.child({ service: 'rag-engine' })) };
-    engines.set(rt, shared);
-    shared.started.catch(() => engines.delete(rt));
-  }
-  const { engine, parts } = await shared.started;
-  shared.users++;
-  let released = false;
-  const owner = shared;
-  return {
-    engine,
-    async release() {
-      if (released) return;
-      released = true;
-      if (--owner.users > 0) return;
-      engines.delete(rt);
-      await parts.stopAll((err) => rt.log.error({ err }, 'rag engine: stop failed'));
-    },
-  };
-}
+export const leaseRagEngine: (rt: Runtime) => Promise<Lease<RagEngine>> = sharedPerRuntime(async (rt) => {
+  const { engine, parts } = await startEngine(rt, rt.log.child({ service: 'rag-engine' }));
+  return { value: engine, stop: () => parts.stopAll((err) => rt.log.error({ err }, 'rag engine: stop failed')) };
+});
 
 async function startEngine(rt: Runtime, log: Logger): Promise<{ engine: RagEngine; parts: Parts }> {
   const { config, mongo } = rt;

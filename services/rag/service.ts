@@ -6,7 +6,9 @@ import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp } from '../platform/wiring.ts';
 import { leaseRagEngine } from './engine.ts';
 import { cors } from './http/cors.ts';
-import { RagHealth } from './http/rag-health.ts';
+import { RagHealth, type RagFeatures } from './http/rag-health.ts';
+import { leaseVisionEngine } from '../vision/engine.ts';
+import { mountGlmRoutes } from '../vision/http/glm.routes.ts';
 import { mountIndexBody, mountRagRoutes } from './http/rag.routes.ts';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -20,7 +22,7 @@ export const ragErrorBody = (body: object): Record<string, unknown> => ({ succes
  */
 export const ragService: ServiceModule = {
   name: 'rag',
-  description: 'vision RAG: code retrieval (POST /api/rag/setup, /index, /query; GET /api/rag/index/{jobId})',
+  description: 'vision RAG: code retrieval (/api/rag/setup, /index, /query) and page capture, analysis and visual tests (/api/glm/capture, /analyze, /test)',
   async start(rt) {
     const { config } = rt;
     const log = rt.log.child({ service: 'rag' });
@@ -28,7 +30,10 @@ export const ragService: ServiceModule = {
     return parts.starting(async () => {
       const lease = await leaseRagEngine(rt);
       parts.onStop(() => lease.release());
-      const { deps, features } = lease.engine;
+      const vision = await leaseVisionEngine(rt);
+      parts.onStop(() => vision.release());
+      const { deps } = lease.value;
+      const features = (): RagFeatures => ({ ...lease.value.features(), glmVision: vision.value.ready() });
       const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher, errorBody: ragErrorBody });
       const health = new RagHealth({ service: 'svc-rag', health: rt.health, version: VERSION, environment: config.env, features });
       parts.onStop(() => health.stop());
@@ -41,7 +46,10 @@ export const ragService: ServiceModule = {
           a.use('/api', cors);
           mountIndexBody(a, config.rag.pushBodyLimit);
         },
-        mount: (a) => mountRagRoutes(a, deps, gate),
+        mount: (a) => {
+          mountRagRoutes(a, deps, gate);
+          mountGlmRoutes(a, vision.value.deps, gate);
+        },
       });
       parts.onStop(() => server.close());
       return { name: 'rag', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };

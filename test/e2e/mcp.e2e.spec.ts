@@ -19,7 +19,7 @@ import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 const SHARED_SECRET = 'ef'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
 const FIXTURE = resolve('test/fixtures/rag-repo');
-const TOOLS = ['rag_setup', 'rag_index', 'rag_index_status', 'rag_query', 'health_check', 'api_info'];
+const TOOLS = ['rag_setup', 'rag_index', 'rag_index_status', 'rag_query', 'glm_capture', 'glm_analyze', 'glm_test', 'health_check', 'api_info'];
 const run = promisify(execFile);
 
 interface ToolAnswer {
@@ -168,7 +168,7 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
 
     const health = await callTool(client, 'health_check');
     expect(health.structuredContent).to.include({ status: 'healthy', service: 'svc-mcp', environment: 'test' });
-    expect(health.structuredContent!.features).to.deep.equal({ rag: true, glmVision: false, contextAware: true, autoGenerate: false });
+    expect(health.structuredContent!.features).to.deep.equal({ rag: true, glmVision: true, contextAware: true, autoGenerate: false });
 
     const counted = await eventually('the tool calls counted in /usage', async () => {
       const now = await usage(minted.acme!.apiKey);
@@ -216,13 +216,17 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     }
     const refused = await callTool(client, 'rag_setup', { projectPath: '/etc', collectionName: 'etc' });
     expect(refused.structuredContent).to.include({ code: 'INVALID_PROJECT_PATH' });
+    // A page at a private address is refused by the capture's address policy, as a tool error.
+    const privateUrl = await callTool(client, 'glm_capture', { url: 'http://169.254.169.254/latest/meta-data/' });
+    expect(privateUrl.isError).to.equal(true);
+    expect(privateUrl.structuredContent).to.include({ code: 'BLOCKED_URL' });
     // An unknown tool is the protocol's error, not a crash of the server.
-    const unknown = await client.callTool({ name: 'glm_capture', arguments: { url: 'https://example.com' } }).then(
+    const unknown = await client.callTool({ name: 'integration_validate', arguments: { component: 'x' } }).then(
       (r) => r as ToolAnswer,
       (err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }),
     );
     expect(unknown.isError).to.equal(true);
-    expect(text(unknown)).to.match(/glm_capture/);
+    expect(text(unknown)).to.match(/integration_validate/);
     expect((await callTool(client, 'health_check')).structuredContent).to.include({ status: 'healthy' });
   });
 

@@ -7,10 +7,12 @@ import { HttpError } from '../../platform/http/errors.ts';
 import type { Caller } from '../../rag/caller.ts';
 import type { RagEngine } from '../../rag/engine.ts';
 import type { RagHealth } from '../../rag/http/rag-health.ts';
+import type { VisionEngine } from '../../vision/engine.ts';
 
 /** What a tool call runs with: the caller the gate let through on this HTTP request, and the engine. */
 export interface ToolContext {
   engine: RagEngine;
+  vision: VisionEngine;
   caller: Caller;
   identity: KeyIdentity;
   /** The HTTP request's id: the correlation id of every event the call publishes. */

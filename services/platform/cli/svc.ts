@@ -21,6 +21,8 @@ usage:
   svc rag index <collection> <path>     index a folder (inside RAG_ROOTS) into a collection, with a progress bar
   svc rag query <collection> "<text>"   search a collection (--top-k N)
   svc rag reindex <collection>          rebuild a collection's index from its sources
+  svc vision capture <url>      capture a page (stored like the service's; PNG to --out, --full-page)
+  svc vision test <suite.json>  run a visual test suite ({url, testSuite}); exit 1 when a check fails
   svc mcp --stdio               the MCP tools over stdio for a local assistant (key in SVC_API_KEY; needs the MCP server)
   svc help                      this text
 
@@ -41,6 +43,8 @@ async function main(argv: string[]): Promise<number> {
       customer: { type: 'string' },
       'top-k': { type: 'string' },
       stdio: { type: 'boolean' },
+      out: { type: 'string' },
+      'full-page': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -66,6 +70,12 @@ async function main(argv: string[]): Promise<number> {
       return replayCommand(rest);
     case 'rag':
       return (await import('./rag.ts')).ragCommand(rest, { ...(values.customer !== undefined ? { customer: values.customer } : {}), ...(values['top-k'] !== undefined ? { topK: values['top-k'] } : {}) });
+    case 'vision':
+      return (await import('./vision.ts')).visionCommand(rest, {
+        ...(values.customer !== undefined ? { customer: values.customer } : {}),
+        ...(values.out !== undefined ? { out: values.out } : {}),
+        ...(values['full-page'] ? { fullPage: true } : {}),
+      });
     case 'mcp':
       return (await import('./mcp.ts')).mcpCommand(rest, { stdio: values.stdio === true });
     case 'dlq':

@@ -5,8 +5,13 @@ import { currentPeriod, type UsageIncremented } from '../../keys/usage.ts';
 import { ragError, type Caller } from '../caller.ts';
 import type { RagDeps } from './deps.ts';
 
+/** What metering reads of a face's dependencies (the retrieval and the vision operations both meter). */
+export interface MeterDeps {
+  config: { urls: { pricing: string } };
+}
+
 /** Refuses a use that would pass the caller's monthly quota: 403 USAGE_EXCEEDED, with where to upgrade. */
-export function checkQuota(deps: Pick<RagDeps, 'config'>, caller: Caller, metric: Metric, amount: number): void {
+export function checkQuota(deps: MeterDeps, caller: Caller, metric: Metric, amount: number): void {
   const room = caller.usage?.[metric];
   if (!room || room.limit === -1 || room.used + amount <= room.limit) return;
   throw ragError(403, 'USAGE_EXCEEDED', INVALID_MESSAGES.USAGE_EXCEEDED, { upgrade: deps.config.urls.pricing });
@@ -17,7 +22,7 @@ export function checkQuota(deps: Pick<RagDeps, 'config'>, caller: Caller, metric
  * other premium routes: a use that cannot be recorded (Kafka down) is not served. The same for
  * every face (HTTP, MCP); operators, who have no key, are not metered.
  */
-export async function meter(deps: Pick<RagDeps, 'config' | 'usagePublisher'>, caller: Caller, metric: Metric, amount: number, correlationId: string): Promise<void> {
+export async function meter(deps: MeterDeps & Pick<RagDeps, 'usagePublisher'>, caller: Caller, metric: Metric, amount: number, correlationId: string): Promise<void> {
   if (!caller.keyHash || amount <= 0) return;
   checkQuota(deps, caller, metric, amount);
   const usage: UsageIncremented = newEvent('usage.incremented', { keyHash: caller.keyHash, metric, amount, period: currentPeriod() }, { correlationId });

@@ -1,7 +1,5 @@
 import express, { type Express, type Response } from 'express';
-import type { z } from 'zod';
-import type { Admitted, KeyGate } from '../../keys/gate.ts';
-import { ragError, type Caller } from '../caller.ts';
+import type { KeyGate } from '../../keys/gate.ts';
 import type { RagDeps } from '../app/deps.ts';
 import { indexStatus, jobStatus } from '../app/index-status.ts';
 import { queryCollection } from '../app/query-collection.ts';
@@ -9,19 +7,10 @@ import { requestIndex, waitForJob } from '../app/request-index.ts';
 import { setupCollection } from '../app/setup-collection.ts';
 import { indexInput, queryInput, setupInput } from '../input.ts';
 import { API_PATHS } from './api-paths.ts';
+import { callerOf, parse } from './gated-request.ts';
 
 /** How long `wait: true` may hold a request before answering 202 with the job as it stands. */
 const WAIT_LIMIT_MS = 120_000;
-
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const message = issue?.code === 'invalid_type' && issue.path.length === 0 ? 'request body must be a JSON object' : (issue?.message ?? 'invalid request body');
-  throw ragError(400, 'BAD_REQUEST', message);
-}
-
-const callerOf = ({ identity, usage }: Admitted): Caller => ({ customerId: identity.customerId, keyHash: identity.keyHash, usage });
 
 /** Pushed files are larger than any other request: /api/rag/index reads its body with its own limit. */
 export function mountIndexBody(app: Express, limit: string): void {

@@ -38,6 +38,12 @@ export interface CaptureRequest {
   readonly elements?: boolean;
 }
 
+/**
+ * Runs in the capture's page after the screenshot, before the context closes: what the analyses
+ * need from the live page (axe, element facts, probes of a test suite), against the same deadline.
+ */
+export type PageInspector<T> = (page: Page, left: () => number) => Promise<T>;
+
 export interface CaptureResult {
   readonly png: Buffer;
   /** Of the PNG, in pixels (device scale factor 1, so CSS pixels too). */
@@ -65,7 +71,9 @@ const WAIT_STATES: readonly unknown[] = ['load', 'domcontentloaded', 'networkidl
 const DEFAULT_VIEWPORT = { width: 1280, height: 800 } as const;
 const MAX_SIDE = 8192;
 
-export async function capture(pool: BrowserPool, request: CaptureRequest): Promise<CaptureResult> {
+export async function capture(pool: BrowserPool, request: CaptureRequest): Promise<CaptureResult>;
+export async function capture<T>(pool: BrowserPool, request: CaptureRequest, inspect: PageInspector<T>): Promise<CaptureResult & { readonly inspection: T }>;
+export async function capture<T>(pool: BrowserPool, request: CaptureRequest, inspect?: PageInspector<T>): Promise<CaptureResult & { readonly inspection?: T }> {
   const started = Date.now();
   validate(request);
   // Cheap refusals (file:, javascript:, a private IP literal...) before taking a browser slot; the
@@ -86,7 +94,9 @@ export async function capture(pool: BrowserPool, request: CaptureRequest): Promi
       return ms;
     };
     try {
-      return await captureIn(page, lease, request, left);
+      const result = await captureIn(page, lease, request, left);
+      if (!inspect) return result;
+      return { ...result, inspection: await inspect(page, left) };
     } catch (error) {
       throw classify(error, lease, request);
     }

@@ -54,6 +54,15 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     if (path === '/basic') return page(res, fixture('basic.html'));
     if (path === '/leaky') return page(res, fixture('leaky.html'));
     if (path === '/heavy') return page(res, fixture('heavy.html'));
+    // The analyses' pages; /analysis/clean-changed is clean.html with its heading changed, for visual diffs.
+    if (path === '/analysis/defects') return page(res, fixture('analysis/defects.html'));
+    if (path === '/analysis/clean') return page(res, fixture('analysis/clean.html'));
+    if (path === '/analysis/clean-csp') {
+      // No script of any origin may run: axe must still get in (page.evaluate is not subject to CSP).
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" });
+      return res.end(fixture('analysis/clean.html'));
+    }
+    if (path === '/analysis/clean-changed') return page(res, fixture('analysis/clean.html').replace('<h1>Account settings</h1>', '<h1>Account preferences and billing</h1>'));
     if (path.startsWith('/blob/')) {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': blob.length, 'cache-control': 'no-store' });
       return res.end(blob);

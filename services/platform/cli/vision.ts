@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Caller } from '../../rag/caller.ts';
+import { capturePage } from '../../vision/app/capture-page.ts';
+import { runTestSuite } from '../../vision/app/run-test-suite.ts';
+import { BrowserPool } from '../../vision/browser/browser-pool.ts';
+import { resolveChromiumPath } from '../../vision/browser/chromium-path.ts';
+import { visionDeps } from '../../vision/engine.ts';
+import { captureInput, testInput } from '../../vision/input.ts';
+import { loadConfig } from '../config.ts';
+import { HttpError } from '../http/errors.ts';
+import { createLogger } from '../logger.ts';
+import { createRuntime } from '../runtime.ts';
+import { EXIT, UsageError } from './exit.ts';
+
+export const VISION_USAGE = `svc vision capture <url>      capture a page: stored like the service's, the PNG also written to --out (default ./<id>.png)
+svc vision test <suite.json>  run a test suite: the file holds the body of POST /api/glm/test, {url, testSuite}
+options: --customer <id> (default: operator), whose screenshots and baselines they are; --full-page`;
+
+export interface VisionCommandOptions {
+  customer?: string;
+  out?: string;
+  fullPage?: boolean;
+}
+
+/**
+ * Operators' vision commands: the service's operations run in this process, with a browser of its
+ * own, recorded in the log like the service's; they print what the HTTP API answers. A test run
+ * with a failed check exits 1.
+ */
+export async function visionCommand(args: readonly string[], options: VisionCommandOptions): Promise<number> {
+  const [action, target, ...extra] = args;
+  if (!action || !['capture', 'test'].includes(action) || !target || extra.length > 0) throw new UsageError(`usage:\n${VISION_USAGE}`);
+  const caller: Caller = { customerId: options.customer ?? 'operator', keyHash: null };
+  const input = action === 'capture' ? parseInput(captureInput, { url: target, fullPage: options.fullPage === true }, 'url') : parseInput(testInput, readSuite(target), target);
+
+  const config = loadConfig();
+  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const pool = new BrowserPool({ executablePath: config.vision.chromiumPath ?? resolveChromiumPath(), allowList: config.vision.allowedHosts, maxConcurrent: 1 });
+  const rt = await createRuntime(config, log);
+  const deps = visionDeps(rt, pool);
+  const correlationId = `cli-${randomUUID()}`;
+  try {
+    if (action === 'capture') {
+      const shot = await capturePage(deps, caller, captureInput.parse(input), correlationId);
+      const out = resolve(options.out ?? `${shot.answer.screenshotId}.png`);
+      writeFileSync(out, shot.png);
+      process.stdout.write(`${JSON.stringify({ ...shot.answer, file: out }, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const run = await runTestSuite(deps, caller, testInput.parse(input), correlationId);
+    process.stdout.write(`${JSON.stringify(run, null, 2)}\n`);
+    return run.failed === 0 ? EXIT.ok : EXIT.failure;
+  } catch (err) {
+    if (err instanceof HttpError && err.status < 500) {
+      process.stderr.write(`svc vision: ${err.message} (${err.code})\n`);
+      return err.status === 404 ? EXIT.failure : EXIT.usage;
+    }
+    if (err instanceof HttpError) {
+      process.stderr.write(`svc vision: ${err.message} (${err.code})\n`);
+      return EXIT.unavailable;
+    }
+    throw err;
+  } finally {
+    await pool.close();
+    await rt.close();
+  }
+}
+
+function readSuite(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new UsageError(`${file} is not JSON`);
+  }
+}
+
+function parseInput<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string; path: PropertyKey[] }[] } } }, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new UsageError(`${what}: ${issue?.path.length ? `${issue.path.join('.')}: ` : ''}${issue?.message ?? 'invalid'}`);
+}

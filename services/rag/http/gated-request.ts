@@ -1,0 +1,15 @@
+import type { z } from 'zod';
+import type { Admitted } from '../../keys/gate.ts';
+import { ragError, type Caller } from '../caller.ts';
+
+/** A request body as typed input, or 400 with the first problem in words. */
+export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const message = issue?.code === 'invalid_type' && issue.path.length === 0 ? 'request body must be a JSON object' : (issue?.message ?? 'invalid request body');
+  throw ragError(400, 'BAD_REQUEST', message);
+}
+
+/** Who a gated request acts for: the key's customer, its hash and its quotas as the gate saw them. */
+export const callerOf = ({ identity, usage }: Admitted): Caller => ({ customerId: identity.customerId, keyHash: identity.keyHash, usage });

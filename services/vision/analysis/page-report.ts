@@ -1,0 +1,41 @@
+import type { Page } from 'playwright-core';
+import { runAxe } from './axe.ts';
+import { CAPS, pageScript } from './page-script.ts';
+import { parsePageFacts } from './report-schema.ts';
+import type { ElementProbe, PageReport } from './types.ts';
+
+export type { ElementProbe, PageReport } from './types.ts';
+export { parsePageReport } from './report-schema.ts';
+
+/**
+ * The `PageInspector` of the analyses: everything they need from the live page, gathered right
+ * after the screenshot (so the facts describe the picture) in two scripts: one DOM pass and axe.
+ *
+ *   const shot = await capture(pool, request, (page, left) => inspectPage(page, left, { probes }));
+ *   analyze('layout', { report: shot.inspection, png: shot.png });
+ */
+
+export interface InspectOptions {
+  /** Element checks of a test suite, answered in the report's `probes`. */
+  probes?: readonly ElementProbe[];
+}
+
+// Left for the capture to close its context after axe gives up.
+const MARGIN_MS = 500;
+
+export async function inspectPage(page: Page, left: () => number, options: InspectOptions = {}): Promise<PageReport> {
+  const probes = (options.probes ?? []).slice(0, CAPS.probes).map((p) => String(p.selector).slice(0, 1000));
+  const raw: unknown = await within(page.evaluate(pageScript(probes)), left(), 'the page inspection');
+  const facts = parsePageFacts(raw);
+  const axe = await runAxe(page, Math.max(1, left() - MARGIN_MS));
+  return { version: 1, ...facts, axe };
+}
+
+async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

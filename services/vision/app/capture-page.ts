@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { newEvent } from '../../../events/envelope.ts';
+import { publishAndApply } from '../../../events/own-events.ts';
+import type { Caller } from '../../rag/caller.ts';
+import { inspectPage, type ElementProbe, type PageReport } from '../analysis/page-report.ts';
+import { capture } from '../browser/capture.ts';
+import type { VisionDeps } from '../engine.ts';
+import type { CaptureSource, ScreenshotCaptured } from '../events.ts';
+import type { CaptureInput } from '../input.ts';
+import { screenshotsProjection } from '../screenshots.projection.ts';
+import { captureFailure } from './capture-errors.ts';
+
+export interface CaptureAnswer {
+  success: true;
+  screenshotId: string;
+  screenshotUrl: string;
+  width: number;
+  height: number;
+  title: string;
+  finalUrl: string;
+  capturedAt: string;
+  /** Requests the SSRF policy or the page weight limit refused while the page loaded. */
+  blockedRequests: number;
+}
+
+/** A capture as the operations that go on with it see it: the answer, and the bytes in hand. */
+export interface CapturedPage {
+  answer: CaptureAnswer;
+  png: Buffer;
+  report: PageReport;
+}
+
+export const screenshotPath = (screenshotId: string): string => `/api/glm/screenshots/${screenshotId}`;
+
+/**
+ * POST /api/glm/capture and the `glm_capture` tool (and the first step of analyze-by-url and of a
+ * test): loads the page in a guarded browser context, takes the screenshot, and records at the same
+ * moment its DOM and the page report the analyses read. The bytes go to the blob store first, then
+ * glm.screenshot-captured names them: an event never points at bytes that were not stored.
+ */
+export async function capturePage(
+  deps: VisionDeps,
+  caller: Caller,
+  input: CaptureInput,
+  correlationId: string,
+  options: { source?: CaptureSource; probes?: ElementProbe[] } = {},
+): Promise<CapturedPage> {
+  const { vision } = deps.config;
+  let shot;
+  try {
+    shot = await capture(
+      deps.pool,
+      {
+        url: input.url,
+        ...(input.selector !== undefined ? { selector: input.selector } : {}),
+        fullPage: input.fullPage,
+        ...(input.viewport ? { viewport: input.viewport } : {}),
+        ...(input.waitFor !== undefined ? { waitFor: input.waitFor } : {}),
+        timeoutMs: vision.captureTimeoutMs,
+        maxBytes: vision.captureMaxBytes,
+      },
+      (page, left) => inspectPage(page, left, options.probes ? { probes: options.probes } : {}),
+    );
+  } catch (err) {
+    throw captureFailure(err);
+  }
+  const { customerId } = caller;
+  const [png, dom, report] = await Promise.all([
+    deps.blobs.put(shot.png, { customerId, kind: 'png', contentType: 'image/png' }),
+    deps.blobs.put(Buffer.from(shot.dom, 'utf8'), { customerId, kind: 'dom', contentType: 'text/html; charset=utf-8' }),
+    deps.blobs.put(Buffer.from(JSON.stringify(shot.inspection), 'utf8'), { customerId, kind: 'report', contentType: 'application/json' }),
+  ]);
+  const screenshotId = randomUUID();
+  const event: ScreenshotCaptured = newEvent(
+    'glm.screenshot-captured',
+    {
+      screenshotId,
+      customerId,
+      keyHash: caller.keyHash,
+      url: input.url,
+      finalUrl: shot.finalUrl.slice(0, 8192),
+      title: shot.title,
+      width: shot.width,
+      height: shot.height,
+      fullPage: input.fullPage,
+      selector: input.selector ?? null,
+      viewport: input.viewport ?? { width: 1280, height: 800 },
+      httpStatus: shot.status,
+      blobs: { png, dom, report },
+      pngBytes: shot.png.length,
+      blockedCount: shot.blockedCount,
+      source: options.source ?? 'capture',
+    },
+    { correlationId },
+  );
+  await publishAndApply(deps.publisher, deps.db, screenshotsProjection, [event]);
+  return {
+    answer: {
+      success: true,
+      screenshotId,
+      screenshotUrl: `${deps.config.publicRagUrl}${screenshotPath(screenshotId)}`,
+      width: shot.width,
+      height: shot.height,
+      title: shot.title,
+      finalUrl: shot.finalUrl,
+      capturedAt: event.metadata.occurredAt.toISOString(),
+      blockedRequests: shot.blockedCount,
+    },
+    png: shot.png,
+    report: shot.inspection,
+  };
+}

@@ -1,0 +1,63 @@
+import type { Express, Response } from 'express';
+import type { KeyGate } from '../../keys/gate.ts';
+import { API_PATHS } from '../../rag/http/api-paths.ts';
+import { callerOf, parse } from '../../rag/http/gated-request.ts';
+import { acceptBaselines } from '../app/accept-baselines.ts';
+import { analyzeScreenshot } from '../app/analyze-screenshot.ts';
+import { capturePage } from '../app/capture-page.ts';
+import { diffPng, screenshotPng } from '../app/read-image.ts';
+import { runTestSuite } from '../app/run-test-suite.ts';
+import type { VisionDeps } from '../engine.ts';
+import { analyzeInput, captureInput, testInput } from '../input.ts';
+
+const sendPng = (res: Response, png: Buffer) => {
+  // A customer's own screenshot: never in a shared cache.
+  res.set({ 'Content-Type': 'image/png', 'Cache-Control': 'private, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).send(png);
+};
+
+/**
+ * The vision operations over HTTP, behind the same gate as retrieval (401, 403, 403 subscription
+ * required, 429). Analyses and test runs use `screenshotsAnalyzed` (services/vision/app); a capture
+ * and reading an image back use none.
+ */
+export function mountGlmRoutes(app: Express, deps: VisionDeps, gate: KeyGate): void {
+  // The gate checks key, subscription and rate; the operations check the screenshotsAnalyzed quota
+  // themselves (a free key must hear "subscription required", not that its quota of 0 is used up).
+  const admit = (req: Parameters<KeyGate['authorize']>[0], res: Response) => gate.authorize(req, res, { metric: 'queries', amount: 0 });
+
+  app.post(API_PATHS.glm.capture, async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    res.json((await capturePage(deps, callerOf(admitted), parse(captureInput, req.body), req.id)).answer);
+  });
+
+  app.post(API_PATHS.glm.analyze, async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    res.json(await analyzeScreenshot(deps, callerOf(admitted), parse(analyzeInput, req.body), req.id));
+  });
+
+  app.post(API_PATHS.glm.test, async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    res.json(await runTestSuite(deps, callerOf(admitted), parse(testInput, req.body), req.id));
+  });
+
+  app.post('/api/glm/baselines/:suite/accept', async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    res.json(await acceptBaselines(deps, callerOf(admitted), String(req.params.suite), req.id));
+  });
+
+  app.get('/api/glm/screenshots/:id', async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    sendPng(res, await screenshotPng(deps, callerOf(admitted), String(req.params.id)));
+  });
+
+  app.get('/api/glm/diffs/:id', async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    sendPng(res, await diffPng(deps, callerOf(admitted), String(req.params.id)));
+  });
+}

@@ -4,7 +4,7 @@ import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp } from '../platform/wiring.ts';
 import { leaseRagEngine } from '../rag/engine.ts';
-import { RagHealth, type RagFeatures } from '../rag/http/rag-health.ts';
+import { featuresOf, RagHealth } from '../rag/http/rag-health.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { VERSION } from '../rag/service.ts';
 import { MCP_PATH, mountMcp } from './http/mcp.routes.ts';
@@ -29,7 +29,7 @@ export const mcpService: ServiceModule = {
       const visionLease = await leaseVisionEngine(rt);
       parts.onStop(() => visionLease.release());
       const vision = visionLease.value;
-      const features = (): RagFeatures => ({ ...engine.features(), glmVision: vision.ready() });
+      const features = featuresOf(engine, vision);
       const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher });
       const health = new RagHealth({ service: 'svc-mcp', health: rt.health, version: VERSION, environment: config.env, features });
       parts.onStop(() => health.stop());

@@ -5,7 +5,6 @@ import type { Runtime } from '../platform/runtime.ts';
 import { startConsumer, startProjection } from '../platform/wiring.ts';
 import type { RagDeps } from './app/deps.ts';
 import { collectionsProjection } from './collections.projection.ts';
-import type { RagFeatures } from './http/rag-health.ts';
 import { indexerHandler } from './indexer.consumer.ts';
 import { jobsProjection } from './jobs.projection.ts';
 import { LocalRetrieval } from './local-retrieval.ts';
@@ -14,8 +13,8 @@ import { PushedSources } from './pushed-sources.ts';
 /** The retrieval engine of a process, as its faces (HTTP, MCP) see it. */
 export interface RagEngine {
   deps: RagDeps;
-  /** What really works in this deployment right now. */
-  features(): RagFeatures;
+  /** Retrieval works here right now (the embedding model loaded). */
+  retrievalReady(): boolean;
 }
 
 /**
@@ -50,10 +49,6 @@ async function startEngine(rt: Runtime, log: Logger): Promise<{ engine: RagEngin
     if (!retrieval.status().ready) log.warn({ problem: retrieval.status().problem }, 'retrieval unavailable: /health says degraded');
     parts.add(await startConsumer(rt, log, { group: 'rag-indexer', eventTypes: ['rag.index-requested'], handler: indexerHandler({ db: mongo.db, publisher: rt.publisher, retrieval, pushed, log }) }));
     const deps: RagDeps = { db: mongo.db, publisher: rt.publisher, usagePublisher: rt.publisher, config, retrieval, pushed };
-    const features = (): RagFeatures => {
-      const ready = retrieval.status().ready;
-      return { rag: ready, glmVision: false, contextAware: ready, autoGenerate: false };
-    };
-    return { engine: { deps, features }, parts };
+    return { engine: { deps, retrievalReady: () => retrieval.status().ready }, parts };
   });
 }

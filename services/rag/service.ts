@@ -6,7 +6,7 @@ import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp } from '../platform/wiring.ts';
 import { leaseRagEngine } from './engine.ts';
 import { cors } from './http/cors.ts';
-import { RagHealth, type RagFeatures } from './http/rag-health.ts';
+import { featuresOf, RagHealth } from './http/rag-health.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { mountGlmRoutes } from '../vision/http/glm.routes.ts';
 import { mountIndexBody, mountRagRoutes } from './http/rag.routes.ts';
@@ -33,7 +33,7 @@ export const ragService: ServiceModule = {
       const vision = await leaseVisionEngine(rt);
       parts.onStop(() => vision.release());
       const { deps } = lease.value;
-      const features = (): RagFeatures => ({ ...lease.value.features(), glmVision: vision.value.ready() });
+      const features = featuresOf(lease.value, vision.value);
       const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher, errorBody: ragErrorBody });
       const health = new RagHealth({ service: 'svc-rag', health: rt.health, version: VERSION, environment: config.env, features });
       parts.onStop(() => health.stop());

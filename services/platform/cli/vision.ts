@@ -8,6 +8,7 @@ import { BrowserPool } from '../../vision/browser/browser-pool.ts';
 import { resolveChromiumPath } from '../../vision/browser/chromium-path.ts';
 import { visionDeps } from '../../vision/engine.ts';
 import { captureInput, testInput } from '../../vision/input.ts';
+import { parse } from '../../rag/http/gated-request.ts';
 import { loadConfig } from '../config.ts';
 import { HttpError } from '../http/errors.ts';
 import { createLogger } from '../logger.ts';
@@ -33,7 +34,12 @@ export async function visionCommand(args: readonly string[], options: VisionComm
   const [action, target, ...extra] = args;
   if (!action || !['capture', 'test'].includes(action) || !target || extra.length > 0) throw new UsageError(`usage:\n${VISION_USAGE}`);
   const caller: Caller = { customerId: options.customer ?? 'operator', keyHash: null };
-  const input = action === 'capture' ? parseInput(captureInput, { url: target, fullPage: options.fullPage === true }, 'url') : parseInput(testInput, readSuite(target), target);
+  // Checked before anything connects: a bad argument is a usage error, said at once.
+  const input = asUsageError(() =>
+    action === 'capture'
+      ? { action: 'capture' as const, capture: parse(captureInput, { url: target, fullPage: options.fullPage === true }) }
+      : { action: 'test' as const, test: parse(testInput, readSuite(target)) },
+  );
 
   const config = loadConfig();
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
@@ -42,14 +48,14 @@ export async function visionCommand(args: readonly string[], options: VisionComm
   const deps = visionDeps(rt, pool);
   const correlationId = `cli-${randomUUID()}`;
   try {
-    if (action === 'capture') {
-      const shot = await capturePage(deps, caller, captureInput.parse(input), correlationId);
+    if (input.action === 'capture') {
+      const shot = await capturePage(deps, caller, input.capture, correlationId);
       const out = resolve(options.out ?? `${shot.answer.screenshotId}.png`);
       writeFileSync(out, shot.png);
       process.stdout.write(`${JSON.stringify({ ...shot.answer, file: out }, null, 2)}\n`);
       return EXIT.ok;
     }
-    const run = await runTestSuite(deps, caller, testInput.parse(input), correlationId);
+    const run = await runTestSuite(deps, caller, input.test, correlationId);
     process.stdout.write(`${JSON.stringify(run, null, 2)}\n`);
     return run.failed === 0 ? EXIT.ok : EXIT.failure;
   } catch (err) {
@@ -82,9 +88,12 @@ function readSuite(file: string): unknown {
   }
 }
 
-function parseInput<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string; path: PropertyKey[] }[] } } }, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new UsageError(`${what}: ${issue?.path.length ? `${issue.path.join('.')}: ` : ''}${issue?.message ?? 'invalid'}`);
+/** The HTTP face's body check (`parse`: 400 with the first problem) as the CLI's usage error. */
+function asUsageError<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 400) throw new UsageError(err.message);
+    throw err;
+  }
 }

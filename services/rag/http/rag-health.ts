@@ -8,6 +8,18 @@ export interface RagFeatures {
   autoGenerate: boolean;
 }
 
+/**
+ * What works in this deployment, asked at each answer: retrieval (its model loaded; answers then come
+ * from the customer's own code, hence contextAware) and vision (a browser is installed). Nothing
+ * generates code yet (part 3).
+ */
+export const featuresOf =
+  (rag: { retrievalReady(): boolean }, vision: { ready(): boolean }) =>
+  (): RagFeatures => {
+    const retrieval = rag.retrievalReady();
+    return { rag: retrieval, glmVision: vision.ready(), contextAware: retrieval, autoGenerate: false };
+  };
+
 export interface RagHealthOptions {
   /** Named in every answer (`svc-rag`, `svc-mcp`). */
   service: string;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NAME_MAX_LENGTH, cleanName, containsLink } from './display-name.ts';
 
 /** Request bodies of the account service, validated into typed input (pure). */
 
@@ -25,9 +26,14 @@ export const signupInput = z.object({
   password,
   name: z
     .string({ error: 'name is required' })
-    .trim()
-    .min(1, { error: 'name is required' })
-    .max(100, { error: 'name must be at most 100 characters' }),
+    .transform(cleanName)
+    .pipe(
+      z
+        .string()
+        .min(1, { error: 'name is required' })
+        .max(NAME_MAX_LENGTH, { error: `name must be at most ${NAME_MAX_LENGTH} characters` })
+        .refine((n) => !containsLink(n), { error: 'name must not contain a link, a domain name or an e-mail address' }),
+    ),
 });
 
 export const loginInput = z.object({

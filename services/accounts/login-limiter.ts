@@ -1,9 +1,15 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { HttpError } from '../platform/http/errors.ts';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { consumeOrLimit } from './rate-limited.ts';
+
+const MESSAGE = 'too many login attempts; retry later';
 
 /**
- * Brute-force protection for login: every attempt counts against the client IP; failures count
- * against the e-mail and a success clears them.
+ * Brute-force protection for login: every attempt counts against the client's address bucket
+ * (ipLimitKey) and against the e-mail; a success gives the e-mail its attempts back.
+ *
+ * The e-mail's attempt is taken before the password is checked, not counted after a failure:
+ * counted after, every one of many concurrent guesses passes the check while the hashes run, and
+ * 30 parallel guesses all reached bcrypt past a limit of 10.
  */
 export class LoginLimiter {
   private readonly perIp: RateLimiterMemory;
@@ -14,32 +20,13 @@ export class LoginLimiter {
     this.perEmail = new RateLimiterMemory({ keyPrefix: 'login-email', points: limits.failuresPerEmailPer15Min, duration: 15 * 60 });
   }
 
-  async attempt(ip: string, email: string): Promise<void> {
-    await this.guard(() => this.perIp.consume(ip));
-    const state = await this.perEmail.get(email);
-    if (state && state.remainingPoints <= 0) throw tooMany(state.msBeforeNext);
-  }
-
-  async failed(email: string): Promise<void> {
-    await this.perEmail.consume(email).catch(() => undefined);
+  /** Reserves one attempt for the address and the e-mail, or throws a 429. */
+  async attempt(ipKey: string, email: string): Promise<void> {
+    await consumeOrLimit(this.perIp, ipKey, MESSAGE);
+    await consumeOrLimit(this.perEmail, email, MESSAGE);
   }
 
   async succeeded(email: string): Promise<void> {
     await this.perEmail.delete(email);
   }
-
-  private async guard(consume: () => Promise<unknown>): Promise<void> {
-    try {
-      await consume();
-    } catch (err) {
-      if (err instanceof RateLimiterRes) throw tooMany(err.msBeforeNext);
-      throw err;
-    }
-  }
-}
-
-function tooMany(msBeforeNext: number): HttpError {
-  return new HttpError(429, 'RATE_LIMITED', 'too many login attempts; retry later', {
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) },
-  });
 }

@@ -1,13 +1,16 @@
-import type { Express, Request } from 'express';
+import type { Express } from 'express';
 import type { Db } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
 import { applyEvents } from '../../events/projection.ts';
 import type { Config } from '../platform/config.ts';
+import { clientIpKey } from '../platform/http/client-ip.ts';
 import { HttpError, badRequest, conflict, unauthorized, unavailable } from '../platform/http/errors.ts';
+import { noStore } from '../platform/http/no-store.ts';
 import type { AccountRecord, AccountStore } from './account-store.ts';
 import { firstProblem, loginInput, signupInput } from './credentials-input.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import type { Passwords } from './password.ts';
+import type { SignupLimiter } from './signup-limiter.ts';
 import { bearer, issueToken, verifyToken } from './tokens.ts';
 import { getUser, usersProjection, type User } from './users.projection.ts';
 
@@ -17,6 +20,7 @@ export interface AccountDeps {
   store: AccountStore;
   passwords: Passwords;
   limiter: LoginLimiter;
+  signups: SignupLimiter;
 }
 
 const publicUser = (u: Pick<User, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier });
@@ -24,13 +28,14 @@ const publicUser = (u: Pick<User, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u
 const WWW_AUTHENTICATE = (error: string) => ({ 'WWW-Authenticate': `Bearer realm="svc", error="${error}"` });
 
 export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
-  const { config, db, store, passwords, limiter } = deps;
+  const { config, db, store, passwords, limiter, signups } = deps;
   const secret = config.secrets.jwtSecret;
 
-  app.post('/auth/signup', async (req, res) => {
+  app.post('/auth/signup', noStore, async (req, res) => {
     const parsed = signupInput.safeParse(req.body);
     if (!parsed.success) throw badRequest(firstProblem(parsed.error));
     const { email, password, name } = parsed.data;
+    await signups.admit(clientIpKey(req));
     const existing = await store.findByEmail(email);
     if (existing) {
       // A retry of a sign-up whose answer was lost (its publish failed with a 503, or the process
@@ -57,23 +62,20 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     res.status(201).json({ token: issueToken(secret, user), user: publicUser(user) });
   });
 
-  app.post('/auth/login', async (req, res) => {
+  app.post('/auth/login', noStore, async (req, res) => {
     const parsed = loginInput.safeParse(req.body);
     if (!parsed.success) throw badRequest(firstProblem(parsed.error));
     const { email, password } = parsed.data;
-    await limiter.attempt(clientIp(req), email);
+    await limiter.attempt(clientIpKey(req), email);
     const account = await store.findByEmail(email);
-    if (!(await passwords.verify(password, account?.passwordHash)) || !account) {
-      await limiter.failed(email);
-      throw unauthorized('invalid email or password');
-    }
+    if (!(await passwords.verify(password, account?.passwordHash)) || !account) throw unauthorized('invalid email or password');
     await limiter.succeeded(email);
     const projected = await getUser(db, account.userId);
     const user = { id: account.userId, email: account.email, name: account.name, tier: projected?.tier ?? 'free' };
     res.json({ token: issueToken(secret, user), user: publicUser(user) });
   });
 
-  app.get('/auth/me', async (req, res) => {
+  app.get('/auth/me', noStore, async (req, res) => {
     const token = bearer(req.get('authorization'));
     if (token === 'missing') throw unauthorized('missing bearer token', WWW_AUTHENTICATE('invalid_request'));
     if (token === 'malformed') throw unauthorized('malformed authorization header', WWW_AUTHENTICATE('invalid_request'));
@@ -101,8 +103,4 @@ function abandoned(account: AccountRecord, config: Config): boolean {
 
 function accountAsUser(account: AccountRecord | null): User | null {
   return account ? { id: account.userId, email: account.email, name: account.name, tier: 'free', createdAt: account.createdAt } : null;
-}
-
-function clientIp(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }

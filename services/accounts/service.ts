@@ -8,6 +8,7 @@ import { AccountStore } from './account-store.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { Passwords } from './password.ts';
 import { mountAccountRoutes } from './routes.ts';
+import { SignupLimiter } from './signup-limiter.ts';
 import { usersProjection } from './users.projection.ts';
 
 /** The account service: HTTP face on ACCOUNTS_PORT, the users projection, the sign-up outbox relay. */
@@ -24,6 +25,8 @@ export const accountsService: ServiceModule = {
       parts.add(await startProjection(rt, log, usersProjection));
       const relay = parts.add(new OutboxRelay([store.relayable], { intervalMs: 5000, graceMs: 30_000, log }));
       relay.start();
+      const passwords = new Passwords(config.bcryptCost, config.passwordHashing);
+      parts.onStop(() => passwords.close());
       const server = await serveHttp(rt, log, {
         service: 'accounts',
         port: config.ports.accounts,
@@ -32,8 +35,9 @@ export const accountsService: ServiceModule = {
             config,
             db: mongo.db,
             store,
-            passwords: new Passwords(config.bcryptCost),
+            passwords,
             limiter: new LoginLimiter({ perIpPerMinute: config.loginLimits.perIpPerMinute, failuresPerEmailPer15Min: config.loginLimits.failuresPerEmail }),
+            signups: new SignupLimiter(config.signupLimits),
           }),
     });
     parts.onStop(() => server.close());

@@ -2,7 +2,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import { newEvent } from '../../events/envelope.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { clientIp } from '../platform/http/client-ip.ts';
-import type { KeyIdentity, QuotaReport } from './assess.ts';
+import { HttpError } from '../platform/http/errors.ts';
+import { INVALID_MESSAGES, type KeyIdentity, type QuotaReport } from './assess.ts';
 import type { Metric } from './tiers.ts';
 import { currentPeriod, type UsageIncremented } from './usage.ts';
 import { setRateHeaders } from './validate.route.ts';
@@ -37,11 +38,23 @@ export interface UseRequest {
   meter?: boolean;
 }
 
+/** Quota held for a use about to be recorded; release() when the use is not served after all. */
+export interface QuotaHold {
+  release(): Promise<void>;
+}
+
 /** A key let through: who it is, and its quotas as of this request. */
 export interface Admitted {
   identity: KeyIdentity;
   usage: QuotaReport;
+  /**
+   * Holds quota for a use of this key before it is recorded, so concurrent requests cannot pass
+   * the quota together: null when there is no room (the caller answers 403 USAGE_EXCEEDED).
+   */
+  reserve(metric: Metric, amount: number): Promise<QuotaHold | null>;
 }
+
+const NOTHING_HELD: QuotaHold = { release: () => Promise.resolve() };
 
 const KEY_IN_BEARER = /^Bearer\s+(svc_\S+)\s*$/i;
 
@@ -77,23 +90,43 @@ export class KeyGate {
     };
     const apiKey = presentedKey(req);
     if (!apiKey) return refuse(401, { error: 'missing API key (X-API-Key header or Authorization: Bearer svc_…)', code: 'UNAUTHORIZED' });
-    const { result, rate } = await this.#options.validator.validate(apiKey, { ip: clientIp(req), metric: use.metric, amount: Math.max(use.amount, 0) });
+    const ip = clientIp(req);
+    const { result, rate } = await this.#options.validator.validate(apiKey, { ip, metric: use.metric, amount: Math.max(use.amount, 0) });
     setRateHeaders(res, rate);
     if (!result.valid) {
       return refuse(result.code === 'RATE_LIMITED' ? 429 : 403, { error: result.error || 'invalid API key', code: result.code, upgrade: this.#options.pricingUrl });
     }
     if (!result.features.visionRAG) return refuse(403, { error: 'subscription required', code: 'SUBSCRIPTION_REQUIRED', upgrade: this.#options.pricingUrl });
+    const { usage } = result;
+    const reserve = async (metric: Metric, amount: number): Promise<QuotaHold | null> => {
+      // Unlimited quotas (every tier with visionRAG today) cannot be passed: nothing to hold.
+      if (amount <= 0 || usage[metric].limit === -1) return NOTHING_HELD;
+      const held = await this.#options.validator.reserve(apiKey, { ip, metric, amount });
+      if (!held.reserved) {
+        if (held.code === 'USAGE_EXCEEDED') return null;
+        throw new HttpError(held.code === 'RATE_LIMITED' ? 429 : 403, held.code, held.error, { details: { upgrade: this.#options.pricingUrl } });
+      }
+      const { reservation } = held;
+      return reservation === null ? NOTHING_HELD : { release: () => this.#options.validator.release(apiKey, reservation) };
+    };
     if (use.amount > 0 && use.meter !== false) {
+      const hold = await reserve(use.metric, use.amount);
+      if (!hold) return refuse(403, { error: INVALID_MESSAGES.USAGE_EXCEEDED, code: 'USAGE_EXCEEDED', upgrade: this.#options.pricingUrl });
       // Recorded before the work: a use that cannot be recorded (Kafka down) is not served (503).
-      const usage: UsageIncremented = newEvent(
+      const event: UsageIncremented = newEvent(
         'usage.incremented',
         { keyHash: result.identity.keyHash, metric: use.metric, amount: use.amount, period: currentPeriod() },
         { correlationId: (req as { id?: string }).id ?? result.identity.keyHash },
       );
-      await this.#options.publisher.publish(usage);
+      try {
+        await this.#options.publisher.publish(event);
+      } catch (err) {
+        await hold.release().catch(() => undefined);
+        throw err;
+      }
     }
     (res.locals as GatedLocals).apiKey = result.identity;
-    return { identity: result.identity, usage: result.usage };
+    return { identity: result.identity, usage, reserve };
   }
 
 

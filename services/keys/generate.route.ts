@@ -7,6 +7,7 @@ import type { EventPublisher } from '../../events/publisher.ts';
 import type { Config } from '../platform/config.ts';
 import { TIERS } from './tiers.ts';
 import { HttpError, badRequest, conflict, unauthorized } from '../platform/http/errors.ts';
+import { noStore } from '../platform/http/no-store.ts';
 import { keysEqualConstantTime } from '../platform/secrets.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
 import { mintKey } from './new-key.ts';
@@ -24,7 +25,7 @@ const generateInput = z.object({
  */
 export function mountGenerateRoute(app: Express, deps: { config: Config; db: Db; publisher: EventPublisher }): void {
   const { config, db, publisher } = deps;
-  app.post('/generate', async (req, res) => {
+  app.post('/generate', noStore, async (req, res) => {
     const presented = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     if (!presented || !keysEqualConstantTime(presented, config.secrets.webhookSecret)) {
       throw unauthorized('missing or invalid shared secret', { 'WWW-Authenticate': 'Bearer realm="svc-keys"' });

@@ -1,5 +1,6 @@
 import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
 import { RateLimiterRes } from 'rate-limiter-flexible';
+import { ipLimitKey } from '../platform/http/client-ip.ts';
 import { MongoBlockLimiter } from './block-limiter.ts';
 import { TIERS, limitsOf, type Tier } from './tiers.ts';
 
@@ -86,7 +87,7 @@ export class RateLimits {
   }
 
   consumeIp(ip: string): Promise<LimitDecision> {
-    return decide(this.#perIp, normalizeIp(ip));
+    return decide(this.#perIp, ipLimitKey(ip));
   }
 
   /**
@@ -125,11 +126,6 @@ async function decide(limiter: MongoBlockLimiter, key: string): Promise<LimitDec
     if (err instanceof RateLimiterRes) return { allowed: false, limit, remaining: 0, resetMs: Math.max(1, err.msBeforeNext) };
     throw new RateLimitStoreError('rate limit store unavailable', { cause: err });
   }
-}
-
-/** Node reports IPv4 clients of a dual-stack socket as `::ffff:a.b.c.d`; count them as `a.b.c.d`. */
-function normalizeIp(ip: string): string {
-  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice('::ffff:'.length) : ip;
 }
 
 const NOT_IMPLEMENTED = 238;

@@ -3,7 +3,7 @@ import { hashKey } from './key-format.ts';
 import type { Tier } from './tiers.ts';
 import { TransientError } from '../../events/errors.ts';
 import type { Features } from './tiers.ts';
-import type { KeyValidator, LimitDecision, ValidationOutcome, ValidationRequest } from './validator.ts';
+import type { KeyValidator, LimitDecision, Reservation, ReserveRequest, ValidationOutcome, ValidationRequest } from './validator.ts';
 
 interface ValidateAnswer {
   valid: boolean;
@@ -50,6 +50,35 @@ export class RemoteValidator implements KeyValidator {
       features: answer.features ?? { visionRAG: false, unlimitedIndexing: false, unlimitedQueries: false, prioritySupport: false },
     };
     return { result, rate };
+  }
+
+  async reserve(apiKey: string, request: ReserveRequest): Promise<Reservation> {
+    const res = await this.#post('/reserve', { apiKey, metric: request.metric, amount: request.amount }, request.ip);
+    const answer = (await res.json()) as { reserved?: boolean; reservation?: string | null; code?: InvalidCode };
+    if (answer.reserved === true) return { reserved: true, reservation: answer.reservation ?? null };
+    const refused = invalid(answer.code ?? 'NOT_FOUND');
+    return refused.valid ? { reserved: false, code: 'NOT_FOUND', error: 'API key not found' } : { reserved: false, code: refused.code, error: refused.error };
+  }
+
+  async release(apiKey: string, reservation: string): Promise<void> {
+    await this.#post('/release', { apiKey, reservation });
+  }
+
+  async #post(path: string, body: Record<string, unknown>, ip?: string): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.authUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(ip ? { 'x-forwarded-for': ip } : {}) },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new TransientError(`key validation service unreachable: ${(err as Error).message}`, { cause: err });
+    }
+    if (res.status >= 500) throw new TransientError(`key validation service answered ${res.status}`);
+    if (res.status >= 400 && res.status !== 429) throw new Error(`key validation service refused ${path}: ${res.status}`);
+    return res;
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Express } from 'express';
 import type { Document } from 'mongodb';
 import { startCacheFeed } from '../../events/cache-feed.ts';
 import { ProjectionCache } from '../../events/projection-cache.ts';
@@ -14,14 +15,16 @@ import { KeyCache } from './key-cache.ts';
 import { findStoredKey, keysProjection } from './keys.projection.ts';
 import { RateLimits } from './rate-limits.ts';
 import { mountRevokeRoute } from './revoke.route.ts';
-import { usageProjection } from './usage.ts';
+import { QuotaReservations } from './quota-reservations.ts';
+import { mountReserveRoutes } from './reserve.route.ts';
+import { currentPeriod, usageProjection } from './usage.ts';
 import { mountValidationRoutes } from './validate.route.ts';
 import { LocalValidator } from './validator.ts';
 
 /** The key-validation service: keys and usage projections, the issuer, and its HTTP face on KEYS_PORT. */
 export const keysService: ServiceModule = {
   name: 'keys',
-  description: 'API keys: POST /validate, GET /usage, POST /generate, POST /revoke; the issuer; keys and usage projections',
+  description: 'API keys: POST /validate, GET /usage, POST /reserve, POST /release, POST /generate, POST /revoke; the issuer; keys and usage projections',
   async start(rt) {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'keys' });
@@ -68,18 +71,37 @@ export const keysService: ServiceModule = {
         : setInterval(() => void rateLimits.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'rate-limit sweep failed')), 60_000);
       sweeper?.unref();
       parts.onStop(() => clearInterval(sweeper));
-      const validator = new LocalValidator(rateLimits, keyCache, usageCache);
+      const reservations = new QuotaReservations(mongo.db);
+      await reservations.ensureIndexes();
+      const monthly = setInterval(() => void reservations.sweep(currentPeriod()).catch((err: unknown) => log.warn({ err: String(err) }, 'quota reservation sweep failed')), 3_600_000);
+      monthly.unref();
+      parts.onStop(() => clearInterval(monthly));
+      const validator = new LocalValidator(rateLimits, keyCache, usageCache, reservations);
+      const mountBackOffice = (a: Express) => {
+        mountGenerateRoute(a, { config, db: mongo.db, publisher: rt.publisher });
+        mountRevokeRoute(a, { config, db: mongo.db, publisher: rt.publisher });
+      };
+      // With ADMIN_PORT, minting and revoking keys are reachable only where operators put that port
+      // (a private network), not wherever the validation face is published.
+      const adminPort = config.ports.admin;
       const server = await serveHttp(rt, log, {
         service: 'keys',
         port: config.ports.keys,
         mount: (a) => {
           mountValidationRoutes(a, { validator });
-          mountGenerateRoute(a, { config, db: mongo.db, publisher: rt.publisher });
-          mountRevokeRoute(a, { config, db: mongo.db, publisher: rt.publisher });
+          mountReserveRoutes(a, { validator });
+          if (adminPort === undefined) mountBackOffice(a);
         },
       });
       parts.onStop(() => server.close());
-      return { name: 'keys', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
+      const admin = adminPort === undefined ? undefined : await serveHttp(rt, log, { service: 'keys-admin', port: adminPort, mount: mountBackOffice });
+      if (admin) parts.onStop(() => admin.close());
+      return {
+        name: 'keys',
+        url: server.url,
+        ...(admin ? { adminUrl: admin.url } : {}),
+        stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')),
+      };
     });
   },
 };

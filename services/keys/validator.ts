@@ -1,8 +1,9 @@
 import type { ProjectionCache } from '../../events/projection-cache.ts';
-import { assessKey, invalid, type Assessment } from './assess.ts';
+import { assessKey, invalid, type Assessment, type InvalidCode } from './assess.ts';
 import { hashKey, isWellFormedKey } from './key-format.ts';
 import type { KeyCache } from './key-cache.ts';
-import type { Metric } from './tiers.ts';
+import type { QuotaReservations } from './quota-reservations.ts';
+import { limitsOf, type Metric } from './tiers.ts';
 import { countsOf, currentPeriod, usageDocumentId, type UsageDocument } from './usage.ts';
 
 /** A rate-limit verdict, as the X-RateLimit-* headers report it. */
@@ -31,8 +32,28 @@ export interface ValidationOutcome {
   rate: LimitDecision | null;
 }
 
+export interface ReserveRequest {
+  ip: string;
+  metric: Metric;
+  amount: number;
+}
+
+/**
+ * A use held against the quota until it is recorded (reservation null: the quota is unlimited, or
+ * the use is 0), or why not.
+ */
+export type Reservation = { reserved: true; reservation: string | null } | { reserved: false; code: InvalidCode; error: string };
+
 export interface KeyValidator {
   validate(apiKey: string, request: ValidationRequest): Promise<ValidationOutcome>;
+  /**
+   * Holds `amount` of the key's `metric` quota for a use about to be recorded, so concurrent uses
+   * cannot pass the quota together. Counts against the client IP's rate limit only: the request it
+   * serves was counted against the key's by validate().
+   */
+  reserve(apiKey: string, request: ReserveRequest): Promise<Reservation>;
+  /** Gives a reservation back: its use was not served. */
+  release(apiKey: string, reservation: string): Promise<void>;
 }
 
 /**
@@ -45,10 +66,13 @@ export class LocalValidator implements KeyValidator {
   private readonly keys: KeyCache;
   private readonly usage: ProjectionCache<UsageDocument>;
 
-  constructor(limits: RateLimiting, keys: KeyCache, usage: ProjectionCache<UsageDocument>) {
+  private readonly reservations: Pick<QuotaReservations, 'reserve' | 'release'>;
+
+  constructor(limits: RateLimiting, keys: KeyCache, usage: ProjectionCache<UsageDocument>, reservations: Pick<QuotaReservations, 'reserve' | 'release'>) {
     this.limits = limits;
     this.keys = keys;
     this.usage = usage;
+    this.reservations = reservations;
   }
 
   async validate(apiKey: string, request: ValidationRequest): Promise<ValidationOutcome> {
@@ -66,5 +90,27 @@ export class LocalValidator implements KeyValidator {
     const heldUsage = this.usage.peekView(id);
     const usage = countsOf(heldUsage !== undefined ? heldUsage : await this.usage.get(id));
     return { result: assessKey(record, usage, { metric: request.metric ?? 'queries', amount: request.amount ?? 1 }), rate };
+  }
+
+  async reserve(apiKey: string, request: ReserveRequest): Promise<Reservation> {
+    const refused = (assessment: Assessment): Reservation =>
+      assessment.valid ? { reserved: false, code: 'NOT_FOUND', error: 'API key not found' } : { reserved: false, code: assessment.code, error: assessment.error };
+    if (!(await this.limits.consumeIp(request.ip)).allowed) return refused(invalid('RATE_LIMITED'));
+    if (!isWellFormedKey(apiKey)) return refused(invalid('MALFORMED'));
+    const keyHash = hashKey(apiKey);
+    const record = await this.keys.get(keyHash);
+    if (!record) return refused(invalid('NOT_FOUND'));
+    const period = currentPeriod();
+    const usage = countsOf(await this.usage.get(usageDocumentId(keyHash, period)));
+    const assessment = assessKey(record, usage, { metric: request.metric, amount: request.amount });
+    if (!assessment.valid) return refused(assessment);
+    const limit = limitsOf(assessment.identity.tier).quotas[request.metric];
+    if (limit === -1 || request.amount <= 0) return { reserved: true, reservation: null };
+    const reservation = await this.reservations.reserve({ keyHash, period, metric: request.metric, amount: request.amount, used: usage[request.metric], limit });
+    return reservation === null ? refused(invalid('USAGE_EXCEEDED')) : { reserved: true, reservation };
+  }
+
+  async release(apiKey: string, reservation: string): Promise<void> {
+    if (isWellFormedKey(apiKey)) await this.reservations.release(hashKey(apiKey), reservation);
   }
 }

@@ -1,3 +1,4 @@
+import { nameForMail } from '../accounts/display-name.ts';
 import type { Tier } from '../keys/tiers.ts';
 import type { Mail } from './transport.ts';
 
@@ -6,12 +7,13 @@ export const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 export function welcomeMail(user: { userId: string; email: string; name: string }, domain = 'svc.local'): Mail {
+  const name = nameForMail(user.name);
   return {
     to: user.email,
-    subject: `Welcome to svc, ${user.name}`,
+    subject: name ? `Welcome to svc, ${name}` : 'Welcome to svc',
     messageId: `<welcome.${user.userId}@${domain}>`,
-    text: `Hello ${user.name},\n\nyour svc account for ${user.email} is ready. You are on the free tier; upgrade any time for the vision RAG API.\n\n— svc\n`,
-    html: `<p>Hello ${escapeHtml(user.name)},</p><p>your svc account for <strong>${escapeHtml(user.email)}</strong> is ready. You are on the free tier; upgrade any time for the vision RAG API.</p><p>— svc</p>`,
+    text: `${greeting(name)}\n\nyour svc account for ${user.email} is ready. You are on the free tier; upgrade any time for the vision RAG API.\n\n— svc\n`,
+    html: `${htmlGreeting(name)}<p>your svc account for <strong>${escapeHtml(user.email)}</strong> is ready. You are on the free tier; upgrade any time for the vision RAG API.</p><p>— svc</p>`,
   };
 }
 
@@ -40,7 +42,11 @@ export function httpUrl(value: string, field: string): string {
   return parsed.href;
 }
 
-const greeting = (name: string | null): string => (name ? `Hello ${name},` : 'Hello,');
+// Names come from sign-up and from the payment provider, and old events predate sign-up's cleaning.
+const greeting = (raw: string | null): string => {
+  const name = nameForMail(raw);
+  return name ? `Hello ${name},` : 'Hello,';
+};
 const htmlGreeting = (name: string | null): string => `<p>${escapeHtml(greeting(name))}</p>`;
 const htmlLink = (href: string): string => `<a href="${escapeHtml(href)}">${escapeHtml(href)}</a>`;
 const SIGNATURE_TEXT = '\n— svc\n';

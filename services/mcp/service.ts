@@ -5,6 +5,8 @@ import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp } from '../platform/wiring.ts';
 import { leaseRagEngine } from '../rag/engine.ts';
 import { featuresOf, RagHealth } from '../rag/http/rag-health.ts';
+import { callerOf } from '../rag/http/gated-request.ts';
+import { leaseIntegrationEngine } from '../integration/engine.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { VERSION } from '../rag/service.ts';
 import { MCP_PATH, mountMcp } from './http/mcp.routes.ts';
@@ -29,6 +31,8 @@ export const mcpService: ServiceModule = {
       const visionLease = await leaseVisionEngine(rt);
       parts.onStop(() => visionLease.release());
       const vision = visionLease.value;
+      const integrationLease = await leaseIntegrationEngine(rt);
+      parts.onStop(() => integrationLease.release());
       const features = featuresOf(engine, vision);
       const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher });
       const health = new RagHealth({ service: 'svc-mcp', health: rt.health, version: VERSION, environment: config.env, features });
@@ -49,7 +53,8 @@ export const mcpService: ServiceModule = {
               buildMcpServer({
                 engine,
                 vision,
-                caller: { customerId: admitted.identity.customerId, keyHash: admitted.identity.keyHash, usage: admitted.usage },
+                integration: integrationLease.value,
+                caller: callerOf(admitted),
                 identity: admitted.identity,
                 correlationId,
                 health,

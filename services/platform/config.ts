@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseAllowList, type AllowList } from '../vision/browser/ssrf-guard.ts';
 import { TIERS, type Tier } from '../keys/tiers.ts';
+import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 
 /**
  * The one place that reads process.env. Every variable is validated at start-up and a bad one
@@ -76,6 +77,10 @@ const schema = z.object({
   LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   DEADLINE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   LOGIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).max(1000).default(10),
+  SIGNUPS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  SIGNUPS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  BCRYPT_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  BCRYPT_QUEUE: z.coerce.number().int().min(0).max(100_000).default(50),
   KEY_VALIDATION_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
 
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
@@ -88,6 +93,7 @@ const schema = z.object({
   RAG_PORT: port(8084),
   MCP_PORT: port(8085),
   OPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  ADMIN_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 
   RAG_ROOTS: z
     .string()
@@ -118,8 +124,23 @@ const schema = z.object({
   VISION_POOL_SIZE: z.coerce.number().int().min(1).max(16).default(2),
   CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(30_000),
   CAPTURE_MAX_BYTES: z.coerce.number().int().min(100_000).max(200_000_000).default(15_000_000),
+  LLM_URL: url.optional(),
+  LLM_MODEL: z.string().min(1).max(200).optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   HTTP_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 100kb' }).default('100kb'),
+  TRUST_PROXY: z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        return parseTrustProxy(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    })
+    .default(['loopback']),
 });
 
 type Raw = z.infer<typeof schema>;
@@ -160,14 +181,17 @@ export interface Config {
   generatedSecrets: string[];
   bcryptCost: number;
   loginLimits: { perIpPerMinute: number; failuresPerEmail: number };
+  signupLimits: { perIpPerHour: number; perMinute: number };
+  /** bcrypt runs on this many worker threads; this many more hashes may wait, then 503. */
+  passwordHashing: { threads: number; queue: number };
   /** Requests per client IP per minute on /validate, /usage and the gate. */
   keyValidationPerIpPerMinute: number;
   /** How often billing looks for cancelled subscriptions whose paid period is over. */
   deadlineIntervalMs: number;
   variantTiers: ReadonlyMap<string, Tier>;
   urls: { pricing: string; reactivate: string };
-  http: { host: string; bodyLimit: string };
-  ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number; ops?: number };
+  http: { host: string; bodyLimit: string; trustProxy: TrustProxy };
+  ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number; ops?: number; admin?: number };
   rag: {
     /** Folders a collection's projectPath must resolve inside. */
     roots: string[];
@@ -193,6 +217,8 @@ export interface Config {
   };
   /** Where clients reach the RAG service (screenshot URLs are built on it). */
   publicRagUrl: string;
+  /** An OpenAI-compatible chat model that may judge what validation's evidence leaves undecided; null: none. */
+  llm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | null;
   /** The key-validation service the premium faces (RAG, MCP) validate keys against. */
   authUrl: string;
 }
@@ -269,10 +295,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bcryptCost: raw.BCRYPT_COST,
     deadlineIntervalMs: raw.DEADLINE_INTERVAL_MS,
     loginLimits: { perIpPerMinute: raw.LOGIN_ATTEMPTS_PER_IP_PER_MINUTE, failuresPerEmail: raw.LOGIN_FAILURES_PER_EMAIL },
+    signupLimits: { perIpPerHour: raw.SIGNUPS_PER_IP_PER_HOUR, perMinute: raw.SIGNUPS_PER_MINUTE },
+    passwordHashing: { threads: raw.BCRYPT_THREADS, queue: raw.BCRYPT_QUEUE },
     keyValidationPerIpPerMinute: raw.KEY_VALIDATION_PER_IP_PER_MINUTE,
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
     urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },
-    http: { host: raw.HTTP_HOST, bodyLimit: raw.HTTP_BODY_LIMIT },
+    http: { host: raw.HTTP_HOST, bodyLimit: raw.HTTP_BODY_LIMIT, trustProxy: raw.TRUST_PROXY },
     ports: {
       accounts: raw.ACCOUNTS_PORT,
       keys: raw.KEYS_PORT,
@@ -280,14 +308,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rag: raw.RAG_PORT,
       mcp: raw.MCP_PORT,
       ...(raw.OPS_PORT !== undefined ? { ops: raw.OPS_PORT } : {}),
+      ...(raw.ADMIN_PORT !== undefined ? { admin: raw.ADMIN_PORT } : {}),
     },
     rag: ragConfig(raw, required),
     vision: visionConfig(raw),
     publicRagUrl: (raw.RAG_PUBLIC_URL ?? `http://localhost:${raw.RAG_PORT}`).replace(/\/$/, ''),
     authUrl: required('AUTH_URL', raw.AUTH_URL, `http://127.0.0.1:${raw.KEYS_PORT}`),
+    llm: llmConfig(raw, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function llmConfig(raw: Raw, problems: string[]): Config['llm'] {
+  if (raw.LLM_URL === undefined) {
+    if (raw.LLM_MODEL !== undefined || raw.LLM_API_KEY !== undefined) problems.push('LLM_URL: required when LLM_MODEL or LLM_API_KEY is set');
+    return null;
+  }
+  if (raw.LLM_MODEL === undefined) {
+    problems.push('LLM_MODEL: required when LLM_URL is set (the model name the endpoint serves)');
+    return null;
+  }
+  return { url: raw.LLM_URL.replace(/\/$/, ''), model: raw.LLM_MODEL, apiKey: raw.LLM_API_KEY, timeoutMs: raw.LLM_TIMEOUT_MS };
 }
 
 function visionConfig(raw: Raw): Config['vision'] {

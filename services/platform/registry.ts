@@ -1,5 +1,6 @@
 import { accountsContext } from '../accounts/context.ts';
 import { billingContext } from '../billing/context.ts';
+import { integrationContext } from '../integration/context.ts';
 import { keysContext } from '../keys/context.ts';
 import { mailerContext } from '../mailer/context.ts';
 import { mcpContext } from '../mcp/context.ts';
@@ -11,7 +12,7 @@ import type { BoundedContext } from './context.ts';
  * Every bounded context of the platform, in the order their services start: the one place a new
  * context registers (README: adding a context).
  */
-export const CONTEXTS: readonly BoundedContext[] = [accountsContext, keysContext, billingContext, mailerContext, ragContext, visionContext, mcpContext];
+export const CONTEXTS: readonly BoundedContext[] = [accountsContext, keysContext, billingContext, mailerContext, ragContext, visionContext, integrationContext, mcpContext];
 
 /** The event catalog: every event type, its topic, schema and aggregate key. */
 export const EVENT_DEFINITIONS = CONTEXTS.flatMap((c) => c.events);

@@ -6,6 +6,8 @@ import type { Runtime } from './runtime.ts';
 export interface RunningService {
   name: string;
   url?: string;
+  /** Where its back-office routes are served, when they have a listener of their own (ADMIN_PORT). */
+  adminUrl?: string;
   stop(): Promise<void>;
 }
 

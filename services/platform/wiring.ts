@@ -57,6 +57,7 @@ export async function serveHttp(
       bodyLimit: rt.config.http.bodyLimit,
       health: { ...rt.health, dependencies: options.dependencies ?? rt.dependencies },
       healthDetailsToken: rt.config.secrets.webhookSecret,
+      trustProxy: rt.config.http.trustProxy,
       ...(options.beforeJson ? { beforeJson: options.beforeJson } : {}),
       ...(options.errorBody ? { errorBody: options.errorBody } : {}),
       ...(options.healthRoute ? { healthRoute: options.healthRoute } : {}),

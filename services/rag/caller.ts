@@ -1,4 +1,5 @@
 import type { QuotaReport } from '../keys/assess.ts';
+import type { Admitted } from '../keys/gate.ts';
 import { HttpError } from '../platform/http/errors.ts';
 
 /**
@@ -9,6 +10,8 @@ export interface Caller {
   customerId: string;
   keyHash: string | null;
   usage?: QuotaReport;
+  /** Holds quota before a use is recorded (the gate's Admitted.reserve); absent, the check is usage's. */
+  reserve?: Admitted['reserve'];
 }
 
 /** The retrieval API's errors: `{success: false, error, code}` with a 4xx (the face adds `success`). */

@@ -31,8 +31,8 @@ export function collectionIdOf(customerId: string, collectionName: string): stri
 export const collectionsProjection: Projection<CollectionDocument, RagEvent> = {
   name: 'rag-collections',
   collection: 'rag_collections',
-  handles: RAG_EVENT_TYPES,
-  documentId: (event) => event.data.collectionId,
+  handles: RAG_EVENT_TYPES.filter((t) => t !== 'rag.query-served'),
+  documentId: (event) => (event.type === 'rag.query-served' ? null : event.data.collectionId),
   evolve(doc, event) {
     if (event.type === 'rag.collection-configured') {
       const d = event.data;
@@ -72,6 +72,8 @@ export const collectionsProjection: Projection<CollectionDocument, RagEvent> = {
       }
       case 'rag.index-failed':
         return event.data.jobId === doc.lastJobId ? { ...doc, lastJobStatus: 'failed' } : doc;
+      case 'rag.query-served':
+        return doc;
       default: {
         const unhandled: never = event;
         throw new Error(`rag collections: unhandled ${(unhandled as { type: string }).type}`);

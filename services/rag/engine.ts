@@ -9,6 +9,7 @@ import { indexerHandler } from './indexer.consumer.ts';
 import { jobsProjection } from './jobs.projection.ts';
 import { LocalRetrieval } from './local-retrieval.ts';
 import { PushedSources } from './pushed-sources.ts';
+import { queriesProjection } from './queries.projection.ts';
 
 /** The retrieval engine of a process, as its faces (HTTP, MCP) see it. */
 export interface RagEngine {
@@ -18,7 +19,7 @@ export interface RagEngine {
 }
 
 /**
- * The engine behind the retrieval faces: the collections and jobs projections, the indexer and the
+ * The engine behind the retrieval faces: the collections, jobs and queries projections, the indexer and the
  * embedded index stores. A store file is held by one process alone, so every face a process runs
  * (rag's HTTP API, the MCP server) shares this one engine; the first face to start it starts it,
  * the last to stop it stops it.
@@ -34,6 +35,7 @@ async function startEngine(rt: Runtime, log: Logger): Promise<{ engine: RagEngin
   return parts.starting(async () => {
     parts.add(await startProjection(rt, log, collectionsProjection));
     parts.add(await startProjection(rt, log, jobsProjection));
+    parts.add(await startProjection(rt, log, queriesProjection));
     const pushed = new PushedSources(mongo.db);
     await pushed.ensureIndexes();
     const retrieval = new LocalRetrieval({

@@ -61,16 +61,30 @@ export interface IndexFailedData {
   durationMs: number;
 }
 
+export interface QueryServedData {
+  queryId: string;
+  collectionId: string;
+  customerId: string;
+  collectionName: string;
+  /** The key whose queries quota the query used; null when an operator asked. */
+  keyHash: string | null;
+  results: number;
+  cached: boolean;
+  /** From the request's arrival at the operation to its answer in hand (search only, no HTTP). */
+  durationMs: number;
+}
+
 export type CollectionConfigured = Event<'rag.collection-configured', CollectionConfiguredData>;
 export type IndexRequested = Event<'rag.index-requested', IndexRequestedData>;
 export type IndexStarted = Event<'rag.index-started', IndexStartedData>;
 export type IndexCompleted = Event<'rag.index-completed', IndexCompletedData>;
 export type IndexFailed = Event<'rag.index-failed', IndexFailedData>;
+export type QueryServed = Event<'rag.query-served', QueryServedData>;
 
 /** Every event the retrieval context publishes. */
-export type RagEvent = CollectionConfigured | IndexRequested | IndexStarted | IndexCompleted | IndexFailed;
+export type RagEvent = CollectionConfigured | IndexRequested | IndexStarted | IndexCompleted | IndexFailed | QueryServed;
 
-export const RAG_EVENT_TYPES = ['rag.collection-configured', 'rag.index-requested', 'rag.index-started', 'rag.index-completed', 'rag.index-failed'] as const satisfies readonly RagEvent['type'][];
+export const RAG_EVENT_TYPES = ['rag.collection-configured', 'rag.index-requested', 'rag.index-started', 'rag.index-completed', 'rag.index-failed', 'rag.query-served'] as const satisfies readonly RagEvent['type'][];
 
 /** One collection's events stay ordered in one partition. */
 export const RAG_EVENTS: readonly EventDefinition[] = RAG_EVENT_TYPES.map((type) =>

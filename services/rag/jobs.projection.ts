@@ -29,8 +29,8 @@ type JobDocument = IndexJob & Record<string, unknown>;
 export const jobsProjection: Projection<JobDocument, RagEvent> = {
   name: 'rag-jobs',
   collection: 'rag_index_jobs',
-  handles: RAG_EVENT_TYPES.filter((t) => t !== 'rag.collection-configured'),
-  documentId: (event) => (event.type === 'rag.collection-configured' ? null : event.data.jobId),
+  handles: RAG_EVENT_TYPES.filter((t) => t !== 'rag.collection-configured' && t !== 'rag.query-served'),
+  documentId: (event) => (event.type === 'rag.collection-configured' || event.type === 'rag.query-served' ? null : event.data.jobId),
   evolve(doc, event) {
     switch (event.type) {
       case 'rag.index-requested': {
@@ -79,6 +79,7 @@ export const jobsProjection: Projection<JobDocument, RagEvent> = {
         if (!doc) return null;
         return { ...doc, status: 'failed', error: event.data.error, finishedAt: event.metadata.occurredAt, durationMs: event.data.durationMs };
       case 'rag.collection-configured':
+      case 'rag.query-served':
         return doc;
       default: {
         const unhandled: never = event;

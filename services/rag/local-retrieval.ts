@@ -11,7 +11,8 @@ import { embeddingIdentity } from './indexing/embedding-text.ts';
 import { indexCollection } from './indexing/index-collection.ts';
 import { ragError } from './caller.ts';
 import { LruCache } from './lru-cache.ts';
-import type { IndexHooks, IndexOutcome, IndexWork, Retrieval, SearchHit } from './retrieval.ts';
+import type { IndexHooks, IndexOutcome, IndexWork, NameLookup, Retrieval, SearchHit } from './retrieval.ts';
+import { lookupName } from './name-lookup.ts';
 import { readPushedFiles } from './sources/pushed.ts';
 import { isSkipped, type SourceEntry } from './sources/source-file.ts';
 import { walkProject } from './sources/walk.ts';
@@ -111,6 +112,11 @@ export class LocalRetrieval implements Retrieval {
     const hits = store.search(query, vector!, topK).map((h) => ({ id: h.id, content: h.content, score: h.score, metadata: { ...h.metadata } }));
     this.#cache.set(key, hits);
     return { hits, cached: false };
+  }
+
+  async lookup(collectionId: string, name: string, limit: number): Promise<NameLookup> {
+    const model = await this.#loadEmbedder();
+    return lookupName(this.#store(collectionId, model.embedder), name, limit);
   }
 
   async drop(collectionId: string): Promise<void> {

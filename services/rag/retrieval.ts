@@ -9,6 +9,11 @@ export interface SearchHit {
   metadata: { file: string; type: string; startLine: number; endLine: number; language: string; symbol?: string };
 }
 
+export interface NameLookup {
+  definitions: SearchHit[];
+  mentions: SearchHit[];
+}
+
 /** What one indexing job covers. */
 export interface IndexWork {
   collectionId: string;
@@ -51,6 +56,11 @@ export interface Retrieval {
   countCandidates(projectPath: string): Promise<number>;
   index(work: IndexWork, hooks?: IndexHooks): Promise<IndexOutcome>;
   search(collectionId: string, query: string, topK: number): Promise<{ hits: SearchHit[]; cached: boolean }>;
+  /**
+   * Where a name is defined (chunks whose own symbol is the name) and mentioned (other chunks whose
+   * text holds it as a whole word), from the index's names and full-text terms, best first.
+   */
+  lookup(collectionId: string, name: string, limit: number): Promise<NameLookup>;
   /** Forgets a collection's index (a rebuild starts from nothing). */
   drop(collectionId: string): Promise<void>;
   close(): Promise<void>;

@@ -7,6 +7,8 @@ import { serveHttp } from '../platform/wiring.ts';
 import { leaseRagEngine } from './engine.ts';
 import { cors } from './http/cors.ts';
 import { featuresOf, RagHealth } from './http/rag-health.ts';
+import { leaseIntegrationEngine } from '../integration/engine.ts';
+import { mountIntegrationRoutes } from '../integration/http/integration.routes.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { mountGlmRoutes } from '../vision/http/glm.routes.ts';
 import { mountIndexBody, mountRagRoutes } from './http/rag.routes.ts';
@@ -22,7 +24,7 @@ export const ragErrorBody = (body: object): Record<string, unknown> => ({ succes
  */
 export const ragService: ServiceModule = {
   name: 'rag',
-  description: 'vision RAG: code retrieval (/api/rag/setup, /index, /query) and page capture, analysis and visual tests (/api/glm/capture, /analyze, /test)',
+  description: 'vision RAG: code retrieval (/api/rag/setup, /index, /query), page capture, analysis and visual tests (/api/glm/capture, /analyze, /test), and integration checks (/api/integration/validate, /generate, /report)',
   async start(rt) {
     const { config } = rt;
     const log = rt.log.child({ service: 'rag' });
@@ -32,6 +34,8 @@ export const ragService: ServiceModule = {
       parts.onStop(() => lease.release());
       const vision = await leaseVisionEngine(rt);
       parts.onStop(() => vision.release());
+      const integration = await leaseIntegrationEngine(rt);
+      parts.onStop(() => integration.release());
       const { deps } = lease.value;
       const features = featuresOf(lease.value, vision.value);
       const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher, errorBody: ragErrorBody });
@@ -49,6 +53,7 @@ export const ragService: ServiceModule = {
         mount: (a) => {
           mountRagRoutes(a, deps, gate);
           mountGlmRoutes(a, vision.value.deps, gate);
+          mountIntegrationRoutes(a, integration.value, gate);
         },
       });
       parts.onStop(() => server.close());

@@ -53,6 +53,8 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
       const address = email();
       const res = await json('/auth/signup', { email: `  ${address.toUpperCase()} `, password: 'correct horse', name: 'Ada Lovelace' });
       expect(res.status).to.equal(201);
+      // A token in the body: no browser, proxy or CDN may keep a copy.
+      expect(res.headers.get('cache-control')).to.equal('no-store');
       const user = res.body.user as Record<string, string>;
       expect(user).to.include({ email: address, name: 'Ada Lovelace', tier: 'free' });
       expect(user.id).to.match(/^[0-9a-f-]{36}$/);
@@ -66,6 +68,7 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
 
       const current = await me(`Bearer ${token}`);
       expect(current.status).to.equal(200);
+      expect(current.headers.get('cache-control')).to.equal('no-store');
       expect(current.body).to.include({ id: user.id, email: address, name: 'Ada Lovelace', tier: 'free' });
       expect(new Date(current.body.created_at as string).toISOString()).to.equal(current.body.created_at);
     });
@@ -155,6 +158,7 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
       const created = await json('/auth/signup', { email: address, password: 'right password', name: 'Lin' });
       const res = await json('/auth/login', { email: address.toUpperCase(), password: 'right password' });
       expect(res.status).to.equal(200);
+      expect(res.headers.get('cache-control')).to.equal('no-store');
       expect(res.body.user).to.deep.equal(created.body.user);
       expect((await me(`Bearer ${res.body.token as string}`)).status).to.equal(200);
     });

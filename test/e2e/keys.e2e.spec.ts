@@ -7,6 +7,7 @@ import { newEvent } from '../../events/envelope.ts';
 import { keyGate, type GatedLocals } from '../../services/keys/gate.ts';
 import { hashKey } from '../../services/keys/key-format.ts';
 import { RemoteValidator } from '../../services/keys/remote-validator.ts';
+import type { KeyValidator } from '../../services/keys/validator.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { getUsage, periodKey, usageProjection } from '../../services/keys/usage.ts';
 import { projectionCollection } from '../../events/collections.ts';
@@ -141,6 +142,19 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
     });
   });
 
+  describe('POST /generate', () => {
+    it('answers the key, and a refusal, with Cache-Control: no-store', async () => {
+      const body = { customerId: 'cus-nostore', email: 'nostore@example.test', tier: 'pro', subscriptionId: `sub-${randomUUID()}` };
+      const created = await post('/generate', body, { authorization: `Bearer ${SHARED_SECRET}` });
+      expect(created.status).to.equal(201);
+      expect(created.body.apiKey).to.be.a('string');
+      expect(created.headers.get('cache-control')).to.equal('no-store');
+      const refused = await post('/generate', body, { authorization: 'Bearer wrong' });
+      expect(refused.status).to.equal(401);
+      expect(refused.headers.get('cache-control')).to.equal('no-store');
+    });
+  });
+
   describe('GET /usage', () => {
     it('reports tier, usage, limits and the first instant of next month (UTC)', async () => {
       const { apiKey } = await mint('free');
@@ -216,6 +230,54 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       const res = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(((await res.json()) as { usage: { queries: number } }).usage.queries).to.equal(6);
       expect((await validate(apiKey)).body).to.deep.include({ valid: true, usage: { queries: { used: 6, limit: 100, remaining: 94 }, filesIndexed: { used: 0, limit: 1000, remaining: 1000 } } });
+    });
+
+    it('admits exactly one of 50 concurrent metered uses at one below the quota, and gives back a use not served', async () => {
+      // No tier with visionRAG has a finite quota today, so this gate lets a free key through as if
+      // it had the feature: its 100 queries a month are the quota under test.
+      const remote = new RemoteValidator(base);
+      const asPremium: KeyValidator = {
+        validate: async (apiKey, request) => {
+          const outcome = await remote.validate(apiKey, request);
+          return outcome.result.valid ? { ...outcome, result: { ...outcome.result, features: { ...outcome.result.features, visionRAG: true } } } : outcome;
+        },
+        reserve: (apiKey, request) => remote.reserve(apiKey, request),
+        release: (apiKey, reservation) => remote.release(apiKey, reservation),
+      };
+      let publishing: 'ok' | 'down' = 'ok';
+      const publisher = { publish: (...args: Parameters<typeof platform.runtime.publisher.publish>) => (publishing === 'down' ? Promise.reject(new Error('broker down')) : platform.runtime.publisher.publish(...args)) };
+      const app = express();
+      app.use(keyGate({ validator: asPremium, pricingUrl: PRICING_URL, publisher }));
+      app.get('/metered', (_req, res) => res.json({ ok: true }));
+      app.use(((err, _req, res, _next) => res.status(503).json({ error: String(err) })) as express.ErrorRequestHandler);
+      const metered = await listen(app, '127.0.0.1', 0);
+      try {
+        const { apiKey } = await mint('free');
+        const rt = platform.runtime;
+        const keyHash = hashKey(apiKey);
+        await rt.publisher.publish(newEvent('usage.incremented', { keyHash, metric: 'queries', amount: 99, period: periodKey(new Date()) }));
+        await eventually('99 queries counted', async () => ((await validate(apiKey)).body.usage as { queries: { used: number } } | undefined)?.queries.used === 99 || undefined);
+        const use = () => fetch(`${metered.url}/metered`, { headers: { 'x-api-key': apiKey } });
+
+        // A use that cannot be recorded is not served, and its reservation is released.
+        publishing = 'down';
+        expect((await use()).status).to.equal(503);
+        publishing = 'ok';
+
+        const answers = await Promise.all(Array.from({ length: 50 }, async () => {
+          const res = await use();
+          return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+        }));
+        expect(answers.filter((a) => a.status === 200)).to.have.length(1);
+        const refused = answers.filter((a) => a.status !== 200);
+        expect(refused).to.have.length(49);
+        for (const r of refused) expect(r).to.deep.include({ status: 403, body: { error: 'monthly usage quota exceeded; upgrade for more', code: 'USAGE_EXCEEDED', upgrade: PRICING_URL } });
+        await eventually('100 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 100 ? true : undefined));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries).to.equal(100);
+      } finally {
+        await metered.close();
+      }
     });
 
     it('refuses a revoked key within a second', async () => {

@@ -19,7 +19,7 @@ import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 const SHARED_SECRET = 'ef'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
 const FIXTURE = resolve('test/fixtures/rag-repo');
-const TOOLS = ['rag_setup', 'rag_index', 'rag_index_status', 'rag_query', 'glm_capture', 'glm_analyze', 'glm_test', 'health_check', 'api_info'];
+const TOOLS = ['rag_setup', 'rag_index', 'rag_index_status', 'rag_query', 'glm_capture', 'glm_analyze', 'glm_test', 'integration_validate', 'integration_generate', 'integration_report', 'health_check', 'api_info'];
 const run = promisify(execFile);
 
 interface ToolAnswer {
@@ -166,13 +166,25 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     });
     expect(((await viaHttp.json()) as { results: unknown }).results).to.deep.equal(answer.structuredContent!.results);
 
+    // The integration tools over the same collection: code evidence with file and lines, an undecided
+    // check left unknown (no url), and the report counting the query above.
+    const validation = await callTool(client, 'integration_validate', { component: 'withBackoff', collectionName: 'shop', expectedBehavior: 'It takes an operation parameter. It is visible.' });
+    expect(validation.isError, text(validation)).to.not.equal(true);
+    expect((validation.structuredContent!.evidence as { role: string; file?: string; startLine?: number }[]).find((e) => e.role === 'definition')).to.include({ file: 'src/retry.ts', startLine: 20 });
+    expect((validation.structuredContent!.checks as { status: string }[]).map((c) => c.status)).to.deep.equal(['passed', 'unknown']);
+    expect(validation.structuredContent!.valid).to.equal(null);
+    expect(text(validation)).to.include('withBackoff: undecided');
+    const report = await callTool(client, 'integration_report', { projectName: 'shop', collectionName: 'shop' });
+    expect((report.structuredContent!.report as { validations: { count: number }; metrics: { queries: { count: number } } }).validations.count).to.be.at.least(1);
+    expect((report.structuredContent!.report as { metrics: { queries: { count: number } } }).metrics.queries.count).to.equal(2);
+
     const health = await callTool(client, 'health_check');
     expect(health.structuredContent).to.include({ status: 'healthy', service: 'svc-mcp', environment: 'test' });
-    expect(health.structuredContent!.features).to.deep.equal({ rag: true, glmVision: true, contextAware: true, autoGenerate: false });
+    expect(health.structuredContent!.features).to.deep.equal({ rag: true, glmVision: true, contextAware: true, autoGenerate: true });
 
     const counted = await eventually('the tool calls counted in /usage', async () => {
       const now = await usage(minted.acme!.apiKey);
-      return now.queries === before.queries! + 2 && now.filesIndexed === before.filesIndexed! + filesIndexed ? now : undefined;
+      return now.queries === before.queries! + 3 && now.filesIndexed === before.filesIndexed! + filesIndexed ? now : undefined;
     });
     const info = await callTool(client, 'api_info');
     expect(info.structuredContent).to.deep.include({ name: 'svc-mcp', tools: TOOLS });
@@ -221,12 +233,12 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     expect(privateUrl.isError).to.equal(true);
     expect(privateUrl.structuredContent).to.include({ code: 'BLOCKED_URL' });
     // An unknown tool is the protocol's error, not a crash of the server.
-    const unknown = await client.callTool({ name: 'integration_validate', arguments: { component: 'x' } }).then(
+    const unknown = await client.callTool({ name: 'integration_deploy', arguments: { component: 'x' } }).then(
       (r) => r as ToolAnswer,
       (err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }),
     );
     expect(unknown.isError).to.equal(true);
-    expect(text(unknown)).to.match(/integration_validate/);
+    expect(text(unknown)).to.match(/integration_deploy/);
     expect((await callTool(client, 'health_check')).structuredContent).to.include({ status: 'healthy' });
   });
 

@@ -83,7 +83,7 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
     const health = await call('GET', '/health');
     expect(health.status).to.equal(200);
     expect(health.body).to.include({ status: 'healthy', service: 'svc-rag', environment: 'test' });
-    expect(health.body.features).to.deep.equal({ rag: true, glmVision: true, contextAware: true, autoGenerate: false });
+    expect(health.body.features).to.deep.equal({ rag: true, glmVision: true, contextAware: true, autoGenerate: true });
     expect(new Date(String(health.body.timestamp)).toISOString()).to.equal(health.body.timestamp);
     const api = await call('GET', '/api');
     expect(api.body).to.deep.include({ health: '/health', rag: { setup: '/api/rag/setup', query: '/api/rag/query', index: '/api/rag/index' } });

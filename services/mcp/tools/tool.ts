@@ -1,6 +1,7 @@
 import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { isTransient } from '../../../events/errors.ts';
+import type { IntegrationDeps } from '../../integration/app/deps.ts';
 import type { KeyIdentity } from '../../keys/assess.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { HttpError } from '../../platform/http/errors.ts';
@@ -13,6 +14,7 @@ import type { VisionEngine } from '../../vision/engine.ts';
 export interface ToolContext {
   engine: RagEngine;
   vision: VisionEngine;
+  integration: IntegrationDeps;
   caller: Caller;
   identity: KeyIdentity;
   /** The HTTP request's id: the correlation id of every event the call publishes. */

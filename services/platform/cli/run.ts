@@ -97,7 +97,10 @@ export async function unlessSignalled<T>(work: Promise<T>, signalled: Promise<No
 
 export function printUrls(services: readonly RunningService[]): void {
   const width = Math.max(0, ...services.map((s) => s.name.length));
-  for (const s of services) process.stdout.write(`  ${s.name.padEnd(width)}  ${s.url ?? '(background worker)'}\n`);
+  for (const s of services) {
+    process.stdout.write(`  ${s.name.padEnd(width)}  ${s.url ?? '(background worker)'}\n`);
+    if (s.adminUrl) process.stdout.write(`  ${''.padEnd(width)}  ${s.adminUrl} (admin: back-office routes)\n`);
+  }
 }
 
 export async function runCommand(names: readonly string[]): Promise<number> {

@@ -6,6 +6,7 @@ import { keysEqualConstantTime } from '../secrets.ts';
 import { liveness, readiness, withoutDetails, type HealthSource } from '../health.ts';
 import { metricsHandler, metricsMiddleware } from '../metrics.ts';
 import { HttpError } from './errors.ts';
+import type { TrustProxy } from './trust-proxy.ts';
 
 export interface AppOptions {
   service: string;
@@ -20,6 +21,8 @@ export interface AppOptions {
   errorBody?: (body: ErrorBody) => Record<string, unknown>;
   /** Replaces the platform's GET /health (a service whose specification fixes its shape). */
   healthRoute?: (app: Express) => void;
+  /** Peers whose X-Forwarded-For names the client (TRUST_PROXY); default loopback. */
+  trustProxy?: TrustProxy;
 }
 
 export interface ErrorBody {
@@ -44,7 +47,7 @@ export function createApp(options: AppOptions, mount: (app: Express) => void): E
   app.disable('x-powered-by');
   // Answers are JSON to API calls, mostly POSTs: a hash of every body for conditional GETs nobody makes.
   app.set('etag', false);
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', options.trustProxy ?? ['loopback']);
   lazyRequestLogger(app, options);
   app.use(requestContext());
   app.use(metricsMiddleware(options.service));

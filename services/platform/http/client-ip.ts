@@ -26,3 +26,51 @@ export function clientIp(req: Request): string {
   }
   return ip;
 }
+
+/**
+ * The bucket a per-client limit counts an address in. One IPv6 subscriber usually holds a whole /64
+ * (and picks a new temporary address whenever it likes), so IPv6 counts per /64; an IPv4-mapped
+ * address is the IPv4 client it stands for. Anything else is counted as given.
+ */
+export function ipLimitKey(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  const groups = ipv6Groups(ip);
+  if (!groups) return ip;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    const [hi = 0, lo = 0] = groups.slice(6);
+    return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  }
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+}
+
+/** The client's limit bucket: ipLimitKey of its address as `trust proxy` works it out. */
+export const clientIpKey = (req: Request): string => ipLimitKey(clientIp(req));
+
+/** The eight 16-bit groups of an IPv6 address (zone dropped, dotted IPv4 tail read), or null. */
+function ipv6Groups(address: string): number[] | null {
+  const ip = address.split('%')[0]!;
+  const halves = ip.split('::');
+  if (halves.length > 2) return null;
+  const parse = (part: string | undefined): number[] | null => {
+    if (!part) return [];
+    const out: number[] = [];
+    for (const piece of part.split(':')) {
+      if (piece.includes('.')) {
+        const octets = piece.split('.').map(Number);
+        if (octets.length !== 4 || octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255)) return null;
+        out.push((octets[0]! << 8) | octets[1]!, (octets[2]! << 8) | octets[3]!);
+      } else if (/^[0-9a-f]{1,4}$/i.test(piece)) {
+        out.push(parseInt(piece, 16));
+      } else {
+        return null;
+      }
+    }
+    return out;
+  };
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  if (!head || !tail) return null;
+  if (halves.length === 1) return head.length === 8 ? head : null;
+  const missing = 8 - head.length - tail.length;
+  return missing >= 1 ? [...head, ...new Array<number>(missing).fill(0), ...tail] : null;
+}

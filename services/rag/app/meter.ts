@@ -18,13 +18,21 @@ export function checkQuota(deps: MeterDeps, caller: Caller, metric: Metric, amou
 }
 
 /**
- * Checks the quota and records the use (usage.incremented) before the work, as the gate does for
- * other premium routes: a use that cannot be recorded (Kafka down) is not served. The same for
- * every face (HTTP, MCP); operators, who have no key, are not metered.
+ * Checks the quota, holds it (so concurrent requests cannot pass it together) and records the use
+ * (usage.incremented) before the work, as the gate does for other premium routes: a use that cannot
+ * be recorded (Kafka down) is not served, and gives its hold back. The same for every face (HTTP,
+ * MCP); operators, who have no key, are not metered.
  */
 export async function meter(deps: MeterDeps & Pick<RagDeps, 'usagePublisher'>, caller: Caller, metric: Metric, amount: number, correlationId: string): Promise<void> {
   if (!caller.keyHash || amount <= 0) return;
   checkQuota(deps, caller, metric, amount);
+  const hold = caller.reserve ? await caller.reserve(metric, amount) : undefined;
+  if (hold === null) throw ragError(403, 'USAGE_EXCEEDED', INVALID_MESSAGES.USAGE_EXCEEDED, { upgrade: deps.config.urls.pricing });
   const usage: UsageIncremented = newEvent('usage.incremented', { keyHash: caller.keyHash, metric, amount, period: currentPeriod() }, { correlationId });
-  await deps.usagePublisher.publish(usage);
+  try {
+    await deps.usagePublisher.publish(usage);
+  } catch (err) {
+    await hold?.release().catch(() => undefined);
+    throw err;
+  }
 }

@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { newEvent } from '../../../events/envelope.ts';
 import { notFound, ragError, type Caller } from '../caller.ts';
 import { collectionIdOf, getCollection } from '../collections.projection.ts';
+import type { QueryServed } from '../events.ts';
 import type { QueryInput } from '../input.ts';
 import type { SearchHit } from '../retrieval.ts';
 import type { RagDeps } from './deps.ts';
@@ -13,13 +17,25 @@ export interface QueryResult {
   cached: boolean;
 }
 
-/** POST /api/rag/query and the `rag_query` tool: the chunks that answer, best first. */
+/**
+ * POST /api/rag/query and the `rag_query` tool: the chunks that answer, best first. The answer waits
+ * for rag.query-served to be written (what the project report counts), so a query served is a query
+ * counted; it is not applied here, since nothing reads it back within the request.
+ */
 export async function queryCollection(deps: RagDeps, caller: Caller, input: QueryInput, correlationId: string): Promise<QueryResult> {
   const collectionId = collectionIdOf(caller.customerId, input.collectionName);
   const collection = await getCollection(deps.db, collectionId);
   if (!collection) throw notFound(`collection ${input.collectionName}`);
   if (collection.indexVersion === 0) throw ragError(409, 'NOT_INDEXED', `collection ${input.collectionName} is not indexed yet: POST /api/rag/index first`);
   await meter(deps, caller, 'queries', 1, correlationId);
+  const started = performance.now();
   const { hits, cached } = await deps.retrieval.search(collectionId, input.query, input.topK);
+  const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+  const served: QueryServed = newEvent(
+    'rag.query-served',
+    { queryId: randomUUID(), collectionId, customerId: caller.customerId, collectionName: input.collectionName, keyHash: caller.keyHash, results: hits.length, cached, durationMs },
+    { correlationId },
+  );
+  await deps.publisher.publishOrdered([served]);
   return { success: true, query: input.query, results: hits, cached };
 }

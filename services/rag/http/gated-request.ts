@@ -12,4 +12,4 @@ export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 }
 
 /** Who a gated request acts for: the key's customer, its hash and its quotas as the gate saw them. */
-export const callerOf = ({ identity, usage }: Admitted): Caller => ({ customerId: identity.customerId, keyHash: identity.keyHash, usage });
+export const callerOf = ({ identity, usage, reserve }: Admitted): Caller => ({ customerId: identity.customerId, keyHash: identity.keyHash, usage, reserve });

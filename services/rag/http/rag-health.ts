@@ -10,14 +10,14 @@ export interface RagFeatures {
 
 /**
  * What works in this deployment, asked at each answer: retrieval (its model loaded; answers then come
- * from the customer's own code, hence contextAware) and vision (a browser is installed). Nothing
- * generates code yet (part 3).
+ * from the customer's own code, hence contextAware), vision (a browser is installed), and test
+ * generation (autoGenerate: from the indexed code, so it works when retrieval does).
  */
 export const featuresOf =
   (rag: { retrievalReady(): boolean }, vision: { ready(): boolean }) =>
   (): RagFeatures => {
     const retrieval = rag.retrievalReady();
-    return { rag: retrieval, glmVision: vision.ready(), contextAware: retrieval, autoGenerate: false };
+    return { rag: retrieval, glmVision: vision.ready(), contextAware: retrieval, autoGenerate: retrieval };
   };
 
 export interface RagHealthOptions {

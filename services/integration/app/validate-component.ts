@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { newEvent } from '../../../events/envelope.ts';
+import { publishAndApply } from '../../../events/own-events.ts';
+import { checkQuota, meter } from '../../rag/app/meter.ts';
+import type { Caller } from '../../rag/caller.ts';
+import { claimOf, needsClick, sentencesOf } from '../checks/claims.ts';
+import { codeFacts, type CodeFacts } from '../checks/code-facts.ts';
+import { judge, verdictOf, type CheckResult } from '../checks/judge.ts';
+import { codeEvidence, type EvidenceItem } from '../code/code-evidence.ts';
+import type { ValidationCompleted } from '../events.ts';
+import type { ValidateInput } from '../input.ts';
+import { askModel } from '../llm/model-judge.ts';
+import { examinePage } from '../page/examine-page.ts';
+import type { PageFacts } from '../page/page-facts.ts';
+import { describeLocator } from '../page/locator-code.ts';
+import { validationsProjection } from '../validations.projection.ts';
+import type { IntegrationDeps } from './deps.ts';
+import { indexedCollection } from './find-collection.ts';
+
+export interface ValidateAnswer {
+  success: true;
+  validationId: string;
+  component: string;
+  valid: boolean | null;
+  confidence: number;
+  evidence: EvidenceItem[];
+  checks: CheckResult[];
+  issues: string[];
+  /** Descriptions of the checks the language model decided (none without LLM_URL). */
+  judgedByModel: string[];
+}
+
+/** At most this many sentences become checks: a longer text is a specification, not a behaviour. */
+const MAX_CHECKS = 30;
+
+/**
+ * POST /api/integration/validate and the `integration_validate` tool: does the component do what the
+ * sentences say? Code evidence from the collection's index, page evidence from the live page when
+ * `url` is given; each sentence one check, decided by the evidence or left unknown (valid: null).
+ * Uses one `queries` (the retrieval) and, with a url, one `screenshotsAnalyzed` once the page loaded.
+ */
+export async function validateComponent(deps: IntegrationDeps, caller: Caller, input: ValidateInput, correlationId: string): Promise<ValidateAnswer> {
+  const started = performance.now();
+  const collection = await indexedCollection(deps.rag, caller, input.collectionName);
+  const sentences = sentencesOf(input.expectedBehavior).slice(0, MAX_CHECKS);
+  const claims = sentences.map(claimOf);
+  if (input.url) checkQuota(deps.rag, caller, 'screenshotsAnalyzed', 1);
+  await meter(deps.rag, caller, 'queries', 1, correlationId);
+
+  const code = await codeEvidence(deps.rag.retrieval, collection.collectionId, input.component, input.expectedBehavior);
+  const facts = mergedFacts(code.definitions.map((d) => codeFacts(d.content, d.metadata.startLine)));
+  let page: PageFacts | null = null;
+  if (input.url) {
+    page = await examinePage(deps.vision, input.url, { component: input.component, click: claims.some(needsClick), a11y: true, screenshot: false });
+    await meter(deps.rag, caller, 'screenshotsAnalyzed', 1, correlationId);
+  }
+
+  const evidence = { defined: code.definitions.length > 0, code: facts, page };
+  const checks = sentences.map((sentence, i) => judge(sentence, claims[i] ?? { kind: 'open' }, evidence));
+  const issues = issuesOf(input.component, code.definitions.length, page);
+  const judgedByModel: string[] = [];
+  const undecided = checks.map((c, index) => ({ index, description: c.description, status: c.status })).filter((c) => c.status === 'unknown');
+  if (deps.llm && undecided.length > 0) {
+    const answer = await askModel(deps.llm, {
+      component: input.component,
+      context: input.context ?? null,
+      evidence: evidenceText([...code.items, ...pageItems(page)], page),
+      checks: undecided.map(({ index, description }) => ({ index, description })),
+    });
+    if (answer.problem) issues.push(`the language model did not judge the undecided checks: ${answer.problem}`);
+    for (const judged of answer.judged) {
+      const check = checks[judged.index];
+      if (!check) continue;
+      checks[judged.index] = { ...check, status: judged.status, detail: `judged by the language model: ${judged.reason}`, decidedBy: 'model' };
+      judgedByModel.push(check.description);
+    }
+  }
+
+  const verdict = verdictOf(checks);
+  const items = [...code.items, ...pageItems(page)];
+  const validationId = randomUUID();
+  const event: ValidationCompleted = newEvent(
+    'integration.validation-completed',
+    {
+      validationId,
+      customerId: caller.customerId,
+      keyHash: caller.keyHash,
+      component: input.component,
+      collectionName: input.collectionName,
+      url: input.url ?? null,
+      valid: verdict.valid,
+      confidence: verdict.confidence,
+      checks: verdict.counts,
+      judgedByModel: judgedByModel.length,
+      codeEvidence: code.items.length,
+      pageEvidence: items.length - code.items.length,
+      durationMs: Math.round(performance.now() - started),
+    },
+    { correlationId },
+  );
+  await publishAndApply(deps.rag.publisher, deps.rag.db, validationsProjection, [event]);
+  return { success: true, validationId, component: input.component, valid: verdict.valid, confidence: verdict.confidence, evidence: items, checks, issues, judgedByModel };
+}
+
+function mergedFacts(all: CodeFacts[]): CodeFacts | null {
+  if (all.length === 0) return null;
+  return { throws: all.flatMap((f) => f.throws), parameters: [...new Set(all.flatMap((f) => f.parameters))] };
+}
+
+function issuesOf(component: string, definitions: number, page: PageFacts | null): string[] {
+  const issues: string[] = [];
+  if (definitions === 0) issues.push(`no definition of ${component} was found in the collection's index`);
+  if (definitions > 1) issues.push(`${component} is defined ${definitions} times; the checks read all of them`);
+  if (page) {
+    const found = page.located;
+    if (!found) issues.push(`${component} was not found on ${page.finalUrl}`);
+    else {
+      if (found.count > 1) issues.push(`${found.count} elements on the page match ${describeLocator(found.locator)}; the first was checked`);
+      if (!found.visible) issues.push(`${component} is on the page but not visible`);
+      for (const v of page.a11y?.violations ?? []) issues.push(`accessibility (${v.impact}): ${v.help} [${v.id}]`);
+      if (page.a11y?.error) issues.push(`the accessibility check could not run: ${page.a11y.error}`);
+    }
+  }
+  return issues;
+}
+
+function pageItems(page: PageFacts | null): EvidenceItem[] {
+  const found = page?.located;
+  if (!page || !found) return [];
+  const state = [found.visible ? 'visible' : 'hidden', found.enabled ? 'enabled' : 'disabled'].join(', ');
+  const items: EvidenceItem[] = [
+    {
+      source: 'page',
+      selector: describeLocator(found.locator),
+      role: 'element',
+      snippet: `<${found.tag}> ${found.role ?? 'no role'} "${found.accessibleName ?? ''}" (${state})${found.href ? ` href=${found.href}` : ''} on ${page.finalUrl}`,
+      score: found.locator.kind === 'test-id' || found.locator.kind === 'role' ? 1 : 0.7,
+    },
+  ];
+  const click = page.click;
+  if (click?.clicked) {
+    const effects = [
+      click.navigatedTo ? `navigated to ${click.navigatedTo}` : null,
+      ...click.dialogs.map((d) => `opened dialog "${d.name ?? '(unnamed)'}"`),
+      ...click.nativeDialogs.map((d) => `raised ${d.type} "${d.message.slice(0, 100)}"`),
+      ...click.requests.map((r) => `sent ${r.method} ${r.path}${r.status !== null ? ` → ${r.status}` : ''}`),
+    ].filter((x): x is string => x !== null);
+    items.push({ source: 'page', selector: describeLocator(found.locator), role: 'effect', snippet: `a click ${effects.length > 0 ? effects.join('; ') : 'changed nothing observable'}`, score: 1 });
+  }
+  return items;
+}
+
+/** The evidence as the model reads it: what a reviewer would look at, cut to a sensible size. */
+function evidenceText(items: EvidenceItem[], page: PageFacts | null): string {
+  const parts = items.map((item) =>
+    item.source === 'code' ? `[code ${item.role}] ${item.file}:${item.startLine}-${item.endLine}\n${item.snippet}` : `[page ${item.role}] ${item.selector}: ${item.snippet}`,
+  );
+  if (page && !page.located) parts.push(`[page] the component was not found on ${page.finalUrl}`);
+  return parts.join('\n\n').slice(0, 24_000);
+}

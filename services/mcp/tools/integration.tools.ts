@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { generateTests } from '../../integration/app/generate-tests.ts';
+import { projectReport } from '../../integration/app/project-report.ts';
+import { validateComponent } from '../../integration/app/validate-component.ts';
+import { generateInput, reportInput, validateInput } from '../../integration/input.ts';
+import { defineTool, type Tool } from './tool.ts';
+
+const evidence = z.object({
+  source: z.enum(['code', 'page']),
+  file: z.string().optional(),
+  startLine: z.number().optional(),
+  endLine: z.number().optional(),
+  selector: z.string().optional(),
+  role: z.enum(['definition', 'use', 'related', 'element', 'effect']),
+  snippet: z.string(),
+  score: z.number(),
+});
+
+const check = z.object({
+  description: z.string(),
+  status: z.enum(['passed', 'failed', 'unknown']),
+  detail: z.string(),
+  decidedBy: z.enum(['evidence', 'model']).nullable(),
+});
+
+export const integrationValidateTool = defineTool({
+  name: 'integration_validate',
+  title: 'Validate a component against its expected behaviour',
+  description:
+    'Checks whether a component does what the sentences of expectedBehavior say, from its code in an indexed collection (definition and uses) and, with url, from the live page (found by test id, role and name, or text; visible, enabled, accessible name, what a click opens, navigates to or requests, axe accessibility). ' +
+    'Each sentence is one check: passed, failed, or unknown when the evidence cannot decide it. valid is true when all pass, false when one fails, null when none fails but one is unknown. Counts one query, plus one screenshotsAnalyzed with url.',
+  input: validateInput,
+  output: z.object({
+    success: z.literal(true),
+    validationId: z.string(),
+    component: z.string(),
+    valid: z.boolean().nullable(),
+    confidence: z.number(),
+    evidence: z.array(evidence),
+    checks: z.array(check),
+    issues: z.array(z.string()),
+    judgedByModel: z.array(z.string()),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  run: (args, ctx) => validateComponent(ctx.integration, ctx.caller, args, ctx.correlationId),
+  render(r) {
+    const verdict = r.valid === null ? 'undecided' : r.valid ? 'valid' : 'not valid';
+    const lines = r.checks.map((c) => `- [${c.status}] ${c.description}: ${c.detail}`);
+    const code = r.evidence.filter((e) => e.role === 'definition').map((e) => `${e.file}:${e.startLine}-${e.endLine}`);
+    return [`${r.component}: ${verdict} (confidence ${r.confidence})${code.length > 0 ? `, defined at ${code.join(', ')}` : ''}`, ...lines, ...r.issues.map((i) => `issue: ${i}`)].join('\n');
+  },
+});
+
+export const integrationGenerateTool = defineTool({
+  name: 'integration_generate',
+  title: 'Generate tests for a component',
+  description:
+    'Writes runnable tests for a component: unit or integration (a mocha + chai, vitest, jest or node:test file importing its module, cases from its signature, examples, guards and branches) or e2e / visual (a Playwright test with the locators found on the live page at url; visual adds a screenshot assertion and its baseline PNG as base64). ' +
+    'coverage basic | comprehensive | exhaustive. Returns the files (path, content), the framework, the command to run them and the cases. Counts one query, plus one screenshotsAnalyzed for a page.',
+  input: generateInput,
+  output: z.object({
+    success: z.literal(true),
+    generationId: z.string(),
+    component: z.string(),
+    testType: z.enum(['unit', 'integration', 'e2e', 'visual']),
+    coverage: z.enum(['basic', 'comprehensive', 'exhaustive']),
+    source: z.object({ file: z.string(), startLine: z.number(), endLine: z.number() }).nullable(),
+    files: z.array(z.object({ path: z.string(), content: z.string(), encoding: z.literal('base64').optional() })),
+    framework: z.string(),
+    runCommand: z.string(),
+    cases: z.array(z.object({ name: z.string(), kind: z.string(), line: z.number().optional() })),
+    skipped: z.array(z.object({ reason: z.string(), line: z.number().optional() })),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  run: (args, ctx) => generateTests(ctx.integration, ctx.caller, args, ctx.correlationId),
+  render(r) {
+    const files = r.files.filter((f) => f.encoding === undefined);
+    return [
+      `${r.cases.length} ${r.framework} cases for ${r.component} (${r.testType}, ${r.coverage}); run: ${r.runCommand}`,
+      ...files.map((f) => `--- ${f.path}\n${f.content}`),
+      ...r.files.filter((f) => f.encoding === 'base64').map((f) => `--- ${f.path} (binary, base64 in the structured result)`),
+      ...r.skipped.map((s) => `not generated: ${s.reason}`),
+    ].join('\n');
+  },
+});
+
+export const integrationReportTool = defineTool({
+  name: 'integration_report',
+  title: 'Report on a project',
+  description:
+    'A report of your collections and their use: index runs (files, chunks, durations), queries (count, latency, cache hit rate), captures and analyses (findings by type and severity), visual test history, validations, generated tests and usage against quota. ' +
+    'format json (the figures), markdown, or html (a self-contained page with charts). since limits it to what happened from then on. Counts nothing toward your quotas.',
+  input: reportInput,
+  output: z.object({
+    success: z.literal(true),
+    format: z.enum(['json', 'markdown', 'html']),
+    report: z.record(z.string(), z.unknown()).optional().describe('The figures (format json).'),
+    document: z.string().optional().describe('The markdown or html document.'),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  run: async (args, ctx) => {
+    const result = await projectReport(ctx.integration.rag, ctx.caller, args);
+    return result.format === 'json' ? { success: true as const, format: 'json' as const, report: { ...result.body } } : { success: true as const, format: result.format, document: result.body };
+  },
+  render: (r) => (r.document !== undefined ? r.document : JSON.stringify(r.report, null, 2)),
+});
+
+export const INTEGRATION_TOOLS: readonly Tool[] = [integrationValidateTool, integrationGenerateTool, integrationReportTool];

@@ -1,0 +1,67 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { askModel } from '../../../services/integration/llm/model-judge.ts';
+
+/**
+ * The language-model client over real HTTP against an endpoint that speaks the OpenAI chat
+ * completions wire format (no model can run on the test machine: this checks our side of the
+ * contract — the request we send, the answers we accept, and every way the call can fail).
+ */
+describe('integration validate: the optional language model, over HTTP (integration)', () => {
+  let server: Server;
+  let url: string;
+  let reply: (req: IncomingMessage, body: Record<string, unknown>, res: ServerResponse) => void;
+  const seen: Array<{ headers: IncomingMessage['headers']; body: Record<string, unknown> }> = [];
+
+  before(async () => {
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      seen.push({ headers: req.headers, body });
+      if (req.url !== '/v1/chat/completions') return void res.writeHead(404).end();
+      reply(req, body, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  beforeEach(() => (seen.length = 0));
+
+  const question = { component: 'AddToCartButton', context: 'the shop page', evidence: '[code definition] src/a.js:1-3\nexport function AddToCartButton() {}', checks: [{ index: 1, description: 'Customers find it delightful' }, { index: 3, description: 'It is fast' }] };
+  const answerWith = (content: string) => (_req: IncomingMessage, _body: Record<string, unknown>, res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+  };
+
+  it('sends the model, the key as a Bearer token, the evidence and the numbered checks; takes its verdicts', async () => {
+    reply = answerWith('{"checks":[{"index":1,"status":"unknown","reason":"no evidence"},{"index":3,"status":"passed","reason":"no loop in the handler"}]}');
+    const answer = await askModel({ url, model: 'tiny', apiKey: 'sk-test-123', timeoutMs: 5000 }, question);
+    expect(answer).to.deep.equal({ judged: [{ index: 3, status: 'passed', reason: 'no loop in the handler' }] });
+    const [request] = seen;
+    expect(request!.headers.authorization).to.equal('Bearer sk-test-123');
+    expect(request!.body).to.include({ model: 'tiny', temperature: 0 });
+    const messages = request!.body.messages as Array<{ role: string; content: string }>;
+    expect(messages.map((m) => m.role)).to.deep.equal(['system', 'user']);
+    expect(messages[1]!.content).to.include('export function AddToCartButton').and.include('1. Customers find it delightful').and.include('3. It is fast');
+  });
+
+  it('sends no Authorization header without a key', async () => {
+    reply = answerWith('{"checks":[]}');
+    await askModel({ url, model: 'tiny', apiKey: undefined, timeoutMs: 5000 }, question);
+    expect(seen[0]!.headers.authorization).to.equal(undefined);
+  });
+
+  it('turns an error status, an answer without content, a timeout and an unreachable endpoint into a stated problem', async () => {
+    reply = (_req, _body, res) => void res.writeHead(500).end('boom');
+    expect(await askModel({ url, model: 'tiny', apiKey: undefined, timeoutMs: 5000 }, question)).to.deep.equal({ judged: [], problem: 'the language model answered HTTP 500' });
+    reply = (_req, _body, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices":[]}');
+    expect((await askModel({ url, model: 'tiny', apiKey: undefined, timeoutMs: 5000 }, question)).problem).to.equal("the language model's answer has no message content");
+    reply = () => undefined; // never answers
+    expect((await askModel({ url, model: 'tiny', apiKey: undefined, timeoutMs: 300 }, question)).problem).to.equal('the language model did not answer within 300 ms');
+    expect((await askModel({ url: 'http://127.0.0.1:1/v1', model: 'tiny', apiKey: undefined, timeoutMs: 2000 }, question)).problem).to.equal('the language model could not be reached');
+  });
+});

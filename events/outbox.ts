@@ -40,13 +40,22 @@ export class Outbox<D extends Document> {
    * 'pending' means Kafka did not acknowledge: the claim stands and the relay will publish it.
    */
   async claim(document: D, events: readonly Event[]): Promise<ClaimResult> {
-    const messages = events.map((e) => {
-      const m = this.codec.encode(e);
-      return { topic: m.topic, key: m.key, value: new Binary(m.value), headers: m.headers };
-    });
-    const claim = { ...document, outbox: { pending: true, createdAt: new Date(), attempts: 0, messages } satisfies OutboxState };
+    const claim = { ...document, outbox: this.pendingState(events) };
     await this.collection.insertOne(claim);
     const positions = await this.publishClaim(claim);
+    return positions ? { status: 'published', positions } : { status: 'pending' };
+  }
+
+  /**
+   * The same for a change of an existing document: `set` and the events in one update, made only
+   * while `guard` holds and no earlier claim of the document is still pending (its messages would
+   * be overwritten). 'conflict' when either does not hold: nothing was written.
+   */
+  async claimChange(id: unknown, guard: Document, set: Document, events: readonly Event[]): Promise<ClaimResult | { status: 'conflict' }> {
+    const outbox = this.pendingState(events);
+    const { matchedCount } = await this.collection.updateOne({ ...guard, _id: id as never, 'outbox.pending': { $ne: true } }, { $set: { ...set, outbox } });
+    if (matchedCount === 0) return { status: 'conflict' };
+    const positions = await this.publishClaim({ _id: id, outbox });
     return positions ? { status: 'published', positions } : { status: 'pending' };
   }
 
@@ -71,6 +80,14 @@ export class Outbox<D extends Document> {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ 'outbox.pending': 1, 'outbox.createdAt': 1 });
+  }
+
+  private pendingState(events: readonly Event[]): OutboxState {
+    const messages = events.map((e) => {
+      const m = this.codec.encode(e);
+      return { topic: m.topic, key: m.key, value: new Binary(m.value), headers: m.headers };
+    });
+    return { pending: true, createdAt: new Date(), attempts: 0, messages };
   }
 
   private async publishClaim(claim: Document): Promise<Position[] | null> {

@@ -5,7 +5,7 @@ import { newEvent } from '../../events/envelope.ts';
 import { Outbox } from '../../events/outbox.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { AccountRegistered } from './events.ts';
+import type { AccountPasswordChanged, AccountRegistered } from './events.ts';
 
 /**
  * The account service's own write store: one document per account, holding the password hash
@@ -23,6 +23,9 @@ export interface AccountRecord extends Document {
   name: string;
   passwordHash: string;
   createdAt: Date;
+  /** Moved on with each password change, in the same write as the hash; absent: 0. */
+  tokenVersion?: number;
+  passwordChangedAt?: Date;
   /** Failed publishes are counted in attempts; a claim still being published has none. */
   outbox?: { pending: boolean; attempts: number };
 }
@@ -31,6 +34,18 @@ export type RegisterResult =
   | { status: 'registered'; event: AccountRegistered; position: { topic: string; partition: number; offset: string } | undefined }
   | { status: 'taken' }
   | { status: 'unavailable' };
+
+/**
+ * 'pending': the change holds (the new hash and version are stored) and the relay publishes its
+ * event once Kafka is back. 'conflict': the account changed since it was read, or its sign-up is
+ * still being published; nothing was written.
+ */
+export type PasswordChangeResult =
+  | { status: 'changed'; tokenVersion: number; event: AccountPasswordChanged; position: { topic: string; partition: number; offset: string } | undefined }
+  | { status: 'pending'; tokenVersion: number }
+  | { status: 'conflict' };
+
+export const tokenVersionOf = (account: Pick<AccountRecord, 'tokenVersion'>): number => account.tokenVersion ?? 0;
 
 export class AccountStore {
   private readonly collection: Collection<Document>;
@@ -73,6 +88,25 @@ export class AccountStore {
     // the caller is told to retry, and a retry with the same password completes it (retryPending).
     if (result.status === 'pending') return { status: 'unavailable' };
     return { status: 'registered', event, position: result.positions.length === 1 ? result.positions[0] : undefined };
+  }
+
+  /**
+   * The new hash, the next token version and the account.password-changed event in one write
+   * (the single-document outbox, like sign-up's), guarded on the hash that was checked: two
+   * concurrent changes cannot both win.
+   */
+  async changePassword(account: AccountRecord, passwordHash: string, correlationId: string): Promise<PasswordChangeResult> {
+    const tokenVersion = tokenVersionOf(account) + 1;
+    const event: AccountPasswordChanged = newEvent('account.password-changed', { userId: account.userId, tokenVersion }, { correlationId });
+    const result = await this.outbox.claimChange(
+      account._id,
+      { passwordHash: account.passwordHash },
+      { passwordHash, tokenVersion, passwordChangedAt: event.metadata.occurredAt },
+      [event],
+    );
+    if (result.status === 'conflict') return result;
+    if (result.status === 'pending') return { status: 'pending', tokenVersion };
+    return { status: 'changed', tokenVersion, event, position: result.positions.length === 1 ? result.positions[0] : undefined };
   }
 
   /** Publishes a registration whose first publish failed; true once Kafka has it. */

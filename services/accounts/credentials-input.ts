@@ -41,6 +41,13 @@ export const loginInput = z.object({
   password: z.string({ error: 'password is required' }).min(1, { error: 'password is required' }),
 });
 
+export const passwordChangeInput = z
+  .object({
+    currentPassword: z.string({ error: 'currentPassword is required' }).min(1, { error: 'currentPassword is required' }),
+    newPassword: z.string({ error: 'newPassword is required' }).pipe(password),
+  })
+  .refine((p) => p.newPassword !== p.currentPassword, { error: 'newPassword must differ from currentPassword', path: ['newPassword'] });
+
 export type SignupInput = z.infer<typeof signupInput>;
 export type LoginInput = z.infer<typeof loginInput>;
 

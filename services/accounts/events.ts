@@ -11,9 +11,17 @@ export interface AccountRegisteredData {
 
 export type AccountRegistered = Event<'account.registered', AccountRegisteredData>;
 
+export interface AccountPasswordChangedData {
+  userId: string;
+  tokenVersion: number;
+}
+
+export type AccountPasswordChanged = Event<'account.password-changed', AccountPasswordChangedData>;
+
 /** Every event the accounts context publishes. */
-export type AccountEvent = AccountRegistered;
+export type AccountEvent = AccountRegistered | AccountPasswordChanged;
 
 export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
   defineEvent<AccountRegistered>({ type: 'account.registered', topic: ACCOUNTS_TOPIC, schema: 'accounts/account.registered', key: (d) => d.userId }),
+  defineEvent<AccountPasswordChanged>({ type: 'account.password-changed', topic: ACCOUNTS_TOPIC, schema: 'accounts/account.password-changed', key: (d) => d.userId }),
 ];

@@ -6,12 +6,13 @@ import type { Config } from '../platform/config.ts';
 import { clientIpKey } from '../platform/http/client-ip.ts';
 import { HttpError, badRequest, conflict, unauthorized, unavailable } from '../platform/http/errors.ts';
 import { noStore } from '../platform/http/no-store.ts';
-import type { AccountRecord, AccountStore } from './account-store.ts';
-import { firstProblem, loginInput, signupInput } from './credentials-input.ts';
+import { tokenVersionOf, type AccountRecord, type AccountStore } from './account-store.ts';
+import { firstProblem, loginInput, passwordChangeInput, signupInput } from './credentials-input.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import type { Passwords } from './password.ts';
 import type { SignupLimiter } from './signup-limiter.ts';
-import { bearer, issueToken, verifyToken } from './tokens.ts';
+import { authenticate } from './session.ts';
+import { issueToken, type TokenSettings } from './tokens.ts';
 import { getUser, usersProjection, type User } from './users.projection.ts';
 
 export interface AccountDeps {
@@ -25,11 +26,9 @@ export interface AccountDeps {
 
 const publicUser = (u: Pick<User, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier });
 
-const WWW_AUTHENTICATE = (error: string) => ({ 'WWW-Authenticate': `Bearer realm="svc", error="${error}"` });
-
 export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
   const { config, db, store, passwords, limiter, signups } = deps;
-  const secret = config.secrets.jwtSecret;
+  const tokens: TokenSettings = { secret: config.secrets.jwtSecret, ...config.jwt };
 
   app.post('/auth/signup', noStore, async (req, res) => {
     const parsed = signupInput.safeParse(req.body);
@@ -43,8 +42,8 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
       // still in flight too: concurrent sign-ups of one e-mail get one 201.
       if (existing.outbox?.pending && abandoned(existing, config) && (await passwords.verify(password, existing.passwordHash))) {
         if (!(await store.retryPending(existing))) throw unavailable();
-        const user = { id: existing.userId, email: existing.email, name: existing.name, tier: 'free' as const };
-        res.status(201).json({ token: issueToken(secret, user), user: publicUser(user) });
+        const user = { id: existing.userId, email: existing.email, name: existing.name, tier: 'free' as const, tokenVersion: tokenVersionOf(existing) };
+        res.status(201).json({ token: issueToken(tokens, user), user: publicUser(user) });
         return;
       }
       throw conflict('an account with this email already exists');
@@ -58,8 +57,8 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
       // consumer will find it already applied.
       await applyEvents(await projectionCollection(db, usersProjection.collection), usersProjection, [{ ...result.event, position: result.position }]);
     }
-    const user = { id: result.event.data.userId, email, name, tier: 'free' as const };
-    res.status(201).json({ token: issueToken(secret, user), user: publicUser(user) });
+    const user = { id: result.event.data.userId, email, name, tier: 'free' as const, tokenVersion: 0 };
+    res.status(201).json({ token: issueToken(tokens, user), user: publicUser(user) });
   });
 
   app.post('/auth/login', noStore, async (req, res) => {
@@ -71,23 +70,38 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     if (!(await passwords.verify(password, account?.passwordHash)) || !account) throw unauthorized('invalid email or password');
     await limiter.succeeded(email);
     const projected = await getUser(db, account.userId);
-    const user = { id: account.userId, email: account.email, name: account.name, tier: projected?.tier ?? 'free' };
-    res.json({ token: issueToken(secret, user), user: publicUser(user) });
+    const user = { id: account.userId, email: account.email, name: account.name, tier: projected?.tier ?? 'free', tokenVersion: tokenVersionOf(account) };
+    res.json({ token: issueToken(tokens, user), user: publicUser(user) });
   });
 
-  app.get('/auth/me', noStore, async (req, res) => {
-    const token = bearer(req.get('authorization'));
-    if (token === 'missing') throw unauthorized('missing bearer token', WWW_AUTHENTICATE('invalid_request'));
-    if (token === 'malformed') throw unauthorized('malformed authorization header', WWW_AUTHENTICATE('invalid_request'));
-    const claims = verifyToken(secret, token);
-    if (typeof claims === 'string') {
-      const message = claims === 'expired' ? 'token expired' : 'invalid token';
-      throw unauthorized(message, WWW_AUTHENTICATE('invalid_token'));
+  // Counted against the same limits as login (per address, and per e-mail until a success):
+  // a stolen token must not become a second, unlimited way to guess the password.
+  app.post('/auth/password', noStore, async (req, res) => {
+    const { account } = await authenticate(req, tokens, store);
+    const parsed = passwordChangeInput.safeParse(req.body);
+    if (!parsed.success) throw badRequest(firstProblem(parsed.error));
+    await limiter.attempt(clientIpKey(req), account.email);
+    // 403, not 401: the session is fine, and a client that drops its token on 401 should not here.
+    if (!(await passwords.verify(parsed.data.currentPassword, account.passwordHash))) throw new HttpError(403, 'FORBIDDEN', 'current password is incorrect');
+    const passwordHash = await passwords.hash(parsed.data.newPassword);
+    const result = await store.changePassword(account, passwordHash, req.id);
+    if (result.status === 'conflict') throw conflict('the account changed meanwhile (another password change, or its sign-up is still being recorded); retry');
+    if (result.status === 'changed' && result.position) {
+      await applyEvents(await projectionCollection(db, usersProjection.collection), usersProjection, [{ ...result.event, position: result.position }]);
     }
+    await limiter.succeeded(account.email);
+    const projected = await getUser(db, account.userId);
+    const user = { id: account.userId, email: account.email, name: account.name, tier: projected?.tier ?? 'free', tokenVersion: result.tokenVersion };
+    res.json({ token: issueToken(tokens, user), user: publicUser(user) });
+  });
+
+  // The tier comes from the users projection, never from the token: a token issued before an
+  // upgrade (or a downgrade) still carries the tier of its day.
+  app.get('/auth/me', noStore, async (req, res) => {
+    const { account } = await authenticate(req, tokens, store);
     // The projection can trail a registration the outbox relay published late; the account
     // store knows every account the moment it exists.
-    const user = (await getUser(db, claims.sub)) ?? accountAsUser(await store.findById(claims.sub));
-    if (!user) throw new HttpError(401, 'UNAUTHORIZED', 'unknown user', { headers: WWW_AUTHENTICATE('invalid_token') });
+    const user = (await getUser(db, account.userId)) ?? accountAsUser(account);
     res.json({ ...publicUser(user), created_at: user.createdAt.toISOString() });
   });
 }
@@ -101,6 +115,6 @@ function abandoned(account: AccountRecord, config: Config): boolean {
   return Date.now() - account.createdAt.getTime() > config.kafka.publishTimeoutMs + 5000;
 }
 
-function accountAsUser(account: AccountRecord | null): User | null {
-  return account ? { id: account.userId, email: account.email, name: account.name, tier: 'free', createdAt: account.createdAt } : null;
+function accountAsUser(account: AccountRecord): User {
+  return { id: account.userId, email: account.email, name: account.name, tier: 'free', createdAt: account.createdAt };
 }

@@ -3,26 +3,57 @@ import type { Tier } from '../keys/tiers.ts';
 
 export const TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
 
+/**
+ * The signing secret and who issues tokens for whom (config.secrets.jwtSecret, config.jwt).
+ * Configurable, so two deployments that (wrongly) share a secret still refuse each other's tokens.
+ */
+export interface TokenSettings {
+  secret: string;
+  issuer: string;
+  audience: string;
+}
+
 export interface TokenClaims {
   sub: string;
   email: string;
+  /** The tier when the token was issued: informative only, the users projection is the truth. */
   tier: Tier;
+  /** The account's token version when issued: a password change moves it on, refusing older tokens. */
+  ver: number;
+  iss: string;
+  aud: string;
   iat: number;
   exp: number;
 }
 
-export function issueToken(secret: string, user: { id: string; email: string; tier: Tier }, now = new Date()): string {
+export interface TokenSubject {
+  id: string;
+  email: string;
+  tier: Tier;
+  tokenVersion: number;
+}
+
+export function issueToken(settings: TokenSettings, user: TokenSubject, now = new Date()): string {
   const iat = Math.floor(now.getTime() / 1000);
-  return jwt.sign({ sub: user.id, email: user.email, tier: user.tier, iat, exp: iat + TOKEN_TTL_SECONDS }, secret, { algorithm: 'HS256' });
+  return jwt.sign(
+    { sub: user.id, email: user.email, tier: user.tier, ver: user.tokenVersion, iss: settings.issuer, aud: settings.audience, iat, exp: iat + TOKEN_TTL_SECONDS },
+    settings.secret,
+    { algorithm: 'HS256' },
+  );
 }
 
 export type TokenProblem = 'missing' | 'malformed' | 'expired' | 'invalid';
 
-/** Verifies with HS256 pinned: `none` and every other algorithm are refused. */
-export function verifyToken(secret: string, token: string): TokenClaims | TokenProblem {
+/**
+ * Verifies with HS256 pinned (`none` and every other algorithm are refused) and our issuer and
+ * audience required: a token signed with the same secret for another purpose or deployment, or one
+ * from before these claims existed, is not a session here.
+ */
+export function verifyToken(settings: TokenSettings, token: string): TokenClaims | TokenProblem {
   try {
-    const claims = jwt.verify(token, secret, { algorithms: ['HS256'] });
+    const claims = jwt.verify(token, settings.secret, { algorithms: ['HS256'], issuer: settings.issuer, audience: settings.audience });
     if (typeof claims !== 'object' || typeof claims.sub !== 'string' || typeof claims.email !== 'string') return 'invalid';
+    if (!Number.isInteger(claims.ver)) return 'invalid';
     return claims as TokenClaims;
   } catch (err) {
     if (err instanceof jwt.TokenExpiredError) return 'expired';

@@ -4,7 +4,7 @@ import { findProjected, type Projection } from '../../events/projection.ts';
 import type { Tier } from '../keys/tiers.ts';
 import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from '../billing/events.ts';
 import { grantedTier } from '../billing/granted-tier.ts';
-import type { AccountRegistered } from './events.ts';
+import type { AccountPasswordChanged, AccountRegistered } from './events.ts';
 
 /** The users read model: what /auth/me and login answer with. */
 export interface User {
@@ -13,6 +13,8 @@ export interface User {
   name: string;
   tier: Tier;
   createdAt: Date;
+  /** Moved on by every password change: tokens carrying an older one are refused. 0 until the first. */
+  tokenVersion?: number;
 }
 
 /**
@@ -23,10 +25,10 @@ export interface User {
  */
 type UserDocument = Partial<User> & { tier: Tier } & Record<string, unknown>;
 
-export const usersProjection: Projection<UserDocument, AccountRegistered | SubscriptionEvent> = {
+export const usersProjection: Projection<UserDocument, AccountRegistered | AccountPasswordChanged | SubscriptionEvent> = {
   name: 'users',
   collection: 'users',
-  handles: ['account.registered', ...SUBSCRIPTION_EVENT_TYPES],
+  handles: ['account.registered', 'account.password-changed', ...SUBSCRIPTION_EVENT_TYPES],
   // Subscription events name the account when billing knew it (checkout custom data or e-mail).
   documentId: (event) => event.data.userId,
   evolve(user, event) {
@@ -38,6 +40,9 @@ export const usersProjection: Projection<UserDocument, AccountRegistered | Subsc
         const d = event.data;
         return { ...current, id: d.userId, email: d.email, name: d.name, createdAt: event.metadata.occurredAt };
       }
+      // Versions only grow: an older change delivered late does not bring revoked tokens back.
+      case 'account.password-changed':
+        return { ...current, tokenVersion: Math.max(current.tokenVersion ?? 0, event.data.tokenVersion) };
       // The account's tier follows its subscription; cancelled keeps it until the period ends.
       case 'subscription.created':
       case 'subscription.updated':

@@ -23,6 +23,7 @@ export function billingHandler(deps: { db: Db; publisher: EventPublisher; varian
   const { db, publisher, variantTiers, log } = deps;
   return eachEventOf<PaymentWebhookReceived>(['payment.webhook-received'], async (event) => {
     const webhook = event.data;
+    if (webhook.ignoredBecause !== null) return;
     // Other provider events are recorded in the log and need no action; a body without a
     // readable event name is one nobody can act on until ops look at it.
     if (webhook.eventName !== UNREADABLE_EVENT_NAME && !isSubscriptionEventName(webhook.eventName)) return;

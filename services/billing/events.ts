@@ -1,6 +1,7 @@
 import { defineEvent, type EventDefinition } from '../../events/catalog.ts';
 import type { Event } from '../../events/envelope.ts';
 import type { Tier } from '../keys/tiers.ts';
+import type { WebhookIgnoredBecause } from './webhook-scope.ts';
 
 export const PAYMENT_WEBHOOKS_TOPIC = 'payments.webhooks';
 export const SUBSCRIPTIONS_TOPIC = 'subscriptions.events';
@@ -11,6 +12,8 @@ export interface PaymentWebhookReceivedData {
   subscriptionId: string | null;
   receivedAt: Date;
   body: string;
+  /** The ingress's scope decision (test mode, another store): billing skips these. Null before v2. */
+  ignoredBecause: WebhookIgnoredBecause | null;
 }
 export type PaymentWebhookReceived = Event<'payment.webhook-received', PaymentWebhookReceivedData>;
 

@@ -19,7 +19,7 @@ export const webhookIngressService: ServiceModule = {
       port: config.ports.webhooks,
       dependencies,
       beforeJson: (a) => mountRawWebhookBody(a, config.http.bodyLimit),
-      mount: (a) => mountWebhookRoute(a, { secret: config.secrets.paymentWebhookSecret, publisher: rt.publisher }),
+      mount: (a) => mountWebhookRoute(a, { secret: config.secrets.paymentWebhookSecret, publisher: rt.publisher, scope: config.payments }),
     });
     return { name: 'webhooks', url: server.url, stop: () => server.close() };
   },

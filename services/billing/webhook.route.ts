@@ -7,6 +7,7 @@ import type { PaymentWebhookReceived } from './events.ts';
 import { isSubscriptionEventName } from './provider-event.ts';
 import { UNREADABLE_EVENT_NAME, readEnvelope, subscriptionIdOf, type WebhookEnvelope } from './provider-payload.ts';
 import { SIGNATURE_HEADER, verifySignature } from './signature.ts';
+import { ignoredBecause, type WebhookScope } from './webhook-scope.ts';
 
 export const PAYMENT_WEBHOOK_PATH = '/webhooks/payment';
 
@@ -14,6 +15,8 @@ export interface WebhookDeps {
   /** config.secrets.paymentWebhookSecret: used to verify, never logged or returned. */
   secret: string;
   publisher: Pick<EventPublisher, 'publish'>;
+  /** Which store and mode billing acts on; the decision is recorded with the webhook. */
+  scope: WebhookScope;
   now?: () => Date;
 }
 
@@ -47,28 +50,37 @@ export function mountWebhookRoute(app: Express, deps: WebhookDeps): void {
     if (!verifySignature(deps.secret, raw, signature)) throw unauthorized('invalid signature');
 
     const text = utf8.decode(raw);
+    const body = parsedJson(text);
     // A provider without meta.webhook_id still gets a stable id: its redelivery has the same bytes.
-    const envelope = recordedEnvelope(text, createHash('sha256').update(raw).digest('hex'));
+    const envelope = recordedEnvelope(body, createHash('sha256').update(raw).digest('hex'));
+    // Out of scope is still answered 200 and recorded: a 4xx would only make the provider retry
+    // the same event, and the record shows ops what came in and why nothing followed.
+    const outOfScope = ignoredBecause(body, deps.scope);
     const event: PaymentWebhookReceived = newEvent(
       'payment.webhook-received',
-      { webhookId: envelope.webhookId, eventName: envelope.eventName, subscriptionId: envelope.subscriptionId, receivedAt: now(), body: text },
+      { webhookId: envelope.webhookId, eventName: envelope.eventName, subscriptionId: envelope.subscriptionId, receivedAt: now(), body: text, ignoredBecause: outOfScope },
       { correlationId: req.id },
     );
     await deps.publisher.publish(event);
-    const ignored = !isSubscriptionEventName(envelope.eventName);
-    req.log.info({ webhookId: envelope.webhookId, eventName: envelope.eventName, subscriptionId: envelope.subscriptionId, ignored }, 'payment webhook recorded');
-    res.json(ignored ? { received: true, ignored: true } : { received: true });
+    const ignored = outOfScope !== null || !isSubscriptionEventName(envelope.eventName);
+    req.log.info({ webhookId: envelope.webhookId, eventName: envelope.eventName, subscriptionId: envelope.subscriptionId, ignored, ignoredBecause: outOfScope }, 'payment webhook recorded');
+    res.json(outOfScope ? { received: true, ignored: true, reason: outOfScope } : ignored ? { received: true, ignored: true } : { received: true });
   });
 }
 
-/** The event name, webhook id and subscription of a body, as far as it has them: enough to record and partition it. */
-function recordedEnvelope(text: string, fallbackId: string): WebhookEnvelope {
-  let body: unknown;
+const NOT_JSON = Symbol('not JSON');
+
+function parsedJson(text: string): unknown {
   try {
-    body = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    return { eventName: UNREADABLE_EVENT_NAME, webhookId: fallbackId, subscriptionId: null };
+    return NOT_JSON;
   }
+}
+
+/** The event name, webhook id and subscription of a body, as far as it has them: enough to record and partition it. */
+function recordedEnvelope(body: unknown, fallbackId: string): WebhookEnvelope {
+  if (body === NOT_JSON) return { eventName: UNREADABLE_EVENT_NAME, webhookId: fallbackId, subscriptionId: null };
   const envelope = readEnvelope(body, fallbackId);
   return 'error' in envelope ? { eventName: UNREADABLE_EVENT_NAME, webhookId: fallbackId, subscriptionId: subscriptionIdOf(body) } : envelope;
 }

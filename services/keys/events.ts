@@ -11,9 +11,14 @@ export interface KeyGeneratedData {
   customerId: string;
   subscriptionId: string;
   email: string;
-  /** base64(iv | tag | ciphertext), AES-256-GCM under KEY_ENCRYPTION_KEY: only the mailer opens it. */
+  /** AES-256-GCM under KEY_ENCRYPTION_KEY, bound to keyHash and subscriptionId (key-crypto.ts): only the mailer opens it. */
   encryptedKey: string;
-  source: 'subscription' | 'api';
+  /** subscription: the issuer's, e-mailed; api: POST /generate's, shown in its answer; rotation: POST /keys/rotate's, e-mailed. */
+  source: 'subscription' | 'api' | 'rotation';
+  /** 0 for the subscription's first key, n for its n-th rotation: the highest generation is the key. */
+  generation: number;
+  /** The last four of the key a rotation replaces, for the e-mail; null otherwise. */
+  replacesLast4: string | null;
 }
 export interface KeyTierChangedData {
   keyHash: string;

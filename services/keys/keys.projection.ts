@@ -22,6 +22,10 @@ export interface KeyRecord {
   paidTier: Tier | null;
   customerId: string | null;
   email: string | null;
+  /** The account that owns the subscription (its JWT `sub`), when billing knows it. */
+  userId?: string | null;
+  /** How often the key was replaced: the key.generated with the highest generation is the key. */
+  generation?: number;
   createdAt: Date | null;
   endsAt: Date | null;
 }
@@ -36,6 +40,8 @@ const empty = (subscriptionId: string): KeyRecord => ({
   paidTier: null,
   customerId: null,
   email: null,
+  userId: null,
+  generation: 0,
   createdAt: null,
   endsAt: null,
 });
@@ -52,16 +58,22 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): 
   switch (event.type) {
     case 'key.generated': {
       const k = event.data;
-      // One key per subscription: a second generated key for it (a lost race) is not adopted.
-      if (current.keyHash && current.keyHash !== k.keyHash) return current;
+      const generation = k.generation ?? 0;
+      const held = current.generation ?? 0;
+      const replacing = current.keyHash !== null && current.keyHash !== k.keyHash;
+      // One key per subscription: a second key of the same generation (a lost race) is not adopted, and
+      // neither is an older one. Rotations sit on other partitions (keyed by key hash), so they can
+      // arrive in any order: the highest generation wins whatever the order.
+      if (replacing && generation <= held) return current;
       return {
         ...current,
         keyHash: k.keyHash,
         last4: k.last4,
         status: 'active',
+        generation,
         customerId: current.customerId ?? k.customerId,
         email: current.email ?? k.email,
-        createdAt: current.createdAt ?? event.metadata.occurredAt,
+        createdAt: replacing ? event.metadata.occurredAt : (current.createdAt ?? event.metadata.occurredAt),
         tier: grants(current.subscriptionStatus, current.paidTier, k.tier),
       };
     }
@@ -71,11 +83,11 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): 
       return current;
     case 'subscription.created': {
       const s = event.data;
-      return { ...current, subscriptionStatus: s.status, paidTier: s.tier, customerId: s.customerId, email: s.email, tier: grants(s.status, s.tier, s.tier) };
+      return { ...current, subscriptionStatus: s.status, paidTier: s.tier, customerId: s.customerId, email: s.email, userId: s.userId ?? current.userId ?? null, tier: grants(s.status, s.tier, s.tier) };
     }
     case 'subscription.updated': {
       const s = event.data;
-      return { ...current, subscriptionStatus: s.status, paidTier: s.tier, endsAt: s.endsAt, tier: grants(s.status, s.tier, s.tier) };
+      return { ...current, subscriptionStatus: s.status, paidTier: s.tier, endsAt: s.endsAt, userId: s.userId ?? current.userId ?? null, tier: grants(s.status, s.tier, s.tier) };
     }
     case 'subscription.resumed': {
       const s = event.data;

@@ -5,14 +5,22 @@ import { generateApiKey, hashKey, last4 } from './key-format.ts';
 
 /** A fresh key and its key.generated event: hash and last four in the clear, the key itself encrypted. */
 export function mintKey(
-  owner: Pick<KeyGeneratedData, 'tier' | 'customerId' | 'subscriptionId' | 'email' | 'source'>,
+  owner: Pick<KeyGeneratedData, 'tier' | 'customerId' | 'subscriptionId' | 'email' | 'source'> & Partial<Pick<KeyGeneratedData, 'generation' | 'replacesLast4'>>,
   encryptionKey: Buffer,
   cause: Causation,
 ): { apiKey: string; event: KeyGenerated } {
   const apiKey = generateApiKey();
+  const keyHash = hashKey(apiKey);
   const event: KeyGenerated = newEvent(
     'key.generated',
-    { ...owner, keyHash: hashKey(apiKey), last4: last4(apiKey), encryptedKey: encryptKey(apiKey, encryptionKey) },
+    {
+      generation: 0,
+      replacesLast4: null,
+      ...owner,
+      keyHash,
+      last4: last4(apiKey),
+      encryptedKey: encryptKey(apiKey, encryptionKey, { keyHash, subscriptionId: owner.subscriptionId }),
+    },
     cause,
   );
   return { apiKey, event };

@@ -15,6 +15,9 @@ import { KeyCache } from './key-cache.ts';
 import { findStoredKey, keysProjection } from './keys.projection.ts';
 import { RateLimits } from './rate-limits.ts';
 import { mountRevokeRoute } from './revoke.route.ts';
+import { mountRotateRoute } from './rotate.route.ts';
+import { RotationLimit } from './rotation-limit.ts';
+import { AccountStore } from '../accounts/account-store.ts';
 import { QuotaReservations } from './quota-reservations.ts';
 import { mountReserveRoutes } from './reserve.route.ts';
 import { currentPeriod, usageProjection } from './usage.ts';
@@ -24,7 +27,7 @@ import { LocalValidator } from './validator.ts';
 /** The key-validation service: keys and usage projections, the issuer, and its HTTP face on KEYS_PORT. */
 export const keysService: ServiceModule = {
   name: 'keys',
-  description: 'API keys: POST /validate, GET /usage, POST /reserve, POST /release, POST /generate, POST /revoke; the issuer; keys and usage projections',
+  description: 'API keys: POST /validate, GET /usage, POST /reserve, POST /release, POST /keys/rotate, POST /generate, POST /revoke; the issuer; keys and usage projections',
   async start(rt) {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'keys' });
@@ -77,6 +80,19 @@ export const keysService: ServiceModule = {
       monthly.unref();
       parts.onStop(() => clearInterval(monthly));
       const validator = new LocalValidator(rateLimits, keyCache, usageCache, reservations);
+      const rotationLimit = new RotationLimit(mongo.db, config.keyRotationsPerHour);
+      await rotationLimit.ensureIndexes();
+      const rotation = {
+        db: mongo.db,
+        publisher: rt.publisher,
+        // Sessions are checked as the accounts service checks them, against the same account store.
+        tokens: { secret: config.secrets.jwtSecret, ...config.jwt },
+        accounts: new AccountStore(mongo.db, rt.codec, rt.publisher, log),
+        encryptionKey: config.secrets.keyEncryptionKey,
+        limit: rotationLimit,
+        leaseMs: config.effectLeaseMs,
+        log,
+      };
       const mountBackOffice = (a: Express) => {
         mountGenerateRoute(a, { config, db: mongo.db, publisher: rt.publisher });
         mountRevokeRoute(a, { config, db: mongo.db, publisher: rt.publisher });
@@ -90,6 +106,8 @@ export const keysService: ServiceModule = {
         mount: (a) => {
           mountValidationRoutes(a, { validator });
           mountReserveRoutes(a, { validator });
+          // The owner's own route, so on the public port even with ADMIN_PORT.
+          mountRotateRoute(a, rotation);
           if (adminPort === undefined) mountBackOffice(a);
         },
       });

@@ -1,7 +1,8 @@
 import type { AccountRegistered } from '../accounts/events.ts';
 import type { SubscriptionCancelled, SubscriptionEnded, SubscriptionPaymentFailed } from '../billing/events.ts';
 import type { KeyGenerated } from '../keys/events.ts';
-import { decryptKey } from '../keys/key-crypto.ts';
+import { decryptKey, KeyDecryptionError } from '../keys/key-crypto.ts';
+import { hashKey } from '../keys/key-format.ts';
 import { cancellationMail, keyIssuedMail, paymentFailedMail, subscriptionEndedMail, welcomeMail } from './templates.ts';
 import type { Mail } from './transport.ts';
 
@@ -31,10 +32,16 @@ export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | n
     }
     case 'key.generated': {
       const d = event.data;
-      // A key made through POST /generate is shown in that response; only subscription keys are mailed.
-      if (d.source !== 'subscription') return null;
-      const apiKey = decryptKey(d.encryptedKey, settings.keyEncryptionKey);
-      return { effect: `key-email:${d.keyHash}`, mail: keyIssuedMail({ email: d.email, name: null, apiKey, tier: d.tier, subscriptionId: d.subscriptionId }) };
+      // A key made through POST /generate is shown in that response; subscription and rotated keys are mailed.
+      if (d.source === 'api') return null;
+      const apiKey = decryptKey(d.encryptedKey, settings.keyEncryptionKey, { keyHash: d.keyHash, subscriptionId: d.subscriptionId });
+      // Blobs from before the binding decrypt in any event: only the key the event names goes to its address.
+      // Permanent, so the consumer logs it (without the key) and dead-letters the event instead of sending.
+      if (hashKey(apiKey) !== d.keyHash) throw new KeyDecryptionError("the key does not match the event's key hash");
+      return {
+        effect: `key-email:${d.keyHash}`,
+        mail: keyIssuedMail({ email: d.email, name: null, apiKey, tier: d.tier, subscriptionId: d.subscriptionId, generation: d.generation, replacesLast4: d.replacesLast4 }),
+      };
     }
     case 'subscription.cancelled': {
       const d = event.data;

@@ -58,23 +58,34 @@ export interface KeyIssuedMailInput {
   apiKey: string;
   tier: Tier;
   subscriptionId: string;
+  /** 0 for the subscription's first key, n for its n-th replacement. */
+  generation?: number;
+  /** The last four of the key this one replaces, when it replaces one. */
+  replacesLast4?: string | null;
 }
 
 /** The only place besides the /generate response where the plaintext key is ever shown. */
 export function keyIssuedMail(input: KeyIssuedMailInput): Mail {
   const tierName = TIER_NAMES[input.tier];
+  const generation = input.generation ?? 0;
+  const replaced = generation > 0 ? `This key replaces your previous one${input.replacesLast4 ? ` (ending in ${input.replacesLast4})` : ''}, which no longer works.` : '';
+  // Shown once and never again: the way to a new key is to replace this one, not to ask for it again.
+  const care =
+    'Keep it secret. We store only a hash of it, so this is the only time it is shown. ' +
+    'If you lose it or think someone else has it, replace it: POST /keys/rotate with your account token ' +
+    '(or with this key as X-API-Key) retires it at once and e-mails you a new one.';
   return {
     to: input.email,
-    subject: 'Your svc API key',
-    messageId: `<key.${input.subscriptionId}@${MESSAGE_ID_DOMAIN}>`,
+    subject: generation > 0 ? 'Your new svc API key' : 'Your svc API key',
+    // One message per key: a replacement is a new message, not a duplicate of the first.
+    messageId: generation > 0 ? `<key.${input.subscriptionId}.${generation}@${MESSAGE_ID_DOMAIN}>` : `<key.${input.subscriptionId}@${MESSAGE_ID_DOMAIN}>`,
     text:
-      `${greeting(input.name)}\n\nhere is your svc API key for the ${tierName} plan:\n\n    ${input.apiKey}\n\n` +
-      `Keep it secret. We store only a hash of it, so this is the only time it is shown; ` +
-      `if you lose it, generate a new one.\n${SIGNATURE_TEXT}`,
+      `${greeting(input.name)}\n\nhere is your ${generation > 0 ? 'new ' : ''}svc API key for the ${tierName} plan:\n\n    ${input.apiKey}\n\n` +
+      `${replaced ? `${replaced}\n\n` : ''}${care}\n${SIGNATURE_TEXT}`,
     html:
-      `${htmlGreeting(input.name)}<p>here is your svc API key for the <strong>${escapeHtml(tierName)}</strong> plan:</p>` +
+      `${htmlGreeting(input.name)}<p>here is your ${generation > 0 ? 'new ' : ''}svc API key for the <strong>${escapeHtml(tierName)}</strong> plan:</p>` +
       `<p><code>${escapeHtml(input.apiKey)}</code></p>` +
-      `<p>Keep it secret. We store only a hash of it, so this is the only time it is shown; if you lose it, generate a new one.</p>${SIGNATURE_HTML}`,
+      `${replaced ? `<p>${escapeHtml(replaced)}</p>` : ''}<p>${escapeHtml(care)}</p>${SIGNATURE_HTML}`,
   };
 }
 

@@ -70,6 +70,8 @@ const schema = z.object({
   MAIL_FROM: z.string().min(3).default('svc <no-reply@svc.local>'),
 
   JWT_SECRET: secret(atLeast32Bytes),
+  JWT_ISSUER: z.string().min(1).max(200).default('svc'),
+  JWT_AUDIENCE: z.string().min(1).max(200).default('svc-api'),
   WEBHOOK_SECRET: secret(sixtyFourHex),
   PAYMENT_WEBHOOK_SECRET: secret((s) => (s.length >= 16 ? null : 'must be at least 16 characters')),
   KEY_ENCRYPTION_KEY: secret(sixtyFourHex),
@@ -82,8 +84,11 @@ const schema = z.object({
   BCRYPT_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   BCRYPT_QUEUE: z.coerce.number().int().min(0).max(100_000).default(50),
   KEY_VALIDATION_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
+  KEY_ROTATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(3),
 
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
+  PAYMENT_STORE_ID: z.string().regex(/^\d+$/, { error: "must be the provider's numeric store id" }).optional(),
+  PAYMENT_ALLOW_TEST_MODE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   PRICING_URL: url.default('http://localhost:8081/pricing'),
   REACTIVATE_URL: url.default('http://localhost:8081/billing'),
 
@@ -186,9 +191,15 @@ export interface Config {
   passwordHashing: { threads: number; queue: number };
   /** Requests per client IP per minute on /validate, /usage and the gate. */
   keyValidationPerIpPerMinute: number;
+  /** POST /keys/rotate per subscription per clock hour. */
+  keyRotationsPerHour: number;
   /** How often billing looks for cancelled subscriptions whose paid period is over. */
   deadlineIntervalMs: number;
   variantTiers: ReadonlyMap<string, Tier>;
+  /** Which provider webhooks billing acts on: one store (null: any), test mode or not. */
+  payments: { storeId: string | null; allowTestMode: boolean };
+  /** `iss` and `aud` of the access tokens: set by accounts, required by everyone who reads them. */
+  jwt: { issuer: string; audience: string };
   urls: { pricing: string; reactivate: string };
   http: { host: string; bodyLimit: string; trustProxy: TrustProxy };
   ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number; ops?: number; admin?: number };
@@ -298,7 +309,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupLimits: { perIpPerHour: raw.SIGNUPS_PER_IP_PER_HOUR, perMinute: raw.SIGNUPS_PER_MINUTE },
     passwordHashing: { threads: raw.BCRYPT_THREADS, queue: raw.BCRYPT_QUEUE },
     keyValidationPerIpPerMinute: raw.KEY_VALIDATION_PER_IP_PER_MINUTE,
+    keyRotationsPerHour: raw.KEY_ROTATIONS_PER_HOUR,
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
+    payments: { storeId: raw.PAYMENT_STORE_ID ?? null, allowTestMode: raw.PAYMENT_ALLOW_TEST_MODE === 'true' },
+    jwt: { issuer: raw.JWT_ISSUER, audience: raw.JWT_AUDIENCE },
     urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },
     http: { host: raw.HTTP_HOST, bodyLimit: raw.HTTP_BODY_LIMIT, trustProxy: raw.TRUST_PROXY },
     ports: {

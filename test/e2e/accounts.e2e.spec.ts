@@ -4,6 +4,7 @@ import jwt from 'jsonwebtoken';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { projectionCollection } from '../../events/collections.ts';
+import { newEvent } from '../../events/envelope.ts';
 import { replayProjection } from '../../events/replay.ts';
 import { accountsService } from '../../services/accounts/service.ts';
 import { usersProjection } from '../../services/accounts/users.projection.ts';
@@ -213,6 +214,89 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
         expect(res.headers.get('www-authenticate')).to.match(/^Bearer realm="svc"/);
       });
     }
+  });
+
+  describe('tokens: issuer and audience, tier from the projection, revoked by a password change', () => {
+    const signup = async () => {
+      const address = email();
+      const res = await json('/auth/signup', { email: address, password: 'first password', name: 'Tok' });
+      return { address, token: res.body.token as string, user: res.body.user as { id: string; email: string } };
+    };
+    const changePassword = (token: string, body: unknown) => json('/auth/password', body, { authorization: `Bearer ${token}` });
+
+    it('issues tokens with iss and aud, and refuses a token signed with the right secret that lacks or misstates them', async () => {
+      const { token, user } = await signup();
+      const claims = { sub: user.id, email: user.email, tier: 'free', ver: 0 };
+      const sign = (extra: Record<string, string>) => `Bearer ${jwt.sign({ ...claims, ...extra }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 })}`;
+      for (const [what, header] of [
+        ['neither', sign({})],
+        ['no aud', sign({ iss: 'svc' })],
+        ['no iss', sign({ aud: 'svc-api' })],
+        ['another audience', sign({ iss: 'svc', aud: 'svc-admin' })],
+        ['another issuer', sign({ iss: 'elsewhere', aud: 'svc-api' })],
+      ] as const) {
+        const res = await me(header);
+        expect(res.status, what).to.equal(401);
+        expect(res.body.error, what).to.equal('invalid token');
+        expect(res.headers.get('www-authenticate'), what).to.match(/error="invalid_token"/);
+      }
+      expect((await me(sign({ iss: 'svc', aud: 'svc-api' }))).status).to.equal(200);
+      expect(jwt.decode(token)).to.include({ iss: 'svc', aud: 'svc-api', ver: 0 });
+    });
+
+    it('answers /auth/me with the tier of the users projection after an upgrade, while the token still says free', async () => {
+      const { token, user } = await signup();
+      const at = new Date();
+      await platform.runtime.publisher.publish(newEvent('subscription.created', {
+        subscriptionId: `sub-${randomUUID()}`, customerId: 'cus-1', userId: user.id, email: user.email, name: null, variantId: '301789', tier: 'pro',
+        status: 'active', renewsAt: null, endsAt: null, providerUpdatedAt: at, customerPortalUrl: null, updatePaymentUrl: null,
+      }));
+      const upgraded = await eventually('/auth/me at pro', async () => {
+        const res = await me(`Bearer ${token}`);
+        return res.body.tier === 'pro' ? res : undefined;
+      });
+      expect(upgraded.status).to.equal(200);
+      expect(jwt.decode(token)).to.include({ tier: 'free' });
+    });
+
+    it('POST /auth/password refuses older tokens with 401, answers a new token, and only the new password logs in', async () => {
+      const { address, token } = await signup();
+      const changed = await changePassword(token, { currentPassword: 'first password', newPassword: 'second password' });
+      expect(changed.status, JSON.stringify(changed.body)).to.equal(200);
+      expect(changed.headers.get('cache-control')).to.equal('no-store');
+      const fresh = changed.body.token as string;
+      expect(jwt.decode(fresh)).to.include({ ver: 1, iss: 'svc', aud: 'svc-api' });
+
+      const old = await me(`Bearer ${token}`);
+      expect(old.status).to.equal(401);
+      expect(old.headers.get('www-authenticate')).to.match(/error="invalid_token"/);
+      expect((await changePassword(token, { currentPassword: 'second password', newPassword: 'third password' })).status).to.equal(401);
+      expect((await me(`Bearer ${fresh}`)).status).to.equal(200);
+
+      expect((await json('/auth/login', { email: address, password: 'first password' })).status).to.equal(401);
+      const login = await json('/auth/login', { email: address, password: 'second password' });
+      expect(login.status).to.equal(200);
+      expect((await me(`Bearer ${login.body.token as string}`)).status).to.equal(200);
+      // The log has it too: the users projection keeps the version the change moved to.
+      const users = await projectionCollection(platform.runtime.mongo.db, usersProjection.collection);
+      await eventually('the projection at version 1', async () => ((await users.findOne({ email: address }))?.tokenVersion === 1 ? true : undefined));
+    });
+
+    it('POST /auth/password: 401 without a token, 400 for a bad body, 403 for a wrong current password, then 429 like login', async () => {
+      const { token } = await signup();
+      expect((await json('/auth/password', { currentPassword: 'first password', newPassword: 'second password' })).status).to.equal(401);
+      expect((await changePassword(token, { currentPassword: 'first password', newPassword: 'short' })).status).to.equal(400);
+      expect((await changePassword(token, { currentPassword: 'first password', newPassword: 'first password' })).status).to.equal(400);
+      for (let i = 0; i < 3; i++) {
+        const wrong = await changePassword(token, { currentPassword: 'not my password', newPassword: 'second password' });
+        expect(wrong.status).to.equal(403);
+      }
+      const limited = await changePassword(token, { currentPassword: 'first password', newPassword: 'second password' });
+      expect(limited.status).to.equal(429);
+      expect(limited.body.code).to.equal('RATE_LIMITED');
+      expect(Number(limited.headers.get('retry-after'))).to.be.greaterThan(0);
+      expect((await me(`Bearer ${token}`)).status).to.equal(200);
+    });
   });
 
   describe('welcome e-mail and replay', () => {

@@ -256,3 +256,79 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     expect(mailsAfter).to.equal(mailsBefore);
   });
 });
+
+describe('webhooks billing does not act on: test mode, another store (e2e)', function () {
+  this.timeout(90_000);
+  const STORE_ID = 31120;
+  let stack: StackEnv;
+  let platform: RunningPlatform;
+  let webhooks: string;
+
+  before(async function () {
+    this.timeout(STACK_TIMEOUT_MS);
+    stack = await useStack();
+    if (!stack.MAILPIT_URL) this.skip();
+    const ports = { keys: await freePort(), webhooks: await freePort() };
+    platform = await startServices(
+      [keysService, webhookIngressService, billingService, mailerService],
+      testEnv(stack, {
+        KEYS_PORT: String(ports.keys),
+        WEBHOOKS_PORT: String(ports.webhooks),
+        PAYMENT_WEBHOOK_SECRET: SIGNING_SECRET,
+        WEBHOOK_SECRET: SHARED_SECRET,
+        KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+        PAYMENT_VARIANT_TIERS: `${PRO_VARIANT}:pro`,
+        PAYMENT_ALLOW_TEST_MODE: 'false',
+        PAYMENT_STORE_ID: String(STORE_ID),
+        // One partition: billing handles the webhooks in the order they came, so a later one
+        // processed proves the earlier ones were handled (and left nothing behind).
+        KAFKA_TOPIC_PARTITIONS: '1',
+      }),
+      testLogger(),
+    );
+    webhooks = `http://127.0.0.1:${ports.webhooks}`;
+  });
+
+  after(async () => {
+    await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
+    await platform?.stop();
+  });
+
+  const db = () => platform.runtime.mongo.db;
+  const created = (o: { store: number; testMode: boolean }) => {
+    const sub = { id: String(randomInt(10_000_000, 99_999_999)), email: `scope-${randomUUID()}@example.test` };
+    const payload = subscriptionPayload('subscription_created', {
+      subscriptionId: sub.id,
+      userId: null,
+      meta: { test_mode: o.testMode },
+      attributes: { user_email: sub.email, variant_id: PRO_VARIANT, store_id: o.store, test_mode: o.testMode },
+    });
+    return { sub, payload };
+  };
+
+  it('acknowledges a test-mode and another store\'s subscription_created as ignored: no subscription, no key, no e-mail', async () => {
+    const testMode = created({ store: STORE_ID, testMode: true });
+    const otherStore = created({ store: STORE_ID + 1, testMode: false });
+    const live = created({ store: STORE_ID, testMode: false });
+
+    // Acknowledged, so the provider stops retrying; in order, one after the other.
+    const first = await deliverWebhook(webhooks, SIGNING_SECRET, testMode.payload);
+    const second = await deliverWebhook(webhooks, SIGNING_SECRET, otherStore.payload);
+    const third = await deliverWebhook(webhooks, SIGNING_SECRET, live.payload);
+    expect([first.status, second.status, third.status]).to.deep.equal([200, 200, 200]);
+
+    // The live one's key e-mail: billing, the issuer and the mailer have all passed the two before it.
+    await eventually('the live subscription\'s key e-mail', async () => {
+      const mails = (await mailTo(stack.MAILPIT_URL, live.sub.email)).filter((m) => /API key/.test(m.Subject));
+      return mails.length > 0 ? mails : undefined;
+    }, 30_000);
+    for (const ignored of [testMode.sub, otherStore.sub]) {
+      expect(await getSubscription(db(), ignored.id), ignored.id).to.equal(null);
+      expect(await getKeyBySubscription(db(), ignored.id), ignored.id).to.equal(null);
+      expect(await mailTo(stack.MAILPIT_URL, ignored.email), ignored.email).to.have.length(0);
+    }
+    expect(first.body).to.deep.equal({ received: true, ignored: true, reason: 'test-mode' });
+    expect(second.body).to.deep.equal({ received: true, ignored: true, reason: 'other-store' });
+    expect(third.body).to.deep.equal({ received: true });
+  });
+});

@@ -42,7 +42,7 @@ describe('`svc start`, stopped with one signal and started again on the same dat
 
   async function start(): Promise<Started> {
     services = { accounts: await freePort(), keys: await freePort(), webhooks: await freePort() };
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PAYMENT_VARIANT_TIERS: `${VARIANT}:pro`, HTTP_HOST: '127.0.0.1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PAYMENT_VARIANT_TIERS: `${VARIANT}:pro`, PAYMENT_ALLOW_TEST_MODE: 'true', HTTP_HOST: '127.0.0.1' };
     for (const name of ['KAFKA_BROKERS', 'MONGODB_URI', 'SMTP_URL', 'MAILPIT_URL', 'JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY', 'KAFKA_TOPIC_PREFIX', 'MONGODB_DB']) delete env[name];
     Object.assign(env, { ACCOUNTS_PORT: String(services.accounts), KEYS_PORT: String(services.keys), WEBHOOKS_PORT: String(services.webhooks) });
     const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'services/platform/cli/svc.ts', 'start', '--data-dir', dataDir, '--stack-ports', 'auto'], {

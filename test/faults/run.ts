@@ -59,6 +59,8 @@ async function main(): Promise<number> {
       PAYMENT_WEBHOOK_SECRET: signingSecret,
       KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       PAYMENT_VARIANT_TIERS: `${VARIANT}:pro`,
+      // The traffic sends the provider's sample payloads, which are test-mode events.
+      PAYMENT_ALLOW_TEST_MODE: 'true',
       // The traffic signs everyone up from 127.0.0.1; the sign-up limits are not what this suite tests.
       SIGNUPS_PER_IP_PER_HOUR: '1000000',
       SIGNUPS_PER_MINUTE: '1000000',

@@ -39,7 +39,7 @@ describe('projections over several topics (unit)', () => {
 
   it('keys: the generated key and subscription events commute', () => {
     const generated = newEvent('key.generated', {
-      keyHash: 'h'.repeat(64), last4: 'abcd', tier: 'pro', customerId: 'cus-1', subscriptionId: 'sub-1', email: 'ada@example.com', encryptedKey: 'x', source: 'subscription',
+      keyHash: 'h'.repeat(64), last4: 'abcd', tier: 'pro', customerId: 'cus-1', subscriptionId: 'sub-1', email: 'ada@example.com', encryptedKey: 'x', source: 'subscription', generation: 0, replacesLast4: null,
     }, { occurredAt: at });
     for (const subscriptionEvents of [[created], [created, cancelled], [created, cancelled, ended]] as Event[][]) {
       const results = interleavings<Event>([generated], subscriptionEvents).map((order) => fold(keysProjection as unknown as Projection, order));

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import express from 'express';
+import { freePort } from '../../deploy/local/processes.ts';
+import type { StackEnv } from '../../deploy/local/stack.ts';
+import { newEvent } from '../../events/envelope.ts';
+import { accountsService } from '../../services/accounts/service.ts';
+import type { SubscriptionCreated } from '../../services/billing/events.ts';
+import { keyGate } from '../../services/keys/gate.ts';
+import { RemoteValidator } from '../../services/keys/remote-validator.ts';
+import { keysService } from '../../services/keys/service.ts';
+import { mailerService } from '../../services/mailer/service.ts';
+import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { listen } from '../../services/platform/service.ts';
+import { eventually, testEnv, testLogger } from '../support/env.ts';
+import { mailTo } from '../support/mailpit.ts';
+import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+
+const SHARED_SECRET = 'ab'.repeat(32);
+const PRICING_URL = 'https://svc.example/pricing';
+const KEY = /svc_[A-Za-z0-9]{33}/g;
+
+describe('key rotation: POST /keys/rotate (e2e)', function () {
+  this.timeout(90_000);
+  let stack: StackEnv;
+  let platform: RunningPlatform;
+  let keysBase: string;
+  let accountsBase: string;
+  let premium: { url: string; close(): Promise<void> };
+
+  before(async function () {
+    this.timeout(STACK_TIMEOUT_MS);
+    stack = await useStack();
+    if (!stack.MAILPIT_URL) this.skip();
+    const ports = { accounts: await freePort(), keys: await freePort() };
+    platform = await startServices(
+      [accountsService, keysService, mailerService],
+      testEnv(stack, {
+        ACCOUNTS_PORT: String(ports.accounts),
+        KEYS_PORT: String(ports.keys),
+        WEBHOOK_SECRET: SHARED_SECRET,
+        KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+        PRICING_URL,
+        KEY_ROTATIONS_PER_HOUR: '2',
+      }),
+      testLogger(),
+    );
+    keysBase = `http://127.0.0.1:${ports.keys}`;
+    accountsBase = `http://127.0.0.1:${ports.accounts}`;
+    // A premium server on another "host", validating over HTTP: the old key must be refused there too.
+    const app = express();
+    app.use(keyGate({ validator: new RemoteValidator(keysBase), pricingUrl: PRICING_URL, publisher: platform.runtime.publisher }));
+    app.get('/premium', (_req, res) => res.json({ ok: true }));
+    premium = await listen(app, '127.0.0.1', 0);
+  });
+
+  after(async () => {
+    await premium?.close();
+    await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
+    await platform?.stop();
+  });
+
+  const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+  };
+  const rotate = (headers: Record<string, string>, body: unknown = {}) => post(`${keysBase}/keys/rotate`, body, headers);
+  const valid = async (apiKey: string) => (await post(`${keysBase}/validate`, { apiKey })).body.valid === true;
+  const gated = (apiKey: string) => fetch(`${premium.url}/premium`, { headers: { 'x-api-key': apiKey } });
+
+  /** The keys mailed to an address so far, oldest first. */
+  const mailedKeys = async (address: string): Promise<string[]> => {
+    const mails = (await mailTo(stack.MAILPIT_URL, address)).filter((m) => /API key/.test(m.Subject));
+    return mails.reverse().flatMap((m) => m.Text.match(KEY)?.slice(0, 1) ?? []);
+  };
+  const nthKey = (address: string, n: number) =>
+    eventually(`key e-mail #${n} to ${address}`, async () => {
+      const keys = await mailedKeys(address);
+      return keys.length >= n ? keys : undefined;
+    });
+
+  /** A paid subscription as billing announces it: the issuer mints its key and the mailer sends it. */
+  async function subscribe(email: string, userId: string | null = null): Promise<{ subscriptionId: string; apiKey: string }> {
+    const subscriptionId = `sub-${randomUUID()}`;
+    const created: SubscriptionCreated = newEvent('subscription.created', {
+      subscriptionId,
+      customerId: `cus-${randomUUID().slice(0, 8)}`,
+      userId,
+      email,
+      name: null,
+      variantId: '1',
+      tier: 'pro',
+      status: 'active',
+      renewsAt: null,
+      endsAt: null,
+      providerUpdatedAt: new Date(),
+      customerPortalUrl: null,
+      updatePaymentUrl: null,
+    });
+    await platform.runtime.publisher.publishOrdered([created]);
+    const [apiKey] = await nthKey(email, 1);
+    await eventually('the first key valid', async () => ((await valid(apiKey!)) ? true : undefined));
+    return { subscriptionId, apiKey: apiKey! };
+  }
+
+  it('replaces the key with the key itself: the old one is refused within a second everywhere, the new one comes by e-mail once', async () => {
+    const email = `rotate-${randomUUID().slice(0, 8)}@example.test`;
+    const { subscriptionId, apiKey: oldKey } = await subscribe(email);
+    expect((await gated(oldKey)).status).to.equal(200);
+
+    const res = await rotate({ 'x-api-key': oldKey });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.headers.get('cache-control')).to.equal('no-store');
+    expect(res.body).to.include({ rotated: true, subscriptionId, replacedLast4: oldKey.slice(-4), delivery: 'email' });
+    // The new key goes only to the subscription's address, never into the answer.
+    expect(res.text).not.to.match(KEY);
+
+    await eventually('the old key refused by /validate and the remote gate', async () => {
+      const [validated, gate] = await Promise.all([valid(oldKey), gated(oldKey)]);
+      return !validated && gate.status === 403 ? true : undefined;
+    }, 1000);
+
+    const keys = await nthKey(email, 2);
+    const newKey = keys[1]!;
+    expect(newKey).not.to.equal(oldKey);
+    expect(newKey.slice(-4)).to.equal(res.body.last4);
+    expect(await valid(newKey)).to.equal(true);
+    expect((await gated(newKey)).status).to.equal(200);
+    const mails = (await mailTo(stack.MAILPIT_URL, email)).filter((m) => /API key/.test(m.Subject));
+    const rotated = mails.find((m) => m.Text.includes(newKey))!;
+    expect(rotated.Subject).to.equal('Your new svc API key');
+    expect(rotated.Text).to.include(`ending in ${oldKey.slice(-4)}`);
+
+    // The old key rotates nothing any more, and the new key's e-mail is sent once.
+    expect((await rotate({ 'x-api-key': oldKey })).status).to.equal(401);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await mailedKeys(email)).to.deep.equal([oldKey, newKey]);
+  });
+
+  it('replaces a revoked key for the signed-in owner, and no one else; a few times an hour', async () => {
+    const email = `owner-${randomUUID().slice(0, 8)}@example.test`;
+    const signup = await post(`${accountsBase}/auth/signup`, { email, password: 'correct horse battery', name: 'Owner' });
+    expect(signup.status, signup.text).to.equal(201);
+    const token = signup.body.token as string;
+    const userId = (signup.body.user as { id: string }).id;
+    const { subscriptionId, apiKey: first } = await subscribe(email, userId);
+
+    const revoked = await post(`${keysBase}/revoke`, { subscriptionId }, { authorization: `Bearer ${SHARED_SECRET}` });
+    expect(revoked.status).to.equal(200);
+    await eventually('the revoked key refused', async () => ((await valid(first)) ? undefined : true), 1000);
+    // A revoked key authenticates nothing, not even its own replacement.
+    expect((await rotate({ 'x-api-key': first })).status).to.equal(401);
+
+    const intruder = await post(`${accountsBase}/auth/signup`, { email: `intruder-${randomUUID().slice(0, 8)}@example.test`, password: 'correct horse battery', name: 'Eve' });
+    expect((await rotate({ authorization: `Bearer ${intruder.body.token as string}` }, { subscriptionId })).status).to.equal(404);
+    expect((await rotate({ authorization: 'Bearer not.a.token' }, { subscriptionId })).status).to.equal(401);
+
+    const res = await rotate({ authorization: `Bearer ${token}` }, { subscriptionId });
+    expect(res.status, res.text).to.equal(200);
+    const second = (await nthKey(email, 2))[1]!;
+    await eventually('the replacement valid', async () => ((await valid(second)) ? true : undefined), 1000);
+    expect(await valid(first)).to.equal(false);
+
+    // KEY_ROTATIONS_PER_HOUR=2: a second rotation passes, a third within the hour does not.
+    expect((await rotate({ authorization: `Bearer ${token}` }, { subscriptionId })).status).to.equal(200);
+    const third = await rotate({ authorization: `Bearer ${token}` }, { subscriptionId });
+    expect(third.status).to.equal(429);
+    expect(Number(third.headers.get('retry-after'))).to.be.within(1, 3600);
+    const keys = await nthKey(email, 3);
+    await eventually('only the newest key valid', async () => ((await valid(keys[2]!)) && !(await valid(second)) ? true : undefined), 1000);
+  });
+});

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { parseAllowList, type AllowList } from '../vision/browser/ssrf-guard.ts';
 import { TIERS, type Tier } from '../keys/tiers.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
+import { KAFKA_SECURITY_SCHEMA, kafkaSecurity } from './kafka-security.ts';
+import type { KafkaSasl, KafkaTls } from '../../events/kafka.ts';
 
 /**
  * The one place that reads process.env. Every variable is validated at start-up and a bad one
@@ -60,6 +62,7 @@ const schema = z.object({
   KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   KAFKA_HANDLER_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
+  ...KAFKA_SECURITY_SCHEMA,
   EFFECT_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
 
@@ -88,7 +91,7 @@ const schema = z.object({
 
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
   PAYMENT_STORE_ID: z.string().regex(/^\d+$/, { error: "must be the provider's numeric store id" }).optional(),
-  PAYMENT_ALLOW_TEST_MODE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  PAYMENT_ALLOW_TEST_MODE: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   PRICING_URL: url.default('http://localhost:8081/pricing'),
   REACTIVATE_URL: url.default('http://localhost:8081/billing'),
 
@@ -174,6 +177,10 @@ export interface Config {
     handlerRetries: number;
     /** How long the broker waits for a silent consumer before giving its partitions to others. */
     sessionTimeoutMs: number;
+    /** TLS to the brokers (KAFKA_SSL*); unset: plaintext. */
+    ssl?: KafkaTls;
+    /** SASL authentication (KAFKA_SASL_*); unset: none. The password never shows when this is logged. */
+    sasl?: KafkaSasl;
   };
   /** How long an effect (an e-mail, a key) claimed by a process that died keeps others out. */
   effectLeaseMs: number;
@@ -291,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publishTimeoutMs: raw.KAFKA_PUBLISH_TIMEOUT_MS,
       handlerRetries: raw.KAFKA_HANDLER_RETRIES,
       sessionTimeoutMs: raw.KAFKA_SESSION_TIMEOUT_MS,
+      ...kafkaSecurity(raw, production, problems),
     },
     effectLeaseMs: raw.EFFECT_LEASE_MS,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
@@ -311,7 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyValidationPerIpPerMinute: raw.KEY_VALIDATION_PER_IP_PER_MINUTE,
     keyRotationsPerHour: raw.KEY_ROTATIONS_PER_HOUR,
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
-    payments: { storeId: raw.PAYMENT_STORE_ID ?? null, allowTestMode: raw.PAYMENT_ALLOW_TEST_MODE === 'true' },
+    payments: { storeId: raw.PAYMENT_STORE_ID ?? null, allowTestMode: (raw.PAYMENT_ALLOW_TEST_MODE ?? (raw.NODE_ENV === 'development' ? 'true' : 'false')) === 'true' },
     jwt: { issuer: raw.JWT_ISSUER, audience: raw.JWT_AUDIENCE },
     urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },
     http: { host: raw.HTTP_HOST, bodyLimit: raw.HTTP_BODY_LIMIT, trustProxy: raw.TRUST_PROXY },

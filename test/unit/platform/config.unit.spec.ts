@@ -74,6 +74,13 @@ describe('config (unit)', () => {
     });
   }
 
+  it('processes test-mode webhooks by default only in development, and as told otherwise', () => {
+    expect(loadConfig({}).payments.allowTestMode).to.equal(true);
+    expect(loadConfig({ NODE_ENV: 'test' }).payments.allowTestMode).to.equal(false);
+    expect(loadConfig({ PAYMENT_ALLOW_TEST_MODE: 'false' }).payments.allowTestMode).to.equal(false);
+    expect(loadConfig({ NODE_ENV: 'test', PAYMENT_ALLOW_TEST_MODE: 'true' }).payments.allowTestMode).to.equal(true);
+  });
+
   it('documents every variable in .env.example', () => {
     const documented = new Set([...readFileSync('.env.example', 'utf8').matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
     expect(CONFIG_VARIABLES.filter((name) => !documented.has(name))).to.deep.equal([]);

@@ -36,7 +36,8 @@ import { runMain } from './run-main.ts';
 import { EventCodec } from '../events/codec.ts';
 import { ConsumerRunner } from '../events/consumer.ts';
 import type { Event } from '../events/envelope.ts';
-import { createKafka } from '../events/kafka.ts';
+import { createKafka, kafkaSecurityOptions, type KafkaSettings } from '../events/kafka.ts';
+import { loadConfig } from '../services/platform/config.ts';
 import { EventPublisher } from '../events/publisher.ts';
 import { ensureTopics } from '../events/topics.ts';
 import type { Logger } from '../services/platform/logger.ts';
@@ -166,10 +167,11 @@ function wireBytes(m: Message): number {
 // The two paths
 
 /** The client settings createKafka uses, without our logger. */
-function bareKafka(brokers: string[]): Kafka {
+function bareKafka(brokers: string[], security: Pick<KafkaSettings, 'ssl' | 'sasl'>): Kafka {
   return new Kafka({
     clientId: `bench-bare-${runId}`,
     brokers,
+    ...kafkaSecurityOptions(security),
     connectionTimeout: 3000,
     requestTimeout: 10_000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
@@ -415,8 +417,10 @@ async function main(): Promise<void> {
     stack = await benchStack({ mongo: false }, err);
     const brokers = stack.env.KAFKA_BROKERS;
     const brokerList = brokers.split(',').map((b) => b.trim()).filter(Boolean);
-    const ours = createKafka({ brokers: brokerList, clientId: `bench-ours-${runId}` }, log);
-    clients = { ours, bare: bareKafka(brokerList), admin: ours.admin(), created: [] };
+    // A cluster named in KAFKA_BROKERS may be secured: both paths take its KAFKA_SSL*/KAFKA_SASL_* alike.
+    const { ssl, sasl } = process.env.KAFKA_BROKERS ? loadConfig().kafka : {};
+    const ours = createKafka({ brokers: brokerList, clientId: `bench-ours-${runId}`, ssl, sasl }, log);
+    clients = { ours, bare: bareKafka(brokerList, { ssl, sasl }), admin: ours.admin(), created: [] };
     await clients.admin.connect().catch((e: unknown) => {
       throw new Error(`cannot reach Kafka at ${brokerList.join(',')}: ${(e as Error).message}`, { cause: e });
     });

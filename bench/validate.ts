@@ -56,6 +56,7 @@ import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { keysService } from '../services/keys/service.ts';
 import { startServices, type RunningPlatform } from '../services/platform/cli/run.ts';
 import { createLogger } from '../services/platform/logger.ts';
+import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';
 import { listen } from '../services/platform/service.ts';
 
 const intEnv = (name: string, fallback: number, min = 1): number => {
@@ -512,6 +513,8 @@ async function main(): Promise<void> {
         NODE_ENV: 'test',
         LOG_LEVEL: 'silent',
         KAFKA_BROKERS: env.KAFKA_BROKERS,
+        // A cluster from the environment may be secured; a throwaway one never is.
+        ...(process.env.KAFKA_BROKERS ? kafkaSecurityVariables(process.env) : {}),
         MONGODB_URI: env.MONGODB_URI,
         SMTP_URL: env.SMTP_URL,
         MONGODB_DB: `bench_${runId}`,

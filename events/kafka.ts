@@ -1,9 +1,29 @@
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
 import type { EventLog } from './event-log.ts';
+
+/** TLS to the brokers: PEM contents (not paths), already read by whoever configured it. */
+export interface KafkaTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  rejectUnauthorized: boolean;
+}
+
+export type KafkaSaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
+
+export interface KafkaSasl {
+  mechanism: KafkaSaslMechanism;
+  username: string;
+  password: string;
+}
 
 export interface KafkaSettings {
   brokers: string[];
   clientId: string;
+  /** Unset: plaintext, as a broker without a TLS listener needs. */
+  ssl?: KafkaTls | undefined;
+  /** Unset: no authentication, as a broker without a SASL listener needs. */
+  sasl?: KafkaSasl | undefined;
 }
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -19,6 +39,7 @@ export function createKafka(settings: KafkaSettings, log: EventLog): Kafka {
   return new Kafka({
     clientId: settings.clientId,
     brokers: settings.brokers,
+    ...kafkaSecurityOptions(settings),
     connectionTimeout: 3000,
     requestTimeout: 10_000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
@@ -30,4 +51,24 @@ export function createKafka(settings: KafkaSettings, log: EventLog): Kafka {
         kafkaLog[LEVELS[level] ?? 'info'](rest, message);
       },
   });
+}
+
+/** kafkajs' `ssl` and `sasl` options; shared with a bench that builds a bare client for comparison. */
+export function kafkaSecurityOptions(settings: Pick<KafkaSettings, 'ssl' | 'sasl'>): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  return {
+    ...(settings.ssl ? { ssl: { ...settings.ssl } } : {}),
+    ...(settings.sasl ? { sasl: kafkajsSasl(settings.sasl) } : {}),
+  };
+}
+
+/** A fresh object each time: kafkajs writes its authenticator onto the one it is given. */
+function kafkajsSasl({ mechanism, username, password }: KafkaSasl): SASLOptions {
+  switch (mechanism) {
+    case 'plain':
+      return { mechanism, username, password };
+    case 'scram-sha-256':
+      return { mechanism, username, password };
+    case 'scram-sha-512':
+      return { mechanism, username, password };
+  }
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ManagedProcess, freePort, portIsFree, waitUntil } from './processes.ts';
 import { ensureCluster, postgresBinaries, postgresCommand } from './postgres.ts';
 import { httpOk, kafkaRoundTrip, mongoPing, postgresReady, smtpGreeting } from './probes.ts';
+import { scramFormatArgument, scramListener, withScramListener, type KafkaScramListener } from './kafka/scram-listener.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -45,6 +46,11 @@ export interface StackOptions {
   mongoBackend?: MongoBackend;
   /** Messages Mailpit keeps before dropping the oldest (its default 500); 0 keeps all. */
   mailMaxMessages?: number;
+  /**
+   * Also open a SASL_PLAINTEXT listener (SCRAM-SHA-512, one user) on a free port, for tests of the
+   * platform's KAFKA_SASL_* settings. Needs a fresh data folder: the user is made when it is formatted.
+   */
+  kafkaScram?: boolean;
 }
 
 export interface Component {
@@ -64,6 +70,8 @@ export interface Stack {
   env: StackEnv;
   /** The ports it started its servers on (for starting again on the same ones). */
   ports: StackPorts;
+  /** The SCRAM listener and its user, when `kafkaScram` asked for one and the stack started Kafka. */
+  kafkaScram?: KafkaScramListener;
   components: Component[];
   component(name: Component['name']): Component;
   stop(): Promise<void>;
@@ -163,18 +171,25 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     MAILPIT_URL: existing.MAILPIT_URL ?? (existing.SMTP_URL ? '' : `http://127.0.0.1:${ports.mailHttp}`),
   };
 
+  let kafkaScram: KafkaScramListener | undefined;
   if (!existing.KAFKA_BROKERS) {
     const libs = provision('kafka');
     const kafkaDir = join(dataDir, 'kafka');
     const logDirs = join(kafkaDir, 'data');
     mkdirSync(logDirs, { recursive: true });
-    const properties = readFileSync(join(HERE, 'kafka', 'server.properties.template'), 'utf8')
+    let properties = readFileSync(join(HERE, 'kafka', 'server.properties.template'), 'utf8')
       .replaceAll('${KAFKA_PORT}', String(ports.kafka))
       .replaceAll('${CONTROLLER_PORT}', String(ports.kafkaController))
       .replaceAll('${DATA_DIR}', logDirs);
+    let runEnv: NodeJS.ProcessEnv | undefined;
+    if (options.kafkaScram) {
+      kafkaScram = scramListener(await freePort());
+      properties = withScramListener(properties, kafkaScram);
+      runEnv = { ...process.env, KAFKA_FORMAT_ADD_SCRAM: scramFormatArgument(kafkaScram) };
+    }
     const propsFile = join(kafkaDir, 'server.properties');
     writeFileSync(propsFile, properties);
-    const proc = new ManagedProcess('kafka', 'bash', [join(HERE, 'kafka', 'run.sh'), libs, propsFile, logDirs], join(dataDir, 'kafka.log'));
+    const proc = new ManagedProcess('kafka', 'bash', [join(HERE, 'kafka', 'run.sh'), libs, propsFile, logDirs], join(dataDir, 'kafka.log'), runEnv ? { env: runEnv } : {});
     components.push(component('kafka', [{ process: proc, ready: () => kafkaRoundTrip([env.KAFKA_BROKERS]) }], timeoutMs, progress));
   }
   if (!existing.MONGODB_URI) {
@@ -223,6 +238,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const stack: Stack = {
     env,
     ports,
+    ...(kafkaScram ? { kafkaScram } : {}),
     components,
     component(name) {
       const c = components.find((x) => x.name === name);

@@ -50,7 +50,7 @@ const CLOSE_STEP_MS = 3000;
 export async function createRuntime(config: Config, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   const catalog = options.catalog ?? new EventCatalog(EVENT_DEFINITIONS, undefined, { topicPrefix: config.kafka.topicPrefix });
   const codec = new EventCodec(catalog);
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId }, log);
+  const kafka = createKafka(config.kafka, log);
   const admin = kafka.admin();
   await admin.connect();
   const mongo = await connectMongo(config.mongo.uri, config.mongo.db);

@@ -25,7 +25,8 @@ export async function useStack(): Promise<StackEnv> {
       existing.SMTP_URL = process.env.SMTP_URL;
       existing.MAILPIT_URL = process.env.MAILPIT_URL ?? '';
     }
-    return startStack({ dataDir, ports: 'auto', existing, progress: (l) => process.stderr.write(`    [stack] ${l}\n`) });
+    // The SCRAM listener costs the broker a few threads; kafka-security.int.spec.ts needs it.
+    return startStack({ dataDir, ports: 'auto', existing, kafkaScram: true, progress: (l) => process.stderr.write(`    [stack] ${l}\n`) });
   })();
   return (await started).env;
 }

@@ -10,6 +10,9 @@
 #      KAFKA_HEAP_OPTS (default "-Xms256m -Xmx512m"), KAFKA_JVM_OPTS (extra flags, e.g.
 #      -XX:TieredStopAtLevel=1 shaves ~0.3 s off startup at the cost of peak throughput),
 #      KAFKA_LOG4J (log4j 1.x properties file; default log4j.properties beside this script).
+#      KAFKA_FORMAT_ADD_SCRAM (a SCRAM credential created when the storage is formatted, e.g.
+#      'SCRAM-SHA-512=[name=svc,password=...]'; KRaft keeps it in the metadata log, so it only
+#      takes effect on a fresh <dataDir>).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -44,8 +47,10 @@ fi
 if [[ ! -f "$data/meta.properties" ]]; then
   log "formatting $data (cluster id $cluster_id)"
   # --ignore-formatted: harmless if a concurrent/previous run already formatted it.
+  scram=()
+  if [[ -n "${KAFKA_FORMAT_ADD_SCRAM:-}" ]]; then scram=(--add-scram "$KAFKA_FORMAT_ADD_SCRAM"); fi
   java -Xmx256m -XX:TieredStopAtLevel=1 "${common_opts[@]}" -cp "$cp" kafka.tools.StorageTool format \
-    -t "$cluster_id" -c "$props" --ignore-formatted >&2 \
+    -t "$cluster_id" -c "$props" --ignore-formatted "${scram[@]}" >&2 \
     || die "kafka-storage format failed"
 fi
 

@@ -104,6 +104,10 @@ main(process.argv.slice(2)).then(
     } else if ((err as Error | null)?.name === 'IndexHeldError') {
       process.stderr.write(`svc: ${(err as Error).message}\n`);
       process.exitCode = EXIT.unavailable;
+    } else if ((err as Error | null)?.name === 'KafkaJSSASLAuthenticationError') {
+      // A configuration mistake, not an outage: retrying with the same credentials cannot help.
+      process.stderr.write(`svc: Kafka refused the credentials (check KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD): ${(err as Error).message}\n`);
+      process.exitCode = EXIT.config;
     } else if (isTransient(err)) {
       process.stderr.write(`svc: a server it needs is unreachable (is the stack running? are KAFKA_BROKERS / MONGODB_URI right?): ${errorMessage(err)}\n`);
       process.exitCode = EXIT.unavailable;

@@ -9,7 +9,7 @@ export async function topicsCommand(): Promise<number> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const catalog = new EventCatalog(EVENT_DEFINITIONS, undefined, { topicPrefix: config.kafka.topicPrefix });
-  const admin = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId }, log).admin();
+  const admin = createKafka(config.kafka, log).admin();
   await admin.connect();
   try {
     const created = await ensureTopics(admin, catalog.topics(), { partitions: config.kafka.partitions, replicationFactor: config.kafka.replicationFactor });

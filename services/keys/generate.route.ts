@@ -11,12 +11,13 @@ import { noStore } from '../platform/http/no-store.ts';
 import { keysEqualConstantTime } from '../platform/secrets.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
 import { mintKey } from './new-key.ts';
+import { identifier } from './id-input.ts';
 
 const generateInput = z.object({
-  customerId: z.string({ error: 'customerId is required' }).trim().min(1, { error: 'customerId is required' }).max(200),
+  customerId: identifier('customerId'),
   email: z.string({ error: 'email is required' }).trim().toLowerCase().pipe(z.email({ error: 'email is not a valid address' })),
   tier: z.enum(TIERS, { error: `tier must be one of ${TIERS.join(', ')}` }),
-  subscriptionId: z.string({ error: 'subscriptionId is required' }).trim().min(1, { error: 'subscriptionId is required' }).max(200),
+  subscriptionId: identifier('subscriptionId'),
 });
 
 /**

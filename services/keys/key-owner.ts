@@ -8,9 +8,10 @@ import { projectedFields } from '../../events/projection.ts';
 import { HttpError, badRequest, unauthorized } from '../platform/http/errors.ts';
 import { KEY_PREFIX, hashKey } from './key-format.ts';
 import { findStoredKey, getKeyBySubscription, type KeyRecord } from './keys.projection.ts';
+import { identifier } from './id-input.ts';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="svc-keys"' };
-const accountInput = z.object({ subscriptionId: z.string({ error: 'subscriptionId is required' }).trim().min(1, { error: 'subscriptionId is required' }).max(200) });
+const accountInput = z.object({ subscriptionId: identifier('subscriptionId') });
 
 /**
  * Whose key a request may act on. Either the key itself (`X-API-Key`, or `Authorization: Bearer

@@ -10,8 +10,9 @@ import { HttpError, badRequest, unauthorized } from '../platform/http/errors.ts'
 import type { KeyRevoked } from './events.ts';
 import { keysEqualConstantTime } from '../platform/secrets.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
+import { identifier } from './id-input.ts';
 
-const revokeInput = z.object({ subscriptionId: z.string({ error: 'subscriptionId is required' }).min(1), reason: z.string().max(200).optional() });
+const revokeInput = z.object({ subscriptionId: identifier('subscriptionId'), reason: z.string().max(200).optional() });
 
 /** POST /revoke (shared secret): the subscription's key stops working everywhere within a second. */
 export function mountRevokeRoute(app: Express, deps: { config: Config; db: Db; publisher: EventPublisher }): void {

@@ -90,6 +90,10 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       expect((await validate('svc_short')).body).to.deep.include({ valid: false, code: 'MALFORMED' });
       expect((await validate(`svc_${'A'.repeat(33)}`)).body).to.deep.include({ valid: false, code: 'NOT_FOUND' });
       const { apiKey, subscriptionId } = await mint('pro');
+      // A control character in an identifier is the caller's mistake (it once reached the database: 500).
+      const nul = await post('/revoke', { subscriptionId: `${subscriptionId}\u0000` }, { authorization: `Bearer ${SHARED_SECRET}` });
+      expect(nul.status).to.equal(400);
+      expect(nul.body.error).to.equal('subscriptionId must not contain control characters');
       expect((await post('/revoke', { subscriptionId }, { authorization: `Bearer ${SHARED_SECRET}` })).status).to.equal(200);
       const revoked = await validate(apiKey);
       expect(revoked.status).to.equal(200);

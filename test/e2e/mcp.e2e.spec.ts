@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -106,6 +107,50 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
       expect(query.inputSchema.required).to.have.members(['query', 'collectionName']);
       expect(query.annotations).to.include({ readOnlyHint: true });
       expect(client.getInstructions()).to.match(/rag_query/);
+    }
+  });
+
+  // Found by npm run fuzz: the SDK's recursive validation overflowed its stack and answered 500.
+  it('answers a message nested 5,000 levels deep with 400 Invalid Request, and the next request normally', async () => {
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    const res = await fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': minted.acme!.apiKey }, body: deep });
+    expect(res.status).to.equal(400);
+    expect(await res.json()).to.deep.include({ jsonrpc: '2.0', id: null }).and.have.nested.property('error.code', -32600);
+    const client = await connect(minted.acme!.apiKey);
+    expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(TOOLS);
+  });
+
+  // Found by npm run fuzz: each of these made the SDK answer 500.
+  it('answers a body that is not JSON-RPC 2.0, a duplicated Mcp-Session-Id and a non-JSON type with a 4xx', async () => {
+    const post = (body: string, headers: [string, string][] = [['content-type', 'application/json']]) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(mcp);
+        const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST' }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        for (const [name, value] of [...headers, ['accept', 'application/json, text/event-stream'], ['x-api-key', minted.acme!.apiKey]] as [string, string][]) {
+          req.appendHeader(name, value);
+        }
+        req.on('error', reject);
+        req.end(body);
+      });
+    expect(await post('1.8885783587635846e+24')).to.equal(400);
+    expect(await post('{"jsonrpc":"1.0","id":1,"method":"ping"}')).to.equal(400);
+    expect(await post('[{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}},{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}}]')).to.equal(400);
+    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json'], ['mcp-session-id', 'x'], ['mcp-session-id', 'x']])).to.equal(400);
+    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping"}', [['content-type', 'text/plain'], ['content-type', 'application/json']])).to.equal(415);
+    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}')).to.equal(200);
+  });
+
+  // Found by npm run fuzz: the SDK answered methods other than its own with a 500.
+  it('answers methods the transport does not have with 405 and Allow, keyed or not', async () => {
+    for (const method of ['PUT', 'PATCH', 'OPTIONS', 'PROPFIND']) {
+      for (const headers of [{}, { 'x-api-key': minted.acme!.apiKey }]) {
+        const res = await fetch(mcp, { method, headers: { 'content-type': 'application/json', ...headers }, ...(method === 'PUT' || method === 'PATCH' ? { body: '{}' } : {}) });
+        expect(res.status, method).to.equal(405);
+        expect(res.headers.get('allow')).to.equal('POST, GET, DELETE');
+      }
     }
   });
 

@@ -7,6 +7,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 
 export const MCP_PATH = '/mcp';
+const MCP_METHODS = ['POST', 'GET', 'DELETE'];
 
 export interface McpRouteOptions {
   gate: KeyGate;
@@ -40,11 +41,44 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
   const json = express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] });
 
   app.all(MCP_PATH, async (req: Request, res: Response, next) => {
+    // The transport's methods are POST, GET and DELETE; the SDK answered any other with a 500
+    // (found by npm run fuzz).
+    if (!MCP_METHODS.includes(req.method)) {
+      res.set('Allow', MCP_METHODS.join(', ')).status(405).json({ error: `${req.method} is not an MCP transport method`, code: 'METHOD_NOT_ALLOWED' });
+      return;
+    }
     const admitted = await options.gate.authorize(req, res, { metric: 'queries', amount: 0 });
     if (!admitted) return;
     res.locals.mcpAdmitted = admitted;
     next();
   }, json, async (req: Request, res: Response) => {
+    // The SDK validates a message recursively: thousands of levels overflow its stack and it answers
+    // 500 (found by npm run fuzz). No MCP message is anywhere near this deep.
+    // A body that is not a JSON-RPC 2.0 message or batch (a bare number, jsonrpc "1.0", a batch reusing an id) makes the SDK
+    // answer 500 (found by npm run fuzz); it is the client's malformed request.
+    const body: unknown = req.body;
+    if (req.method === 'POST' && body === undefined) {
+      // The JSON parser passed it over: not application/json (or a duplicated Content-Type, of which Node keeps the first).
+      res.status(415).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' }, id: null });
+      return;
+    }
+    // An Upgrade (a WebSocket handshake) is not served here; HTTP lets a server ignore it, and the
+    // SDK's request conversion fails on it with a 500 (found by npm run fuzz).
+    delete req.headers.upgrade;
+    if (/\bupgrade\b/i.test(String(req.headers.connection ?? ''))) delete req.headers.connection;
+    const twice = MCP_SINGLE_HEADERS.find((name) => req.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === name).length > 1);
+    if (twice) {
+      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${twice} given more than once` }, id: null });
+      return;
+    }
+    if (req.method === 'POST' && !isJsonRpcShaped(body)) {
+      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: a JSON-RPC 2.0 message is an object with jsonrpc "2.0", or an array of them' }, id: null });
+      return;
+    }
+    if (deeperThan(req.body, MAX_NESTING)) {
+      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: nested deeper than ${MAX_NESTING} levels` }, id: null });
+      return;
+    }
     const admitted = res.locals.mcpAdmitted as Admitted;
     const auth: AuthInfo = { token: admitted.identity.keyHash, clientId: admitted.identity.customerId, scopes: ['visionRAG'] };
     admissions.set(auth, { admitted, correlationId: req.id });
@@ -52,4 +86,34 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
     await serve(req, res, req.body);
   });
   return { close: () => handler.close() };
+}
+
+/**
+ * An object with `jsonrpc: "2.0"`, or a non-empty array of them: what the SDK expects to be handed.
+ * Anything else it answers with 500 (a bare number, `jsonrpc: "1.0"`), where it is a bad request.
+ */
+export function isJsonRpcShaped(body: unknown): boolean {
+  const one = (m: unknown) => m !== null && typeof m === 'object' && !Array.isArray(m) && (m as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  if (!Array.isArray(body)) return one(body);
+  // A batch whose requests share an id cannot be answered one answer per request.
+  const ids = body.map((m) => (m as { id?: unknown } | null)?.id).filter((id) => id !== undefined && id !== null);
+  return body.length > 0 && body.every(one) && new Set(ids.map((id) => JSON.stringify(id))).size === ids.length;
+}
+
+/** Headers that name one thing: sent twice, Node joins them into a value nobody sent. */
+const MCP_SINGLE_HEADERS = ['mcp-session-id', 'mcp-protocol-version'];
+
+/** How deep a JSON-RPC message may nest (objects and arrays). */
+export const MAX_NESTING = 64;
+
+/** True when `value` nests objects or arrays more than `limit` levels deep; iterative, so any depth is safe to ask about. */
+export function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
 }

@@ -103,6 +103,21 @@ function lazyRequestLogger(app: Express, options: AppOptions): void {
 interface BodyParserError {
   type?: string;
   status?: number;
+  expose?: boolean;
+}
+
+/**
+ * The status of a client's fault that Express or body-parser found before any route ran (a body
+ * whose Content-Encoding does not decode, a body cut short, a path parameter that is not valid
+ * percent-encoding): http-errors marks those `expose` with a 4xx status, the router its URIError. Their messages may quote
+ * the request, so the answer says only what kind of fault it was.
+ */
+function clientFault(err: unknown): number | undefined {
+  const e = err as BodyParserError | null;
+  // The router marks a path parameter it cannot decode with status 400 but not `expose`.
+  if (e?.expose !== true && !(err instanceof URIError)) return undefined;
+  if (typeof e?.status !== 'number' || !Number.isInteger(e.status) || e.status < 400 || e.status > 499) return undefined;
+  return e.status;
 }
 
 function errorHandler(log: Logger, shape: (body: ErrorBody) => Record<string, unknown>): ErrorRequestHandler {
@@ -123,6 +138,11 @@ function errorHandler(log: Logger, shape: (body: ErrorBody) => Record<string, un
     }
     if (parserType === 'encoding.unsupported' || parserType === 'charset.unsupported') {
       res.status(415).json(shape({ error: 'unsupported body encoding', code: 'UNSUPPORTED_MEDIA_TYPE' }));
+      return;
+    }
+    const fault = clientFault(err);
+    if (fault !== undefined) {
+      res.status(fault).json(shape({ error: 'the request could not be read (its encoding, framing or path)', code: fault === 400 ? 'BAD_REQUEST' : 'CLIENT_ERROR' }));
       return;
     }
     if (isTransient(err)) {

@@ -34,9 +34,13 @@ export function jobStatus(job: IndexJob): JobStatus {
   };
 }
 
+const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** GET /api/rag/index/{jobId} and the `rag_index_status` tool; another customer's job is not found. */
 export async function indexStatus(deps: Pick<RagDeps, 'db'>, caller: Caller, jobId: string): Promise<JobStatus> {
-  const job = await getJob(deps.db, jobId);
+  // Every job id is a UUID (request-index.ts); anything else is not looked up at all: a NUL or a lone
+  // surrogate in a query is an error of FerretDB's PostgreSQL backend, not a job that is absent.
+  const job = JOB_ID.test(jobId) ? await getJob(deps.db, jobId) : null;
   if (!job || job.customerId !== caller.customerId) throw notFound(`job ${jobId}`);
   return jobStatus(job);
 }

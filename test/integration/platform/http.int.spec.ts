@@ -36,6 +36,9 @@ describe('platform HTTP app, health and outage handling (integration)', function
       a.get('/boom', () => {
         throw new Error('secret internal detail');
       });
+      a.get('/items/:id', (req, res) => {
+        res.json({ id: req.params.id });
+      });
     });
     const server = await listen(app, '127.0.0.1', 0);
     base = server.url;
@@ -82,6 +85,23 @@ describe('platform HTTP app, health and outage handling (integration)', function
     const text = await boom.text();
     expect(text).not.to.include('secret internal detail');
     expect(boom.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+
+  // Found by npm run fuzz: body-parser's and the router's own 4xx errors fell through to the 500.
+  it('answers a body that does not decode and a path parameter that is not percent-encoding with 400, not 500', async () => {
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await post('/probe', 'not compressed at all', { 'content-type': 'application/json', 'content-encoding': encoding });
+      expect(res.status, encoding).to.equal(400);
+      expect(await res.json()).to.deep.include({ code: 'BAD_REQUEST' });
+    }
+    for (const id of ['%E0%A4%A', '%ZZ', 'a%']) {
+      const res = await fetch(`${base}/items/${id}`);
+      expect(res.status, id).to.equal(400);
+      const text = await res.text();
+      expect(JSON.parse(text)).to.deep.include({ code: 'BAD_REQUEST' });
+      expect(text, 'the answer does not quote the request').not.to.include(id);
+    }
+    expect(await (await fetch(`${base}/items/a%20b`)).json()).to.deep.equal({ id: 'a b' });
   });
 
   it('reports a consumer waiting on a dependency, and a stopped one, as not ready; liveness stays up', async function () {

@@ -31,6 +31,16 @@ describe('display names (unit)', () => {
     }
   });
 
+  // Found by npm run fuzz: the link search ran on any length, quadratic in it (90 kB: seconds).
+  it('refuses a 90 kB name as too long within milliseconds', () => {
+    for (const name of ['a'.repeat(90_000), `${'a-'.repeat(45_000)}`, `${'1'.repeat(90_000)}.x`]) {
+      const started = performance.now();
+      const res = signup(name);
+      expect(performance.now() - started, 'ms').to.be.lessThan(100);
+      expect(res.error?.issues[0]?.message).to.match(/at most 100 characters/);
+    }
+  });
+
   it('mails greet with a capped clean name, or without one', () => {
     expect(nameForMail('A'.repeat(300))).to.equal('A'.repeat(100));
     expect(nameForMail('x\u0000\ny')).to.equal('x y');

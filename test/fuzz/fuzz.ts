@@ -1,0 +1,371 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { pino } from 'pino';
+import { freePort } from '../../deploy/local/processes.ts';
+import type { StackEnv } from '../../deploy/local/stack.ts';
+import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { REDACTED_PATHS, type Logger } from '../../services/platform/logger.ts';
+import { SERVICES } from '../../services/platform/registry.ts';
+import { testEnv } from '../support/env.ts';
+import { endpoints, type Endpoint, type FuzzContext, type RequestDraft } from './endpoints.ts';
+import { send, type RawResponse } from './raw-http.ts';
+
+/**
+ * The fuzz suite's engine, shared by `npm run fuzz` (test/fuzz/run.ts) and the short seeded run in
+ * `npm test` (test/e2e/fuzz-smoke.e2e.spec.ts): every service in this process on free ports, every
+ * log line it writes searched, real secrets to look for, then N generated requests per endpoint.
+ */
+
+export interface Counts {
+  endpoint: string;
+  requests: number;
+  /** Answers 500-599. */
+  serverErrors: number;
+  /** Uncaught exceptions and unhandled rejections while this endpoint ran, and faces that stopped answering after it. */
+  crashes: number;
+  /** Answered after more than SLOW_MS. */
+  slow: number;
+  /** No complete answer (the connection closed first, or none within the client's time limit). */
+  unanswered: number;
+  /** A real secret (or any svc_ key) in an answer or a log line. */
+  secrets: number;
+  statuses: Map<number, number>;
+  /** A few failures, each with the request index that reproduces it. */
+  examples: string[];
+  ms: number;
+}
+
+export const SLOW_MS = 1000;
+const KEY_PATTERN = /svc_[A-Za-z0-9]{33}/g;
+
+/** What the services' logs see: every line searched as written (nothing else kept). */
+class LogWatch {
+  current = 'setup';
+  readonly bySection = new Map<string, { secrets: number; examples: string[] }>();
+  lines = 0;
+  #secrets: string[] = [];
+
+  readonly errorLines: string[] = [];
+
+  watch(secrets: string[]): void {
+    this.#secrets = secrets.filter((s) => s.length >= 8);
+  }
+
+  write(line: string): void {
+    this.lines++;
+    const found = findSecrets(line, this.#secrets, new Set());
+    if (found.length > 0) {
+      const section = this.bySection.get(this.current) ?? { secrets: 0, examples: [] };
+      section.secrets += found.length;
+      if (section.examples.length < 3) section.examples.push(`log line holds ${found.join(', ')}: ${mask(line, this.#secrets).slice(0, 600)}`);
+      this.bySection.set(this.current, section);
+    }
+    // Not kept: the broker's own complaints while topics are created, and signed webhooks billing
+    // cannot use going to the dead-letter topic as designed.
+    if (/"level":"(error|fatal)"/.test(line) && !line.includes('"component":"kafkajs"') && !line.includes('"msg":"message dead-lettered"') && this.errorLines.length < 200) this.errorLines.push(`[${this.current}] ${mask(line, this.#secrets).slice(0, 800)}`);
+  }
+}
+
+/** Names of the secrets in `text` (by kind, never the value), minus what an answer legitimately issues. */
+function findSecrets(text: string, secrets: readonly string[], issued: ReadonlySet<string>, sent = ''): string[] {
+  let t = text;
+  for (const value of issued) t = t.replaceAll(value, '');
+  const found: string[] = [];
+  for (const s of secrets) if (t.includes(s)) found.push(`secret#${secrets.indexOf(s)}`);
+  // A key-shaped value the request itself sent, quoted back in an answer ("collection svc_… not
+  // found"), tells the client nothing it did not have; real keys are matched above wherever they are.
+  for (const m of t.matchAll(KEY_PATTERN)) if (!secrets.includes(m[0]) && !sent.includes(m[0])) found.push('an API key');
+  return found;
+}
+
+function mask(text: string, secrets: readonly string[]): string {
+  let t = text;
+  for (const s of secrets) t = t.replaceAll(s, '[SECRET]');
+  return t.replace(KEY_PATTERN, 'svc_[KEY]');
+}
+
+export interface FuzzTarget {
+  platform: RunningPlatform;
+  ctx: FuzzContext;
+  logs: LogWatch;
+  secrets: string[];
+  stop(): Promise<void>;
+}
+
+/** A logger like the services' own (same redaction), writing into the watch instead of stdout. */
+function watchedLogger(watch: LogWatch, level: string): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'svc' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    { write: (line: string) => watch.write(line) },
+  );
+}
+
+async function call(port: number, method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, json };
+}
+
+/**
+ * Every service of the platform in this process (as `svc start` runs them), on free ports, with a
+ * database, topics and secrets of its own; then the real things to look for: an account with its
+ * password and token, and a team key per keyed endpoint minted with the shared secret.
+ */
+export async function startTarget(stack: StackEnv, dir: string, options: { logLevel?: string; endpointNames: string[] }): Promise<FuzzTarget> {
+  const ports = { accounts: await freePort(), keys: await freePort(), webhooks: await freePort(), rag: await freePort(), mcp: await freePort() };
+  const workspace = join(dir, 'workspace');
+  const project = join(workspace, 'shop');
+  mkdirSync(join(project, 'src'), { recursive: true });
+  writeFileSync(
+    join(project, 'src', 'cart.ts'),
+    'export function addToCart(cart: { items: string[] }, item: string): number {\n  cart.items.push(item);\n  return cart.items.length;\n}\n\nexport const formatPrice = (cents: number): string => `$${(cents / 100).toFixed(2)}`;\n',
+  );
+  const secrets = { jwt: randomBytes(32).toString('hex'), shared: randomBytes(32).toString('hex'), payment: randomBytes(24).toString('hex'), kek: randomBytes(32).toString('hex') };
+  const env = testEnv(stack, {
+    ACCOUNTS_PORT: String(ports.accounts),
+    KEYS_PORT: String(ports.keys),
+    WEBHOOKS_PORT: String(ports.webhooks),
+    RAG_PORT: String(ports.rag),
+    MCP_PORT: String(ports.mcp),
+    AUTH_URL: `http://127.0.0.1:${ports.keys}`,
+    JWT_SECRET: secrets.jwt,
+    WEBHOOK_SECRET: secrets.shared,
+    PAYMENT_WEBHOOK_SECRET: secrets.payment,
+    KEY_ENCRYPTION_KEY: secrets.kek,
+    PAYMENT_VARIANT_TIERS: '1:pro',
+    RAG_ROOTS: workspace,
+    RAG_DATA_DIR: join(dir, 'rag'),
+    RAG_PUSH_MAX_FILES: '20',
+    RAG_MAX_FILE_BYTES: '20000',
+    SHUTDOWN_GRACE_MS: '10000',
+  });
+  const watch = new LogWatch();
+  const account = { email: `fuzz-${randomUUID()}@example.test`, password: `fuzz-pw-${randomBytes(12).toString('hex')}`, token: '' };
+  // Watched from the first line: the set-up's own logs count too.
+  watch.watch([secrets.jwt, secrets.shared, secrets.payment, secrets.kek, account.password]);
+  const platform = await startServices(SERVICES, env, watchedLogger(watch, options.logLevel ?? 'info'));
+  try {
+    const signup = await call(ports.accounts, 'POST', '/auth/signup', { email: account.email, password: account.password, name: 'Fuzz' });
+    if (signup.status !== 201) throw new Error(`set-up: sign-up answered ${signup.status}`);
+    account.token = String(signup.json.token);
+    const keys: FuzzContext['keys'] = {};
+    const mint = async (label: string, emailAddress = `fuzz-${randomUUID()}@example.test`) => {
+      const subscriptionId = `fuzz-sub-${randomUUID()}`;
+      const res = await call(ports.keys, 'POST', '/generate', { customerId: `fuzz-${label}`, email: emailAddress, tier: 'team', subscriptionId }, { authorization: `Bearer ${secrets.shared}` });
+      if (res.status !== 201) throw new Error(`set-up: minting a key for ${label} answered ${res.status}`);
+      return { apiKey: String(res.json.apiKey), subscriptionId };
+    };
+    for (const name of options.endpointNames) keys[name] = await mint(name);
+    // Rotated with the key or with the account's session: a subscription of the account's e-mail.
+    keys['POST /keys/rotate'] = await mint('rotate', account.email);
+    const revocable = (await mint('revocable')).subscriptionId;
+    const ragKey = { 'x-api-key': keys['POST /api/rag/setup']!.apiKey };
+    const setup = await call(ports.rag, 'POST', '/api/rag/setup', { projectPath: join(workspace, 'shop'), collectionName: 'fuzz-shop' }, ragKey);
+    if (setup.status !== 200) throw new Error(`set-up: collection answered ${setup.status} ${JSON.stringify(setup.json)}`);
+    const index = await call(ports.rag, 'POST', '/api/rag/index', { collectionName: 'fuzz-shop', wait: true }, ragKey);
+    if (index.status !== 200) throw new Error(`set-up: indexing answered ${index.status} ${JSON.stringify(index.json)}`);
+    const ctx: FuzzContext = {
+      ports,
+      jwtSecret: secrets.jwt,
+      sharedSecret: secrets.shared,
+      paymentWebhookSecret: secrets.payment,
+      keyEncryptionKey: secrets.kek,
+      account,
+      keys,
+      revocable,
+      rotatable: keys['POST /keys/rotate']!.subscriptionId,
+      workspace,
+      collection: 'fuzz-shop',
+      jobId: String(index.json.jobId),
+    };
+    const all = [secrets.jwt, secrets.shared, secrets.payment, secrets.kek, account.password, account.token, ...Object.values(keys).map((k) => k.apiKey)];
+    watch.watch(all);
+    return {
+      platform,
+      ctx,
+      logs: watch,
+      secrets: all,
+      stop: async () => {
+        await platform.runtime.mongo.db.dropDatabase().catch(() => undefined);
+        await platform.stop();
+      },
+    };
+  } catch (err) {
+    await platform.stop();
+    throw err;
+  }
+}
+
+/** Endpoints that take a key of their own (their names), before the context exists. */
+export const KEYED_ENDPOINTS = [
+  'POST /validate',
+  'GET /usage',
+  'POST /reserve',
+  'POST /release',
+  'POST /api/rag/setup',
+  'POST /api/rag/index',
+  'GET /api/rag/index/:jobId',
+  'POST /api/rag/query',
+  'POST /api/glm/capture',
+  'POST /api/glm/analyze',
+  'POST /api/glm/test',
+  'POST /api/glm/baselines/:suite/accept',
+  'GET /api/glm/screenshots/:id',
+  'GET /api/glm/diffs/:id',
+  'POST /api/integration/validate',
+  'POST /api/integration/generate',
+  'POST /api/integration/report',
+  'POST /mcp',
+];
+
+/** Requests of one endpoint are generated in batches; each batch has a seed of its own, derived from the run's. */
+export const BATCH = 64;
+
+export function batchSeed(seed: number, endpoint: string, batch: number): number {
+  return createHash('sha256').update(`${seed}:${endpoint}:${batch}`).digest().readInt32LE(0);
+}
+
+/** Request `index` of `endpoint` under `seed`, as the run generated it. */
+export function requestAt(endpoint: Endpoint, seed: number, index: number): RequestDraft {
+  const batch = Math.floor(index / BATCH);
+  return fc.sample(endpoint.arb, { seed: batchSeed(seed, endpoint.name, batch), numRuns: BATCH })[index % BATCH]!;
+}
+
+export function describeRequest(req: RequestDraft, max = 1500): string {
+  const head = [`${req.method} ${req.target.slice(0, 200)} ${req.version}`, ...req.headers.map(([k, v]) => `${k}: ${v.slice(0, 200)}${v.length > 200 ? `…(${v.length})` : ''}`)];
+  const body = req.body.toString('utf8');
+  return `${head.join('\n')}\n[framing ${req.framing}, body ${req.bodyKind}, ${req.body.length} bytes]\n${body.slice(0, max)}${body.length > max ? '…' : ''}`;
+}
+
+export interface RunOptions {
+  runs: number;
+  seed: number;
+  concurrency: number;
+  /** Only endpoints whose name includes one of these. */
+  only?: string[];
+  progress?: (line: string) => void;
+}
+
+async function liveFaces(ctx: FuzzContext): Promise<string[]> {
+  const dead: string[] = [];
+  for (const [service, port] of Object.entries(ctx.ports)) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health/live`, { signal: AbortSignal.timeout(5000) });
+      if (res.status !== 200) dead.push(`${service} /health/live answered ${res.status}`);
+    } catch (err) {
+      dead.push(`${service} /health/live: ${(err as Error).message}`);
+    }
+  }
+  return dead;
+}
+
+/** Sends `runs` requests to every endpoint, `concurrency` at a time, and counts. */
+export async function fuzz(target: FuzzTarget, options: RunOptions): Promise<Counts[]> {
+  const all = endpoints(target.ctx).filter((e) => !options.only || options.only.some((o) => e.name.includes(o)));
+  const results: Counts[] = [];
+  const crashes: string[] = [];
+  const onCrash = (kind: string) => (err: unknown) => crashes.push(`${kind}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`.slice(0, 1500));
+  const onException = onCrash('uncaught exception');
+  const onRejection = onCrash('unhandled rejection');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  try {
+    for (const endpoint of all) {
+      target.logs.current = endpoint.name;
+      const counts: Counts = { endpoint: endpoint.name, requests: 0, serverErrors: 0, crashes: 0, slow: 0, unanswered: 0, secrets: 0, statuses: new Map(), examples: [], ms: 0 };
+      const started = performance.now();
+      const crashesBefore = crashes.length;
+      const port = target.ctx.ports[endpoint.service];
+      for (let batch = 0; batch * BATCH < options.runs; batch++) {
+        const drafts = fc.sample(endpoint.arb, { seed: batchSeed(options.seed, endpoint.name, batch), numRuns: BATCH }).slice(0, options.runs - batch * BATCH);
+        let next = 0;
+        const worker = async () => {
+          while (next < drafts.length) {
+            const i = next++;
+            const index = batch * BATCH + i;
+            const res = await send(port, drafts[i]!);
+            record(counts, endpoint, target.secrets, drafts[i]!, res, index);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(options.concurrency, endpoint.inFlight ?? Infinity, drafts.length) }, worker));
+        if (options.progress && (batch + 1) % 16 === 0) options.progress(`  ${endpoint.name}: ${counts.requests} requests`);
+      }
+      const dead = await liveFaces(target.ctx);
+      counts.crashes += crashes.length - crashesBefore + dead.length;
+      for (const c of crashes.slice(crashesBefore, crashesBefore + 3)) counts.examples.push(c);
+      for (const d of dead) counts.examples.push(`after this endpoint: ${d}`);
+      const logged = target.logs.bySection.get(endpoint.name);
+      if (logged) {
+        counts.secrets += logged.secrets;
+        counts.examples.push(...logged.examples);
+      }
+      counts.ms = performance.now() - started;
+      results.push(counts);
+      options.progress?.(`${endpoint.name}: ${counts.requests} requests in ${(counts.ms / 1000).toFixed(1)} s; statuses ${[...counts.statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ')}`);
+    }
+    target.logs.current = 'after';
+    const setup = target.logs.bySection.get('setup');
+    if (setup) results.push({ endpoint: '(set-up)', requests: 0, serverErrors: 0, crashes: 0, slow: 0, unanswered: 0, secrets: setup.secrets, statuses: new Map(), examples: setup.examples, ms: 0 });
+  } finally {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
+  }
+  return results;
+}
+
+function record(counts: Counts, endpoint: Endpoint, secrets: readonly string[], req: RequestDraft, res: RawResponse, index: number): void {
+  counts.requests++;
+  counts.statuses.set(res.status, (counts.statuses.get(res.status) ?? 0) + 1);
+  const problems: string[] = [];
+  if (res.status >= 500) {
+    counts.serverErrors++;
+    problems.push(`answered ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
+  }
+  if (res.ms > SLOW_MS) {
+    counts.slow++;
+    problems.push(`took ${Math.round(res.ms)} ms (status ${res.status})`);
+  }
+  // A request the client itself cut short (a Content-Length longer than what it sent) may go unanswered.
+  if (res.unanswered && req.framing !== 'long') {
+    counts.unanswered++;
+    problems.push(`unanswered after ${Math.round(res.ms)} ms${res.text ? `; got ${JSON.stringify(res.text.slice(0, 200))}` : ''}`);
+  }
+  const issued = new Set(endpoint.issues?.(res.status, res.body) ?? []);
+  const found = findSecrets(res.text, secrets, issued, `${req.target}\n${req.headers.map(([k, v]) => `${k}: ${v}`).join('\n')}\n${req.body.toString('latin1')}`);
+  if (found.length > 0) {
+    counts.secrets += found.length;
+    problems.push(`answer holds ${found.join(', ')}: ${mask(res.text, secrets).slice(0, 400)}`);
+  }
+  if (problems.length > 0 && counts.examples.length < 5) counts.examples.push(`request ${index}: ${problems.join('; ')}`);
+}
+
+export const failed = (c: Counts): boolean => c.serverErrors + c.crashes + c.slow + c.unanswered + c.secrets > 0;
+
+export function table(results: readonly Counts[]): string {
+  const width = Math.max(8, ...results.map((r) => r.endpoint.length));
+  const cols = ['requests', '5xx', 'crashes', '> 1 s', 'unanswered', 'secrets seen'] as const;
+  const row = (name: string, values: (string | number)[]) => `| ${name.padEnd(width)} | ${values.map((v, i) => String(v).padStart(cols[i]!.length)).join(' | ')} |`;
+  const lines = [row('endpoint', [...cols]), `|${'-'.repeat(width + 2)}|${cols.map((c) => '-'.repeat(c.length + 2)).join('|')}|`];
+  for (const r of results) lines.push(row(r.endpoint, [r.requests, r.serverErrors, r.crashes, r.slow, r.unanswered, r.secrets]));
+  const sum = (f: (c: Counts) => number) => results.reduce((n, c) => n + f(c), 0);
+  lines.push(row('total', [sum((c) => c.requests), sum((c) => c.serverErrors), sum((c) => c.crashes), sum((c) => c.slow), sum((c) => c.unanswered), sum((c) => c.secrets)]));
+  return lines.join('\n');
+}

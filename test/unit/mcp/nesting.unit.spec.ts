@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { MAX_NESTING, deeperThan, isJsonRpcShaped } from '../../../services/mcp/http/mcp.routes.ts';
+
+const nested = (depth: number): unknown => JSON.parse(`${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`);
+
+describe('MCP messages nested too deeply (found by npm run fuzz)', () => {
+  it('counts objects and arrays, at any depth, without recursion', () => {
+    expect(deeperThan(nested(MAX_NESTING), MAX_NESTING)).to.equal(false);
+    expect(deeperThan(nested(MAX_NESTING + 1), MAX_NESTING)).to.equal(true);
+    expect(deeperThan(JSON.parse(`${'['.repeat(200_000)}${']'.repeat(200_000)}`), MAX_NESTING)).to.equal(true);
+    expect(deeperThan({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'rag_query', arguments: { query: 'x', files: [{ path: 'a', content: 'b' }] } } }, MAX_NESTING)).to.equal(false);
+    expect(deeperThan('text', 0)).to.equal(false);
+  });
+});
+
+describe('MCP bodies that are not JSON-RPC 2.0 (found by npm run fuzz: the SDK answered them 500)', () => {
+  it('takes an object with jsonrpc "2.0", or a non-empty batch of them with distinct ids', () => {
+    expect(isJsonRpcShaped({ jsonrpc: '2.0', id: 1, method: 'ping' })).to.equal(true);
+    expect(isJsonRpcShaped([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }])).to.equal(true);
+    expect(isJsonRpcShaped(1.8885783587635846e24)).to.equal(false);
+    expect(isJsonRpcShaped(null)).to.equal(false);
+    expect(isJsonRpcShaped('ping')).to.equal(false);
+    expect(isJsonRpcShaped({ jsonrpc: '1.0', id: 1, method: 'ping' })).to.equal(false);
+    expect(isJsonRpcShaped({ jsonrpc: { $gt: '' }, id: 1, method: 'ping' })).to.equal(false);
+    expect(isJsonRpcShaped([])).to.equal(false);
+    expect(isJsonRpcShaped([{ jsonrpc: '2.0', id: 'caller', method: 'tools/list' }, { jsonrpc: '2.0', id: 'caller', method: 'tools/list' }])).to.equal(false);
+  });
+});

@@ -140,7 +140,16 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     expect(await post('[{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}},{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}}]')).to.equal(400);
     expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json'], ['mcp-session-id', 'x'], ['mcp-session-id', 'x']])).to.equal(400);
     expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping"}', [['content-type', 'text/plain'], ['content-type', 'application/json']])).to.equal(415);
+    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json;;;']])).to.equal(200);
     expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}')).to.equal(200);
+    const rpc = async (body: unknown) => {
+      const res = await fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': minted.acme!.apiKey }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as { id: unknown; error?: { code: number } } };
+    };
+    expect(await rpc({ jsonrpc: '2.0', id: 3, method: 'prompts/list', params: {} })).to.deep.equal({ status: 200, body: { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found: prompts/list' } } });
+    const init = await rpc({ jsonrpc: '2.0', id: 4, method: 'initialize', params: {} });
+    expect(init.status).to.equal(200);
+    expect(init.body.error?.code).to.equal(-32602);
   });
 
   // Found by npm run fuzz: the SDK answered methods other than its own with a 500.

@@ -75,6 +75,25 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
       res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: a JSON-RPC 2.0 message is an object with jsonrpc "2.0", or an array of them' }, id: null });
       return;
     }
+    // The body is parsed already; the SDK reads the header again and answers 500 to one whose
+    // parameters do not parse (`application/json;;;`, found by npm run fuzz).
+    if (req.method === 'POST') req.headers['content-type'] = 'application/json';
+    const badInitialize = Array.isArray(body) ? null : initializeWithoutVersion(body);
+    if (badInitialize !== null) {
+      // The SDK answers an initialize without a protocol version with a 500 (found by npm run fuzz).
+      res.status(200).json({ jsonrpc: '2.0', id: badInitialize, error: { code: -32602, message: 'Invalid params: initialize needs params.protocolVersion, capabilities and clientInfo' } });
+      return;
+    }
+    const unserved = unservedMethod(body);
+    if (unserved !== null) {
+      // The SDK answers a method of a capability this server does not declare (prompts, resources,
+      // completion, logging) with a 500 (found by npm run fuzz); JSON-RPC says -32601.
+      const single = !Array.isArray(body) ? (body as { id?: unknown }) : null;
+      if (single && single.id !== undefined) res.status(200).json({ jsonrpc: '2.0', id: single.id, error: { code: -32601, message: `Method not found: ${unserved}` } });
+      else if (single) res.status(202).end();
+      else res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: the batch holds ${unserved}, which this server does not serve` }, id: null });
+      return;
+    }
     if (deeperThan(req.body, MAX_NESTING)) {
       res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: nested deeper than ${MAX_NESTING} levels` }, id: null });
       return;
@@ -98,6 +117,27 @@ export function isJsonRpcShaped(body: unknown): boolean {
   // A batch whose requests share an id cannot be answered one answer per request.
   const ids = body.map((m) => (m as { id?: unknown } | null)?.id).filter((id) => id !== undefined && id !== null);
   return body.length > 0 && body.every(one) && new Set(ids.map((id) => JSON.stringify(id))).size === ids.length;
+}
+
+/** The id of an initialize request whose params lack a string protocolVersion, else null. */
+export function initializeWithoutVersion(body: unknown): string | number | null {
+  const message = body as { method?: unknown; id?: unknown; params?: unknown } | null;
+  if (message?.method !== 'initialize' || (typeof message.id !== 'string' && typeof message.id !== 'number')) return null;
+  const params = message.params as { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown } | null | undefined;
+  const valid = typeof params?.protocolVersion === 'string' && typeof params.capabilities === 'object' && params.capabilities !== null && typeof params.clientInfo === 'object' && params.clientInfo !== null;
+  return valid ? null : message.id;
+}
+
+/** Capabilities this server does not declare: their methods are not found here. */
+const UNSERVED_METHOD = /^(prompts|resources|completion|logging)\//;
+
+/** The first method of the message (or batch) that belongs to a capability this server lacks, or null. */
+export function unservedMethod(body: unknown): string | null {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const method = (message as { method?: unknown } | null)?.method;
+    if (typeof method === 'string' && UNSERVED_METHOD.test(method)) return method.slice(0, 100);
+  }
+  return null;
 }
 
 /** Headers that name one thing: sent twice, Node joins them into a value nobody sent. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MAX_NESTING, deeperThan, isJsonRpcShaped } from '../../../services/mcp/http/mcp.routes.ts';
+import { MAX_NESTING, deeperThan, initializeWithoutVersion, isJsonRpcShaped, unservedMethod } from '../../../services/mcp/http/mcp.routes.ts';
 
 const nested = (depth: number): unknown => JSON.parse(`${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`);
 
@@ -24,5 +24,22 @@ describe('MCP bodies that are not JSON-RPC 2.0 (found by npm run fuzz: the SDK a
     expect(isJsonRpcShaped({ jsonrpc: { $gt: '' }, id: 1, method: 'ping' })).to.equal(false);
     expect(isJsonRpcShaped([])).to.equal(false);
     expect(isJsonRpcShaped([{ jsonrpc: '2.0', id: 'caller', method: 'tools/list' }, { jsonrpc: '2.0', id: 'caller', method: 'tools/list' }])).to.equal(false);
+  });
+});
+
+describe('MCP methods the SDK answered with 500 (found by npm run fuzz)', () => {
+  it('names the methods of capabilities this server lacks', () => {
+    expect(unservedMethod({ jsonrpc: '2.0', id: 1, method: 'prompts/list' })).to.equal('prompts/list');
+    expect(unservedMethod([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'resources/read' }])).to.equal('resources/read');
+    expect(unservedMethod({ jsonrpc: '2.0', id: 1, method: 'completion/complete' })).to.equal('completion/complete');
+    expect(unservedMethod({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).to.equal(null);
+    expect(unservedMethod({ jsonrpc: '2.0', id: 1, method: 'x/y' })).to.equal(null);
+  });
+
+  it('finds an initialize without protocolVersion, capabilities or clientInfo', () => {
+    expect(initializeWithoutVersion({ jsonrpc: '2.0', id: 7, method: 'initialize', params: {} })).to.equal(7);
+    expect(initializeWithoutVersion({ jsonrpc: '2.0', id: 'a', method: 'initialize' })).to.equal('a');
+    expect(initializeWithoutVersion({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })).to.equal(null);
+    expect(initializeWithoutVersion({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} })).to.equal(null);
   });
 });

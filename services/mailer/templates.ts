@@ -1,10 +1,9 @@
 import { nameForMail } from '../accounts/display-name.ts';
 import type { Tier } from '../keys/tiers.ts';
+import { escapeHtml } from '../platform/html-escape.ts';
 import type { Mail } from './transport.ts';
 
 /** E-mail bodies (pure). Every interpolated value is escaped in the HTML part. */
-export const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 export function welcomeMail(user: { userId: string; email: string; name: string }, domain = 'svc.local'): Mail {
   const name = nameForMail(user.name);

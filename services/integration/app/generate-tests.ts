@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
+import { indexedCollection } from '../../rag/app/indexed-collection.ts';
 import { checkQuota, meter } from '../../rag/app/meter.ts';
 import { ragError, type Caller } from '../../rag/caller.ts';
 import type { RagCollection } from '../../rag/collections.projection.ts';
@@ -16,7 +17,6 @@ import { generationsProjection } from '../generations.projection.ts';
 import type { GenerateInput } from '../input.ts';
 import { examinePage } from '../page/examine-page.ts';
 import type { IntegrationDeps } from './deps.ts';
-import { indexedCollection } from './find-collection.ts';
 
 export interface GenerateAnswer extends GeneratedTests {
   success: true;

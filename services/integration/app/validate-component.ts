@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
+import { indexedCollection } from '../../rag/app/indexed-collection.ts';
 import { checkQuota, meter } from '../../rag/app/meter.ts';
 import type { Caller } from '../../rag/caller.ts';
 import { claimOf, needsClick, sentencesOf } from '../checks/claims.ts';
@@ -16,7 +17,6 @@ import type { PageFacts } from '../page/page-facts.ts';
 import { describeLocator } from '../page/locator-code.ts';
 import { validationsProjection } from '../validations.projection.ts';
 import type { IntegrationDeps } from './deps.ts';
-import { indexedCollection } from './find-collection.ts';
 
 export interface ValidateAnswer {
   success: true;

@@ -1,7 +1,7 @@
-import type { Express, Response } from 'express';
+import type { Express } from 'express';
 import type { KeyGate } from '../../keys/gate.ts';
 import { API_PATHS } from '../../rag/http/api-paths.ts';
-import { callerOf, parse } from '../../rag/http/gated-request.ts';
+import { admitter, callerOf, parse } from '../../rag/http/gated-request.ts';
 import type { IntegrationDeps } from '../app/deps.ts';
 import { generateTests } from '../app/generate-tests.ts';
 import { projectReport } from '../app/project-report.ts';
@@ -14,7 +14,7 @@ import { generateInput, reportInput, validateInput } from '../input.ts';
  * page) themselves; a report reads one's own figures and uses none.
  */
 export function mountIntegrationRoutes(app: Express, deps: IntegrationDeps, gate: KeyGate): void {
-  const admit = (req: Parameters<KeyGate['authorize']>[0], res: Response) => gate.authorize(req, res, { metric: 'queries', amount: 0 });
+  const admit = admitter(gate);
 
   app.post(API_PATHS.integration.validate, async (req, res) => {
     const admitted = await admit(req, res);

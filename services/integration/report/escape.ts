@@ -4,10 +4,9 @@
  * browser or a markdown viewer by someone other than whoever named things.
  */
 
-const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+import { escapeHtml } from '../../platform/html-escape.ts';
 
-/** Text for HTML content and quoted attribute values, SVG included. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
+export { escapeHtml };
 
 /**
  * Text for one line of markdown, a table cell included: line breaks would end a table row or start
@@ -18,6 +17,6 @@ export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c)
 export function escapeMarkdown(text: string): string {
   return text
     .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
-    .replace(/[&<>"]/g, (c) => HTML_ENTITIES[c] ?? c)
+    .replace(/[&<>"]/g, escapeHtml)
     .replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`);
 }

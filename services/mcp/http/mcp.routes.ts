@@ -4,6 +4,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import express, { type Express, type Request, type Response } from 'express';
 import type { Admitted, KeyGate } from '../../keys/gate.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { admitter } from '../../rag/http/gated-request.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 
 export const MCP_PATH = '/mcp';
@@ -26,6 +27,7 @@ export interface McpRouteOptions {
  * balancer; the 2025 session operations GET and DELETE answer 405, as the transport allows.
  */
 export function mountMcp(app: Express, options: McpRouteOptions): { close(): Promise<void> } {
+  const admit = admitter(options.gate);
   // The SDK hands authInfo through by reference: the object set on the request finds its caller.
   const admissions = new WeakMap<AuthInfo, { admitted: Admitted; correlationId: string }>();
   const handler = createMcpHandler(
@@ -47,7 +49,7 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
       res.set('Allow', MCP_METHODS.join(', ')).status(405).json({ error: `${req.method} is not an MCP transport method`, code: 'METHOD_NOT_ALLOWED' });
       return;
     }
-    const admitted = await options.gate.authorize(req, res, { metric: 'queries', amount: 0 });
+    const admitted = await admit(req, res);
     if (!admitted) return;
     res.locals.mcpAdmitted = admitted;
     next();

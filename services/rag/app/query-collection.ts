@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { newEvent } from '../../../events/envelope.ts';
-import { notFound, ragError, type Caller } from '../caller.ts';
-import { collectionIdOf, getCollection } from '../collections.projection.ts';
+import type { Caller } from '../caller.ts';
 import type { QueryServed } from '../events.ts';
 import type { QueryInput } from '../input.ts';
 import type { SearchHit } from '../retrieval.ts';
 import type { RagDeps } from './deps.ts';
+import { indexedCollection } from './indexed-collection.ts';
 import { meter } from './meter.ts';
 
 export interface QueryResult {
@@ -23,10 +23,7 @@ export interface QueryResult {
  * counted; it is not applied here, since nothing reads it back within the request.
  */
 export async function queryCollection(deps: RagDeps, caller: Caller, input: QueryInput, correlationId: string): Promise<QueryResult> {
-  const collectionId = collectionIdOf(caller.customerId, input.collectionName);
-  const collection = await getCollection(deps.db, collectionId);
-  if (!collection) throw notFound(`collection ${input.collectionName}`);
-  if (collection.indexVersion === 0) throw ragError(409, 'NOT_INDEXED', `collection ${input.collectionName} is not indexed yet: POST /api/rag/index first`);
+  const { collectionId } = await indexedCollection(deps, caller, input.collectionName);
   await meter(deps, caller, 'queries', 1, correlationId);
   const started = performance.now();
   const { hits, cached } = await deps.retrieval.search(collectionId, input.query, input.topK);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { Admitted } from '../../keys/gate.ts';
+import type { Response } from 'express';
+import type { Admitted, KeyGate } from '../../keys/gate.ts';
 import { ragError, type Caller } from '../caller.ts';
 
 /** A request body as typed input, or 400 with the first problem in words. */
@@ -13,3 +14,12 @@ export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 
 /** Who a gated request acts for: the key's customer, its hash and its quotas as the gate saw them. */
 export const callerOf = ({ identity, usage, reserve }: Admitted): Caller => ({ customerId: identity.customerId, keyHash: identity.keyHash, usage, reserve });
+
+/**
+ * The gate's check (key, subscription, rate) for an operation that meters itself: the quota is the
+ * operation's to check, so a free key hears "subscription required", not that a quota of 0 is used up.
+ */
+export const admitter =
+  (gate: KeyGate) =>
+  (req: Parameters<KeyGate['authorize']>[0], res: Response): Promise<Admitted | null> =>
+    gate.authorize(req, res, { metric: 'queries', amount: 0 });

@@ -7,7 +7,7 @@ import { requestIndex, waitForJob } from '../app/request-index.ts';
 import { setupCollection } from '../app/setup-collection.ts';
 import { indexInput, queryInput, setupInput } from '../input.ts';
 import { API_PATHS } from './api-paths.ts';
-import { callerOf, parse } from './gated-request.ts';
+import { admitter, callerOf, parse } from './gated-request.ts';
 
 /** How long `wait: true` may hold a request before answering 202 with the job as it stands. */
 const WAIT_LIMIT_MS = 120_000;
@@ -24,12 +24,13 @@ export function mountIndexBody(app: Express, limit: string): void {
  * per file it really indexes (recorded by the indexer; the request checks room for all it could).
  */
 export function mountRagRoutes(app: Express, deps: RagDeps, gate: KeyGate): void {
+  const admit = admitter(gate);
   app.get('/api', (_req, res) => {
     res.json(API_PATHS);
   });
 
   app.post(API_PATHS.rag.setup, async (req, res) => {
-    const admitted = await gate.authorize(req, res, { metric: 'queries', amount: 0 });
+    const admitted = await admit(req, res);
     if (!admitted) return;
     res.json(await setupCollection(deps, callerOf(admitted), parse(setupInput, req.body), req.id));
   });
@@ -49,13 +50,13 @@ export function mountRagRoutes(app: Express, deps: RagDeps, gate: KeyGate): void
   });
 
   app.get(`${API_PATHS.rag.index}/:jobId`, async (req, res) => {
-    const admitted = await gate.authorize(req, res, { metric: 'queries', amount: 0 });
+    const admitted = await admit(req, res);
     if (!admitted) return;
     res.json({ success: true, ...(await indexStatus(deps, callerOf(admitted), String(req.params.jobId))) });
   });
 
   app.post(API_PATHS.rag.query, async (req, res) => {
-    const admitted = await gate.authorize(req, res, { metric: 'queries', amount: 0 });
+    const admitted = await admit(req, res);
     if (!admitted) return;
     res.json(await queryCollection(deps, callerOf(admitted), parse(queryInput, req.body), req.id));
   });

@@ -1,7 +1,7 @@
 import type { Express, Response } from 'express';
 import type { KeyGate } from '../../keys/gate.ts';
 import { API_PATHS } from '../../rag/http/api-paths.ts';
-import { callerOf, parse } from '../../rag/http/gated-request.ts';
+import { admitter, callerOf, parse } from '../../rag/http/gated-request.ts';
 import { acceptBaselines } from '../app/accept-baselines.ts';
 import { analyzeScreenshot } from '../app/analyze-screenshot.ts';
 import { capturePage } from '../app/capture-page.ts';
@@ -21,9 +21,8 @@ const sendPng = (res: Response, png: Buffer) => {
  * and reading an image back use none.
  */
 export function mountGlmRoutes(app: Express, deps: VisionDeps, gate: KeyGate): void {
-  // The gate checks key, subscription and rate; the operations check the screenshotsAnalyzed quota
-  // themselves (a free key must hear "subscription required", not that its quota of 0 is used up).
-  const admit = (req: Parameters<KeyGate['authorize']>[0], res: Response) => gate.authorize(req, res, { metric: 'queries', amount: 0 });
+  // The gate checks key, subscription and rate; the operations check the screenshotsAnalyzed quota themselves.
+  const admit = admitter(gate);
 
   app.post(API_PATHS.glm.capture, async (req, res) => {
     const admitted = await admit(req, res);

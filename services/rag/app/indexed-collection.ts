@@ -1,6 +1,6 @@
-import { notFound, ragError, type Caller } from '../../rag/caller.ts';
-import { collectionIdOf, getCollection, type RagCollection } from '../../rag/collections.projection.ts';
-import type { RagDeps } from '../../rag/app/deps.ts';
+import { notFound, ragError, type Caller } from '../caller.ts';
+import { collectionIdOf, getCollection, type RagCollection } from '../collections.projection.ts';
+import type { RagDeps } from './deps.ts';
 
 /** The caller's indexed collection: 404 when it is not theirs or not there, 409 before its first index. */
 export async function indexedCollection(deps: Pick<RagDeps, 'db'>, caller: Caller, collectionName: string): Promise<RagCollection> {

@@ -277,7 +277,10 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
         expect(refused).to.have.length(49);
         for (const r of refused) expect(r).to.deep.include({ status: 403, body: { error: 'monthly usage quota exceeded; upgrade for more', code: 'USAGE_EXCEEDED', upgrade: PRICING_URL } });
         await eventually('100 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 100 ? true : undefined));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // A marker on the same key (same partition, applied in order) is the barrier: once it is
+        // counted, every use published before it is too, and none was past the quota.
+        await rt.publisher.publish(newEvent('usage.incremented', { keyHash, metric: 'screenshotsAnalyzed', amount: 1, period: periodKey(new Date()) }));
+        await eventually('the marker counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).screenshotsAnalyzed === 1 ? true : undefined));
         expect((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries).to.equal(100);
       } finally {
         await metered.close();

@@ -91,6 +91,20 @@ export class RateLimits {
   }
 
   /**
+   * The same decisions, synchronously, when this process already holds what they need (a block
+   * of the window with requests left); undefined otherwise, with nothing consumed, for the async
+   * forms to settle. Most hot-path requests end here without a promise.
+   */
+  keyHeld(keyHash: string, tier: Tier): LimitDecision | undefined {
+    const limiter = this.#perTier.get(tier);
+    return limiter && decideHeld(limiter, keyHash);
+  }
+
+  ipHeld(ip: string): LimitDecision | undefined {
+    return decideHeld(this.#perIp, ipLimitKey(ip));
+  }
+
+  /**
    * Housekeeping indexes; limiting is correct without them. MongoDB expires old counters through
    * the TTL index; FerretDB refuses TTL indexes (ttl: false), so there the caller runs sweep()
    * every window or so to keep the collection small.
@@ -113,10 +127,15 @@ export class RateLimits {
   }
 }
 
+function decideHeld(limiter: MongoBlockLimiter, key: string): LimitDecision | undefined {
+  const held = limiter.consumeHeld(key);
+  return held && { allowed: true, limit: limiter.points, remaining: held.remainingPoints, resetMs: held.msBeforeNext };
+}
+
 async function decide(limiter: MongoBlockLimiter, key: string): Promise<LimitDecision> {
   const limit = limiter.points;
-  const held = limiter.consumeHeld(key);
-  if (held) return { allowed: true, limit, remaining: held.remainingPoints, resetMs: held.msBeforeNext };
+  const held = decideHeld(limiter, key);
+  if (held) return held;
   try {
     const res = await limiter.consume(key);
     return { allowed: true, limit, remaining: res.remainingPoints, resetMs: res.msBeforeNext };

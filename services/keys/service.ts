@@ -21,6 +21,7 @@ import { AccountStore } from '../accounts/account-store.ts';
 import { QuotaReservations } from './quota-reservations.ts';
 import { mountReserveRoutes } from './reserve.route.ts';
 import { currentPeriod, usageProjection } from './usage.ts';
+import { leanValidate } from './validate-lean.ts';
 import { mountValidationRoutes } from './validate.route.ts';
 import { LocalValidator } from './validator.ts';
 
@@ -103,6 +104,7 @@ export const keysService: ServiceModule = {
       const server = await serveHttp(rt, log, {
         service: 'keys',
         port: config.ports.keys,
+        lean: leanValidate({ validator, log, service: 'keys' }),
         mount: (a) => {
           mountValidationRoutes(a, { validator });
           mountReserveRoutes(a, { validator });

@@ -31,7 +31,9 @@ let root: Logger | undefined;
 export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
   return pino({
     level,
-    base: { service: 'svc' },
+    // `service` is bound by each service's child logger; pino does not merge a key bound twice, so the
+    // root names the system under its own key.
+    base: { system: 'svc' },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     formatters: { level: (label) => ({ level: label }) },

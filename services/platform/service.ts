@@ -1,5 +1,7 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
+import { onClientError } from './http/client-error.ts';
+import type { LeanHandler } from './http/lean-handler.ts';
 import type { Runtime } from './runtime.ts';
 
 /** What `svc run` starts: HTTP faces, consumers, schedulers. */
@@ -21,9 +23,21 @@ export interface ServiceModule {
  * Serves the app. close() stops taking connections, lets requests in flight finish for up to
  * `drainMs`, then cuts whatever is left, so a stop always ends.
  */
-export async function listen(app: Express, host: string, port: number, options: { drainMs?: number } = {}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+export async function listen(
+  app: Express,
+  host: string,
+  port: number,
+  options: { drainMs?: number; lean?: LeanHandler } = {},
+): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const lean = options.lean;
+  const server = createServer(lean ? (req, res) => void (lean(req, res) || app(req, res)) : app);
+  server.on('clientError', onClientError);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   server.keepAliveTimeout = 65_000;
   const address = server.address();

@@ -3,6 +3,7 @@ import { ConsumerRunner, type EventHandler } from '../../events/consumer.ts';
 import { ProjectionApplier, ensureIndexes, projectionGroupId, type Projection } from '../../events/projection.ts';
 import type { Document } from 'mongodb';
 import { createApp, type AppOptions } from './http/app.ts';
+import type { LeanHandler } from './http/lean-handler.ts';
 import type { Logger } from './logger.ts';
 import type { Runtime } from './runtime.ts';
 import { listen } from './service.ts';
@@ -48,6 +49,8 @@ export async function serveHttp(
     dependencies?: Runtime['dependencies'];
     errorBody?: AppOptions['errorBody'];
     healthRoute?: AppOptions['healthRoute'];
+    /** Routes answered in front of Express (see LeanHandler). */
+    lean?: (app: Express) => LeanHandler;
   },
 ) {
   const app = createApp(
@@ -64,5 +67,5 @@ export async function serveHttp(
     },
     options.mount,
   );
-  return listen(app, rt.config.http.host, options.port, { drainMs: rt.config.shutdownGraceMs / 2 });
+  return listen(app, rt.config.http.host, options.port, { drainMs: rt.config.shutdownGraceMs / 2, ...(options.lean ? { lean: options.lean(app) } : {}) });
 }

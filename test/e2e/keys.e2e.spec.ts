@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import express from 'express';
 import { freePort } from '../../deploy/local/processes.ts';
@@ -143,6 +144,62 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       const usage = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(usage.status).to.equal(200);
       expect(((await usage.json()) as { usage: { queries: number } }).usage.queries).to.equal(100);
+    });
+
+    // POST /validate is answered in front of Express (validate-lean.ts) unless the body is chunked,
+    // encoded, large or not plain JSON; then the Express route answers. Both must say the same.
+    it('answers in front of Express exactly as the Express route does, for good and bad bodies', async () => {
+      const { apiKey } = await mint('pro');
+      const free = await mint('free');
+      const raw = (bodyText: string, chunked: boolean, type = 'application/json') =>
+        new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+          const url = new URL(`${base}/validate`);
+          const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': type, ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(bodyText)) }) } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          });
+          req.on('error', reject);
+          // Two writes without a Content-Length: Node sends the body chunked.
+          if (chunked) req.write(bodyText.slice(0, 1));
+          req.end(chunked ? bodyText.slice(1) : bodyText);
+        });
+      const bodies = [
+        JSON.stringify({ apiKey }),
+        JSON.stringify({ apiKey: free.apiKey, metric: 'filesIndexed', amount: 3 }),
+        JSON.stringify({ apiKey: free.apiKey, metric: 'screenshotsAnalyzed' }),
+        JSON.stringify({ apiKey: `svc_${'B'.repeat(33)}` }),
+        JSON.stringify({ apiKey: 'svc_short' }),
+        JSON.stringify({ apiKey, metric: 'nope' }),
+        JSON.stringify({ apiKey, amount: 0 }),
+        '{"__proto__":{"x":1},"apiKey":"' + apiKey + '"}',
+        '{}',
+        '{"apiKey":5}',
+        '{"apiKey":""}',
+        '[1]',
+        '"svc"',
+        '7',
+        '{"apiKey":',
+        `\uFEFF${JSON.stringify({ apiKey })}`,
+      ];
+      for (const text of bodies) {
+        for (const type of ['application/json', 'application/json; charset=utf-8']) {
+          const lean = await raw(text, false, type);
+          const express = await raw(text, true, type);
+          const what = `${type} ${text}`;
+          expect(lean.status, what).to.equal(express.status);
+          expect(lean.body, what).to.equal(express.body);
+          for (const header of ['content-type', 'content-length', 'x-ratelimit-limit', 'cache-control', 'x-powered-by', 'etag']) {
+            expect(lean.headers[header], `${what}: ${header}`).to.equal(express.headers[header]);
+          }
+          for (const header of ['x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-request-id']) {
+            expect(lean.headers[header] === undefined, `${what}: ${header}`).to.equal(express.headers[header] === undefined);
+          }
+        }
+      }
+      // A caller's request id is kept by both, as every service keeps it.
+      const traced = await fetch(`${base}/validate`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'trace-42' }, body: JSON.stringify({ apiKey }) });
+      expect(traced.headers.get('x-request-id')).to.equal('trace-42');
     });
   });
 

@@ -122,10 +122,10 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
 
   // Found by npm run fuzz: each of these made the SDK answer 500.
   it('answers a body that is not JSON-RPC 2.0, a duplicated Mcp-Session-Id and a non-JSON type with a 4xx', async () => {
-    const post = (body: string, headers: [string, string][] = [['content-type', 'application/json']]) =>
+    const url = new URL(mcp);
+    const post = (body: string, headers: [string, string][] = [['content-type', 'application/json']], path = url.pathname) =>
       new Promise<number>((resolve, reject) => {
-        const url = new URL(mcp);
-        const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST' }, (res) => {
+        const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'POST', setHost: !headers.some(([n]) => n === 'host') }, (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
         });
@@ -142,6 +142,11 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping"}', [['content-type', 'text/plain'], ['content-type', 'application/json']])).to.equal(415);
     expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json;;;']])).to.equal(200);
     expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}')).to.equal(200);
+    // An absolute-form target and a Host that is no authority: the SDK's adapter could not build its URL.
+    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json']], `http://127.0.0.1${url.pathname}`)).to.equal(200);
+    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json'], ['host', 'no host/here']])).to.equal(200);
+    // An id is a string, a number or null; echoing an object id 5,000 levels deep overflowed the stack.
+    expect(await post(`{"jsonrpc":"2.0","id":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)},"method":"prompts/list"}`)).to.equal(400);
     const rpc = async (body: unknown) => {
       const res = await fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': minted.acme!.apiKey }, body: JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as { id: unknown; error?: { code: number } } };

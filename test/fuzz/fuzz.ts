@@ -48,6 +48,8 @@ class LogWatch {
   #secrets: string[] = [];
 
   readonly errorLines: string[] = [];
+  /** Set by `--show`: every line, masked, as it is written. */
+  echo: ((line: string) => void) | undefined;
 
   watch(secrets: string[]): void {
     this.#secrets = secrets.filter((s) => s.length >= 8);
@@ -55,6 +57,7 @@ class LogWatch {
 
   write(line: string): void {
     this.lines++;
+    this.echo?.(mask(line, this.#secrets).slice(0, 2000));
     const found = findSecrets(line, this.#secrets, new Set());
     if (found.length > 0) {
       const section = this.bySection.get(this.current) ?? { secrets: 0, examples: [] };
@@ -99,7 +102,7 @@ function watchedLogger(watch: LogWatch, level: string): Logger {
   return pino(
     {
       level,
-      base: { service: 'svc' },
+      base: { system: 'svc' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },

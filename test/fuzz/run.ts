@@ -7,7 +7,7 @@
  *   npm run fuzz                                  # FUZZ_RUNS (default 10,000) requests per endpoint, a random seed
  *   npm run fuzz -- --runs 1000 --seed 42         # fewer, and the run of seed 42
  *   npm run fuzz -- --seed 42 --only 'POST /auth/login' --show 1234
- *                                                 # print request 1234 of that run, send it, print the answer
+ *                                                 # print request 1234 of that run (or a comma list), send it, print the answer
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -61,10 +61,13 @@ async function main(): Promise<number> {
         log('fuzz: --show needs --only with an endpoint name exactly as the table prints it');
         return 64;
       }
-      const req = requestAt(endpoint, seed, Number(values.show));
-      process.stdout.write(`${describeRequest(req, 20_000)}\n\n--- answer ---\n`);
-      const res = await send(target.ctx.ports[endpoint.service], req);
-      process.stdout.write(`${res.unanswered ? '(unanswered) ' : ''}${Math.round(res.ms)} ms\n${res.text.slice(0, 20_000)}\n`);
+      target.logs.echo = (line) => process.stdout.write(`  log: ${line.trimEnd()}\n`);
+      for (const index of values.show.split(',')) {
+        const req = requestAt(endpoint, seed, Number(index));
+        process.stdout.write(`=== request ${index} ===\n${describeRequest(req, 20_000)}\n\n--- answer ---\n`);
+        const res = await send(target.ctx.ports[endpoint.service], req);
+        process.stdout.write(`${res.unanswered ? '(unanswered) ' : ''}${Math.round(res.ms)} ms\n${res.text.slice(0, 20_000)}\n\n`);
+      }
       return 0;
     }
 
@@ -87,7 +90,7 @@ async function main(): Promise<number> {
     if (bad.length > 0) {
       process.stdout.write(
         `\nFAIL: ${bad.length} endpoint(s) with a count above 0. Reproduce one request with\n` +
-          `  npm run fuzz -- --seed ${seed} --only '<endpoint>' --show <request index>\n`,
+          `  npm run fuzz -- --seed=${seed} --only '<endpoint>' --show <request index>\n`,
       );
       return 1;
     }

@@ -39,7 +39,14 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
     },
     { legacy: 'stateless', onerror: (err) => options.log.warn({ err: err.message }, 'mcp: request rejected') },
   );
-  const serve = toNodeHandler(handler);
+  // Failures of the adapter itself (turning the Node request into a web one) were answered 500 without a word.
+  // A client hanging up mid-request is its own business, not an error of ours.
+  const serve = toNodeHandler(handler, {
+    onerror: (err) =>
+      (err as { code?: unknown }).code === 'ECONNRESET' || err.name === 'AbortError'
+        ? options.log.debug({ err: err.message }, 'mcp: client went away')
+        : options.log.error({ err }, 'mcp: request could not be handed to the MCP handler'),
+  });
   const json = express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] });
 
   app.all(MCP_PATH, async (req: Request, res: Response, next) => {
@@ -100,6 +107,12 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
       res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: nested deeper than ${MAX_NESTING} levels` }, id: null });
       return;
     }
+    // The adapter builds the SDK's URL as `http://${Host}${req.url}`: an absolute-form request target
+    // (`POST http://host/mcp`, which HTTP/1.1 servers must accept) or a Host that is no authority made
+    // it throw, answered 500 (found by npm run fuzz). The SDK is handed the origin form and, when the
+    // Host cannot be part of a URL, a neutral one; nothing of ours reads them afterwards.
+    req.url = originForm(req.url);
+    if (!URL.canParse(`http://${req.headers.host ?? ''}${req.url}`)) req.headers.host = 'localhost';
     const admitted = res.locals.mcpAdmitted as Admitted;
     const auth: AuthInfo = { token: admitted.identity.keyHash, clientId: admitted.identity.customerId, scopes: ['visionRAG'] };
     admissions.set(auth, { admitted, correlationId: req.id });
@@ -114,11 +127,29 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
  * Anything else it answers with 500 (a bare number, `jsonrpc: "1.0"`), where it is a bad request.
  */
 export function isJsonRpcShaped(body: unknown): boolean {
-  const one = (m: unknown) => m !== null && typeof m === 'object' && !Array.isArray(m) && (m as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  // JSON-RPC ids are strings, numbers or null; an object id (thousands of levels deep) overflowed
+  // the stack when an answer echoed it (found by npm run fuzz).
+  const one = (m: unknown) =>
+    m !== null && typeof m === 'object' && !Array.isArray(m) && (m as { jsonrpc?: unknown }).jsonrpc === '2.0' && validId((m as { id?: unknown }).id);
   if (!Array.isArray(body)) return one(body);
   // A batch whose requests share an id cannot be answered one answer per request.
   const ids = body.map((m) => (m as { id?: unknown } | null)?.id).filter((id) => id !== undefined && id !== null);
   return body.length > 0 && body.every(one) && new Set(ids.map((id) => JSON.stringify(id))).size === ids.length;
+}
+
+function validId(id: unknown): boolean {
+  return id === undefined || id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+}
+
+/** The path and query of a request target, whichever of origin form (`/mcp?x`) or absolute form (`http://h/mcp?x`) it came in. */
+export function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return MCP_PATH;
+  }
 }
 
 /** The id of an initialize request whose params lack a string protocolVersion, else null. */

@@ -76,10 +76,14 @@ export function createApp(options: AppOptions, mount: (app: Express) => void): E
   return app;
 }
 
+/** A caller's X-Request-Id when it is a plain token (it goes into logs and headers), else a new one. */
+export function requestIdOf(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+}
+
 function requestContext(): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.get('x-request-id');
-    req.id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    req.id = requestIdOf(req.headers['x-request-id']);
     res.setHeader('X-Request-Id', req.id);
     next();
   };
@@ -92,7 +96,9 @@ function lazyRequestLogger(app: Express, options: AppOptions): void {
   Object.defineProperty(app.request, 'log', {
     configurable: true,
     get(this: Express['request'] & { [REQUEST_LOG]?: Logger }) {
-      return (this[REQUEST_LOG] ??= options.log.child({ service: options.service, requestId: this.id }));
+      // A service's logger mostly has its name bound already; pino would write the key twice.
+      const bindings = options.log.bindings().service === options.service ? { requestId: this.id } : { service: options.service, requestId: this.id };
+      return (this[REQUEST_LOG] ??= options.log.child(bindings));
     },
     set(this: Express['request'] & { [REQUEST_LOG]?: Logger }, value: Logger) {
       this[REQUEST_LOG] = value;
@@ -145,12 +151,20 @@ function errorHandler(log: Logger, shape: (body: ErrorBody) => Record<string, un
       res.status(fault).json(shape({ error: 'the request could not be read (its encoding, framing or path)', code: fault === 400 ? 'BAD_REQUEST' : 'CLIENT_ERROR' }));
       return;
     }
-    if (isTransient(err)) {
-      l.warn({ err: (err as Error).message }, 'dependency unavailable');
-      res.set('Retry-After', '5').status(503).json(shape({ error: 'a dependency is unavailable; retry shortly', code: 'UNAVAILABLE' }));
-      return;
-    }
-    l.error({ err }, 'unhandled error');
-    res.status(500).json(shape({ error: 'internal error', code: 'INTERNAL', requestId: req.id }));
+    const answer = faultAnswer(err, req.id, l);
+    res.set(answer.headers).status(answer.status).json(shape(answer.body));
   };
+}
+
+/**
+ * The answer to a failure no route turned into one: 503 with Retry-After when a dependency is out
+ * (logged as a warning), else 500 with the request id (logged as an error, with its stack).
+ */
+export function faultAnswer(err: unknown, requestId: string, log: Logger): { status: number; headers: Record<string, string>; body: ErrorBody } {
+  if (isTransient(err)) {
+    log.warn({ err: (err as Error).message }, 'dependency unavailable');
+    return { status: 503, headers: { 'Retry-After': '5' }, body: { error: 'a dependency is unavailable; retry shortly', code: 'UNAVAILABLE' } };
+  }
+  log.error({ err }, 'unhandled error');
+  return { status: 500, headers: {}, body: { error: 'internal error', code: 'INTERNAL', requestId } };
 }

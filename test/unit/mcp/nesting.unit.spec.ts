@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MAX_NESTING, deeperThan, initializeWithoutVersion, isJsonRpcShaped, unservedMethod } from '../../../services/mcp/http/mcp.routes.ts';
+import { MAX_NESTING, deeperThan, initializeWithoutVersion, isJsonRpcShaped, originForm, unservedMethod } from '../../../services/mcp/http/mcp.routes.ts';
 
 const nested = (depth: number): unknown => JSON.parse(`${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`);
 
@@ -24,6 +24,21 @@ describe('MCP bodies that are not JSON-RPC 2.0 (found by npm run fuzz: the SDK a
     expect(isJsonRpcShaped({ jsonrpc: { $gt: '' }, id: 1, method: 'ping' })).to.equal(false);
     expect(isJsonRpcShaped([])).to.equal(false);
     expect(isJsonRpcShaped([{ jsonrpc: '2.0', id: 'caller', method: 'tools/list' }, { jsonrpc: '2.0', id: 'caller', method: 'tools/list' }])).to.equal(false);
+  });
+
+  it('takes ids that are strings, numbers or null, and nothing else', () => {
+    for (const id of ['a', 0, -1.5, null, undefined]) expect(isJsonRpcShaped({ jsonrpc: '2.0', id, method: 'ping' }), String(id)).to.equal(true);
+    for (const id of [{ a: 1 }, [1], true, '']) expect(isJsonRpcShaped({ jsonrpc: '2.0', id, method: 'ping' }), JSON.stringify(id)).to.equal(id === '');
+    expect(isJsonRpcShaped([{ jsonrpc: '2.0', id: { a: { a: {} } }, method: 'ping' }])).to.equal(false);
+  });
+});
+
+describe('request targets handed to the MCP adapter (found by npm run fuzz)', () => {
+  it('keeps the path and query of an origin-form or absolute-form target', () => {
+    expect(originForm('/mcp?x=1')).to.equal('/mcp?x=1');
+    expect(originForm('http://127.0.0.1/mcp')).to.equal('/mcp');
+    expect(originForm('https://example.com:8443/mcp?a=b')).to.equal('/mcp?a=b');
+    expect(originForm('*')).to.equal('/mcp');
   });
 });
 

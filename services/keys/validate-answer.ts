@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { INVALID_MESSAGES, type Assessment, type InvalidCode } from './assess.ts';
+import { METRICS, TIERS, limitsOf, type Metric, type Tier } from './tiers.ts';
+import type { LimitDecision, ValidationOutcome, ValidationRequest } from './validator.ts';
+
+const validateInput = z.object({
+  apiKey: z.string({ error: 'apiKey is required' }).min(1, { error: 'apiKey is required' }),
+  metric: z.enum(METRICS as [Metric, ...Metric[]]).optional(),
+  amount: z.number().int().min(1).max(10_000).optional(),
+});
+
+/** What POST /validate answers: a status, the rate limit that applied, and the JSON body as text. */
+export interface ValidateAnswer {
+  status: number;
+  rate: LimitDecision | null;
+  body: string;
+}
+
+/** The validation POST /validate asks for, from its parsed JSON body. */
+export type ValidateInput = { ok: true; apiKey: string; request: Omit<ValidationRequest, 'ip'> } | { ok: false; answer: ValidateAnswer };
+
+/**
+ * Reads a /validate body. The usual body, `{"apiKey": "..."}` alone, is taken without the schema
+ * (the hot path); anything else goes through it, for the same 400 messages as always.
+ */
+export function readValidateInput(body: unknown): ValidateInput {
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const apiKey = (body as { apiKey?: unknown }).apiKey;
+    let fields = 0;
+    for (const _ in body) fields++;
+    if (fields === 1 && typeof apiKey === 'string' && apiKey.length > 0 && Object.hasOwn(body, 'apiKey')) return { ok: true, apiKey, request: {} };
+  }
+  const parsed = validateInput.safeParse(body);
+  if (!parsed.success) {
+    return { ok: false, answer: { status: 400, rate: null, body: JSON.stringify({ valid: false, error: parsed.error.issues[0]?.message ?? 'invalid request body' }) } };
+  }
+  const { apiKey, metric, amount } = parsed.data;
+  return { ok: true, apiKey, request: { ...(metric ? { metric } : {}), ...(amount ? { amount } : {}) } };
+}
+
+// The parts of every answer that depend only on the tier or the refusal, written once.
+const FEATURES_JSON = new Map<Tier, string>(TIERS.map((t) => [t, JSON.stringify(limitsOf(t).features)]));
+const TIER_JSON = new Map<Tier, string>(TIERS.map((t) => [t, JSON.stringify(t)]));
+const REFUSALS = new Map<InvalidCode, string>(
+  (Object.keys(INVALID_MESSAGES) as InvalidCode[]).map((code) => [code, JSON.stringify({ valid: false, error: INVALID_MESSAGES[code], code })]),
+);
+
+/**
+ * The body for an assessment, byte for byte what `res.json()` of
+ * `{valid, tier, customerId, usage: {queries, filesIndexed}, features}` (or `{valid, error, code}`)
+ * wrote, without building and serialising that object on every request.
+ */
+export function answerOf({ result, rate }: ValidationOutcome): ValidateAnswer {
+  if (!result.valid) return { status: result.code === 'RATE_LIMITED' ? 429 : 200, rate, body: REFUSALS.get(result.code) ?? refusal(result) };
+  const { queries, filesIndexed } = result.usage;
+  const body =
+    `{"valid":true,"tier":${TIER_JSON.get(result.identity.tier) ?? JSON.stringify(result.identity.tier)},"customerId":${JSON.stringify(result.identity.customerId)},` +
+    `"usage":{"queries":{"used":${queries.used},"limit":${queries.limit},"remaining":${queries.remaining}},` +
+    `"filesIndexed":{"used":${filesIndexed.used},"limit":${filesIndexed.limit},"remaining":${filesIndexed.remaining}}},` +
+    `"features":${FEATURES_JSON.get(result.identity.tier) ?? JSON.stringify(result.features)}}`;
+  return { status: 200, rate, body };
+}
+
+function refusal(result: Extract<Assessment, { valid: false }>): string {
+  return JSON.stringify({ valid: false, error: result.error, code: result.code });
+}
+
+/** The X-RateLimit-* headers (and Retry-After on a refusal) of a decision, as name/value pairs. */
+export function rateHeaders(rate: LimitDecision | null, now = Date.now()): [string, string][] {
+  if (!rate) return [];
+  const headers: [string, string][] = [
+    ['X-RateLimit-Limit', String(rate.limit)],
+    ['X-RateLimit-Remaining', String(Math.max(0, rate.remaining))],
+    ['X-RateLimit-Reset', String(Math.ceil((now + rate.resetMs) / 1000))],
+  ];
+  if (!rate.allowed) headers.push(['Retry-After', String(Math.max(1, Math.ceil(rate.resetMs / 1000)))]);
+  return headers;
+}

@@ -1,0 +1,54 @@
+import { connect } from 'node:net';
+import { expect } from 'chai';
+import express from 'express';
+import { listen } from '../../../services/platform/service.ts';
+
+/** Writes bytes in one go and reads everything the server sends until it closes the connection. */
+function exchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    const done = () => {
+      socket.destroy();
+      resolve(text);
+    };
+    socket.on('end', done);
+    socket.on('close', done);
+    socket.on('error', done);
+    socket.write(bytes);
+  });
+}
+
+describe('connections that stop being HTTP (integration)', () => {
+  let server: Awaited<ReturnType<typeof listen>>;
+  let port: number;
+
+  before(async () => {
+    const app = express();
+    app.use(express.json());
+    // Answered after the body is read: later than the parser meets what follows the request.
+    app.post('/echo', (req, res) => res.json({ got: req.body as unknown }));
+    server = await listen(app, '127.0.0.1', 0);
+    port = Number(new URL(server.url).port);
+  });
+
+  after(() => server.close());
+
+  // Found by npm run fuzz: Node's own clientError handler destroyed the socket, and the answer with it.
+  it('answers a whole request before closing on the bytes after it that are not HTTP', async () => {
+    const body = '{"a":1}';
+    const text = await exchange(port, `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}\u0000\u0001 not http\r\n\r\n`);
+    expect(text).to.match(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text).to.include('{"got":{"a":1}}');
+    expect(text).to.match(/\r\nConnection: close\r\n/i);
+  });
+
+  it('answers bytes that are not HTTP with a JSON 400, and an oversized head with 431', async () => {
+    const garbage = await exchange(port, '\u0000\u0001 not http\r\n\r\n');
+    expect(garbage).to.match(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4))).to.deep.equal({ error: 'the request could not be parsed as HTTP', code: 'BAD_REQUEST' });
+    const huge = await exchange(port, `GET /echo HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).to.match(/^HTTP\/1\.1 431 /);
+  });
+});

@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { invalid, quotaReport, type Assessment } from '../../../services/keys/assess.ts';
+import { limitsOf, TIERS } from '../../../services/keys/tiers.ts';
+import { answerOf, rateHeaders, readValidateInput } from '../../../services/keys/validate-answer.ts';
+
+const rate = { allowed: true, limit: 600, remaining: 599, resetMs: 30_000 };
+
+/** What the route wrote before its body was assembled from parts: res.json of this object. */
+const asObject = (a: Extract<Assessment, { valid: true }>) =>
+  JSON.stringify({
+    valid: true,
+    tier: a.identity.tier,
+    customerId: a.identity.customerId,
+    usage: { queries: a.usage.queries, filesIndexed: a.usage.filesIndexed },
+    features: a.features,
+  });
+
+describe('POST /validate answers from precomputed parts', () => {
+  it('writes a valid key byte for byte as serialising the answer object did, for every tier and awkward ids', () => {
+    for (const tier of TIERS) {
+      for (const customerId of ['cus_1', '', 'quote " back \\ slash', 'émoji 🔑 \u2028 \u0000', '</script>']) {
+        for (const usage of [{ queries: 0, filesIndexed: 0, screenshotsAnalyzed: 0 }, { queries: 99, filesIndexed: 1234, screenshotsAnalyzed: 7 }]) {
+          const result: Extract<Assessment, { valid: true }> = {
+            valid: true,
+            identity: { keyHash: 'h', tier, customerId, subscriptionId: 's' },
+            usage: quotaReport(tier, usage),
+            features: { ...limitsOf(tier).features },
+          };
+          const answer = answerOf({ result, rate });
+          expect(answer.status).to.equal(200);
+          expect(answer.body, `${tier} ${customerId}`).to.equal(asObject(result));
+          expect(JSON.parse(answer.body)).to.have.property('valid', true);
+        }
+      }
+    }
+  });
+
+  it('writes refusals as {valid: false, error, code}, 429 only for a rate limit', () => {
+    for (const code of ['NOT_FOUND', 'MALFORMED', 'EXPIRED', 'DISABLED', 'USAGE_EXCEEDED', 'RATE_LIMITED'] as const) {
+      const result = invalid(code) as Extract<Assessment, { valid: false }>;
+      const answer = answerOf({ result, rate: null });
+      expect(answer.body).to.equal(JSON.stringify({ valid: false, error: result.error, code }));
+      expect(answer.status).to.equal(code === 'RATE_LIMITED' ? 429 : 200);
+    }
+  });
+
+  it('takes {"apiKey"} alone without the schema, and everything else through it with its messages', () => {
+    expect(readValidateInput({ apiKey: 'svc_x' })).to.deep.equal({ ok: true, apiKey: 'svc_x', request: {} });
+    expect(readValidateInput({ apiKey: 'svc_x', metric: 'filesIndexed', amount: 3 })).to.deep.equal({ ok: true, apiKey: 'svc_x', request: { metric: 'filesIndexed', amount: 3 } });
+    const refused = (body: unknown) => {
+      const input = readValidateInput(body);
+      if (input.ok) throw new Error(`taken: ${JSON.stringify(body)}`);
+      expect(input.answer.status).to.equal(400);
+      return JSON.parse(input.answer.body) as { valid: boolean; error: string };
+    };
+    expect(refused({})).to.deep.equal({ valid: false, error: 'apiKey is required' });
+    expect(refused({ apiKey: '' })).to.deep.equal({ valid: false, error: 'apiKey is required' });
+    expect(refused({ apiKey: 5 }).error).to.equal('apiKey is required');
+    expect(refused([{ apiKey: 'svc_x' }]).valid).to.equal(false);
+    expect(refused({ apiKey: 'svc_x', metric: 'nope' }).valid).to.equal(false);
+    expect(refused({ apiKey: 'svc_x', amount: 0 }).valid).to.equal(false);
+    const withProto = JSON.parse('{"__proto__":{"apiKey":"svc_y"},"apiKey":"svc_x"}') as unknown;
+    expect(readValidateInput(withProto)).to.deep.include({ ok: true, apiKey: 'svc_x' });
+  });
+
+  it('reports the rate limit in headers, with Retry-After only on a refusal', () => {
+    const now = 1_700_000_000_000;
+    expect(rateHeaders(null)).to.deep.equal([]);
+    expect(rateHeaders(rate, now)).to.deep.equal([
+      ['X-RateLimit-Limit', '600'],
+      ['X-RateLimit-Remaining', '599'],
+      ['X-RateLimit-Reset', String(Math.ceil((now + 30_000) / 1000))],
+    ]);
+    expect(rateHeaders({ allowed: false, limit: 60, remaining: -3, resetMs: 1500 }, now)).to.deep.include.members([
+      ['X-RateLimit-Remaining', '0'],
+      ['Retry-After', '2'],
+    ]);
+  });
+});

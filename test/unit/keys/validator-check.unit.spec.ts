@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import type { ProjectionCache } from '../../../events/projection-cache.ts';
+import type { KeyCache } from '../../../services/keys/key-cache.ts';
+import { generateApiKey, hashKey } from '../../../services/keys/key-format.ts';
+import type { KeyRecord } from '../../../services/keys/keys.projection.ts';
+import type { UsageDocument } from '../../../services/keys/usage.ts';
+import { LocalValidator, type LimitDecision, type RateLimiting } from '../../../services/keys/validator.ts';
+
+const ALLOW: LimitDecision = { allowed: true, limit: 600, remaining: 10, resetMs: 1000 };
+
+/** In memory: what is "held" answers synchronously, the rest through the async forms; every consumption is counted. */
+function fixture(held: { ip: boolean; key: boolean; record: boolean; usage: boolean }) {
+  const apiKey = generateApiKey();
+  const keyHash = hashKey(apiKey);
+  const record: KeyRecord = {
+    subscriptionId: 'sub-1', keyHash, last4: apiKey.slice(-4), tier: 'pro', status: 'active', subscriptionStatus: 'active',
+    paidTier: 'pro', customerId: 'cus-1', email: null, createdAt: null, endsAt: null,
+  };
+  const calls = { ipHeld: 0, consumeIp: 0, keyHeld: 0, consumeKey: 0, keysGet: 0, usageGet: 0 };
+  const limits: RateLimiting = {
+    // A held form that answers undefined has consumed nothing: only its answers are counted.
+    ipHeld: () => (held.ip ? (calls.ipHeld++, ALLOW) : undefined),
+    consumeIp: async () => (calls.consumeIp++, ALLOW),
+    keyHeld: () => (held.key ? (calls.keyHeld++, ALLOW) : undefined),
+    consumeKey: async () => (calls.consumeKey++, ALLOW),
+  };
+  const keys = {
+    peek: (h: string) => (held.record && h === keyHash ? record : undefined),
+    get: async (h: string) => (calls.keysGet++, h === keyHash ? record : null),
+  } as unknown as KeyCache;
+  const usage = {
+    peekView: () => (held.usage ? ({ counts: { queries: 5, filesIndexed: 0, screenshotsAnalyzed: 0 } } as UsageDocument) : undefined),
+    get: async () => (calls.usageGet++, { counts: { queries: 5, filesIndexed: 0, screenshotsAnalyzed: 0 } } as UsageDocument),
+  } as unknown as ProjectionCache<UsageDocument>;
+  const validator = new LocalValidator(limits, keys, usage, { reserve: async () => null, release: async () => undefined });
+  return { validator, apiKey, calls };
+}
+
+describe('LocalValidator.check: synchronous when everything is held', () => {
+  it('answers without a promise when the limits, the key and its usage are all in memory', () => {
+    const { validator, apiKey, calls } = fixture({ ip: true, key: true, record: true, usage: true });
+    const outcome = validator.check(apiKey, { ip: '10.0.0.1' });
+    expect(outcome).not.to.be.instanceOf(Promise);
+    expect((outcome as Exclude<typeof outcome, Promise<unknown>>).result).to.deep.include({ valid: true });
+    expect(calls).to.deep.equal({ ipHeld: 1, consumeIp: 0, keyHeld: 1, consumeKey: 0, keysGet: 0, usageGet: 0 });
+  });
+
+  for (const missing of ['ip', 'key', 'record', 'usage'] as const) {
+    it(`awaits from the step whose ${missing} is not held, and consumes each limit exactly once`, async () => {
+      const held = { ip: true, key: true, record: true, usage: true, [missing]: false };
+      const { validator, apiKey, calls } = fixture(held);
+      const outcome = validator.check(apiKey, { ip: '10.0.0.1' });
+      expect(outcome).to.be.instanceOf(Promise);
+      expect((await outcome).result).to.deep.include({ valid: true });
+      expect(calls.ipHeld + calls.consumeIp, 'IP limit consumed').to.equal(1);
+      expect(calls.keyHeld + calls.consumeKey, 'key limit consumed').to.equal(1);
+      expect(calls.consumeIp).to.equal(missing === 'ip' ? 1 : 0);
+      expect(calls.consumeKey).to.equal(missing === 'key' ? 1 : 0);
+      expect(calls.keysGet).to.equal(missing === 'record' ? 1 : 0);
+      expect(calls.usageGet).to.equal(missing === 'usage' ? 1 : 0);
+    });
+  }
+
+  it('refuses a malformed key synchronously, after counting the IP', () => {
+    const { validator, calls } = fixture({ ip: true, key: true, record: true, usage: true });
+    const outcome = validator.check('svc_short', { ip: '10.0.0.1' });
+    expect(outcome).not.to.be.instanceOf(Promise);
+    expect((outcome as Exclude<typeof outcome, Promise<unknown>>).result).to.deep.include({ valid: false, code: 'MALFORMED' });
+    expect(calls.ipHeld).to.equal(1);
+    expect(calls.keyHeld).to.equal(0);
+  });
+});

@@ -25,7 +25,10 @@
  * offsets; ours counts in the handler. Consume time runs from connect/subscribe/run until the
  * N-th message is seen.
  *
- * Results go to stdout; progress and kafkajs warnings to stderr. Exit code 1 on any failure.
+ * Both clients take createKafka's socket settings (TCP_NODELAY), so neither meets Nagle's delays.
+ *
+ * Results go to stdout, the BENCH_FIGURES line (bench/figures.ts) last: consume msgs/s ours vs bare
+ * (target >= 0.9x) and produce. Progress and kafkajs warnings go to stderr. Exit code 1 on any failure.
  */
 import { randomUUID } from 'node:crypto';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -36,7 +39,8 @@ import { runMain } from './run-main.ts';
 import { EventCodec } from '../events/codec.ts';
 import { ConsumerRunner } from '../events/consumer.ts';
 import type { Event } from '../events/envelope.ts';
-import { createKafka, kafkaSecurityOptions, type KafkaSettings } from '../events/kafka.ts';
+import { createKafka, kafkaSecurityOptions, noDelaySocketFactory, type KafkaSettings } from '../events/kafka.ts';
+import { emitFigures } from './figures.ts';
 import { loadConfig } from '../services/platform/config.ts';
 import { EventPublisher } from '../events/publisher.ts';
 import { ensureTopics } from '../events/topics.ts';
@@ -175,6 +179,7 @@ function bareKafka(brokers: string[], security: Pick<KafkaSettings, 'ssl' | 'sas
     connectionTimeout: 3000,
     requestTimeout: 10_000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
+    socketFactory: noDelaySocketFactory,
     logLevel: logLevel.WARN,
   });
 }
@@ -443,6 +448,29 @@ async function main(): Promise<void> {
       results.push(result);
     }
     process.stdout.write(report(results, inputs, brokerList.join(','), !process.env.KAFKA_BROKERS, rssBaseMb) + '\n');
+    const medianRate = (path: PathName, phase: Phase) => median(results.map((r) => rate(r[path][phase])));
+    const consume = { ours: medianRate('ours', 'consume'), bare: medianRate('bare', 'consume') };
+    const produce = { ours: medianRate('ours', 'produce'), bare: medianRate('bare', 'produce') };
+    emitFigures('events', [
+      {
+        figure: 'events consume msgs/s (events/ ÷ bare kafkajs)',
+        ours: Math.round(consume.ours),
+        baseline: Math.round(consume.bare),
+        baselineName: 'bare kafkajs',
+        unit: 'msgs/s',
+        target: '>= 0.9x',
+        met: consume.ours / consume.bare >= 0.9,
+      },
+      {
+        figure: 'events produce msgs/s (events/ ÷ bare kafkajs)',
+        ours: Math.round(produce.ours),
+        baseline: Math.round(produce.bare),
+        baselineName: 'bare kafkajs',
+        unit: 'msgs/s',
+        target: '',
+        met: null,
+      },
+    ]);
   } finally {
     if (clients) {
       // Leave an existing broker as we found it.

@@ -1,9 +1,93 @@
+import { createRequire } from 'node:module';
 import type avro from 'avsc';
-import type { EventCatalog } from './catalog.ts';
-import type { Event, EventMetadata } from './envelope.ts';
+import type { EventCatalog, SchemaVersion } from './catalog.ts';
+import type { DeliveredEvent, Event, EventMetadata, Position } from './envelope.ts';
 import { PoisonMessageError } from './errors.ts';
 
 type Resolver = ReturnType<avro.Type['createResolver']>;
+
+/** avsc's byte reader. Not re-exported by avsc 5.7 (pinned), hence the internal path; without it decoding takes the generic path. */
+interface Tap {
+  pos: number;
+  buf: Buffer;
+}
+type TapConstructor = new (buf: Buffer, pos?: number) => Tap;
+const Tap: TapConstructor | undefined = (() => {
+  try {
+    const found = (createRequire(import.meta.url)('avsc/lib/utils.js') as { Tap?: unknown }).Tap;
+    return typeof found === 'function' ? (found as TapConstructor) : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Readers compiled for one schema version: the event alone, or with its position (what a consumer hands on). */
+export interface CompiledReader {
+  read(buf: Buffer, type: string): Event;
+  readAt(buf: Buffer, type: string, position: Position): DeliveredEvent;
+}
+
+/**
+ * Readers compiled for one schema version read as itself (the common case: writer = reader). They
+ * read the envelope fields into the metadata and the rest straight into a plain `data` object with
+ * avsc's own per-field readers, building the final event in one step: no intermediate record, no
+ * copy, no per-message reader state. Same bytes accepted and refused as `fromBuffer` (truncated or
+ * trailing bytes fail). Undefined when avsc's internals are not as expected (the generic path then).
+ */
+export function compileReader(version: Pick<SchemaVersion, 'avroType' | 'dataFields'>): CompiledReader | undefined {
+  const fields = (version.avroType as unknown as { fields?: { name: string; type: { _read?: unknown } }[] }).fields;
+  if (!Tap || !fields || fields.length !== version.dataFields.length + 4 || fields.some((f) => typeof f.type._read !== 'function')) return undefined;
+  const data = version.dataFields.map((name, i) => `${JSON.stringify(name)}: t${i + 4}._read(tap)`).join(', ');
+  const envelope = 'const eventId = t0._read(tap), occurredAt = t1._read(tap), correlationId = t2._read(tap), causationId = t3._read(tap);';
+  const metadata = 'metadata: { eventId, occurredAt, correlationId, causationId: causationId ?? null }';
+  const names = fields.map((_, i) => `t${i}`);
+  const types = fields.map((f) => f.type);
+  // The same code generation avsc itself uses for its record readers (RecordType._createReader);
+  // object literals evaluate their properties in source order, so the fields are read in schema order.
+  const compile = (signature: string, event: string) =>
+    new Function(...names, `return function ${signature} {\n  ${envelope}\n  return { ${event} };\n};`)(...types) as (...args: unknown[]) => unknown;
+  const readEvent = compile('read(tap, type)', `type, data: { ${data} }, ${metadata}`);
+  const readDelivered = compile('readAt(tap, type, position)', `type, data: { ${data} }, ${metadata}, position`);
+  // One tap per reader, re-pointed at each message: reading is synchronous, so it is never shared.
+  const tap = new Tap(Buffer.alloc(0));
+  const check = (buf: Buffer) => {
+    const end = tap.pos;
+    tap.buf = EMPTY; // holds no fetch response between messages
+    if (end > buf.length) throw new Error('truncated buffer');
+    if (end < buf.length) throw new Error('trailing data');
+  };
+  return {
+    read(buf, type) {
+      tap.buf = buf;
+      tap.pos = 0;
+      const event = readEvent(tap, type) as Event;
+      check(buf);
+      return event;
+    },
+    readAt(buf, type, position) {
+      tap.buf = buf;
+      tap.pos = 0;
+      const event = readDelivered(tap, type, position) as DeliveredEvent;
+      check(buf);
+      return event;
+    },
+  };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** One writer schema as met in headers: the raw header bytes it came with, for a compare instead of a string decode. */
+interface KnownWriter {
+  typeBytes: Buffer;
+  fingerprintBytes: Buffer;
+  type: string;
+  writer: SchemaVersion;
+  /** Set when the writer is the current version and a compiled reader exists. */
+  compiled: CompiledReader | undefined;
+}
+
+/** Distinct (type, fingerprint) header pairs remembered per codec: more than the catalog holds in practice. */
+const MAX_KNOWN_WRITERS = 256;
 
 export const HEADER = {
   type: 'event-type',
@@ -29,6 +113,9 @@ export interface RawMessage {
 
 export class EventCodec {
   private readonly resolvers = new Map<string, Resolver>();
+  private readonly readers = new Map<string, CompiledReader | undefined>();
+  private readonly known: KnownWriter[] = [];
+  private lastKnown: KnownWriter | undefined;
   private readonly catalog: EventCatalog;
 
   constructor(catalog: EventCatalog) {
@@ -61,26 +148,61 @@ export class EventCodec {
 
   /** Throws PoisonMessageError for anything that can never decode: unknown type or schema, bad bytes. */
   decode(message: RawMessage): Event {
-    const type = header(message, HEADER.type);
-    const fingerprint = header(message, HEADER.fingerprint);
-    if (!type || !fingerprint) throw new PoisonMessageError('message has no event-type or schema-fingerprint header');
-    if (!this.catalog.has(type)) throw new PoisonMessageError(`unknown event type "${type}"`);
-    const writer = this.catalog.byFingerprint(fingerprint);
-    if (!writer || writer.eventType !== type) {
-      throw new PoisonMessageError(`unknown schema fingerprint ${fingerprint.slice(0, 16)}… for "${type}"`);
+    const known = this.writerOf(message);
+    const value = valueOf(message);
+    if (known.compiled) {
+      try {
+        return known.compiled.read(value, known.type);
+      } catch (err) {
+        throw this.poison(known, err);
+      }
     }
-    if (!message.value) throw new PoisonMessageError('message has no value');
+    return this.decodeGeneric(known, value);
+  }
+
+  /** decode, with the event's position in the log: what a consumer hands its handler. */
+  decodeAt(message: RawMessage & { offset: string }, topic: string, partition: number): DeliveredEvent {
+    return this.decodeKnown(this.writerOf(message), message, topic, partition);
+  }
+
+  private decodeKnown(known: KnownWriter, message: RawMessage & { offset: string }, topic: string, partition: number): DeliveredEvent {
+    const value = valueOf(message);
+    const position: Position = { topic, partition, offset: message.offset };
+    if (known.compiled) {
+      try {
+        return known.compiled.readAt(value, known.type, position);
+      } catch (err) {
+        throw this.poison(known, err);
+      }
+    }
+    const event = this.decodeGeneric(known, value);
+    return { type: event.type, data: event.data, metadata: event.metadata, position };
+  }
+
+  /**
+   * decodeAt for an event of one of `types`; undefined, without reading its bytes, for a valid
+   * message of another type (its headers are checked all the same: unknown ones are poison).
+   */
+  decodeIfOf(types: ReadonlySet<string>, message: RawMessage & { offset: string }, topic: string, partition: number): DeliveredEvent | undefined {
+    const known = this.writerOf(message);
+    if (!types.has(known.type)) return undefined;
+    return this.decodeKnown(known, message, topic, partition);
+  }
+
+  /** Any writer version, resolved to the reader's when older. */
+  private decodeGeneric(known: KnownWriter, value: Buffer): Event {
+    const { type, writer } = known;
     const reader = this.catalog.current(type);
     let record: Record<string, unknown>;
     try {
       record =
         writer.fingerprint === reader.fingerprint
-          ? (reader.avroType.fromBuffer(message.value) as Record<string, unknown>)
-          : (reader.avroType.fromBuffer(message.value, this.resolver(writer.avroType, reader.avroType, fingerprint)) as Record<string, unknown>);
+          ? (reader.avroType.fromBuffer(value) as Record<string, unknown>)
+          : (reader.avroType.fromBuffer(value, this.resolver(writer.avroType, reader.avroType, writer.fingerprint)) as Record<string, unknown>);
     } catch (err) {
-      throw new PoisonMessageError(`cannot decode "${type}" written with v${writer.version}: ${(err as Error).message}`, { cause: err });
+      throw this.poison(known, err);
     }
-    // Hot path (every consumed message): split by the reader's own field list, no generic scans.
+    // Split by the reader's own field list, no generic scans.
     const data: Record<string, unknown> = {};
     for (const name of reader.dataFields) data[name] = record[name];
     const metadata: EventMetadata = {
@@ -90,6 +212,54 @@ export class EventCodec {
       causationId: (record.causationId as string | null) ?? null,
     };
     return { type, data, metadata };
+  }
+
+  private poison(known: KnownWriter, err: unknown): PoisonMessageError {
+    if (err instanceof PoisonMessageError) return err;
+    return new PoisonMessageError(`cannot decode "${known.type}" written with v${known.writer.version}: ${(err as Error).message}`, { cause: err });
+  }
+
+  /**
+   * The writer schema a message names in its headers. Hot path (every consumed message): header
+   * bytes seen before are matched by a byte compare, with no string decoded or hashed.
+   */
+  private writerOf(message: Pick<RawMessage, 'headers'>): KnownWriter {
+    const typeRaw = firstHeader(message, HEADER.type);
+    const fingerprintRaw = firstHeader(message, HEADER.fingerprint);
+    if (Buffer.isBuffer(typeRaw) && Buffer.isBuffer(fingerprintRaw)) {
+      // Neighbours in a partition are mostly of one type: the last match first.
+      const last = this.lastKnown;
+      if (last && last.fingerprintBytes.equals(fingerprintRaw) && last.typeBytes.equals(typeRaw)) return last;
+      for (const k of this.known) {
+        if (k.fingerprintBytes.equals(fingerprintRaw) && k.typeBytes.equals(typeRaw)) return (this.lastKnown = k);
+      }
+    }
+    const type = typeRaw === undefined ? undefined : typeof typeRaw === 'string' ? typeRaw : typeRaw.toString('utf8');
+    const fingerprint = fingerprintRaw === undefined ? undefined : typeof fingerprintRaw === 'string' ? fingerprintRaw : fingerprintRaw.toString('utf8');
+    if (!type || !fingerprint) throw new PoisonMessageError('message has no event-type or schema-fingerprint header');
+    if (!this.catalog.has(type)) throw new PoisonMessageError(`unknown event type "${type}"`);
+    const writer = this.catalog.byFingerprint(fingerprint);
+    if (!writer || writer.eventType !== type) {
+      throw new PoisonMessageError(`unknown schema fingerprint ${fingerprint.slice(0, 16)}… for "${type}"`);
+    }
+    const seen = this.known.find((k) => k.type === type && k.writer === writer);
+    if (seen) return seen;
+    const reader = this.catalog.current(type);
+    const known: KnownWriter = {
+      // Copies: a header Buffer is a view of a whole fetch response, which must not stay alive here.
+      typeBytes: Buffer.from(type, 'utf8'),
+      fingerprintBytes: Buffer.from(fingerprint, 'utf8'),
+      type: reader.eventType,
+      writer,
+      compiled: writer.fingerprint === reader.fingerprint ? this.compiled(reader) : undefined,
+    };
+    if (this.known.length < MAX_KNOWN_WRITERS) this.known.push(known);
+    return known;
+  }
+
+  private compiled(version: SchemaVersion): CompiledReader | undefined {
+    if (!this.readers.has(version.fingerprint)) this.readers.set(version.fingerprint, compileReader(version));
+    return this.readers.get(version.fingerprint);
   }
 
   private resolver(writer: avro.Type, reader: avro.Type, fingerprint: string): Resolver {
@@ -107,8 +277,17 @@ export class EventCodec {
 }
 
 export function header(message: Pick<RawMessage, 'headers'>, name: string): string | undefined {
-  const raw = message.headers?.[name];
-  const first = Array.isArray(raw) ? raw[0] : raw;
+  const first = firstHeader(message, name);
   if (first === undefined) return undefined;
   return typeof first === 'string' ? first : first.toString('utf8');
+}
+
+function valueOf(message: RawMessage): Buffer {
+  if (!message.value) throw new PoisonMessageError('message has no value');
+  return message.value;
+}
+
+function firstHeader(message: Pick<RawMessage, 'headers'>, name: string): Buffer | string | undefined {
+  const raw = message.headers?.[name];
+  return Array.isArray(raw) ? raw[0] : raw;
 }

@@ -1,4 +1,6 @@
-import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
+import net from 'node:net';
+import tls from 'node:tls';
+import { Kafka, logLevel, type ISocketFactory, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
 import type { EventLog } from './event-log.ts';
 
 /** TLS to the brokers: PEM contents (not paths), already read by whoever configured it. */
@@ -43,6 +45,7 @@ export function createKafka(settings: KafkaSettings, log: EventLog): Kafka {
     connectionTimeout: 3000,
     requestTimeout: 10_000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
+    socketFactory: noDelaySocketFactory,
     logLevel: logLevel.WARN,
     logCreator:
       () =>
@@ -52,6 +55,19 @@ export function createKafka(settings: KafkaSettings, log: EventLog): Kafka {
       },
   });
 }
+
+/**
+ * kafkajs' own socket factory plus TCP_NODELAY, as the Java client sets it. Without it Nagle's
+ * algorithm may hold a small request (a produce, a commit, a heartbeat) written while an earlier
+ * one on the same connection is unacknowledged until the broker's delayed ACK: up to 40 ms added
+ * to a hop of an event's way through the consumers.
+ */
+export const noDelaySocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
+  const socket = ssl ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : net.connect({ host, port }, onConnect);
+  socket.setKeepAlive(true, 60_000);
+  socket.setNoDelay(true);
+  return socket;
+};
 
 /** kafkajs' `ssl` and `sasl` options; shared with a bench that builds a bare client for comparison. */
 export function kafkaSecurityOptions(settings: Pick<KafkaSettings, 'ssl' | 'sasl'>): Pick<KafkaConfig, 'ssl' | 'sasl'> {

@@ -5,8 +5,8 @@ import type { EventCatalog } from './catalog.ts';
 import type { EventCodec } from './codec.ts';
 import { ConsumerRunner } from './consumer.ts';
 import type { EventPublisher } from './publisher.ts';
-import { ProjectionApplier, ensureIndexes, type Projection } from './projection.ts';
-import { ALIAS_TTL_MS, projectionCollection, swapIn } from './collections.ts';
+import { DEFAULT_BUFFERED_DOCUMENTS, ProjectionApplier, ensureIndexes, type Projection } from './projection.ts';
+import { ALIAS_TTL_MS, swapIn } from './collections.ts';
 
 export interface ReplayProgress {
   phase: 'rebuild' | 'catch-up';
@@ -23,6 +23,11 @@ export interface ReplayOptions {
   projection: Projection;
   log: EventLog;
   onProgress?: (p: ReplayProgress) => void;
+  /**
+   * Documents the rebuild keeps in memory before writing some out (default
+   * DEFAULT_BUFFERED_DOCUMENTS); a projection that fits is written once per document.
+   */
+  bufferedDocuments?: number;
 }
 
 export interface ReplayResult {
@@ -30,6 +35,10 @@ export interface ReplayResult {
   messages: number;
   /** Events that changed a document. */
   applied: number;
+  /**
+   * Documents of the rebuilt collection when it was swapped in (tombstones included), as the
+   * rebuild wrote them: not counted by the database, whose count scans the collection on FerretDB.
+   */
   documents: number;
   seconds: number;
 }
@@ -51,11 +60,18 @@ async function highWatermarks(admin: Admin, topics: readonly string[]): Promise<
 const remaining = (targets: Targets, reached: Targets) =>
   [...targets].reduce((sum, [tp, high]) => sum + (high > (reached.get(tp) ?? 0n) ? high - (reached.get(tp) ?? 0n) : 0n), 0n);
 
+/** Events per handler call during a replay: the rebuild applies them in memory, so bigger is cheaper. */
+const REPLAY_CHUNK = 2000;
+
 /**
  * Rebuilds a projection from offset 0 into a shadow collection while the live one keeps serving,
  * swaps the shadow in (rename, or an alias where the server cannot replace a collection by rename),
  * then applies whatever the live consumer wrote to the old collection in
  * between (the position guard makes the overlap harmless).
+ *
+ * Until the swap nobody but the replay writes the shadow, so the rebuild applies the events in
+ * memory and writes each document once (ProjectionApplier.bufferWrites); everything is written
+ * before the swap, and from then on writes are guarded against the live consumer as usual.
  */
 export async function replayProjection(options: ReplayOptions): Promise<ReplayResult> {
   const { kafka, codec, catalog, publisher, db, projection, log } = options;
@@ -69,6 +85,7 @@ export async function replayProjection(options: ReplayOptions): Promise<ReplayRe
   const reached: Targets = new Map();
   let messages = 0;
   let swapped = false;
+  let documents = 0;
   const applier = new ProjectionApplier(db, projection, shadow);
   const runner = new ConsumerRunner({
     kafka,
@@ -79,6 +96,7 @@ export async function replayProjection(options: ReplayOptions): Promise<ReplayRe
     topics,
     fromBeginning: true,
     handler: applier,
+    chunkSize: REPLAY_CHUNK,
   });
   let wake: (() => void) | undefined;
   runner.on(runner.events.END_BATCH_PROCESS, ({ payload }) => {
@@ -94,6 +112,8 @@ export async function replayProjection(options: ReplayOptions): Promise<ReplayRe
   const waitFor = async (targets: Targets, phase: ReplayProgress['phase']) => {
     const total = Number([...targets.values()].reduce((a, b) => a + b, 0n));
     for (;;) {
+      // A buffered write that failed for good: the runner only waits on it, so give up here.
+      if (applier.failure) throw applier.failure;
       const left = remaining(targets, reached);
       options.onProgress?.({ phase, done: total - Number(left), total });
       if (left === 0n) return;
@@ -109,11 +129,19 @@ export async function replayProjection(options: ReplayOptions): Promise<ReplayRe
     await db.collection(shadow).drop().catch(() => undefined);
     await db.createCollection(shadow);
     await ensureIndexes(db, projection, shadow);
+    applier.bufferWrites({ maxDocuments: options.bufferedDocuments ?? DEFAULT_BUFFERED_DOCUMENTS });
     const first = await highWatermarks(admin, topics);
     for (const [tp, low] of first.low) reached.set(tp, low);
     messages = 0;
     await runner.start();
     await waitFor(first.targets, 'rebuild');
+    // Everything applied so far is in the shadow before anyone can read it.
+    const rebuiltAt = process.hrtime.bigint();
+    documents = await applier.endBuffering();
+    log.info(
+      { projection: projection.name, messages, documents, writeMs: Math.round(Number(process.hrtime.bigint() - rebuiltAt) / 1e6) },
+      'rebuilt collection written',
+    );
 
     const swap = await swapIn(db, projection.collection, shadow);
     swapped = true;
@@ -131,7 +159,6 @@ export async function replayProjection(options: ReplayOptions): Promise<ReplayRe
     await admin.disconnect();
     if (!swapped) await db.collection(shadow).drop().catch(() => undefined);
   }
-  const documents = await (await projectionCollection(db, projection.collection)).countDocuments();
   return {
     messages,
     applied: applier.applied,

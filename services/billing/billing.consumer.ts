@@ -2,7 +2,8 @@ import type { Db } from 'mongodb';
 import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
 import { derivedEventId, eventMetadata, type Event } from '../../events/envelope.ts';
 import { PoisonMessageError } from '../../events/errors.ts';
-import { publishAndApply } from '../../events/own-events.ts';
+import { projectionCollection } from '../../events/collections.ts';
+import { applyEvents } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { findUserIdByEmail } from '../accounts/users.projection.ts';
 import type { Tier } from '../keys/tiers.ts';
@@ -36,13 +37,23 @@ export function billingHandler(deps: { db: Db; publisher: EventPublisher; varian
     const parsed = parseProviderEvent(body, webhook.webhookId);
     if ('error' in parsed) throw new PoisonMessageError(`webhook ${webhook.webhookId}: ${parsed.error}`);
     if ('ignored' in parsed) return;
-    const state = (await getSubscription(db, parsed.subscriptionId)) ?? initialState();
-    const input =
-      parsed.kind === 'subscription' && parsed.userId === null && state.userId === null
-        ? { ...parsed, userId: await findUserIdByEmail(db, parsed.email.trim().toLowerCase()) }
-        : parsed;
+    // The account behind an e-mail is read beside the state (one round trip, not two) whenever it
+    // may be needed; it is used only if the subscription does not know its account yet.
+    const lookUpUser = parsed.kind === 'subscription' && parsed.userId === null;
+    const [stored, userByEmail] = await Promise.all([
+      getSubscription(db, parsed.subscriptionId),
+      lookUpUser ? findUserIdByEmail(db, parsed.email.trim().toLowerCase()) : undefined,
+    ]);
+    const state = stored ?? initialState();
+    const input = lookUpUser && state.userId === null ? { ...parsed, userId: userByEmail ?? null } : parsed;
     const decided = decide({ type: 'ApplyProviderEvent', event: input, variantTiers }, state);
-    await publishAndApply(publisher, db, subscriptionsProjection, asEvents(decided, event, event.metadata.eventId));
+    const events = asEvents(decided, event, event.metadata.eventId);
+    if (events.length > 0) {
+      // publishAndApply, with a timing line between the two steps (the issuer starts on the publish).
+      const positions = await publisher.publishOrdered(events);
+      log.debug({ subscriptionId: parsed.subscriptionId }, 'subscription published');
+      await applyEvents(await projectionCollection(db, subscriptionsProjection.collection), subscriptionsProjection, events.map((e, i) => ({ ...e, position: positions[i]! })));
+    }
     if (decided.length > 0) log.info({ subscriptionId: parsed.subscriptionId, decided: decided.map((d) => d.type) }, 'subscription changed');
   });
 }

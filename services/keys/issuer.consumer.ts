@@ -2,7 +2,8 @@ import type { Db, Document } from 'mongodb';
 import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
 import type { Effects } from '../../events/effects.ts';
 import { derivedEventId } from '../../events/envelope.ts';
-import { publishAndApply } from '../../events/own-events.ts';
+import { projectionCollection } from '../../events/collections.ts';
+import { applyEvents } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { SubscriptionCreated } from '../billing/events.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -28,25 +29,44 @@ export function issuerHandler(deps: { db: Db; publisher: EventPublisher; effects
   return eachEventOf<SubscriptionCreated>(['subscription.created'], async (event) => {
     const s = event.data;
     const effect = `issue-key:${s.subscriptionId}`;
-    if ((await getKeyBySubscription(db, s.subscriptionId))?.keyHash) return;
-    const claim = await effects.claim(effect);
+    // Minted before the claim (microseconds) so it is saved with the claim in one write; a claim
+    // taken over from a crashed owner returns the key that owner saved, and this one is dropped.
+    const minted = mintKey(
+      { tier: s.tier, customerId: s.customerId, subscriptionId: s.subscriptionId, email: s.email, source: 'subscription' },
+      encryptionKey,
+      { causedBy: event.metadata, eventId: derivedEventId(`${event.metadata.eventId}:key`) },
+    ).event;
+    // The "already has a key" read and the claim go out together (one round trip, not two).
+    const [existing, claimed] = await Promise.allSettled([getKeyBySubscription(db, s.subscriptionId), effects.claim(effect, { event: minted })]);
+    if (existing.status === 'rejected') {
+      if (claimed.status === 'fulfilled' && claimed.value.outcome === 'owned') await effects.release(effect);
+      throw existing.reason;
+    }
+    if (existing.value?.keyHash) {
+      // It has its key: the effect is done whoever made it (a claim just taken is closed, not left to expire).
+      if (claimed.status === 'fulfilled' && claimed.value.outcome === 'owned') await effects.done(effect);
+      return;
+    }
+    if (claimed.status === 'rejected') throw claimed.reason;
+    const claim = claimed.value;
     if (claim.outcome === 'done') return;
     let generated = claim.saved?.event;
     if (!generated) {
-      generated = mintKey(
-        { tier: s.tier, customerId: s.customerId, subscriptionId: s.subscriptionId, email: s.email, source: 'subscription' },
-        encryptionKey,
-        { causedBy: event.metadata, eventId: derivedEventId(`${event.metadata.eventId}:key`) },
-      ).event;
+      // Taken over from an owner that died before saving anything: this key, saved first.
+      generated = minted;
       await effects.save(effect, { event: generated });
     }
     try {
-      await publishAndApply(publisher, db, keysProjection, [generated]);
+      const [position] = await publisher.publishOrdered([generated]);
+      log.debug({ subscriptionId: s.subscriptionId }, 'key published');
+      // Applied at its real position at once (as publishAndApply does), so /validate knows the key
+      // before the mailer, which waits for it, sends it.
+      await applyEvents(await projectionCollection(db, keysProjection.collection), keysProjection, [{ ...generated, position: position! }]);
     } catch (err) {
       await effects.release(effect);
       throw err;
     }
-    await effects.done(effect);
     log.info({ subscriptionId: s.subscriptionId, takenOver: claim.attempts > 1 }, 'API key issued');
+    await effects.done(effect);
   });
 }

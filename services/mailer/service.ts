@@ -2,6 +2,11 @@ import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { startConsumer } from '../platform/wiring.ts';
 import { Effects } from '../../events/effects.ts';
+import type { DeliveredEvent } from '../../events/envelope.ts';
+import { findStoredById } from '../../events/projection.ts';
+import type { KeyGenerated } from '../keys/events.ts';
+import { keysProjection } from '../keys/keys.projection.ts';
+import { waitForKey } from './key-ready.ts';
 import { mailHandler } from './mail.consumer.ts';
 import { MAIL_EVENT_TYPES, owedMail } from './owed-mail.ts';
 import { smtpMailer } from './transport.ts';
@@ -21,7 +26,13 @@ export const mailerService: ServiceModule = {
       parts.add(await startConsumer(rt, log, {
         group: 'mailer',
         eventTypes: MAIL_EVENT_TYPES,
-        handler: mailHandler(new Effects(rt.mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }), mailer, (e) => owedMail(e, settings), log),
+        handler: mailHandler(new Effects(rt.mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }), mailer, (e) => owedMail(e, settings), log, {
+          // A key is mailed only once /validate can answer it: the keys projection holds it.
+          ready: async (event, { signal }) => {
+            if (event.type !== 'key.generated') return;
+            await waitForKey((id) => findStoredById(rt.mongo.db, keysProjection, id), event as DeliveredEvent<KeyGenerated>, { signal });
+          },
+        }),
       }));
       return { name: 'mailer', stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
     });

@@ -9,14 +9,14 @@ import { ConsumerRunner, DLQ_HEADER, eachEvent } from '../../../events/consumer.
 import type { DeliveredEvent } from '../../../events/envelope.ts';
 import { createKafka } from '../../../events/kafka.ts';
 import { projectionCollection } from '../../../events/collections.ts';
-import { ProjectionApplier } from '../../../events/projection.ts';
+import { ProjectionApplier, type Projection } from '../../../events/projection.ts';
 import { EventPublisher } from '../../../events/publisher.ts';
 import { replayProjection } from '../../../events/replay.ts';
 import { dlqTopic, ensureTopics } from '../../../events/topics.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import type { StackEnv } from '../../../deploy/local/stack.ts';
 import { eventually, testLogger } from '../../support/env.ts';
-import { counterProjection, probeCatalog, probeCatalogV1, recorded, uniqueTopic, type Counter } from '../../support/probe.ts';
+import { counterProjection, probeCatalog, probeCatalogV1, recorded, uniqueTopic, type Counter, type ProbeEvent } from '../../support/probe.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const log = testLogger();
@@ -268,5 +268,55 @@ describe('event backbone with real Kafka and MongoDB (integration)', function ()
       const doc = await (await projectionCollection(db, collection)).findOne({ _id: 'probe-a' } as Document);
       return doc?.count === 31 ? true : undefined;
     });
+  });
+
+  it('replays with fewer documents in memory than the projection has (written, evicted, read back) to the documents the guarded path writes', async function () {
+    this.timeout(120_000);
+    const { topic, codec, catalog, publisher } = await setup('replay-evict');
+    // Documents by seq, not by probe: each one gathers events from every partition, so a replay
+    // meets it again in later chunks after it was written and evicted. Partitions interleave
+    // differently in two consumers, so its evolve does not depend on their order (as the
+    // platform's multi-topic projections); probe-z's events, one partition, go to a document of
+    // their own, which a reset deletes.
+    const spread = (collection: string): Projection<Counter, ProbeEvent> => {
+      const base = counterProjection(collection);
+      return {
+        ...base,
+        name: 'probe-spread',
+        documentId: (e) => (e.data.probeId === 'probe-z' ? 'solo' : `seq-${(e.data as { seq: number }).seq % 6}`),
+        evolve(doc, event) {
+          const next = base.evolve(doc, event);
+          if (next === null) return null;
+          const probeId = event.data.probeId === 'probe-z' ? 'probe-z' : 'spread';
+          return { ...next, probeId, lastSeq: Math.max(doc?.lastSeq ?? -1, next.lastSeq), seqs: [...next.seqs].sort((a, b) => a - b) };
+        },
+      };
+    };
+    const events = ['a', 'b', 'c', 'd', 'e', 'f', 'z'].flatMap((p) => Array.from({ length: 12 }, (_, i) => recorded(`probe-${p}`, i)));
+    const twice = recorded('probe-b', 101);
+    await publisher.publish(events);
+    await publisher.publish([twice, twice]); // the same event at two offsets: applied once
+    await publisher.publish([{ ...recorded('probe-z', 99), type: 'probe.reset', data: { probeId: 'probe-z' } }]);
+    await publisher.publish(events.slice(0, 10).map((e) => recorded(e.data.probeId, e.data.seq + 60)));
+    const applies = events.length + 1 + 1 + 10;
+
+    // The reference: the guarded read-then-write path, as a live consumer applies the log.
+    const guarded = `counters_${randomUUID().slice(0, 8)}`;
+    const applier = new ProjectionApplier(db, spread(guarded));
+    const runner = new ConsumerRunner({ kafka, codec, publisher, log, groupId: `live-${randomUUID()}`, topics: [topic], handler: applier });
+    cleanups.push(() => runner.stop());
+    await runner.start();
+    await eventually('the guarded projection', async () => (applier.applied === applies ? true : undefined));
+
+    const collection = `counters_${randomUUID().slice(0, 8)}`;
+    const result = await replayProjection({ kafka, codec, catalog, publisher, db, projection: spread(collection), log, bufferedDocuments: 2 });
+    expect(result.messages).to.equal(events.length + 2 + 1 + 10);
+    expect(result.applied).to.equal(applies);
+    expect(result.documents).to.equal(7);
+    const rebuilt = await (await projectionCollection(db, collection)).find().sort({ _id: 1 }).toArray();
+    const reference = await db.collection(guarded).find().sort({ _id: 1 }).toArray();
+    expect(rebuilt).to.deep.equal(reference);
+    expect(rebuilt.find((d) => String(d._id) === 'seq-0')?._pos).to.have.length(3);
+    expect(rebuilt.find((d) => String(d._id) === 'solo')?._deleted).to.equal(true);
   });
 });

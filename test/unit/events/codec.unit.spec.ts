@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { EventCatalog } from '../../../events/catalog.ts';
-import { EventCodec, HEADER } from '../../../events/codec.ts';
+import { EventCodec, HEADER, compileReader } from '../../../events/codec.ts';
 import { EVENT_DEFINITIONS } from '../../../services/platform/registry.ts';
 import { newEvent } from '../../../events/envelope.ts';
 import { PoisonMessageError } from '../../../events/errors.ts';
@@ -108,5 +108,70 @@ describe('event catalog (unit)', () => {
     expect(catalog.topics()).to.deep.equal(['t.one']);
     expect(catalog.typesOnTopic('t.one')).to.have.members(['probe.recorded', 'probe.reset']);
     expect(catalog.current('probe.recorded').version).to.equal(2);
+  });
+});
+
+describe('event codec: compiled readers and header matching (unit)', () => {
+  const catalog = probeCatalog('unit.compiled');
+  const codec = new EventCodec(catalog);
+  /** What kafkajs hands a consumer: headers as Buffers, distinct objects per message. */
+  const asFetched = (m: { value: Buffer; headers: Record<string, string> }) => ({
+    value: Buffer.from(m.value),
+    headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, Buffer.from(v)])),
+    offset: '41',
+  });
+
+  it('decodes with the compiled reader exactly what the generic path decodes', () => {
+    const version = catalog.current('probe.recorded');
+    const compiled = compileReader(version);
+    expect(compiled, 'a compiled reader for the current schema').not.to.equal(undefined);
+    for (const event of [
+      newEvent('probe.recorded', { probeId: 'p-1', seq: 7, note: 'hé ✓', weight: 3 }, { correlationId: 'corr-1' }),
+      newEvent('probe.recorded', { probeId: '', seq: -1, note: '', weight: 0 }, { causedBy: { eventId: 'e-0', correlationId: 'c-0' } }),
+    ]) {
+      const value = codec.encode(event).value;
+      const generic = version.avroType.fromBuffer(value) as Record<string, unknown>;
+      const read = compiled!.read(value, 'probe.recorded');
+      expect(read).to.deep.equal(event);
+      expect(Object.getPrototypeOf(read.data)).to.equal(Object.prototype);
+      for (const name of version.dataFields) expect((read.data as Record<string, unknown>)[name]).to.deep.equal(generic[name]);
+    }
+  });
+
+  it('hands a consumer the event with its position, from Buffer headers met again and again', () => {
+    const event = newEvent('probe.recorded', { probeId: 'p-2', seq: 8, note: 'n', weight: 1 });
+    const m = codec.encode(event);
+    for (let i = 0; i < 3; i++) {
+      const delivered = codec.decodeAt(asFetched(m), 'unit.compiled', 2);
+      expect(delivered).to.deep.equal({ ...event, position: { topic: 'unit.compiled', partition: 2, offset: '41' } });
+    }
+    const reset = codec.encode(newEvent('probe.reset', { probeId: 'p-2' }));
+    expect(codec.decodeAt(asFetched(reset), 'unit.compiled', 0).type).to.equal('probe.reset');
+  });
+
+  it('refuses truncated and trailing bytes as poison, like fromBuffer', () => {
+    const m = codec.encode(recorded('p', 1));
+    const truncated = { ...asFetched(m), value: m.value.subarray(0, m.value.length - 1) };
+    const trailing = { ...asFetched(m), value: Buffer.concat([m.value, Buffer.from([0])]) };
+    expect(() => codec.decodeAt(truncated, 't', 0)).to.throw(PoisonMessageError, /truncated|cannot decode/);
+    expect(() => codec.decodeAt(trailing, 't', 0)).to.throw(PoisonMessageError, /trailing data/);
+  });
+
+  it('passes by an event of a type not asked for without reading its bytes, but still refuses unknown headers', () => {
+    const only = new Set(['probe.reset']);
+    const m = codec.encode(recorded('p', 1));
+    const garbled = { ...asFetched(m), value: Buffer.from([0xff, 0xff]) };
+    expect(codec.decodeIfOf(only, garbled, 't', 0)).to.equal(undefined);
+    const reset = codec.encode(newEvent('probe.reset', { probeId: 'p-3' }));
+    expect(codec.decodeIfOf(only, asFetched(reset), 't', 1)?.data).to.deep.equal({ probeId: 'p-3' });
+    const unknown = asFetched({ value: m.value, headers: { ...m.headers, [HEADER.fingerprint]: 'ab'.repeat(32) } });
+    expect(() => codec.decodeIfOf(only, unknown, 't', 0)).to.throw(PoisonMessageError);
+  });
+
+  it('does not take a known fingerprint under another type header', () => {
+    const m = codec.encode(recorded('p', 1));
+    codec.decodeAt(asFetched(m), 't', 0); // now known
+    const lying = asFetched({ value: m.value, headers: { ...m.headers, [HEADER.type]: 'probe.reset' } });
+    expect(() => codec.decodeAt(lying, 't', 0)).to.throw(PoisonMessageError);
   });
 });

@@ -1,7 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Express, Request } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { Express } from 'express';
 import { faultAnswer, requestIdOf } from '../platform/http/app.ts';
-import { clientIp } from '../platform/http/client-ip.ts';
+import { clientIpOutside } from '../platform/http/client-ip.ts';
 import type { LeanHandler } from '../platform/http/lean-handler.ts';
 import type { Logger } from '../platform/logger.ts';
 import { httpMetrics } from '../platform/metrics.ts';
@@ -38,11 +38,7 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
       return false;
     }
     const started = performance.now();
-    // An Express request from here on (as Express makes one): req.ip with the app's trust proxy,
-    // req.log, and the same client-address cache as every route.
-    Object.setPrototypeOf(req, app.request);
     const id = requestIdOf(headers['x-request-id']);
-    (req as Request).id = id;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('error', () => undefined); // a client that hangs up mid-body gets no answer to hang up on
@@ -66,7 +62,7 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
       }
       let outcome: ValidationOutcome | Promise<ValidationOutcome>;
       try {
-        outcome = validator.check(input.apiKey, { ip: clientIp(req as Request), ...input.request });
+        outcome = validator.check(input.apiKey, { ip: clientIpOutside(app, req), ...input.request });
       } catch (err) {
         fail(res, id, err, started);
         return;
@@ -84,8 +80,7 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
   }
 
   function fail(res: ServerResponse, id: string, err: unknown, started: number): void {
-    const request = res.req as IncomingMessage & { log?: Logger };
-    const answer = faultAnswer(err, id, request.log ?? log);
+    const answer = faultAnswer(err, id, log.child({ service, requestId: id }));
     const body = JSON.stringify(answer.body);
     const head = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(body)), 'X-Request-Id', id];
     for (const [name, value] of Object.entries(answer.headers)) head.push(name, value);

@@ -1,4 +1,5 @@
-import type { Application, Request } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { Application, Express, Request } from 'express';
 
 const MAX_ENTRIES = 10_000;
 const byApp = new WeakMap<Application, Map<string, string>>();
@@ -11,20 +12,40 @@ const byApp = new WeakMap<Application, Map<string, string>>();
  * without the work. An unbounded variety of headers only makes the map start over.
  */
 export function clientIp(req: Request): string {
+  return rememberedIp(req.app, req as IncomingMessage, req);
+}
+
+/**
+ * clientIp() of a plain node:http request served outside the app's router (a LeanHandler), by the
+ * app's `trust proxy`. Express makes a request its own by swapping its prototype, which slows every
+ * later read of it; here only a miss of the map builds an Express view of the request to ask.
+ */
+export function clientIpOutside(app: Application, req: IncomingMessage): string {
+  return rememberedIp(app, req, undefined);
+}
+
+function rememberedIp(app: Application, req: IncomingMessage, expressReq: Request | undefined): string {
   const forwarded = req.headers['x-forwarded-for'];
   const key = `${req.socket.remoteAddress ?? ''}|${forwarded ?? ''}`;
-  let known = byApp.get(req.app);
+  let known = byApp.get(app);
   if (!known) {
     known = new Map();
-    byApp.set(req.app, known);
+    byApp.set(app, known);
   }
   let ip = known.get(key);
   if (ip === undefined) {
-    ip = req.ip ?? 'unknown';
+    ip = (expressReq ?? expressView(app, req)).ip ?? 'unknown';
     if (known.size >= MAX_ENTRIES) known.clear();
     known.set(key, ip);
   }
   return ip;
+}
+
+/** What Express's req.ip reads (headers, socket, the app's settings), over a request it never saw. */
+function expressView(app: Application, req: IncomingMessage): Request {
+  const view = Object.create((app as Express).request as object) as Request;
+  Object.defineProperties(view, { headers: { value: req.headers }, socket: { value: req.socket }, connection: { value: req.socket } });
+  return view;
 }
 
 /**

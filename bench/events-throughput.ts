@@ -46,14 +46,7 @@ import { EventPublisher } from '../events/publisher.ts';
 import { ensureTopics } from '../events/topics.ts';
 import type { Logger } from '../services/platform/logger.ts';
 import { probeCatalog, recorded, type ProbeRecorded } from '../test/support/probe.ts';
-
-const intEnv = (name: string, fallback: number, min = 1): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-};
+import { intEnv } from './bench-env.ts';
 
 const N = intEnv('BENCH_EVENTS', 100_000);
 const ROUNDS = intEnv('BENCH_ROUNDS', 3);

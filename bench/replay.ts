@@ -62,14 +62,7 @@ import { loadConfig } from '../services/platform/config.ts';
 import type { Logger } from '../services/platform/logger.ts';
 import { connectMongo, type MongoHandle } from '../services/platform/mongo.ts';
 import { EVENT_DEFINITIONS } from '../services/platform/registry.ts';
-
-const intEnv = (name: string, fallback: number, min = 1): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-};
+import { intEnv } from './bench-env.ts';
 
 const N = intEnv('BENCH_EVENTS', 1_000_000);
 const KEYS = intEnv('BENCH_KEYS', 2000);

@@ -61,14 +61,7 @@ import { startServices, type RunningPlatform } from '../services/platform/cli/ru
 import { createLogger } from '../services/platform/logger.ts';
 import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';
 import { listen } from '../services/platform/service.ts';
-
-const intEnv = (name: string, fallback: number, min = 1): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-};
+import { intEnv } from './bench-env.ts';
 
 const sharesEnv = (name: string, fallback: number[]): number[] => {
   const raw = process.env[name];

@@ -40,14 +40,7 @@ import { startServices, type RunningPlatform } from '../services/platform/cli/ru
 import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';
 import { REDACTED_PATHS, type Logger } from '../services/platform/logger.ts';
 import { sign, subscriptionPayload, toBody } from '../test/support/lemonsqueezy.ts';
-
-const intEnv = (name: string, fallback: number, min = 1): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-};
+import { intEnv } from './bench-env.ts';
 
 const N = intEnv('BENCH_WEBHOOKS', 200);
 const WARMUP = intEnv('BENCH_WARMUP', 10, 0);

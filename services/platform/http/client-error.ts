@@ -3,6 +3,8 @@ import type { Duplex } from 'node:stream';
 
 /** How long an answer in progress may take to be written once the connection's next bytes proved unreadable. */
 const FINISH_ANSWER_MS = 5000;
+/** How long a request whose reading the fault cut short may still be answered by its route. */
+const CUT_SHORT_GRACE_MS = 200;
 const BAD_REQUEST_BODY = JSON.stringify({ error: 'the request could not be parsed as HTTP', code: 'BAD_REQUEST' });
 const BAD_REQUEST = `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(BAD_REQUEST_BODY)}\r\nConnection: close\r\n\r\n${BAD_REQUEST_BODY}`;
 
@@ -18,8 +20,8 @@ const STATUS_OF: Record<string, string> = {
  * own handler destroys the socket, and with it the answer to the request before those bytes when
  * that answer is still being made: a client whose Content-Length undercounted its body got no
  * answer at all to a request it had sent in full (found by npm run fuzz). Here that answer is
- * finished first and the connection closed after it; otherwise the client gets a JSON 400, as every
- * bad request does, and the connection is closed.
+ * finished first and the connection closed after it (a request not read in full gets a moment);
+ * otherwise the client gets a JSON 400, as every bad request does, and the connection is closed.
  */
 export function onClientError(err: Error & { code?: string }, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -27,9 +29,20 @@ export function onClientError(err: Error & { code?: string }, socket: Duplex): v
     return;
   }
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  const status = STATUS_OF[err.code ?? ''];
+  const answer = status ? `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n` : BAD_REQUEST;
   if (pending && !pending.writableFinished) {
+    // The answer in progress is let finish, then the connection closed. A request the fault cut
+    // short (its body ends early, broken chunking) may have no answer coming, only a route waiting
+    // for bytes that never come: it gets a moment, then the 400, as Node would have sent at once.
     pending.shouldKeepAlive = false;
-    const cut = setTimeout(() => socket.destroy(), FINISH_ANSWER_MS);
+    const cut = setTimeout(
+      () => {
+        if (!pending.headersSent && socket.writable) socket.write(answer);
+        socket.destroy();
+      },
+      pending.req.complete ? FINISH_ANSWER_MS : CUT_SHORT_GRACE_MS,
+    );
     cut.unref();
     const close = () => {
       clearTimeout(cut);
@@ -39,6 +52,5 @@ export function onClientError(err: Error & { code?: string }, socket: Duplex): v
     pending.once('close', close);
     return;
   }
-  const status = STATUS_OF[err.code ?? ''];
-  socket.end(status ? `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n` : BAD_REQUEST, () => socket.destroy());
+  socket.end(answer, () => socket.destroy());
 }

@@ -4,7 +4,7 @@ import express from 'express';
 import { listen } from '../../../services/platform/service.ts';
 
 /** Writes bytes in one go and reads everything the server sends until it closes the connection. */
-function exchange(port: number, bytes: string): Promise<string> {
+function exchange(port: number, bytes: string, halfClose = false): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
     let text = '';
@@ -16,7 +16,9 @@ function exchange(port: number, bytes: string): Promise<string> {
     socket.on('end', done);
     socket.on('close', done);
     socket.on('error', done);
-    socket.write(bytes);
+    // Half-closing says "that was all": a body shorter than its Content-Length will never be whole.
+    if (halfClose) socket.end(bytes);
+    else socket.write(bytes);
   });
 }
 
@@ -29,6 +31,8 @@ describe('connections that stop being HTTP (integration)', () => {
     app.use(express.json());
     // Answered after the body is read: later than the parser meets what follows the request.
     app.post('/echo', (req, res) => res.json({ got: req.body as unknown }));
+    // A body cut short is the parser's 'request aborted': nobody is left to answer, so no noise either.
+    app.use(((_err, _req, res, _next) => res.status(400).end()) as express.ErrorRequestHandler);
     server = await listen(app, '127.0.0.1', 0);
     port = Number(new URL(server.url).port);
   });
@@ -42,6 +46,11 @@ describe('connections that stop being HTTP (integration)', () => {
     expect(text).to.match(/^HTTP\/1\.1 200 OK\r\n/);
     expect(text).to.include('{"got":{"a":1}}');
     expect(text).to.match(/\r\nConnection: close\r\n/i);
+  });
+
+  it('answers a request whose body ends before its Content-Length with a 400, without waiting for it', async () => {
+    const text = await exchange(port, `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":1}`, true);
+    expect(text).to.match(/^HTTP\/1\.1 400 /);
   });
 
   it('answers bytes that are not HTTP with a JSON 400, and an oversized head with 431', async () => {

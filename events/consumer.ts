@@ -13,12 +13,6 @@ import { dlqTopic } from './topics.ts';
  */
 export interface EventHandler {
   handle(events: readonly DeliveredEvent[], context: HandlerContext): Promise<void>;
-  /**
-   * The only event types it acts on, when it says so: events of other types (their headers checked,
-   * so a message no consumer can read is still dead-lettered) are passed by without decoding their
-   * bytes, and their offsets committed with their neighbours'.
-   */
-  readonly types?: readonly string[];
 }
 
 /** What a long handler needs from the runner: to stay in its group, and to know it should stop. */
@@ -101,8 +95,6 @@ export class ConsumerRunner {
   private readonly stallMs: number;
   private readonly log: EventLog;
   private readonly options: ConsumerOptions;
-  /** The handler's event types when it names them: the others are passed by undecoded. */
-  private readonly wanted: ReadonlySet<string> | undefined;
   private state: ConsumerHealth['state'] = 'starting';
   private readonly startedAt = Date.now();
   private lastActivity = Date.now();
@@ -111,7 +103,6 @@ export class ConsumerRunner {
 
   constructor(options: ConsumerOptions) {
     this.options = options;
-    this.wanted = options.handler.types ? new Set(options.handler.types) : undefined;
     const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
     this.consumer = options.kafka.consumer({
       groupId: options.groupId,
@@ -169,71 +160,44 @@ export class ConsumerRunner {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 1,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        const { topic, partition, messages } = batch;
-        const { groupId, codec } = this.options;
-        eventMetrics.lag.set({ group: groupId, topic, partition: String(partition) }, Number(batch.offsetLag()));
-        // The run in hand: consecutive messages (anything not handed on flushes it first), its
-        // events and where each came from; messages of types the handler does not take are in the
-        // run but not decoded.
-        let events: DeliveredEvent[] = [];
-        let at: number[] = [];
-        let runStart = -1;
-        let runEnd = -1;
-        // Checked before anything is handed on or resolved (not per message): a seek or a stop
-        // between two chunks drops the rest of the batch unresolved, to be fetched again.
-        const current = () => isRunning() && !isStale();
+        const { topic, partition } = batch;
+        eventMetrics.lag.set({ group: this.options.groupId, topic, partition: String(partition) }, Number(batch.offsetLag()));
+        let chunk: { event: DeliveredEvent; message: KafkaMessage }[] = [];
         const flush = async (): Promise<boolean> => {
-          if (runEnd < 0) return true;
-          if (!current()) return false;
-          const chunk = events;
-          const indexes = at;
-          const [start, end] = [runStart, runEnd];
-          events = [];
-          at = [];
-          runStart = runEnd = -1;
-          if (chunk.length > 0) {
-            // Timing hooks (debug only): when a chunk reached the handler and how long it took.
-            const startedAt = Date.now();
-            this.log.debug({ topic, partition, offset: chunk[0]!.position.offset, events: chunk.length }, 'chunk received');
-            const done = await this.handleChunk(chunk, (i) => messages[indexes[i]!]!, topic, partition, isRunning, heartbeat);
-            this.log.debug({ topic, partition, offset: chunk[0]!.position.offset, events: chunk.length, ms: Date.now() - startedAt, done }, 'chunk handled');
-            if (!done) return false;
+          if (chunk.length === 0) return true;
+          const done = await this.handleChunk(chunk, topic, partition, isRunning, heartbeat);
+          if (done) {
+            resolveOffset(chunk[chunk.length - 1]!.message.offset);
+            eventMetrics.handled.inc({ group: this.options.groupId, topic }, chunk.length);
+            this.lastActivity = Date.now();
+            await heartbeat();
           }
-          resolveOffset(messages[end]!.offset);
-          eventMetrics.handled.inc({ group: groupId, topic }, end - start + 1);
-          this.lastActivity = Date.now();
-          await heartbeat();
-          return true;
+          chunk = [];
+          return done;
         };
-        for (let i = 0; i < messages.length; i++) {
-          const message = messages[i]!;
-          if (message.headers?.[DLQ_HEADER.redriveGroup] !== undefined) {
-            const redriveFor = header(message, DLQ_HEADER.redriveGroup);
-            if (redriveFor !== undefined && redriveFor !== groupId) {
-              // A re-driven copy meant for another group: this one handled the original already.
-              if (!(await flush()) || !current()) return;
-              resolveOffset(message.offset);
-              continue;
-            }
+        for (const message of batch.messages) {
+          if (!isRunning() || isStale()) break;
+          const redriveFor = header(message, DLQ_HEADER.redriveGroup);
+          if (redriveFor !== undefined && redriveFor !== this.options.groupId) {
+            // A re-driven copy meant for another group: this one handled the original already.
+            if (!(await flush())) return;
+            resolveOffset(message.offset);
+            continue;
           }
-          let event: DeliveredEvent | undefined;
+          let event: DeliveredEvent;
           try {
-            event = this.wanted ? codec.decodeIfOf(this.wanted, message, topic, partition) : codec.decodeAt(message, topic, partition);
+            event = this.options.codec.decode(message) as DeliveredEvent;
+            event.position = { topic, partition, offset: message.offset };
           } catch (err) {
-            if (!(await flush()) || !current()) return;
+            if (!(await flush())) return;
             await this.deadLetter(message, topic, partition, err);
             resolveOffset(message.offset);
             continue;
           }
-          if (runStart < 0) runStart = i;
-          runEnd = i;
-          if (event) {
-            events.push(event);
-            at.push(i);
-            if (events.length >= this.chunkSize && !(await flush())) return;
-          }
+          chunk.push({ event, message });
+          if (chunk.length >= this.chunkSize && !(await flush())) return;
         }
-        await flush();
+        if (isRunning() && !isStale()) await flush();
       },
     });
   }
@@ -297,25 +261,25 @@ export class ConsumerRunner {
 
   /** Returns false when it gave up because the runner is stopping (nothing resolved). */
   private async handleChunk(
-    events: readonly DeliveredEvent[],
-    messageOf: (index: number) => KafkaMessage,
+    chunk: readonly { event: DeliveredEvent; message: KafkaMessage }[],
     topic: string,
     partition: number,
     isRunning: () => boolean,
     heartbeat: () => Promise<void>,
   ): Promise<boolean> {
-    const result = await this.attempt(events, topic, isRunning, heartbeat, events.length === 1 ? this.retries : 0);
-    if (result === 'ok') return true;
-    if (result === 'stopping') return false;
-    if (events.length === 1) {
-      await this.deadLetter(messageOf(0), topic, partition, result.error);
+    const events = chunk.map((c) => c.event);
+    const first = await this.attempt(events, topic, isRunning, heartbeat, chunk.length === 1 ? this.retries : 0);
+    if (first === 'ok') return true;
+    if (first === 'stopping') return false;
+    if (chunk.length === 1) {
+      await this.deadLetter(chunk[0]!.message, topic, partition, first.error);
       return true;
     }
     // One bad event must not hold back its neighbours: go one by one to find it.
-    for (let i = 0; i < events.length; i++) {
-      const one = await this.attempt([events[i]!], topic, isRunning, heartbeat, this.retries);
-      if (one === 'stopping') return false;
-      if (one !== 'ok') await this.deadLetter(messageOf(i), topic, partition, one.error);
+    for (const item of chunk) {
+      const result = await this.attempt([item.event], topic, isRunning, heartbeat, this.retries);
+      if (result === 'stopping') return false;
+      if (result !== 'ok') await this.deadLetter(item.message, topic, partition, result.error);
     }
     return true;
   }
@@ -392,7 +356,6 @@ export function eachEvent(fn: (event: DeliveredEvent, context: HandlerContext) =
 /** A handler of some event types only, typed by their union; events of other types pass by. */
 export function eachEventOf<E extends Event>(types: readonly E['type'][], fn: (event: DeliveredEvent<E>, context: HandlerContext) => Promise<void>): EventHandler {
   return {
-    types,
     async handle(events, context) {
       for (const e of events) if (isEventOf<DeliveredEvent<E>>(e, ...types)) await fn(e, context);
     },

@@ -35,7 +35,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { Kafka, logLevel, Partitioners, type Admin, type Message } from 'kafkajs';
 import { pino } from 'pino';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
-import { runMain } from './run-main.ts';
+import { runMain, stopOnSignals } from './run-main.ts';
 import { EventCodec } from '../events/codec.ts';
 import { ConsumerRunner } from '../events/consumer.ts';
 import type { Event } from '../events/envelope.ts';
@@ -403,12 +403,7 @@ async function main(): Promise<void> {
   const cleanupStack = async () => {
     await stack?.stop();
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    err(`${signal}: stopping`);
-    void cleanupStack().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const offSignals = stopOnSignals(cleanupStack, err);
 
   let clients: Clients | undefined;
   try {
@@ -475,8 +470,7 @@ async function main(): Promise<void> {
       await admin.disconnect().catch(() => undefined);
     }
     await cleanupStack();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    offSignals();
   }
 }
 

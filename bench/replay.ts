@@ -47,7 +47,7 @@ import { Kafka, logLevel, Partitioners, type Message } from 'kafkajs';
 import type { Db, Document } from 'mongodb';
 import { pino } from 'pino';
 import { emitFigures, type BenchFigure } from './figures.ts';
-import { runMain } from './run-main.ts';
+import { runMain, stopOnSignals } from './run-main.ts';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { EventCatalog } from '../events/catalog.ts';
 import { EventCodec } from '../events/codec.ts';
@@ -353,12 +353,7 @@ async function main(): Promise<void> {
     }
     await s?.stop();
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    err(`${signal}: stopping`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const offSignals = stopOnSignals(cleanup, err);
 
   try {
     stack = await benchStack({ mongo: true }, err);
@@ -451,8 +446,7 @@ async function main(): Promise<void> {
     emitFigures('replay', figures);
   } finally {
     await cleanup();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    offSignals();
   }
 }
 

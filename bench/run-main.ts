@@ -12,3 +12,20 @@ export async function runMain(main: () => Promise<void>, err: (line: string) => 
   }
   process.exit();
 }
+
+/**
+ * On SIGINT or SIGTERM: says so, runs `cleanup` (stops what the bench started) and exits 130.
+ * Returns the call that removes the handlers, for the bench's own `finally`.
+ */
+export function stopOnSignals(cleanup: () => Promise<void>, err: (line: string) => void): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    err(`${signal}: stopping`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}

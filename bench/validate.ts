@@ -54,7 +54,7 @@ import express from 'express';
 import { freePort } from '../deploy/local/processes.ts';
 import { emitFigures, percentile, type BenchFigure } from './figures.ts';
 import { pacedLoad } from './paced-load.ts';
-import { runMain } from './run-main.ts';
+import { runMain, stopOnSignals } from './run-main.ts';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { keysService } from '../services/keys/service.ts';
 import { startServices, type RunningPlatform } from '../services/platform/cli/run.ts';
@@ -548,12 +548,7 @@ async function main(): Promise<void> {
     }
     await stack?.stop();
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    err(`${signal}: stopping`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const offSignals = stopOnSignals(cleanup, err);
 
   try {
     stack = await benchStack({ mongo: true }, err);
@@ -667,8 +662,7 @@ async function main(): Promise<void> {
     emitFigures('validate', figures);
   } finally {
     await cleanup();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    offSignals();
   }
 }
 

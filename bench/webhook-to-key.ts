@@ -31,7 +31,7 @@ import { pino } from 'pino';
 import { freePort } from '../deploy/local/processes.ts';
 import { startStack, type Stack, type StackEnv } from '../deploy/local/stack.ts';
 import { emitFigures, percentile, type BenchFigure } from './figures.ts';
-import { runMain } from './run-main.ts';
+import { runMain, stopOnSignals } from './run-main.ts';
 import { billingService } from '../services/billing/billing.service.ts';
 import { webhookIngressService } from '../services/billing/webhook-ingress.service.ts';
 import { keysService } from '../services/keys/service.ts';
@@ -276,12 +276,7 @@ async function main(): Promise<void> {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     dataDir = undefined;
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    err(`${signal}: stopping`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const offSignals = stopOnSignals(cleanup, err);
 
   try {
     const existing: Partial<StackEnv> = {
@@ -367,8 +362,7 @@ async function main(): Promise<void> {
     emitFigures('webhook-to-key', figures);
   } finally {
     await cleanup();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    offSignals();
   }
 }
 

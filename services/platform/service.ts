@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import { onClientError } from './http/client-error.ts';
+import { lingerOnClose } from './http/lingering-close.ts';
 import type { LeanHandler } from './http/lean-handler.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -32,6 +33,7 @@ export async function listen(
   const lean = options.lean;
   const server = createServer(lean ? (req, res) => void (lean(req, res) || app(req, res)) : app);
   server.on('clientError', onClientError);
+  server.on('connection', lingerOnClose);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

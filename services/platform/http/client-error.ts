@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { closeLingering, isUnparsed, stopParsing } from './lingering-close.ts';
 
 /** How long an answer in progress may take to be written once the connection's next bytes proved unreadable. */
 const FINISH_ANSWER_MS = 5000;
@@ -22,8 +23,10 @@ const STATUS_OF: Record<string, string> = {
  * answer at all to a request it had sent in full (found by npm run fuzz). Here that answer is
  * finished first and the connection closed after it (a request not read in full gets a moment);
  * otherwise the client gets a JSON 400, as every bad request does, and the connection is closed.
+ * Either way the close lingers (closeLingering), so the client's unsent bytes do not reset it.
  */
 export function onClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (isUnparsed(socket)) return;
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -36,21 +39,19 @@ export function onClientError(err: Error & { code?: string }, socket: Duplex): v
     // short (its body ends early, broken chunking) may have no answer coming, only a route waiting
     // for bytes that never come: it gets a moment, then the 400, as Node would have sent at once.
     pending.shouldKeepAlive = false;
+    stopParsing(socket);
     const cut = setTimeout(
-      () => {
-        if (!pending.headersSent && socket.writable) socket.write(answer);
-        socket.destroy();
-      },
+      () => closeLingering(socket, pending.headersSent ? undefined : answer),
       pending.req.complete ? FINISH_ANSWER_MS : CUT_SHORT_GRACE_MS,
     );
     cut.unref();
     const close = () => {
       clearTimeout(cut);
-      socket.destroy();
+      closeLingering(socket);
     };
     pending.once('finish', close);
     pending.once('close', close);
     return;
   }
-  socket.end(answer, () => socket.destroy());
+  closeLingering(socket, answer);
 }

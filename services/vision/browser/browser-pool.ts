@@ -4,7 +4,7 @@ import { CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS, sandboxByDefault } from './chromiu
 import { resolveChromiumPath } from './chromium-path.ts';
 import { openGuardedContext, type GuardedContext } from './guarded-context.ts';
 import { SlotQueue } from './slot-queue.ts';
-import { parseAllowList, SsrfGuard, type AllowList, type Lookup } from './ssrf-guard.ts';
+import { hostReason, parseAllowList, SsrfGuard, type AllowList, type Lookup, type Target } from './ssrf-guard.ts';
 import { within, withTimeout } from './time-bounds.ts';
 
 /**
@@ -68,6 +68,14 @@ export class BrowserPool {
 
   get stats(): PoolStats {
     return { active: this.#slots.held, queued: this.#slots.queued, launches: this.#launches, connected: this.#current?.browser.isConnected() ?? false };
+  }
+
+  /**
+   * Why the guard would refuse this target without asking DNS (a private address literal, an
+   * internal name), or undefined. Asked before run(): such a refusal needs no slot and no context.
+   */
+  refusalWithoutDns(target: Target): string | undefined {
+    return hostReason(this.#allowList, target.host, target.port);
   }
 
   /**

@@ -110,9 +110,16 @@ describe('Page capture in a real Chromium (integration)', function () {
   });
 
   it('refuses file:, javascript:, data: and private URLs before using the browser', async () => {
-    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,<h1>x</h1>', 'http://169.254.169.254/', 'http://[::1]/', 'http://localhost/', `http://127.0.0.1:${site.forbiddenPort}/`]) {
-      const error = await expectCode(capture(pool, { ...base(), url }), 'BLOCKED_URL');
-      expect(error.message).to.match(/scheme|loopback|link-local|internal/);
+    // A pool of its own, never used: a refusal that took a slot would launch its browser.
+    const unused = new BrowserPool({ executablePath: chromiumForTests(), allowList: parseAllowList(`127.0.0.1:${site.port}`), maxConcurrent: 1 });
+    try {
+      for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,<h1>x</h1>', 'http://169.254.169.254/', 'http://[::1]/', 'http://localhost/', `http://127.0.0.1:${site.forbiddenPort}/`]) {
+        const error = await expectCode(capture(unused, { ...base(), url }), 'BLOCKED_URL');
+        expect(error.message).to.match(/scheme|loopback|link-local|internal/);
+      }
+      expect(unused.stats.launches, 'browsers launched for refusals').to.equal(0);
+    } finally {
+      await unused.close();
     }
     expect(site.forbiddenConnections()).to.equal(0);
   });

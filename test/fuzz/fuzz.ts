@@ -83,6 +83,21 @@ function findSecrets(text: string, secrets: readonly string[], issued: ReadonlyS
   return found;
 }
 
+/**
+ * The body as the request sent it, in every reading a server may give it: its bytes, and the text
+ * they are in UTF-16 either way round (a `charset=utf-16` body is decoded so, and a key-shaped id
+ * in it is then echoed back contiguous, as JSON-RPC errors do).
+ */
+function bodyAsServersRead(body: Buffer): string {
+  const readings = [body.toString('latin1')];
+  // From either byte: a BOM or a stray byte first shifts where the code units start.
+  for (const start of [0, 1]) {
+    const units = body.subarray(start, start + ((body.length - start) & ~1));
+    readings.push(units.toString('utf16le'), Buffer.from(units).swap16().toString('utf16le'));
+  }
+  return readings.join('\n');
+}
+
 function mask(text: string, secrets: readonly string[]): string {
   let t = text;
   for (const s of secrets) t = t.replaceAll(s, '[SECRET]');
@@ -352,7 +367,7 @@ function record(counts: Counts, endpoint: Endpoint, secrets: readonly string[], 
     problems.push(`unanswered after ${Math.round(res.ms)} ms${res.text ? `; got ${JSON.stringify(res.text.slice(0, 200))}` : ''}`);
   }
   const issued = new Set(endpoint.issues?.(res.status, res.body) ?? []);
-  const found = findSecrets(res.text, secrets, issued, `${req.target}\n${req.headers.map(([k, v]) => `${k}: ${v}`).join('\n')}\n${req.body.toString('latin1')}`);
+  const found = findSecrets(res.text, secrets, issued, `${req.target}\n${req.headers.map(([k, v]) => `${k}: ${v}`).join('\n')}\n${bodyAsServersRead(req.body)}`);
   if (found.length > 0) {
     counts.secrets += found.length;
     problems.push(`answer holds ${found.join(', ')}: ${mask(res.text, secrets).slice(0, 400)}`);

@@ -19,7 +19,7 @@
  * in-process as they are written, stamped with this process's clock; nothing is parsed unless it
  * is one of them): the consumer runner's "chunk received", billing's "subscription published", the
  * issuer's "key published" and "API key issued" (keys projection applied), the mailer's "e-mail
- * handed to SMTP". The bench looks into Mailpit as soon as the mailer hands the e-mail over (and
+ * sending" and "e-mail handed to SMTP". The bench looks into Mailpit as soon as the mailer hands the e-mail over (and
  * every 10 ms regardless, so a mailer without that line is measured too, 10 ms coarser).
  *
  * Results go to stdout (the per-hop table, then the BENCH_FIGURES line); progress to stderr.
@@ -36,6 +36,8 @@ import { billingService } from '../services/billing/billing.service.ts';
 import { webhookIngressService } from '../services/billing/webhook-ingress.service.ts';
 import { keysService } from '../services/keys/service.ts';
 import { mailerService } from '../services/mailer/service.ts';
+import { smtpMailer } from '../services/mailer/transport.ts';
+import { ensureTopics } from '../events/topics.ts';
 import { startServices, type RunningPlatform } from '../services/platform/cli/run.ts';
 import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';
 import { REDACTED_PATHS, type Logger } from '../services/platform/logger.ts';
@@ -66,6 +68,7 @@ const MILESTONES = [
   'keyPublished',
   'keyApplied',
   'mailerReceived',
+  'mailerSending',
   'handedToSmtp',
   'inMailpit',
   'valid',
@@ -82,7 +85,8 @@ const HOPS: { name: string; from: Milestone; to: Milestone }[] = [
   { name: 'issuer: claim, mint, publish key.generated', from: 'issuerReceived', to: 'keyPublished' },
   { name: 'issuer: keys projection applied', from: 'keyPublished', to: 'keyApplied' },
   { name: '→ mailer consumer has it', from: 'keyPublished', to: 'mailerReceived' },
-  { name: 'mailer: key check + claim, SMTP send', from: 'mailerReceived', to: 'handedToSmtp' },
+  { name: 'mailer: key check + claim', from: 'mailerReceived', to: 'mailerSending' },
+  { name: 'mailer: SMTP send', from: 'mailerSending', to: 'handedToSmtp' },
   { name: '→ seen in Mailpit (bench)', from: 'handedToSmtp', to: 'inMailpit' },
   { name: '/validate answers valid (bench)', from: 'inMailpit', to: 'valid' },
   { name: 'end to end', from: 'sent', to: 'valid' },
@@ -117,6 +121,8 @@ function hookDestination(tracker: Tracker, groups: { billing: string; issuer: st
         t.keyPublished ??= at;
       } else if (line.includes('"msg":"API key issued"')) {
         t.keyApplied ??= at;
+      } else if (line.includes('"msg":"e-mail sending"')) {
+        t.mailerSending ??= at;
       } else if (line.includes('"msg":"e-mail handed to SMTP"')) {
         t.handedToSmtp ??= at;
         tracker.handedOver?.();
@@ -257,6 +263,102 @@ function report(outcomes: readonly Outcome[], note: string): { text: string; p50
 }
 
 // ---------------------------------------------------------------------------------------------
+// The floor: the critical path's own steps, each timed alone on the same stack
+
+const PRIMITIVE_SAMPLES = 200;
+
+interface Primitives {
+  read: number;
+  write: number;
+  produce: number;
+  smtp: number;
+}
+
+/** p50 of `samples` sequential runs of `step`. */
+async function p50Of(step: (i: number) => Promise<unknown>, samples = PRIMITIVE_SAMPLES): Promise<number> {
+  const xs: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    await step(i);
+    xs.push(performance.now() - t0);
+  }
+  return percentile(xs.sort((a, b) => a - b), 50);
+}
+
+/**
+ * What one database read and write (an `_id` look-up, an insert), one Kafka publish (idempotent,
+ * acks from all replicas, as EventPublisher sends) and one SMTP hand-off cost on this stack, with
+ * nothing else in flight: the bricks every hop is built of.
+ */
+async function measurePrimitives(platform: RunningPlatform, env: StackEnv, prefix: string): Promise<Primitives> {
+  const { db } = platform.runtime.mongo;
+  const probes = db.collection<{ _id: string; n: number }>(`bench_primitives_${runId}`);
+  const write = await p50Of((i) => probes.insertOne({ _id: `p-${i}`, n: i }));
+  const read = await p50Of((i) => probes.findOne({ _id: `p-${i % PRIMITIVE_SAMPLES}` }));
+  await probes.drop().catch(() => undefined);
+
+  const topic = `${prefix}bench-primitives`;
+  const admin = platform.runtime.kafka.admin();
+  const producer = platform.runtime.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  let produce: number;
+  try {
+    await admin.connect();
+    await ensureTopics(admin, [topic], { partitions: 1, replicationFactor: 1 });
+    await producer.connect();
+    const value = Buffer.alloc(300, 1);
+    produce = await p50Of((i) => producer.send({ topic, acks: -1, messages: [{ key: String(i), value }] }));
+  } finally {
+    await producer.disconnect().catch(() => undefined);
+    await admin.disconnect().catch(() => undefined);
+  }
+
+  const mailer = smtpMailer(env.SMTP_URL, 'bench@svc.local');
+  let smtp: number;
+  try {
+    await mailer.verify();
+    smtp = await p50Of(
+      (i) => mailer.send({ to: `floor-${runId}-${i}@bench.local`, subject: 'floor', text: 'floor', html: '<p>floor</p>', messageId: `<floor-${runId}-${i}@svc.local>` }),
+      50,
+    );
+  } finally {
+    mailer.close();
+  }
+  return { read, write, produce, smtp };
+}
+
+/**
+ * The webhook's critical path as sequential steps: each is a brick above or a measured delivery.
+ * Steps in parallel count once (the slower): billing's two reads, the issuer's claim beside its
+ * read, the mailer's claim beside its wait for the key.
+ */
+function floorReport(p: Primitives, outcomes: readonly Outcome[]): { text: string; floor: number } {
+  const hop = (from: Milestone, to: Milestone) => Math.max(0, hopStats(outcomes, from, to).p50);
+  const steps: [string, number][] = [
+    ['ingress: publish the webhook', p.produce],
+    ['→ billing (Kafka delivery, measured)', hop('answered', 'billingReceived')],
+    ['billing: read the subscription, publish subscription.created', p.read + p.produce],
+    ['→ issuer (Kafka delivery, measured)', hop('subscriptionPublished', 'issuerReceived')],
+    ['issuer: claim (a write, beside a read), publish key.generated', Math.max(p.write, p.read) + p.produce],
+    ['issuer: keys projection (read, then guarded write)', p.read + p.write],
+    ['mailer: sees the key in the projection (a read)', p.read],
+    ['mailer: SMTP hand-off', p.smtp],
+    ['bench: e-mail seen in Mailpit (measured)', hop('handedToSmtp', 'inMailpit')],
+    ['bench: /validate answers valid (measured)', hop('inMailpit', 'valid')],
+  ];
+  const floor = steps.reduce((a, [, ms]) => a + ms, 0);
+  const rows = [['step of the critical path', 'p50 ms'], ...steps.map(([name, ms]) => [name, fmt(ms)]), ['floor: their sum', fmt(floor)]];
+  const text = [
+    `bricks, each alone, p50: database read ${fmt(p.read)} ms, database write ${fmt(p.write)} ms, Kafka publish ${fmt(p.produce)} ms, SMTP hand-off ${fmt(p.smtp)} ms`,
+    '',
+    table(rows),
+    '',
+    'The floor is what the path costs with no waiting between its steps at all; end to end above it is the waiting.',
+    '',
+  ].join('\n');
+  return { text, floor };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Main
 
 async function main(): Promise<void> {
@@ -349,10 +451,14 @@ async function main(): Promise<void> {
     }
     const { text, p50, p99 } = report(outcomes, note);
     process.stdout.write(text + '\n');
+    err('timing the bricks (database read and write, Kafka publish, SMTP) alone');
+    const floor = floorReport(await measurePrimitives(platform, env, prefix), outcomes);
+    process.stdout.write(floor.text + '\n');
     const notYetValid = outcomes.filter((o) => o.notYetValid).length;
     const figures: BenchFigure[] = [
       { figure: 'webhook → key e-mailed and valid, p50', ours: round1(p50), baseline: null, baselineName: null, unit: 'ms', target: '< 50 ms', met: p50 < 50 },
       { figure: 'webhook → key e-mailed and valid, p99', ours: round1(p99), baseline: null, baselineName: null, unit: 'ms', target: '< 250 ms', met: p99 < 250 },
+      { figure: 'webhook → key floor (sum of its steps alone), p50', ours: round1(floor.floor), baseline: null, baselineName: null, unit: 'ms', target: '', met: null },
       { figure: 'keys not yet valid when their e-mail arrived', ours: notYetValid, baseline: null, baselineName: null, unit: 'count', target: '0', met: notYetValid === 0 },
     ];
     for (const hop of HOPS.slice(0, -1)) {

@@ -45,6 +45,7 @@ export function mailHandler(effects: Effects, mailer: Mailer, owed: (event: Mail
       return;
     }
     try {
+      log.debug({ effect: due.effect }, 'e-mail sending');
       await mailer.send(due.mail);
       effects.performed(due.effect);
       log.debug({ effect: due.effect }, 'e-mail handed to SMTP');

@@ -20,6 +20,9 @@
  *   BENCH_LATENCY_ROUNDS  runs of each target per rate (default 3), targets alternating; the
  *                      median p99 is judged (one run's p99 moves by tens of ms with one stall of
  *                      the machine)
+ *   BENCH_LATENCY_WARMUP  seconds of untimed load at the run's own rate before each latency run
+ *                      (default 1, 0 = none): each target is timed in steady state, not on its
+ *                      return from the other targets' runs (see the latency loop in main)
  *   BENCH_WARMUP       seconds of untimed load per target before round 1 (default 2, 0 = none)
  *   BENCH_KEYS         TEAM keys to rotate over (default: enough that no key gets near its
  *                      6000/min limit at BENCH_MAX_RPS, i.e. ceil(BENCH_MAX_RPS * total s / 5000))
@@ -121,6 +124,11 @@ interface LoadResult {
   statusCodes: Record<string, number>;
   /** CPU of the process that ran the load generator while it ran (ms, user + system). */
   loadgenCpuMs: number;
+  /**
+   * The load generator's own event-loop delay, max (ms): a generator that stalls sends late, and
+   * the open-loop count charges the stall to the server (with BENCH_LOADGEN=inproc, the servers' too).
+   */
+  loadgenLoopMaxMs: number;
 }
 
 /** What this file uses of autocannon's API (it ships no types). */
@@ -170,7 +178,17 @@ function requestsOf(spec: LoadSpec): { headers: Record<string, string>; body: st
 }
 
 async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
-  if (spec.rate) return generatePacedLoad({ ...spec, rate: spec.rate });
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  try {
+    const result = await (spec.rate ? generatePacedLoad({ ...spec, rate: spec.rate }) : generateClosedLoad(spec));
+    return { ...result, loadgenLoopMaxMs: delay.max / 1e6 };
+  } finally {
+    delay.disable();
+  }
+}
+
+async function generateClosedLoad(spec: LoadSpec): Promise<Omit<LoadResult, 'loadgenLoopMaxMs'>> {
   let latencies = new Float64Array(1 << 16);
   let n = 0;
   // Each connection cycles through all requests from its own starting point, so concurrent
@@ -227,7 +245,7 @@ async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
 }
 
 /** Latency at a fixed rate: our own open-loop generator (bench/paced-load.ts), not autocannon's bursty rate. */
-async function generatePacedLoad(spec: LoadSpec & { rate: number }): Promise<LoadResult> {
+async function generatePacedLoad(spec: LoadSpec & { rate: number }): Promise<Omit<LoadResult, 'loadgenLoopMaxMs'>> {
   const requests = requestsOf(spec);
   const cpu0 = process.cpuUsage();
   const r = await pacedLoad({ url: spec.url, connections: spec.connections, seconds: spec.seconds, rate: spec.rate, requests, expectBodyPrefix: '{"valid":true,' });
@@ -501,13 +519,14 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
       pct(medianOf(rs, (r) => r.machineCpu)),
       `${fmtMs(medianOf(rs, (r) => r.loopP99Ms))} / ${fmtMs(Math.max(...rs.map((r) => r.loopMaxMs)))}`,
       `${fmtMs(Math.max(...rs.map((r) => r.gcMaxMs)))}`,
+      rs.map((r) => fmtMs(r.loadgenLoopMaxMs)).join(' / '),
     ];
     const rounds = o.latency[0]?.runs.ours.length ?? 0;
     lines.push(
       '',
       `latency: every target at the same fixed rates (shares of the bare route's throughput), open loop, ${rounds} round(s), medians over rounds`,
       table([
-        ['target', 'offered req/s', 'req/s', 'p50 ms', 'p99 ms', 'p99 per round', 'server cpu', 'machine cpu', 'loop delay p99/max ms', 'gc max ms'],
+        ['target', 'offered req/s', 'req/s', 'p50 ms', 'p99 ms', 'p99 per round', 'server cpu', 'machine cpu', 'loop delay p99/max ms', 'gc max ms', 'load gen. loop max ms per round'],
         ...o.latency.flatMap(({ rate, runs: at }) => TARGETS.map((t) => lrow(t, rate, at[t]))),
       ]),
     );
@@ -531,7 +550,8 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
     '',
     `targets: ${verdicts.join('; ')}`,
     'p50/p99: exact per-response durations of 2xx responses (throughput: averaged over rounds); cpu: share of one core,',
-    'machine cpu: share of all cores, every process on the machine;',
+    'machine cpu: share of all cores, every process on the machine; loop delay and gc: this (server) process;',
+    "load gen. loop max: the load generator's own event loop, whose stalls the open-loop count charges to the server;",
     'while the load ran, server = this process (all three servers, the keys service and its consumers; not FerretDB/Kafka),',
     'autocannon = its process (the same one with BENCH_LOADGEN=inproc).',
     '',
@@ -548,9 +568,10 @@ async function main(): Promise<void> {
   const ROUNDS = intEnv('BENCH_ROUNDS', 5);
   const RATE_SHARES = sharesEnv('BENCH_RATE_SHARES', P99_TARGETS.map((g) => g.share));
   const LATENCY_ROUNDS = intEnv('BENCH_LATENCY_ROUNDS', 3);
+  const LATENCY_WARMUP = intEnv('BENCH_LATENCY_WARMUP', 1, 0);
   const WARMUP = intEnv('BENCH_WARMUP', 2, 0);
   const MAX_RPS = intEnv('BENCH_MAX_RPS', 10_000);
-  const totalSeconds = SECONDS * ROUNDS + WARMUP + SECONDS * RATE_SHARES.length * LATENCY_ROUNDS;
+  const totalSeconds = SECONDS * ROUNDS + WARMUP + (SECONDS + LATENCY_WARMUP) * RATE_SHARES.length * LATENCY_ROUNDS;
   const KEYS = intEnv('BENCH_KEYS', Math.ceil((MAX_RPS * totalSeconds) / PER_KEY_BUDGET));
   const IPS = intEnv('BENCH_IPS', Math.ceil((MAX_RPS * totalSeconds) / PER_IP_BUDGET));
   const LOADGEN = process.env.BENCH_LOADGEN || 'child';
@@ -677,9 +698,14 @@ async function main(): Promise<void> {
         const order: Target[] = TARGETS.map((_, i) => TARGETS[(i + r - 1) % TARGETS.length]!);
         for (const target of order) {
           err(`latency ${r}/${LATENCY_ROUNDS}: ${target} at ${fmtInt(rate)} req/s, ${SECONDS} s`);
+          // Steady state, not a return from idle: while the other two targets ran, ours' rate-limit
+          // window turned with no blocks claimed ahead (nobody asked) and its cached entries aged, so
+          // without this its first requests all claimed blocks and read the database together
+          // (176 inserts and reads in one burst: p99 126 ms for the whole run).
+          if (LATENCY_WARMUP > 0) check(target, 'latency warm-up', await runOne(target, LATENCY_WARMUP, rate));
           const run = await runOne(target, SECONDS, rate);
           check(target, 'latency', run);
-          err(`  ${fmtInt(run.requestsMean)} req/s, p50 ${fmtMs(run.p50)} ms, p99 ${fmtMs(run.p99)} ms, machine cpu ${Math.round(run.machineCpu * 100)}%, ${run.non2xx} non-2xx`);
+          err(`  ${fmtInt(run.requestsMean)} req/s, p50 ${fmtMs(run.p50)} ms, p99 ${fmtMs(run.p99)} ms, machine cpu ${Math.round(run.machineCpu * 100)}%, server loop max ${fmtMs(run.loopMaxMs)} ms, load gen. loop max ${fmtMs(run.loadgenLoopMaxMs)} ms, ${run.non2xx} non-2xx`);
           at[target].push(run);
         }
       }

@@ -140,6 +140,27 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
     expect(calls).to.equal(2);
   });
 
+  it('serves a trusted entry nobody read for a lifetime once more while it reloads, up to the stale limit; an older one is read through', async () => {
+    const t = clock();
+    const { calls, load } = loader({ doc: stored([used(1, 0)]) });
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load, now: t.now, random: () => 1, trustedTtlMs: 10_000, trustedStaleMs: 50_000 });
+    cache.setLive(true);
+    await cache.get(id);
+    expect(calls.n).to.equal(1);
+    t.advance(30_000); // idle three lifetimes
+    expect(cache.peekView(id), 'served, not a miss').to.not.equal(undefined);
+    expect(calls.n, 'reloading in the background').to.equal(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    t.advance(9_999);
+    expect(cache.peekView(id), 'the reload gave it a fresh lifetime').to.not.equal(undefined);
+    t.advance(50_001 - 9_999);
+    expect(cache.peekView(id), 'past the stale limit: not served').to.equal(undefined);
+    cache.setLive(false);
+    await cache.get(id);
+    t.advance(10_001);
+    expect(cache.peekView(id), 'not trusted (feed not live): no stale serving').to.equal(undefined);
+  });
+
   it('shares one load between concurrent misses of one id', async () => {
     const { calls, load } = loader({ doc: stored([used(2, 0)]) });
     const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load });

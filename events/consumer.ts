@@ -165,7 +165,7 @@ export class ConsumerRunner {
         let chunk: { event: DeliveredEvent; message: KafkaMessage }[] = [];
         const flush = async (): Promise<boolean> => {
           if (chunk.length === 0) return true;
-          // Timing hooks (debug only; bench:webhook times its hops by them): when a chunk reached the handler, and how long it took.
+          // Timing hooks (debug only; the benches time hops by them): when a chunk reached the handler, and how long it took.
           const startedAt = Date.now();
           const offset = chunk[0]!.message.offset;
           this.log.debug({ topic, partition, offset, events: chunk.length }, 'chunk received');

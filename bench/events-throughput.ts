@@ -36,7 +36,7 @@ import { Kafka, logLevel, Partitioners, type Admin, type Message } from 'kafkajs
 import { pino } from 'pino';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { runMain, stopOnSignals } from './run-main.ts';
-import { EventCodec } from '../events/codec.ts';
+import { EventCodec, type RawMessage } from '../events/codec.ts';
 import { ConsumerRunner } from '../events/consumer.ts';
 import type { Event } from '../events/envelope.ts';
 import { createKafka, kafkaSecurityOptions, noDelaySocketFactory, type KafkaSettings } from '../events/kafka.ts';
@@ -331,6 +331,32 @@ async function round(label: string, order: readonly PathName[], c: Clients, inpu
 }
 
 // ---------------------------------------------------------------------------------------------
+// The ceiling: what decoding alone costs
+
+/**
+ * Microseconds per message that our codec's decode takes on its own, in memory, over the very
+ * records both paths consume (headers as the Buffers kafkajs hands over): the least any consumer
+ * that decodes every event adds to bare kafkajs' per-message cost. Median of four passes after one
+ * that warms the JIT.
+ */
+function decodeCostUs(inputs: Inputs): number {
+  const codec = new EventCodec(probeCatalog('bench.inputs'));
+  const raws: RawMessage[] = inputs.events.map((e) => {
+    const m = codec.encode(e);
+    return { key: m.key, value: m.value, headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, Buffer.from(v)])) };
+  });
+  const passes: number[] = [];
+  let seen = 0;
+  for (let pass = 0; pass < 5; pass++) {
+    const t0 = performance.now();
+    for (const m of raws) seen += codec.decode(m).type.length;
+    passes.push(((performance.now() - t0) * 1000) / raws.length);
+  }
+  if (seen === 0) throw new Error('decoded nothing');
+  return median(passes.slice(1));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Report
 
 const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -438,6 +464,15 @@ async function main(): Promise<void> {
     process.stdout.write(report(results, inputs, brokerList.join(','), !process.env.KAFKA_BROKERS, rssBaseMb) + '\n');
     const medianRate = (path: PathName, phase: Phase) => median(results.map((r) => rate(r[path][phase])));
     const consume = { ours: medianRate('ours', 'consume'), bare: medianRate('bare', 'consume') };
+    // bare's wall time per message plus decoding alone: what a runner costing nothing else would reach.
+    const decodeUs = decodeCostUs(inputs);
+    const bareUs = 1e6 / consume.bare;
+    const ceiling = bareUs / (bareUs + decodeUs);
+    process.stdout.write(
+      `consume ceiling: decoding alone costs ${decodeUs.toFixed(2)} µs per message (in memory, same records); bare kafkajs ` +
+        `consumes one per ${bareUs.toFixed(2)} µs, so a consumer that decodes every event reaches at most ${ceiling.toFixed(2)}x ` +
+        `of bare; ours ${(consume.ours / consume.bare).toFixed(2)}x, i.e. ${(1e6 / consume.ours - bareUs - decodeUs).toFixed(2)} µs per message beyond both\n\n`,
+    );
     const produce = { ours: medianRate('ours', 'produce'), bare: medianRate('bare', 'produce') };
     emitFigures('events', [
       {
@@ -448,6 +483,15 @@ async function main(): Promise<void> {
         unit: 'msgs/s',
         target: '>= 0.9x',
         met: consume.ours / consume.bare >= 0.9,
+      },
+      {
+        figure: 'events consume ceiling (bare + decoding alone)',
+        ours: Math.round(1e6 / (bareUs + decodeUs)),
+        baseline: Math.round(consume.bare),
+        baselineName: 'bare kafkajs',
+        unit: 'msgs/s',
+        target: 'limit',
+        met: null,
       },
       {
         figure: 'events produce msgs/s (events/ ÷ bare kafkajs)',

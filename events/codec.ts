@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type avro from 'avsc';
 import type { EventCatalog, SchemaVersion } from './catalog.ts';
-import type { DeliveredEvent, Event, EventMetadata, Position } from './envelope.ts';
+import type { Event, EventMetadata } from './envelope.ts';
 import { PoisonMessageError } from './errors.ts';
 
 type Resolver = ReturnType<avro.Type['createResolver']>;
@@ -21,10 +21,9 @@ const Tap: TapConstructor | undefined = (() => {
   }
 })();
 
-/** Readers compiled for one schema version: the event alone, or with its position (what a consumer hands on). */
+/** A reader compiled for one schema version. */
 export interface CompiledReader {
   read(buf: Buffer, type: string): Event;
-  readAt(buf: Buffer, type: string, position: Position): DeliveredEvent;
 }
 
 /**
@@ -44,31 +43,20 @@ export function compileReader(version: Pick<SchemaVersion, 'avroType' | 'dataFie
   const types = fields.map((f) => f.type);
   // The same code generation avsc itself uses for its record readers (RecordType._createReader);
   // object literals evaluate their properties in source order, so the fields are read in schema order.
-  const compile = (signature: string, event: string) =>
-    new Function(...names, `return function ${signature} {\n  ${envelope}\n  return { ${event} };\n};`)(...types) as (...args: unknown[]) => unknown;
-  const readEvent = compile('read(tap, type)', `type, data: { ${data} }, ${metadata}`);
-  const readDelivered = compile('readAt(tap, type, position)', `type, data: { ${data} }, ${metadata}, position`);
+  const readEvent = new Function(...names, `return function read(tap, type) {\n  ${envelope}\n  return { type, data: { ${data} }, ${metadata} };\n};`)(
+    ...types,
+  ) as (tap: Tap, type: string) => Event;
   // One tap per reader, re-pointed at each message: reading is synchronous, so it is never shared.
   const tap = new Tap(Buffer.alloc(0));
-  const check = (buf: Buffer) => {
-    const end = tap.pos;
-    tap.buf = EMPTY; // holds no fetch response between messages
-    if (end > buf.length) throw new Error('truncated buffer');
-    if (end < buf.length) throw new Error('trailing data');
-  };
   return {
     read(buf, type) {
       tap.buf = buf;
       tap.pos = 0;
-      const event = readEvent(tap, type) as Event;
-      check(buf);
-      return event;
-    },
-    readAt(buf, type, position) {
-      tap.buf = buf;
-      tap.pos = 0;
-      const event = readDelivered(tap, type, position) as DeliveredEvent;
-      check(buf);
+      const event = readEvent(tap, type);
+      const end = tap.pos;
+      tap.buf = EMPTY; // holds no fetch response between messages
+      if (end > buf.length) throw new Error('truncated buffer');
+      if (end < buf.length) throw new Error('trailing data');
       return event;
     },
   };
@@ -158,35 +146,6 @@ export class EventCodec {
       }
     }
     return this.decodeGeneric(known, value);
-  }
-
-  /** decode, with the event's position in the log: what a consumer hands its handler. */
-  decodeAt(message: RawMessage & { offset: string }, topic: string, partition: number): DeliveredEvent {
-    return this.decodeKnown(this.writerOf(message), message, topic, partition);
-  }
-
-  private decodeKnown(known: KnownWriter, message: RawMessage & { offset: string }, topic: string, partition: number): DeliveredEvent {
-    const value = valueOf(message);
-    const position: Position = { topic, partition, offset: message.offset };
-    if (known.compiled) {
-      try {
-        return known.compiled.readAt(value, known.type, position);
-      } catch (err) {
-        throw this.poison(known, err);
-      }
-    }
-    const event = this.decodeGeneric(known, value);
-    return { type: event.type, data: event.data, metadata: event.metadata, position };
-  }
-
-  /**
-   * decodeAt for an event of one of `types`; undefined, without reading its bytes, for a valid
-   * message of another type (its headers are checked all the same: unknown ones are poison).
-   */
-  decodeIfOf(types: ReadonlySet<string>, message: RawMessage & { offset: string }, topic: string, partition: number): DeliveredEvent | undefined {
-    const known = this.writerOf(message);
-    if (!types.has(known.type)) return undefined;
-    return this.decodeKnown(known, message, topic, partition);
   }
 
   /** Any writer version, resolved to the reader's when older. */

@@ -138,40 +138,26 @@ describe('event codec: compiled readers and header matching (unit)', () => {
     }
   });
 
-  it('hands a consumer the event with its position, from Buffer headers met again and again', () => {
+  it('decodes the event from Buffer headers met again and again', () => {
     const event = newEvent('probe.recorded', { probeId: 'p-2', seq: 8, note: 'n', weight: 1 });
     const m = codec.encode(event);
-    for (let i = 0; i < 3; i++) {
-      const delivered = codec.decodeAt(asFetched(m), 'unit.compiled', 2);
-      expect(delivered).to.deep.equal({ ...event, position: { topic: 'unit.compiled', partition: 2, offset: '41' } });
-    }
+    for (let i = 0; i < 3; i++) expect(codec.decode(asFetched(m))).to.deep.equal(event);
     const reset = codec.encode(newEvent('probe.reset', { probeId: 'p-2' }));
-    expect(codec.decodeAt(asFetched(reset), 'unit.compiled', 0).type).to.equal('probe.reset');
+    expect(codec.decode(asFetched(reset)).type).to.equal('probe.reset');
   });
 
   it('refuses truncated and trailing bytes as poison, like fromBuffer', () => {
     const m = codec.encode(recorded('p', 1));
     const truncated = { ...asFetched(m), value: m.value.subarray(0, m.value.length - 1) };
     const trailing = { ...asFetched(m), value: Buffer.concat([m.value, Buffer.from([0])]) };
-    expect(() => codec.decodeAt(truncated, 't', 0)).to.throw(PoisonMessageError, /truncated|cannot decode/);
-    expect(() => codec.decodeAt(trailing, 't', 0)).to.throw(PoisonMessageError, /trailing data/);
-  });
-
-  it('passes by an event of a type not asked for without reading its bytes, but still refuses unknown headers', () => {
-    const only = new Set(['probe.reset']);
-    const m = codec.encode(recorded('p', 1));
-    const garbled = { ...asFetched(m), value: Buffer.from([0xff, 0xff]) };
-    expect(codec.decodeIfOf(only, garbled, 't', 0)).to.equal(undefined);
-    const reset = codec.encode(newEvent('probe.reset', { probeId: 'p-3' }));
-    expect(codec.decodeIfOf(only, asFetched(reset), 't', 1)?.data).to.deep.equal({ probeId: 'p-3' });
-    const unknown = asFetched({ value: m.value, headers: { ...m.headers, [HEADER.fingerprint]: 'ab'.repeat(32) } });
-    expect(() => codec.decodeIfOf(only, unknown, 't', 0)).to.throw(PoisonMessageError);
+    expect(() => codec.decode(truncated)).to.throw(PoisonMessageError, /truncated|cannot decode/);
+    expect(() => codec.decode(trailing)).to.throw(PoisonMessageError, /trailing data/);
   });
 
   it('does not take a known fingerprint under another type header', () => {
     const m = codec.encode(recorded('p', 1));
-    codec.decodeAt(asFetched(m), 't', 0); // now known
+    codec.decode(asFetched(m)); // now known
     const lying = asFetched({ value: m.value, headers: { ...m.headers, [HEADER.type]: 'probe.reset' } });
-    expect(() => codec.decodeAt(lying, 't', 0)).to.throw(PoisonMessageError);
+    expect(() => codec.decode(lying)).to.throw(PoisonMessageError);
   });
 });

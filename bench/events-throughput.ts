@@ -46,6 +46,7 @@ import { EventPublisher } from '../events/publisher.ts';
 import { ensureTopics } from '../events/topics.ts';
 import type { Logger } from '../services/platform/logger.ts';
 import { probeCatalog, recorded, type ProbeRecorded } from '../test/support/probe.ts';
+import { countFromStart, runnerLikeConsumer } from './bare-consume.ts';
 import { intEnv } from './bench-env.ts';
 
 const N = intEnv('BENCH_EVENTS', 100_000);
@@ -258,15 +259,7 @@ async function consumeOurs(kafka: Kafka, topic: string, count: number): Promise<
 }
 
 async function consumeBare(kafka: Kafka, topic: string, count: number): Promise<Measured> {
-  // ConsumerRunner's consumer and run settings.
-  const consumer = kafka.consumer({
-    groupId: groupOf(topic),
-    allowAutoTopicCreation: false,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3000,
-    maxWaitTimeInMs: 250,
-    retry: { initialRetryTime: 200, maxRetryTime: 5000, retries: Number.MAX_SAFE_INTEGER },
-  });
+  const consumer = runnerLikeConsumer(kafka, groupOf(topic));
   const seen = counter(count);
   let t0 = 0;
   let joinMs = NaN;
@@ -274,20 +267,7 @@ async function consumeBare(kafka: Kafka, topic: string, count: number): Promise<
   try {
     const m = await measure(async () => {
       t0 = performance.now();
-      await consumer.connect();
-      await consumer.subscribe({ topics: [topic], fromBeginning: true });
-      await consumer.run({
-        autoCommit: true,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 1,
-        eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
-          const n = batch.messages.length;
-          if (n === 0) return;
-          seen.add(n);
-          resolveOffset(batch.messages[n - 1]!.offset);
-          await heartbeat();
-        },
-      });
+      await countFromStart(consumer, topic, (n) => seen.add(n));
       await withTimeout(() => `the bare consumer saw ${seen.seen} of ${count} messages`, seen.done, CONSUME_TIMEOUT_MS);
     });
     if (seen.seen !== count) throw new Error(`the bare consumer saw ${seen.seen} messages for ${count} produced`);

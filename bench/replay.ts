@@ -62,6 +62,7 @@ import { loadConfig } from '../services/platform/config.ts';
 import type { Logger } from '../services/platform/logger.ts';
 import { connectMongo, type MongoHandle } from '../services/platform/mongo.ts';
 import { EVENT_DEFINITIONS } from '../services/platform/registry.ts';
+import { countFromStart, runnerLikeConsumer } from './bare-consume.ts';
 import { intEnv } from './bench-env.ts';
 
 const N = intEnv('BENCH_EVENTS', 1_000_000);
@@ -239,35 +240,17 @@ function bareKafka(brokers: string[], security: Pick<KafkaSettings, 'ssl' | 'sas
 }
 
 async function rawConsume(kafka: Kafka, topic: string, groupId: string, label: string): Promise<number> {
-  const consumer = kafka.consumer({
-    groupId,
-    allowAutoTopicCreation: false,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3000,
-    maxWaitTimeInMs: 250,
-    retry: { initialRetryTime: 200, maxRetryTime: 5000, retries: Number.MAX_SAFE_INTEGER },
-  });
+  const consumer = runnerLikeConsumer(kafka, groupId);
   let seen = 0;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
   const bar = progressBar(label, N);
   const t0 = performance.now();
   try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: true,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 1,
-      eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
-        const n = batch.messages.length;
-        if (n === 0) return;
-        seen += n;
-        bar.update(seen);
-        resolveOffset(batch.messages[n - 1]!.offset);
-        await heartbeat();
-        if (seen >= N) resolveDone();
-      },
+    await countFromStart(consumer, topic, (n) => {
+      seen += n;
+      bar.update(seen);
+      if (seen >= N) resolveDone();
     });
     await withTimeout(() => `raw consume saw ${seen} of ${N} messages`, done, TIMEOUT_MS);
     const ms = performance.now() - t0;

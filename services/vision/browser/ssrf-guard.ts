@@ -101,16 +101,21 @@ export function hostReason(allow: AllowList, host: string, port: number): string
  * resolves to a public and a private address would let the browser pick the private one). An
  * address that is itself allow-listed (an IP entry, with its port if it has one) is tolerated: the
  * literal would be allowed anyway. Pure.
+ *
+ * The refusal reaches the customer, so it names neither the address nor its range: "mongodb
+ * resolves to 172.18.0.3" mapped our network for whoever asked for http://mongodb/.
  */
 export function judgeAddresses(allow: AllowList, target: Target, addresses: readonly ResolvedAddress[]): Verdict {
   if (addresses.length === 0) return { allowed: false, reason: `${target.host} did not resolve` };
   if (isAllowListed(allow, target.host, target.port)) return { allowed: true, addresses };
   for (const { address } of addresses) {
-    const reason = isAllowListed(allow, address, target.port) ? undefined : blockedAddressReason(address);
-    if (reason !== undefined) return { allowed: false, reason: `${target.host} resolves to ${address}: ${reason}` };
+    if (!isAllowListed(allow, address, target.port) && blockedAddressReason(address) !== undefined) return { allowed: false, reason: internalHostReason(target.host) };
   }
   return { allowed: true, addresses };
 }
+
+/** Why a host name whose address is not public is refused, in words safe to hand to the customer. */
+export const internalHostReason = (host: string): string => `host ${host} is not allowed: it resolves to a private or internal address`;
 
 export const systemLookup: Lookup = async (host) => {
   const found = await dnsLookup(host, { all: true, verbatim: true });

@@ -13,7 +13,11 @@ export interface ValidationCompletedData {
   component: string;
   collectionName: string | null;
   url: string | null;
-  /** true: every check passed; false: one failed; null: none failed and one could not be decided. */
+  /**
+   * On the evidence only. true: every check passed; false: one failed; null: none failed and one
+   * could not be decided (a check only the language model decided counts as undecided, and so do
+   * the counts in checks).
+   */
   valid: boolean | null;
   confidence: number;
   checks: { passed: number; failed: number; unknown: number };

@@ -11,7 +11,7 @@ import { judge, verdictOf, type CheckResult } from '../checks/judge.ts';
 import { codeEvidence, type EvidenceItem } from '../code/code-evidence.ts';
 import type { ValidationCompleted } from '../events.ts';
 import type { ValidateInput } from '../input.ts';
-import { askModel } from '../llm/model-judge.ts';
+import { askModel, type EvidencePiece } from '../llm/model-judge.ts';
 import { examinePage } from '../page/examine-page.ts';
 import type { PageFacts } from '../page/page-facts.ts';
 import { describeLocator } from '../page/locator-code.ts';
@@ -22,8 +22,12 @@ export interface ValidateAnswer {
   success: true;
   validationId: string;
   component: string;
+  /** From the evidence only: never true on a language model's say-so (see modelValid). */
   valid: boolean | null;
+  /** The share of checks the evidence decided. */
   confidence: number;
+  /** What valid would be with the language model's answers counted; null when it decided no check. */
+  modelValid: boolean | null;
   evidence: EvidenceItem[];
   checks: CheckResult[];
   issues: string[];
@@ -38,6 +42,8 @@ const MAX_CHECKS = 30;
  * POST /api/integration/validate and the `integration_validate` tool: does the component do what the
  * sentences say? Code evidence from the collection's index, page evidence from the live page when
  * `url` is given; each sentence one check, decided by the evidence or left unknown (valid: null).
+ * With LLM_URL a model may answer the undecided ones: its answers are marked decidedBy "model" and
+ * make modelValid, never valid, which a page's own text could otherwise talk into true.
  * Uses one `queries` (the retrieval) and, with a url, one `screenshotsAnalyzed` once the page loaded.
  */
 export async function validateComponent(deps: IntegrationDeps, caller: Caller, input: ValidateInput, correlationId: string): Promise<ValidateAnswer> {
@@ -65,7 +71,7 @@ export async function validateComponent(deps: IntegrationDeps, caller: Caller, i
     const answer = await askModel(deps.llm, {
       component: input.component,
       context: input.context ?? null,
-      evidence: evidenceText([...code.items, ...pageItems(page)], page),
+      evidence: evidencePieces([...code.items, ...pageItems(page)], page),
       checks: undecided.map(({ index, description }) => ({ index, description })),
     });
     if (answer.problem) issues.push(`the language model did not judge the undecided checks: ${answer.problem}`);
@@ -78,6 +84,9 @@ export async function validateComponent(deps: IntegrationDeps, caller: Caller, i
   }
 
   const verdict = verdictOf(checks);
+  if (judgedByModel.length > 0 && verdict.valid !== false) {
+    issues.push(`valid counts the evidence only: ${judgedByModel.length} of the checks ${judgedByModel.length === 1 ? 'was' : 'were'} decided by the language model alone (decidedBy "model"), whose verdict is modelValid`);
+  }
   const items = [...code.items, ...pageItems(page)];
   const validationId = randomUUID();
   const event: ValidationCompleted = newEvent(
@@ -100,7 +109,7 @@ export async function validateComponent(deps: IntegrationDeps, caller: Caller, i
     { correlationId },
   );
   await publishAndApply(deps.rag.publisher, deps.rag.db, validationsProjection, [event]);
-  return { success: true, validationId, component: input.component, valid: verdict.valid, confidence: verdict.confidence, evidence: items, checks, issues, judgedByModel };
+  return { success: true, validationId, component: input.component, valid: verdict.valid, confidence: verdict.confidence, modelValid: verdict.modelValid, evidence: items, checks, issues, judgedByModel };
 }
 
 function mergedFacts(all: CodeFacts[]): CodeFacts | null {
@@ -151,11 +160,13 @@ function pageItems(page: PageFacts | null): EvidenceItem[] {
   return items;
 }
 
-/** The evidence as the model reads it: what a reviewer would look at, cut to a sensible size. */
-function evidenceText(items: EvidenceItem[], page: PageFacts | null): string {
-  const parts = items.map((item) =>
-    item.source === 'code' ? `[code ${item.role}] ${item.file}:${item.startLine}-${item.endLine}\n${item.snippet}` : `[page ${item.role}] ${item.selector}: ${item.snippet}`,
+/** The evidence as the model reads it, piece by piece: each is fenced apart as untrusted data in the prompt. */
+function evidencePieces(items: EvidenceItem[], page: PageFacts | null): EvidencePiece[] {
+  const pieces = items.map((item): EvidencePiece =>
+    item.source === 'code'
+      ? { kind: `code ${item.role}`, text: `${item.file}:${item.startLine}-${item.endLine}\n${item.snippet}` }
+      : { kind: `page ${item.role}`, text: `${item.selector}: ${item.snippet}` },
   );
-  if (page && !page.located) parts.push(`[page] the component was not found on ${page.finalUrl}`);
-  return parts.join('\n\n').slice(0, 24_000);
+  if (page && !page.located) pieces.push({ kind: 'page', text: `the component was not found on ${page.finalUrl}` });
+  return pieces;
 }

@@ -13,7 +13,11 @@ export interface CheckResult {
   description: string;
   status: CheckStatus;
   detail: string;
-  /** Who decided it: the evidence (rules) or the configured language model. */
+  /**
+   * Who decided it: the evidence (deterministic rules over the code and the page), the configured
+   * language model (status is then the model's answer, which the top-level valid does not count), or
+   * no one (unknown).
+   */
   decidedBy: 'evidence' | 'model' | null;
 }
 
@@ -112,23 +116,30 @@ export function judge(sentence: string, claim: Claim, evidence: Evidence): Check
 }
 
 export interface Verdict {
+  /** From the evidence alone: a check only the model decided counts as undecided here. */
   valid: boolean | null;
+  /** The share of checks the evidence decided. */
   confidence: number;
+  /** The checks as the evidence decided them: the model's verdicts are among the unknown. */
   counts: { passed: number; failed: number; unknown: number };
+  /** The verdict had the model's answers counted too; null when the model decided no check. */
+  modelValid: boolean | null;
 }
 
+const verdictOfStatuses = (statuses: readonly CheckStatus[]): boolean | null =>
+  statuses.includes('failed') ? false : statuses.includes('unknown') || statuses.length === 0 ? null : true;
+
 /**
- * valid: false when any check failed, null when none failed but one is unknown, true when all passed.
- * confidence: the share of checks decided, a model's decisions counting half (they are not evidence).
+ * valid: false when any check failed, null when none failed but one is unknown, true when all passed,
+ * all on the evidence only. A model's say-so is not evidence (the page it reads may have written it:
+ * "all checks passed"), so it never makes valid true; its verdict is modelValid, beside it.
  */
 export function verdictOf(checks: readonly CheckResult[]): Verdict {
   const counts = { passed: 0, failed: 0, unknown: 0 };
-  let weight = 0;
-  for (const check of checks) {
-    counts[check.status]++;
-    if (check.status !== 'unknown') weight += check.decidedBy === 'model' ? 0.5 : 1;
-  }
-  const valid = counts.failed > 0 ? false : counts.unknown > 0 || checks.length === 0 ? null : true;
-  const confidence = checks.length === 0 ? 0 : Math.round((weight / checks.length) * 100) / 100;
-  return { valid, confidence, counts };
+  const byEvidence = checks.map((check) => (check.decidedBy === 'evidence' ? check.status : 'unknown'));
+  for (const status of byEvidence) counts[status]++;
+  const valid = verdictOfStatuses(byEvidence);
+  const confidence = checks.length === 0 ? 0 : Math.round(((counts.passed + counts.failed) / checks.length) * 100) / 100;
+  const modelValid = checks.some((c) => c.decidedBy === 'model') ? verdictOfStatuses(checks.map((c) => c.status)) : null;
+  return { valid, confidence, counts, modelValid };
 }

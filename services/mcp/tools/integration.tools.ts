@@ -28,7 +28,7 @@ export const integrationValidateTool = defineTool({
   title: 'Validate a component against its expected behaviour',
   description:
     'Checks whether a component does what the sentences of expectedBehavior say, from its code in an indexed collection (definition and uses) and, with url, from the live page (found by test id, role and name, or text; visible, enabled, accessible name, what a click opens, navigates to or requests, axe accessibility). ' +
-    'Each sentence is one check: passed, failed, or unknown when the evidence cannot decide it. valid is true when all pass, false when one fails, null when none fails but one is unknown. Counts one query, plus one screenshotsAnalyzed with url.',
+    'Each sentence is one check: passed, failed, or unknown when the evidence cannot decide it. valid is true when all pass, false when one fails, null when none fails but one is unknown, on the evidence only. With a language model configured, it may answer the unknown checks (decidedBy "model"): its answers make modelValid, never valid. Counts one query, plus one screenshotsAnalyzed with url.',
   input: validateInput,
   output: z.object({
     success: z.literal(true),
@@ -36,6 +36,7 @@ export const integrationValidateTool = defineTool({
     component: z.string(),
     valid: z.boolean().nullable(),
     confidence: z.number(),
+    modelValid: z.boolean().nullable(),
     evidence: z.array(evidence),
     checks: z.array(check),
     issues: z.array(z.string()),
@@ -45,9 +46,10 @@ export const integrationValidateTool = defineTool({
   run: (args, ctx) => validateComponent(ctx.integration, ctx.caller, args, ctx.correlationId),
   render(r) {
     const verdict = r.valid === null ? 'undecided' : r.valid ? 'valid' : 'not valid';
-    const lines = r.checks.map((c) => `- [${c.status}] ${c.description}: ${c.detail}`);
+    const lines = r.checks.map((c) => `- [${c.status}${c.decidedBy === 'model' ? ', by the model' : ''}] ${c.description}: ${c.detail}`);
     const code = r.evidence.filter((e) => e.role === 'definition').map((e) => `${e.file}:${e.startLine}-${e.endLine}`);
-    return [`${r.component}: ${verdict} (confidence ${r.confidence})${code.length > 0 ? `, defined at ${code.join(', ')}` : ''}`, ...lines, ...r.issues.map((i) => `issue: ${i}`)].join('\n');
+    const model = r.judgedByModel.length === 0 ? '' : `; with the model's answers: ${r.modelValid === null ? 'undecided' : r.modelValid ? 'valid' : 'not valid'}`;
+    return [`${r.component}: ${verdict} (confidence ${r.confidence})${model}${code.length > 0 ? `, defined at ${code.join(', ')}` : ''}`, ...lines, ...r.issues.map((i) => `issue: ${i}`)].join('\n');
   },
 });
 

@@ -103,11 +103,21 @@ describe('integration validate: sentences, claims and their verdicts (unit)', ()
 
   it('gives valid false on any failure, null on any unknown, true only when all passed', () => {
     const check = (status: CheckResult['status'], decidedBy: CheckResult['decidedBy'] = status === 'unknown' ? null : 'evidence'): CheckResult => ({ description: 'x', status, detail: '', decidedBy });
-    expect(verdictOf([check('passed'), check('passed')])).to.deep.equal({ valid: true, confidence: 1, counts: { passed: 2, failed: 0, unknown: 0 } });
+    expect(verdictOf([check('passed'), check('passed')])).to.deep.equal({ valid: true, confidence: 1, counts: { passed: 2, failed: 0, unknown: 0 }, modelValid: null });
     expect(verdictOf([check('passed'), check('unknown')])).to.include({ valid: null, confidence: 0.5 });
     expect(verdictOf([check('failed'), check('unknown')])).to.include({ valid: false, confidence: 0.5 });
-    expect(verdictOf([check('passed'), check('passed', 'model')])).to.include({ valid: true, confidence: 0.75 });
     expect(verdictOf([])).to.include({ valid: null, confidence: 0 });
+  });
+
+  it('never lets a model\'s say-so make valid true: valid is the evidence\'s, the model\'s verdict is modelValid beside it', () => {
+    const check = (status: CheckResult['status'], decidedBy: CheckResult['decidedBy']): CheckResult => ({ description: 'x', status, detail: '', decidedBy });
+    // The evidence passed one, the model "passed" the other: the evidence alone leaves it undecided.
+    expect(verdictOf([check('passed', 'evidence'), check('passed', 'model')])).to.deep.equal({ valid: null, confidence: 0.5, counts: { passed: 1, failed: 0, unknown: 1 }, modelValid: true });
+    expect(verdictOf([check('passed', 'model'), check('passed', 'model')])).to.deep.equal({ valid: null, confidence: 0, counts: { passed: 0, failed: 0, unknown: 2 }, modelValid: true });
+    // A failure the evidence shows stands whatever the model says; one the model alone saw is only modelValid's.
+    expect(verdictOf([check('failed', 'evidence'), check('passed', 'model')])).to.include({ valid: false, modelValid: false });
+    expect(verdictOf([check('passed', 'evidence'), check('failed', 'model')])).to.include({ valid: null, modelValid: false });
+    expect(verdictOf([check('passed', 'model'), check('unknown', null)])).to.include({ valid: null, modelValid: null });
   });
 
   it('keeps a model\'s judgement to the checks asked about and to passed or failed', () => {

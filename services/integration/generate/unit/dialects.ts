@@ -3,6 +3,7 @@
  * (or rejects with) an error, a call runs and its result has the declared type.
  */
 
+import { identifier } from '../code-literals.ts';
 import type { Framework } from './test-paths.ts';
 import type { TypeCheck } from './type-desc.ts';
 import { quote } from './values.ts';
@@ -33,6 +34,11 @@ export function isGlobalError(name: string): boolean {
   return GLOBAL_ERRORS.has(name);
 }
 
+/** The error class as the test names it: written bare, so it must be an identifier. */
+function ctorOf(error: ErrorSpec): string | undefined {
+  return error.ctor === undefined ? undefined : identifier(error.ctor);
+}
+
 export function dialectFor(framework: Framework): Dialect {
   switch (framework) {
     case 'mocha':
@@ -54,7 +60,8 @@ const chai: Dialect = {
       case 'equals':
         return [`expect(${actual}).to.deep.equal(${assertion.expected});`];
       case 'throws': {
-        const { ctor, message } = assertion.error;
+        const ctor = ctorOf(assertion.error);
+        const { message } = assertion.error;
         if (awaited) {
           const lines = [`const error = await ${call}.then(() => undefined, (caught) => caught);`];
           lines.push(ctor ? `expect(error).to.be.an.instanceOf(${ctor});` : 'expect(error).to.be.an.instanceOf(Error);');
@@ -68,7 +75,7 @@ const chai: Dialect = {
         const check = assertion.check;
         if (!check) return awaited ? [`await ${call};`] : [`expect(() => ${call}).to.not.throw();`];
         if (check.kind === 'array') return [`expect(${actual}).to.be.an('array');`];
-        if (check.kind === 'instance') return [`expect(${actual}).to.be.an.instanceOf(${check.ctor});`];
+        if (check.kind === 'instance') return [`expect(${actual}).to.be.an.instanceOf(${identifier(check.ctor)});`];
         if (check.names.length === 1) return [`expect(${actual}).to.be.a(${quote(check.names[0] as string)});`];
         return [`expect(typeof (${actual})).to.be.oneOf([${check.names.map(quote).join(', ')}]);`];
       }
@@ -85,7 +92,8 @@ function expectStyle(imports: (esm: boolean) => string[]): Dialect {
         case 'equals':
           return [`expect(${actual}).toEqual(${assertion.expected});`];
         case 'throws': {
-          const { ctor, message } = assertion.error;
+          const ctor = ctorOf(assertion.error);
+          const { message } = assertion.error;
           const subject = awaited ? (m: string): string => `await expect(${call}).rejects.${m};` : (m: string): string => `expect(() => ${call}).${m};`;
           const lines: string[] = [];
           if (ctor) lines.push(subject(`toThrow(${ctor})`));
@@ -97,7 +105,7 @@ function expectStyle(imports: (esm: boolean) => string[]): Dialect {
           const check = assertion.check;
           if (!check) return awaited ? [`await ${call};`] : [`expect(() => ${call}).not.toThrow();`];
           if (check.kind === 'array') return [`expect(Array.isArray(${actual})).toBe(true);`];
-          if (check.kind === 'instance') return [`expect(${actual}).toBeInstanceOf(${check.ctor});`];
+          if (check.kind === 'instance') return [`expect(${actual}).toBeInstanceOf(${identifier(check.ctor)});`];
           if (check.names.length === 1) return [`expect(typeof (${actual})).toBe(${quote(check.names[0] as string)});`];
           return [`expect([${check.names.map(quote).join(', ')}]).toContain(typeof (${actual}));`];
         }
@@ -117,7 +125,8 @@ const nodeTest: Dialect = {
       case 'equals':
         return [`assert.deepStrictEqual(${actual}, ${assertion.expected});`];
       case 'throws': {
-        const { ctor, message } = assertion.error;
+        const ctor = ctorOf(assertion.error);
+        const { message } = assertion.error;
         const run = awaited ? (m: string): string => `await assert.rejects(${call}, ${m});` : (m: string): string => `assert.throws(() => ${call}, ${m});`;
         const fields: string[] = [];
         // A global class is checked by name in the same call; another by identity, then the message.
@@ -133,7 +142,7 @@ const nodeTest: Dialect = {
         const check = assertion.check;
         if (!check) return awaited ? [`await assert.doesNotReject(${call});`] : [`assert.doesNotThrow(() => ${call});`];
         if (check.kind === 'array') return [`assert.ok(Array.isArray(${actual}));`];
-        if (check.kind === 'instance') return [`assert.ok((${actual}) instanceof ${check.ctor});`];
+        if (check.kind === 'instance') return [`assert.ok((${actual}) instanceof ${identifier(check.ctor)});`];
         if (check.names.length === 1) return [`assert.equal(typeof (${actual}), ${quote(check.names[0] as string)});`];
         return [`assert.ok([${check.names.map(quote).join(', ')}].includes(typeof (${actual})));`];
       }

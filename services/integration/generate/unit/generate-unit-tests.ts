@@ -8,6 +8,7 @@
 import { detectLanguage } from '../../../rag/chunking/languages.ts';
 import type { Grammar } from '../../../rag/chunking/languages.ts';
 import { parserFor } from '../../../rag/chunking/parsers.ts';
+import { isIdentifier } from '../code-literals.ts';
 import { addExamples, addHappyPath } from './basic-cases.ts';
 import { addBranchCases } from './branch-cases.ts';
 import { findComponent } from './component.ts';
@@ -59,12 +60,11 @@ export interface UnitTestResult {
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const RESERVED = new Set(['default', 'new', 'class', 'function', 'delete', 'void', 'typeof', 'this', 'import', 'export', 'return']);
 const SCRIPT_GRAMMARS: ReadonlySet<Grammar> = new Set(['javascript', 'typescript', 'tsx']);
 
 export async function generateUnitTests(request: UnitTestRequest): Promise<UnitTestResult> {
   const { component: name, testType, coverage, framework, moduleSystem } = request;
-  if (!IDENTIFIER.test(name) || RESERVED.has(name)) throw new GenerateError('COMPONENT_NOT_FOUND', `${JSON.stringify(name)} is not a name a module can export and a test can import`);
+  if (!IDENTIFIER.test(name) || !isIdentifier(name)) throw new GenerateError('COMPONENT_NOT_FOUND', `${JSON.stringify(name)} is not a name a module can export and a test can import`);
   const modulePath = normalizeModulePath(request.modulePath);
   const language = detectLanguage(modulePath, request.source);
   if (language.chunker !== 'code' || !SCRIPT_GRAMMARS.has(language.grammar)) {

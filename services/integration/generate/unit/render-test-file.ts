@@ -3,11 +3,11 @@
  * default or whole-module export), and one `it` per case in the framework's assertion style.
  */
 
+import { commentText, identifier, jsString } from '../code-literals.ts';
 import type { ExportKind } from './component.ts';
 import type { Dialect } from './dialects.ts';
 import type { PlannedCase, Skip } from './planner.ts';
 import type { TestFile } from './test-paths.ts';
-import { quote } from './values.ts';
 
 export interface TestFileInput {
   component: string;
@@ -29,11 +29,11 @@ const MAX_LISTED_SKIPS = 12;
 
 export function renderTestFile(input: TestFileInput): string {
   const lines: string[] = [];
-  lines.push(`// Generated from ${input.modulePath} by reading its code (it was not run to write these cases).`);
-  lines.push(`// Run: ${input.runCommand}`);
+  lines.push(`// Generated from ${commentText(input.modulePath)} by reading its code (it was not run to write these cases).`);
+  lines.push(`// Run: ${commentText(input.runCommand)}`);
   if (input.skipped.length > 0) {
     lines.push('// Not covered here:');
-    for (const skip of input.skipped.slice(0, MAX_LISTED_SKIPS)) lines.push(`//   ${skip.line !== undefined ? `line ${skip.line}: ` : ''}${skip.reason.replace(/\s+/g, ' ')}`);
+    for (const skip of input.skipped.slice(0, MAX_LISTED_SKIPS)) lines.push(`//   ${skip.line !== undefined ? `line ${skip.line}: ` : ''}${commentText(skip.reason.replace(/\s+/g, ' '))}`);
     if (input.skipped.length > MAX_LISTED_SKIPS) lines.push(`//   and ${input.skipped.length - MAX_LISTED_SKIPS} more`);
   }
   lines.push(...input.dialect.imports(input.file.esm));
@@ -53,9 +53,13 @@ export function renderTestFile(input: TestFileInput): string {
   return `${lines.join('\n')}\n`;
 }
 
-function moduleImport(input: TestFileInput, extras: readonly string[]): string {
-  const { component, localName, specifier, exportKind } = input;
-  const from = quote(specifier);
+/** The names are written bare, so each must be an identifier (subjectOf only offers such names to import). */
+function moduleImport(input: TestFileInput, extraNames: readonly string[]): string {
+  const component = identifier(input.component);
+  const localName = identifier(input.localName);
+  const extras = extraNames.map(identifier);
+  const { specifier, exportKind } = input;
+  const from = jsString(specifier, "'");
   if (input.file.esm) {
     if (exportKind === 'named') return `import { ${[component === localName ? component : `${component} as ${localName}`, ...extras].join(', ')} } from ${from};`;
     return extras.length > 0 ? `import ${localName}, { ${extras.join(', ')} } from ${from};` : `import ${localName} from ${from};`;
@@ -67,5 +71,5 @@ function moduleImport(input: TestFileInput, extras: readonly string[]): string {
 
 /** Titles quote code, so they take double quotes when that avoids escaping. */
 function title(text: string): string {
-  return text.includes("'") && !text.includes('"') ? JSON.stringify(text) : quote(text);
+  return jsString(text, text.includes("'") && !text.includes('"') ? '"' : "'");
 }

@@ -4,6 +4,7 @@
  * assertion the simulation justifies.
  */
 
+import { isIdentifier } from '../code-literals.ts';
 import { buildArgs, leafValues, renderArgs } from './arguments.ts';
 import type { Assignment } from './arguments.ts';
 import { candidatesOf } from './candidates.ts';
@@ -78,7 +79,9 @@ export function subjectOf(component: Component, facts: ModuleFacts, typescript: 
   const read = new Set<string>();
   for (const condition of conditions) for (const name of namesIn(condition)) read.add(name);
   const vary = leaves.filter((l) => l.access && read.has(l.access.root)).map((l) => l.id);
-  const importable = component.exportKind === 'module' ? new Set<string>() : facts.exportedClasses;
+  // A test imports and names these bare; an export name that is not an identifier (a string export
+  // name, or one the parser took with invisible characters in it) is only ever described, by name.
+  const importable = component.exportKind === 'module' ? new Set<string>() : new Set([...facts.exportedClasses].filter(isIdentifier));
   const candidates = candidatesOf(leaves, conditions, facts.constants);
   const subject: Subject = {
     component,

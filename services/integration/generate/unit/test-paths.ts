@@ -3,6 +3,7 @@
  */
 
 import { posix } from 'node:path';
+import { shellWord } from '../code-literals.ts';
 import { GenerateError } from './generate-error.ts';
 
 export type Framework = 'mocha' | 'vitest' | 'jest' | 'node:test';
@@ -48,7 +49,9 @@ export function importSpecifier(testPath: string, modulePath: string): string {
   return relative.startsWith('.') ? relative : `./${relative}`;
 }
 
-export function runCommandFor(framework: Framework, path: string, file: TestFile): string {
+export function runCommandFor(framework: Framework, testPath: string, file: TestFile): string {
+  // The name in the path is an identifier, and `$` in one would expand in the customer's shell.
+  const path = shellWord(testPath);
   switch (framework) {
     case 'mocha':
       return `npx mocha ${path}`;

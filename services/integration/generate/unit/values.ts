@@ -3,6 +3,8 @@
  * symbols or class instances), so evaluating conditions over them can never run customer code.
  */
 
+import { jsString } from '../code-literals.ts';
+
 export type Value = undefined | null | boolean | number | bigint | string | Value[] | { [key: string]: Value };
 
 /** An argument or property left out of the call (a default, or `undefined`, applies). */
@@ -15,11 +17,9 @@ export function isPlainObject(value: unknown): value is { [key: string]: Value }
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A JavaScript string literal (single-quoted) built on JSON.stringify's escaping. */
+/** A single-quoted JavaScript string literal: the style of the generated unit tests. */
 export function quote(text: string): string {
-  const json = JSON.stringify(text).slice(1, -1);
-  const body = json.replace(/\\"/g, '"').replace(/'/g, "\\'").replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-  return `'${body}'`;
+  return jsString(text, "'");
 }
 
 /** Source text that evaluates to `value`: -0, NaN, Infinity, undefined and bigint included. */

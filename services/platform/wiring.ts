@@ -9,7 +9,11 @@ import type { Runtime } from './runtime.ts';
 import { listen } from './service.ts';
 
 /** A started consumer group in the runtime's namespace, reading the topics of the given event types. */
-export async function startConsumer(rt: Runtime, log: Logger, options: { group: string; eventTypes: readonly string[]; handler: EventHandler }): Promise<ConsumerRunner> {
+export async function startConsumer(
+  rt: Runtime,
+  log: Logger,
+  options: { group: string; eventTypes: readonly string[]; handler: EventHandler; partitionsAtOnce?: number },
+): Promise<ConsumerRunner> {
   const runner = new ConsumerRunner({
     kafka: rt.kafka,
     codec: rt.codec,
@@ -20,6 +24,7 @@ export async function startConsumer(rt: Runtime, log: Logger, options: { group: 
     handler: options.handler,
     retries: rt.config.kafka.handlerRetries,
     sessionTimeoutMs: rt.config.kafka.sessionTimeoutMs,
+    ...(options.partitionsAtOnce ? { partitionsAtOnce: options.partitionsAtOnce } : {}),
   });
   rt.track(runner);
   await runner.start();
@@ -36,7 +41,10 @@ export async function startProjection(rt: Runtime, log: Logger, projection: Proj
   });
 }
 
-/** A service's HTTP face with the platform's middleware, /health and /metrics. */
+/**
+ * A service's HTTP face with the platform's middleware and /health; /metrics only on the process's
+ * private listeners (OPS_PORT, ADMIN_PORT), which Prometheus scrapes, never on a public face.
+ */
 export async function serveHttp(
   rt: Runtime,
   log: Logger,
@@ -53,6 +61,7 @@ export async function serveHttp(
     lean?: (app: Express) => LeanHandler;
   },
 ) {
+  const { ports } = rt.config;
   const app = createApp(
     {
       service: options.service,
@@ -61,6 +70,7 @@ export async function serveHttp(
       health: { ...rt.health, dependencies: options.dependencies ?? rt.dependencies },
       healthDetailsToken: rt.config.secrets.webhookSecret,
       trustProxy: rt.config.http.trustProxy,
+      metrics: options.port === ports.ops || options.port === ports.admin,
       ...(options.beforeJson ? { beforeJson: options.beforeJson } : {}),
       ...(options.errorBody ? { errorBody: options.errorBody } : {}),
       ...(options.healthRoute ? { healthRoute: options.healthRoute } : {}),

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { KeyGate } from '../keys/gate.ts';
 import { RemoteValidator } from '../keys/remote-validator.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
@@ -11,7 +10,8 @@ import { leaseIntegrationEngine } from '../integration/engine.ts';
 import { mountIntegrationRoutes } from '../integration/http/integration.routes.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { mountGlmRoutes } from '../vision/http/glm.routes.ts';
-import { mountIndexBody, mountRagRoutes } from './http/rag.routes.ts';
+import { GateFirst } from './http/gate-first.ts';
+import { GATED_PREFIXES, gateCheckOf, mountIndexBody, mountRagRoutes } from './http/rag.routes.ts';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -38,7 +38,7 @@ export const ragService: ServiceModule = {
       parts.onStop(() => integration.release());
       const { deps } = lease.value;
       const features = featuresOf(lease.value, vision.value);
-      const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher, errorBody: ragErrorBody });
+      const gate = new GateFirst({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher, errorBody: ragErrorBody });
       const health = new RagHealth({ service: 'svc-rag', health: rt.health, version: VERSION, environment: config.env, features });
       parts.onStop(() => health.stop());
       const server = await serveHttp(rt, log, {
@@ -48,6 +48,9 @@ export const ragService: ServiceModule = {
         errorBody: ragErrorBody,
         beforeJson: (a) => {
           a.use('/api', cors);
+          // The key is checked before any body parser, so whoever has none gets 401 without the
+          // server reading (or inflating) a byte of what it sends.
+          a.use(GATED_PREFIXES, gate.beforeBody(gateCheckOf));
           mountIndexBody(a, config.rag.pushBodyLimit);
         },
         mount: (a) => {

@@ -23,6 +23,11 @@ export interface AppOptions {
   healthRoute?: (app: Express) => void;
   /** Peers whose X-Forwarded-For names the client (TRUST_PROXY); default loopback. */
   trustProxy?: TrustProxy;
+  /**
+   * Serve GET /metrics (the whole process's registry). Only private listeners do: on a public face
+   * it told anyone the routes, their traffic and latencies, the consumer lag and the process's memory.
+   */
+  metrics?: boolean;
 }
 
 export interface ErrorBody {
@@ -40,7 +45,7 @@ declare module 'express-serve-static-core' {
 
 /**
  * Every service's Express app: request ids, JSON bodies with a size limit, latency metrics,
- * /health and /metrics, and JSON error bodies for everything that goes wrong.
+ * /health (and /metrics on a private listener), and JSON error bodies for everything that goes wrong.
  */
 export function createApp(options: AppOptions, mount: (app: Express) => void): Express {
   const app = express();
@@ -64,7 +69,7 @@ export function createApp(options: AppOptions, mount: (app: Express) => void): E
     res.setHeader('Cache-Control', 'no-store');
     res.status(live.status === 'ok' ? 200 : 503).json({ service: options.service, status: live.status });
   });
-  app.get('/metrics', metricsHandler);
+  if (options.metrics === true) app.get('/metrics', metricsHandler);
   options.beforeJson?.(app);
   app.use(express.json({ limit: options.bodyLimit, strict: true, type: ['application/json', 'application/*+json'] }));
   mount(app);

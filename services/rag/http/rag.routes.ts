@@ -1,5 +1,5 @@
-import express, { type Express, type Response } from 'express';
-import type { KeyGate } from '../../keys/gate.ts';
+import express, { type Express, type Request, type Response } from 'express';
+import type { KeyGate, UseRequest } from '../../keys/gate.ts';
 import type { RagDeps } from '../app/deps.ts';
 import { indexStatus, jobStatus } from '../app/index-status.ts';
 import { queryCollection } from '../app/query-collection.ts';
@@ -15,6 +15,21 @@ const WAIT_LIMIT_MS = 120_000;
 /** Pushed files are larger than any other request: /api/rag/index reads its body with its own limit. */
 export function mountIndexBody(app: Express, limit: string): void {
   app.post(API_PATHS.rag.index, express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }));
+}
+
+/** Every gated operation of the face lives under these (GET /api, the list of them, is open). */
+export const GATED_PREFIXES = ['/api/rag', '/api/glm', '/api/integration'];
+
+/** What the gate checks for an index request: its quota is filesIndexed, which the job itself checks. */
+const INDEX_CHECK: UseRequest = { metric: 'filesIndexed', amount: 0 };
+/** What the gate checks for every other operation (gated-request.ts's admitter). */
+const OPERATION_CHECK: UseRequest = { metric: 'queries', amount: 0 };
+
+/** The gate's check for a request under GATED_PREFIXES, as its route will ask for it. */
+export function gateCheckOf(req: Request): UseRequest {
+  // Routing ignores case and a trailing slash; so does this.
+  const path = `${req.baseUrl}${req.path}`.toLowerCase().replace(/\/+$/, '');
+  return req.method === 'POST' && path === API_PATHS.rag.index ? INDEX_CHECK : OPERATION_CHECK;
 }
 
 /**
@@ -36,7 +51,7 @@ export function mountRagRoutes(app: Express, deps: RagDeps, gate: KeyGate): void
   });
 
   app.post(API_PATHS.rag.index, async (req, res) => {
-    const admitted = await gate.authorize(req, res, { metric: 'filesIndexed', amount: 0 });
+    const admitted = await gate.authorize(req, res, INDEX_CHECK);
     if (!admitted) return;
     const input = parse(indexInput, req.body);
     const accepted = await requestIndex(deps, callerOf(admitted), input, req.id);

@@ -26,7 +26,8 @@ describe('platform HTTP app, health and outage handling (integration)', function
     const env = await useStack();
     const log = testLogger();
     runtime = await createRuntime(testConfig(env, { KAFKA_PUBLISH_TIMEOUT_MS: '2000' }), log, { catalog: probeCatalog(topic) });
-    const app: Express = createApp({ service: 'probe', log, bodyLimit: '1kb', health: runtime.health, healthDetailsToken: OPS_TOKEN }, (a) => {
+    // A private listener's app (OPS_PORT, ADMIN_PORT): it serves /metrics.
+    const app: Express = createApp({ service: 'probe', log, bodyLimit: '1kb', health: runtime.health, healthDetailsToken: OPS_TOKEN, metrics: true }, (a) => {
       a.post('/probe', async (req, res) => {
         const body = req.body as { probeId?: unknown };
         if (typeof body?.probeId !== 'string') throw badRequest('probeId is required');
@@ -65,6 +66,17 @@ describe('platform HTTP app, health and outage handling (integration)', function
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).to.match(/svc_http_request_duration_seconds_bucket\{[^}]*route="\/probe"/);
     expect(metrics).to.include('svc_events_published_total');
+  });
+
+  it('serves /metrics on private listeners only: a public face answers 404', async () => {
+    const publicFace = await listen(createApp({ service: 'public', log: testLogger(), bodyLimit: '1kb', health: runtime.health }, () => undefined), '127.0.0.1', 0);
+    try {
+      const res = await fetch(`${publicFace.url}/metrics`);
+      expect(res.status).to.equal(404);
+      expect(await res.text()).to.not.include('svc_');
+    } finally {
+      await publicFace.close();
+    }
   });
 
   it('answers bad input with JSON errors: 400, 413, 404, and a 500 that hides the detail', async () => {

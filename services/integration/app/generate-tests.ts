@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
+import { HttpError, unavailable } from '../../platform/http/errors.ts';
+import { WorkBudgetError, WorkPoolClosed, WorkQueueFull } from '../../platform/work/work-pool.ts';
 import { indexedCollection } from '../../rag/app/indexed-collection.ts';
 import { checkQuota, meter } from '../../rag/app/meter.ts';
 import { ragError, type Caller } from '../../rag/caller.ts';
@@ -11,8 +13,9 @@ import { readProjectFile } from '../code/project-files.ts';
 import type { TestsGenerated } from '../events.ts';
 import { playwrightTests } from '../generate/e2e/playwright-spec.ts';
 import type { GeneratedTests } from '../generate/generated.ts';
-import { detectFramework, moduleSystemOf } from '../generate/project-setup.ts';
-import { GenerateError, generateUnitTests } from '../generate/unit/generate-unit-tests.ts';
+import type { GenerateErrorCode } from '../generate/unit/generate-error.ts';
+import { GENERATE_TESTS, type GenerateTaskInput, type GenerateTaskOutput } from '../generate/unit/generate.task.ts';
+import type { UnitTestResult } from '../generate/unit/generate-unit-tests.ts';
 import { generationsProjection } from '../generations.projection.ts';
 import type { GenerateInput } from '../input.ts';
 import { examinePage } from '../page/examine-page.ts';
@@ -31,12 +34,13 @@ export interface GenerateAnswer extends GeneratedTests {
 /** Files that use the component, read for the calls an integration test repeats. */
 const MAX_USAGE_FILES = 10;
 
-const GENERATE_STATUS: Record<GenerateError['code'], number> = { COMPONENT_NOT_FOUND: 404, NOT_SUPPORTED: 422, NO_CASES: 422 };
+const GENERATE_STATUS: Record<GenerateErrorCode, number> = { COMPONENT_NOT_FOUND: 404, NOT_SUPPORTED: 422, NO_CASES: 422 };
 
 /**
  * POST /api/integration/generate and the `integration_generate` tool: runnable tests for a component.
  * unit / integration: a test file for its module, from its real signature and the branches the parser
- * sees (services/integration/generate/unit); e2e / visual: a Playwright test from the live page.
+ * sees (services/integration/generate/unit), on the generation pool's worker thread once the files
+ * are read; e2e / visual: a Playwright test from the live page.
  * Uses one `queries` and, for a page, one `screenshotsAnalyzed` once the page loaded.
  */
 export async function generateTests(deps: IntegrationDeps, caller: Caller, input: GenerateInput, correlationId: string): Promise<GenerateAnswer> {
@@ -60,22 +64,16 @@ export async function generateTests(deps: IntegrationDeps, caller: Caller, input
     const found = await moduleOf(deps, collection, input.component);
     source = { file: found.definition.metadata.file, startLine: found.definition.metadata.startLine, endLine: found.definition.metadata.endLine };
     const packageJson = await readProjectFile(deps.rag, collection, 'package.json');
-    const framework = input.framework ?? detectFramework(packageJson);
-    try {
-      tests = await generateUnitTests({
-        component: input.component,
-        source: found.source,
-        modulePath: found.definition.metadata.file,
-        testType: input.testType as 'unit' | 'integration',
-        coverage: input.coverage,
-        framework: framework as 'mocha' | 'vitest' | 'jest' | 'node:test',
-        moduleSystem: moduleSystemOf(packageJson, found.definition.metadata.file, found.source),
-        usages: input.testType === 'integration' ? found.usages : [],
-      });
-    } catch (err) {
-      if (err instanceof GenerateError) throw ragError(GENERATE_STATUS[err.code], err.code, err.message);
-      throw err;
-    }
+    tests = await generateOffLoop(deps, caller, {
+      component: input.component,
+      source: found.source,
+      modulePath: found.definition.metadata.file,
+      packageJson,
+      ...(input.framework !== undefined ? { framework: input.framework as 'mocha' | 'vitest' | 'jest' | 'node:test' } : {}),
+      testType: input.testType as 'unit' | 'integration',
+      coverage: input.coverage,
+      usages: input.testType === 'integration' ? found.usages : [],
+    });
   }
 
   const generationId = randomUUID();
@@ -99,6 +97,31 @@ export async function generateTests(deps: IntegrationDeps, caller: Caller, input
   );
   await publishAndApply(deps.rag.publisher, deps.rag.db, generationsProjection, [event]);
   return { success: true, generationId, component: input.component, testType: input.testType, coverage: input.coverage, source, ...tests };
+}
+
+/**
+ * Parsing, planning, solving and rendering on the generation pool: their cost grows with what the
+ * customer's module holds (a few hundred unsolvable guards keep the solver busy for seconds), so
+ * they never run on the loop that answers everyone's requests. Over its budget: 422; the customer's
+ * queue full: 429; the pool stopping: 503.
+ */
+async function generateOffLoop(deps: IntegrationDeps, caller: Caller, input: GenerateTaskInput): Promise<UnitTestResult> {
+  let outcome: GenerateTaskOutput;
+  try {
+    outcome = await deps.generation.run(GENERATE_TESTS, input, { tenant: caller.customerId });
+  } catch (err) {
+    if (err instanceof WorkBudgetError) throw tooCostly(err);
+    if (err instanceof WorkQueueFull) throw new HttpError(429, 'TOO_BUSY', 'too many of your test generations are waiting; try again shortly', { headers: { 'Retry-After': '5' } });
+    if (err instanceof WorkPoolClosed) throw unavailable('test generation is stopping on this server; retry shortly');
+    throw err;
+  }
+  if (!outcome.ok) throw ragError(GENERATE_STATUS[outcome.code], outcome.code, outcome.message);
+  return outcome.tests;
+}
+
+function tooCostly(err: WorkBudgetError): HttpError {
+  if (err.budget === 'crash') return ragError(422, 'GENERATION_FAILED', 'generating tests for this code stopped the worker it ran on; nothing was generated');
+  return ragError(422, 'GENERATION_TOO_COSTLY', `generating tests for this code ran past its ${err.budget} budget: generate for a smaller module, or at a lower coverage`);
 }
 
 /** The component's definition, its module's text, and the files that use it. */

@@ -79,8 +79,8 @@ describe('integration validate: a model that passes everything cannot make valid
       config: { urls: { pricing: 'https://svc.example/pricing' } } as RagDeps['config'],
       retrieval: retrieval as Retrieval,
     };
-    // Neither the browser (no url is given) nor pushed sources are reached.
-    deps = { rag: rag as RagDeps, vision: {} as VisionDeps, llm: { url: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`, model: 'yes-man', apiKey: undefined, timeoutMs: 5000 } };
+    // Neither the browser (no url is given), pushed sources nor the generation pool are reached.
+    deps = { rag: rag as RagDeps, vision: {} as VisionDeps, llm: { url: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`, model: 'yes-man', apiKey: undefined, timeoutMs: 5000 }, generation: {} as IntegrationDeps['generation'] };
   });
 
   after(async () => {

@@ -17,7 +17,9 @@ export interface CodeFacts {
   parameters: string[];
 }
 
-const THROW = /throw\s+new\s+([A-Za-z_$][\w$]*)\s*\(\s*(?:(["'`])((?:\\.|(?!\2).)*)\2)?/g;
+// A backslash is read only as the start of an escape: were it also an ordinary character, an
+// unterminated string of backslashes (customer text) would be split every way: each one more, 1.6 times the time.
+const THROW = /throw\s+new\s+([A-Za-z_$][\w$]*)\s*\(\s*(?:(["'`])((?:\\.|(?!\2)[^\\\n])*)\2)?/g;
 
 export function codeFacts(content: string, startLine: number): CodeFacts {
   const throws: ThrowSite[] = [];
@@ -45,7 +47,7 @@ function guardBefore(content: string, at: number): string | null {
       if (depth === 0) {
         // Between the condition and the throw only a brace and space may stand: otherwise it is another statement's.
         const between = content.slice(i + 1, at);
-        return /^\s*\{?\s*$/.test(between) ? content.slice(open + 1, i).trim() : null;
+        return /^\s*(?:\{\s*)?$/.test(between) ? content.slice(open + 1, i).trim() : null;
       }
     }
   }

@@ -46,6 +46,11 @@ export interface ConsumerOptions {
    * must be bounded below it.
    */
   sessionTimeoutMs?: number;
+  /**
+   * Partitions handled at once (default 1). Long handlers (index jobs) take more, so that one
+   * partition's long event does not hold the others' back.
+   */
+  partitionsAtOnce?: number;
 }
 
 export const DLQ_HEADER = {
@@ -158,7 +163,7 @@ export class ConsumerRunner {
     await this.consumer.run({
       autoCommit: true,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 1,
+      partitionsConsumedConcurrently: this.options.partitionsAtOnce ?? 1,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         const { topic, partition } = batch;
         eventMetrics.lag.set({ group: this.options.groupId, topic, partition: String(partition) }, Number(batch.offsetLag()));

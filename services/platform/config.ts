@@ -39,6 +39,44 @@ const variantTiers = z
     return map;
   });
 
+/** `pro:20,team:100`: a number per paid tier (free has no vision RAG); tiers left out keep their default. */
+const perTier = (defaults: Readonly<Record<Tier, number>>) =>
+  z
+    .string()
+    .transform((s, ctx) => {
+      const values: Record<Tier, number> = { ...defaults };
+      for (const pair of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+        const [tier, value] = pair.split(':').map((x) => x.trim());
+        const n = Number(value);
+        if (!tier || !(TIERS as readonly string[]).includes(tier) || !Number.isInteger(n) || n < 0) {
+          ctx.addIssue({ code: 'custom', message: `"${pair}" is not tier:number (tiers ${TIERS.join(', ')})` });
+          return z.NEVER;
+        }
+        values[tier as Tier] = n;
+      }
+      return values;
+    })
+    .default(defaults);
+
+/** `customerId=/abs/folder,...`: folders an operator gives a customer besides its own under the roots. */
+const customerFolders = z
+  .string()
+  .transform((s, ctx) => {
+    const map = new Map<string, string[]>();
+    for (const pair of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+      const at = pair.lastIndexOf('=');
+      const customer = pair.slice(0, Math.max(0, at)).trim();
+      const folder = pair.slice(at + 1).trim();
+      if (at <= 0 || !folder.startsWith('/')) {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" is not customerId=/absolute/folder` });
+        return z.NEVER;
+      }
+      map.set(customer, [...(map.get(customer) ?? []), folder]);
+    }
+    return map as ReadonlyMap<string, readonly string[]>;
+  })
+  .default(new Map());
+
 /** Secrets: required in production; in development a throwaway value is generated and reported. */
 const secret = (check: (s: string) => string | null) =>
   z.string().optional().superRefine((value, ctx) => {
@@ -116,6 +154,19 @@ const schema = z.object({
   RAG_PUSH_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 10mb' }).default('10mb'),
   RAG_PUSH_MAX_FILES: z.coerce.number().int().min(1).max(100_000).default(2000),
   RAG_QUERY_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  RAG_ROOTS_LAYOUT: z.enum(['per-customer', 'shared'], { error: 'must be per-customer or shared' }).default('per-customer'),
+  RAG_CUSTOMER_FOLDERS: customerFolders,
+  RAG_MAX_COLLECTIONS: perTier({ free: 0, pro: 20, team: 100 }),
+  RAG_PUSHED_MB: perTier({ free: 0, pro: 200, team: 1000 }),
+  RAG_PUSHED_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  RAG_OPEN_INDEXES: z.coerce.number().int().min(1).max(10_000).default(16),
+  RAG_INDEX_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  RAG_WORK_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  RAG_WORK_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).default(512),
+  RAG_FILE_BUDGET_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  RAG_LIST_BUDGET_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  RAG_JOB_BUDGET_MS: z.coerce.number().int().min(1000).max(86_400_000).default(1_800_000),
+  RAG_JOB_MAX_STARTS: z.coerce.number().int().min(1).max(100).default(3),
   CHROMIUM_PATH: z.string().regex(/^\//, { error: 'must be an absolute path to a Chromium executable' }).optional(),
   CAPTURE_ALLOWED_HOSTS: z
     .string()
@@ -132,6 +183,11 @@ const schema = z.object({
   VISION_POOL_SIZE: z.coerce.number().int().min(1).max(16).default(2),
   CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(30_000),
   CAPTURE_MAX_BYTES: z.coerce.number().int().min(100_000).max(200_000_000).default(15_000_000),
+  VISION_WORK_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(512),
+  VISION_WORK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(20_000),
+  VISION_STORAGE_MB_PRO: z.coerce.number().int().min(1).max(10_000_000).default(1024),
+  VISION_STORAGE_MB_TEAM: z.coerce.number().int().min(1).max(10_000_000).default(10_240),
+  VISION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   LLM_URL: url.optional(),
   LLM_MODEL: z.string().min(1).max(200).optional(),
   LLM_API_KEY: z.string().min(1).optional(),
@@ -222,6 +278,18 @@ export interface Config {
     pushBodyLimit: string;
     pushMaxFiles: number;
     queryCacheEntries: number;
+    /** Who may index which folder (services/rag/project-path.ts). */
+    folders: { layout: 'per-customer' | 'shared'; roots: string[]; customerFolders: ReadonlyMap<string, readonly string[]> };
+    /** Per-customer bounds by tier: collections, and bytes of pushed sources kept. */
+    limits: { collections: Readonly<Record<Tier, number>>; pushedBytes: Readonly<Record<Tier, number>> };
+    /** Pushed files untouched this long are deleted by the retention sweep. */
+    pushedRetentionMs: number;
+    /** Collection indexes a process keeps open (least recently used closed past it). */
+    openIndexes: number;
+    /** Index jobs one process runs at once (each on its own partition). */
+    indexConcurrency: number;
+    /** Worker threads for index work, each task's heap and time budgets, and the job's. */
+    work: { threads: number; memoryMb: number; fileBudgetMs: number; listBudgetMs: number; jobBudgetMs: number; maxStarts: number };
   };
   vision: {
     /** undefined: the Chromium deploy/local/chromium/provision.sh unpacked into the cache. */
@@ -232,6 +300,12 @@ export interface Config {
     captureTimeoutMs: number;
     /** Page weight: bytes a capture may receive. */
     captureMaxBytes: number;
+    /** The image pool's budget per task: decoding and comparing screenshots (memory also bounds the decoded pixels). */
+    work: { memoryMb: number; timeoutMs: number };
+    /** What one customer's stored screenshots and diffs may take, by tier. */
+    storageMb: { pro: number; team: number };
+    /** Screenshots older than this are deleted (but those a suite uses as its baseline). */
+    retentionDays: number;
   };
   /** Where clients reach the RAG service (screenshot URLs are built on it). */
   publicRagUrl: string;
@@ -361,15 +435,22 @@ function visionConfig(raw: Raw): Config['vision'] {
     poolSize: raw.VISION_POOL_SIZE,
     captureTimeoutMs: raw.CAPTURE_TIMEOUT_MS,
     captureMaxBytes: raw.CAPTURE_MAX_BYTES,
+    work: { memoryMb: raw.VISION_WORK_MEMORY_MB, timeoutMs: raw.VISION_WORK_TIMEOUT_MS },
+    storageMb: { pro: raw.VISION_STORAGE_MB_PRO, team: raw.VISION_STORAGE_MB_TEAM },
+    retentionDays: raw.VISION_RETENTION_DAYS,
   };
 }
 
 /** Development's folders for the retrieval service, under the working directory's .data/dev. */
 const DEV_DATA = resolve('.data', 'dev');
 
+const mapValues = (values: Readonly<Record<Tier, number>>, f: (n: number) => number): Record<Tier, number> =>
+  Object.fromEntries(TIERS.map((t) => [t, f(values[t])])) as Record<Tier, number>;
+
 function ragConfig(raw: Raw, required: <T>(name: string, value: T | undefined, devValue: T) => T): Config['rag'] {
+  const roots = required('RAG_ROOTS', raw.RAG_ROOTS, [join(DEV_DATA, 'workspace')]);
   return {
-    roots: required('RAG_ROOTS', raw.RAG_ROOTS, [join(DEV_DATA, 'workspace')]),
+    roots,
     dataDir: required('RAG_DATA_DIR', raw.RAG_DATA_DIR, join(DEV_DATA, 'rag')),
     embeddingModelDir: raw.EMBEDDING_MODEL_DIR,
     embeddingThreads: raw.EMBEDDING_THREADS,
@@ -377,5 +458,18 @@ function ragConfig(raw: Raw, required: <T>(name: string, value: T | undefined, d
     pushBodyLimit: raw.RAG_PUSH_BODY_LIMIT,
     pushMaxFiles: raw.RAG_PUSH_MAX_FILES,
     queryCacheEntries: raw.RAG_QUERY_CACHE_ENTRIES,
+    folders: { layout: raw.RAG_ROOTS_LAYOUT, roots, customerFolders: raw.RAG_CUSTOMER_FOLDERS },
+    limits: { collections: raw.RAG_MAX_COLLECTIONS, pushedBytes: mapValues(raw.RAG_PUSHED_MB, (mb) => mb * 1024 * 1024) },
+    pushedRetentionMs: raw.RAG_PUSHED_RETENTION_DAYS * 86_400_000,
+    openIndexes: raw.RAG_OPEN_INDEXES,
+    indexConcurrency: raw.RAG_INDEX_CONCURRENCY,
+    work: {
+      threads: raw.RAG_WORK_THREADS,
+      memoryMb: raw.RAG_WORK_MEMORY_MB,
+      fileBudgetMs: raw.RAG_FILE_BUDGET_MS,
+      listBudgetMs: raw.RAG_LIST_BUDGET_MS,
+      jobBudgetMs: raw.RAG_JOB_BUDGET_MS,
+      maxStarts: raw.RAG_JOB_MAX_STARTS,
+    },
   };
 }

@@ -1,5 +1,6 @@
 import type { QuotaReport } from '../keys/assess.ts';
 import type { Admitted } from '../keys/gate.ts';
+import type { Tier } from '../keys/tiers.ts';
 import { HttpError } from '../platform/http/errors.ts';
 
 /**
@@ -9,6 +10,8 @@ import { HttpError } from '../platform/http/errors.ts';
 export interface Caller {
   customerId: string;
   keyHash: string | null;
+  /** The key's tier, for per-customer bounds; absent for operators, who have none. */
+  tier?: Tier;
   usage?: QuotaReport;
   /** Holds quota before a use is recorded (the gate's Admitted.reserve); absent, the check is usage's. */
   reserve?: Admitted['reserve'];

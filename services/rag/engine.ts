@@ -10,6 +10,7 @@ import { jobsProjection } from './jobs.projection.ts';
 import { LocalRetrieval } from './local-retrieval.ts';
 import { PushedSources } from './pushed-sources.ts';
 import { queriesProjection } from './queries.projection.ts';
+import { every, HOUR_MS } from '../platform/periodic.ts';
 
 /** The retrieval engine of a process, as its faces (HTTP, MCP) see it. */
 export interface RagEngine {
@@ -44,12 +45,27 @@ async function startEngine(rt: Runtime, log: Logger): Promise<{ engine: RagEngin
       threads: config.rag.embeddingThreads,
       maxFileBytes: config.rag.maxFileBytes,
       cacheEntries: config.rag.queryCacheEntries,
+      openIndexes: config.rag.openIndexes,
+      work: config.rag.work,
       log,
     });
     parts.onStop(() => retrieval.close());
     await retrieval.warm();
     if (!retrieval.status().ready) log.warn({ problem: retrieval.status().problem }, 'retrieval unavailable: /health says degraded');
-    parts.add(await startConsumer(rt, log, { group: 'rag-indexer', eventTypes: ['rag.index-requested'], handler: indexerHandler({ db: mongo.db, publisher: rt.publisher, retrieval, pushed, log }) }));
+    const limits = { jobBudgetMs: config.rag.work.jobBudgetMs, maxStarts: config.rag.work.maxStarts };
+    parts.add(
+      await startConsumer(rt, log, {
+        group: 'rag-indexer',
+        eventTypes: ['rag.index-requested'],
+        handler: indexerHandler({ db: mongo.db, publisher: rt.publisher, retrieval, pushed, log, limits }),
+        partitionsAtOnce: config.rag.indexConcurrency,
+      }),
+    );
+    const retention = async () => {
+      const removed = await pushed.sweep(new Date(Date.now() - config.rag.pushedRetentionMs));
+      if (removed > 0) log.info({ removed }, 'pushed sources past their retention deleted');
+    };
+    parts.add(every(HOUR_MS, retention, log, 'the pushed sources retention sweep'));
     const deps: RagDeps = { db: mongo.db, publisher: rt.publisher, usagePublisher: rt.publisher, config, retrieval, pushed };
     return { engine: { deps, retrievalReady: () => retrieval.status().ready }, parts };
   });

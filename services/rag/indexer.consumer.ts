@@ -1,16 +1,17 @@
 import type { Db } from 'mongodb';
 import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
 import { derivedEventId, newEvent } from '../../events/envelope.ts';
-import { TransientError, errorMessage, isTransient } from '../../events/errors.ts';
+import { PermanentError, TransientError, errorMessage, isTransient } from '../../events/errors.ts';
 import { publishAndApply } from '../../events/own-events.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { currentPeriod, type UsageIncremented } from '../keys/usage.ts';
 import type { Logger } from '../platform/logger.ts';
 import { getCollection } from './collections.projection.ts';
 import type { IndexCompleted, IndexFailed, IndexRequested, IndexStarted } from './events.ts';
+import { JobStarts } from './indexing/job-starts.ts';
 import { getJob, jobsProjection } from './jobs.projection.ts';
 import type { PushedSources } from './pushed-sources.ts';
-import type { Retrieval } from './retrieval.ts';
+import { IndexBudgetError, type Retrieval } from './retrieval.ts';
 
 export interface IndexerDeps {
   db: Db;
@@ -18,32 +19,65 @@ export interface IndexerDeps {
   retrieval: Retrieval;
   pushed: PushedSources;
   log: Logger;
+  /** A job's whole time, and how often it may start without ending before it counts as poison. */
+  limits: { jobBudgetMs: number; maxStarts: number };
+}
+
+/** The job's own reason to fail, kept for the dead-letter topic after the failure is published. */
+class PoisonJobError extends PermanentError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PoisonJobError';
+  }
 }
 
 /**
  * rag.index-requested -> the work -> rag.index-started, rag.index-completed|failed and the
- * filesIndexed usage. The job runs inline, heartbeating so the consumer keeps its partition; it
- * stops between files when the service stops. A job cut short by a crash or a stop comes back with
- * its event and carries on (files already indexed are unchanged by then, so cheap); a job that
- * ended is not run again. Event ids derive from the job, so a job redone publishes the same events.
+ * filesIndexed usage. The job runs in this handler, its CPU work on the indexing pool's threads
+ * (services/rag/local-retrieval.ts), heartbeating so the consumer keeps its partition; it stops
+ * between files when the service stops, and comes back with its event after the restart. A job
+ * that ended is not run again. Event ids derive from the job, so a job redone publishes the same events.
+ *
+ * Poison: a job that runs past its time budget, or that started `maxStarts` times without ending
+ * (each start crashed the process), fails with its reason and its event goes to the dead-letter
+ * topic: it is never retried forever and does not hold its partition.
  */
 export function indexerHandler(deps: IndexerDeps): EventHandler {
-  const { db, publisher, retrieval, pushed, log } = deps;
+  const { db, publisher, retrieval, pushed, log, limits } = deps;
+  const starts = new JobStarts(db);
   return eachEventOf<IndexRequested>(['rag.index-requested'], async (event, context) => {
     const d = event.data;
     const job = await getJob(db, d.jobId);
     if (job?.status === 'completed' || job?.status === 'failed') return;
-    const attempt = (job?.attempt ?? 0) + 1;
     const cause = { causedBy: event.metadata };
+    const began = Date.now();
+    const fail = async (reason: string) => {
+      const failed: IndexFailed = newEvent(
+        'rag.index-failed',
+        { jobId: d.jobId, collectionId: d.collectionId, customerId: d.customerId, error: reason.slice(0, 500), durationMs: Date.now() - began },
+        { ...cause, eventId: derivedEventId(`${d.jobId}:failed`) },
+      );
+      await publishAndApply(publisher, db, jobsProjection, [failed]);
+    };
+
+    const unfinished = await starts.begin(d.jobId);
+    if (unfinished >= limits.maxStarts) {
+      const reason = `the job started ${unfinished} times and never finished (each time the indexing process stopped dead); it will not be tried again`;
+      await fail(reason);
+      log.error({ jobId: d.jobId, starts: unfinished }, 'index job is poison: failed and dead-lettered');
+      throw new PoisonJobError(reason);
+    }
+    const attempt = (job?.attempt ?? 0) + 1;
     const started: IndexStarted = newEvent('rag.index-started', { jobId: d.jobId, collectionId: d.collectionId, attempt }, { ...cause, eventId: derivedEventId(`${d.jobId}:started:${attempt}`) });
     await publishAndApply(publisher, db, jobsProjection, [started]);
-    const began = Date.now();
+    const overBudget = AbortSignal.timeout(limits.jobBudgetMs);
+    const signal = AbortSignal.any([context.signal, overBudget]);
     try {
       const collection = await getCollection(db, d.collectionId);
-      if (!collection) throw new Error(`collection ${d.collectionName} no longer exists`);
+      if (!collection) throw new IndexBudgetError(`collection ${d.collectionName} no longer exists`);
       const outcome = await retrieval.index(
-        { collectionId: d.collectionId, mode: d.source === 'files' ? 'pushed' : 'full', projectPath: collection.projectPath, pushed, files: d.files },
-        { heartbeat: context.heartbeat, signal: context.signal },
+        { collectionId: d.collectionId, tenant: d.customerId, mode: d.source === 'files' ? 'pushed' : 'full', projectPath: collection.projectPath, pushed, files: d.files },
+        { heartbeat: context.heartbeat, signal },
       );
       if (d.keyHash && outcome.filesIndexed > 0) {
         const usage: UsageIncremented = newEvent(
@@ -59,18 +93,31 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
         { ...cause, eventId: derivedEventId(`${d.jobId}:completed`) },
       );
       await publishAndApply(publisher, db, jobsProjection, [completed]);
+      await starts.end(d.jobId);
       log.info({ jobId: d.jobId, filesIndexed: outcome.filesIndexed, chunks: outcome.chunks, ms: Date.now() - began }, 'collection indexed');
     } catch (err) {
-      // An outage, or the service stopping: the event comes back and the job carries on.
-      if (context.signal.aborted) throw new TransientError('indexing stopped with the service; the job resumes after the restart', { cause: err });
-      if (isTransient(err)) throw err;
-      const failed: IndexFailed = newEvent(
-        'rag.index-failed',
-        { jobId: d.jobId, collectionId: d.collectionId, customerId: d.customerId, error: errorMessage(err).slice(0, 500), durationMs: Date.now() - began },
-        { ...cause, eventId: derivedEventId(`${d.jobId}:failed`) },
-      );
-      await publishAndApply(publisher, db, jobsProjection, [failed]);
+      if (overBudget.aborted && !context.signal.aborted) {
+        const reason = `the job ran past its time budget of ${Math.round(limits.jobBudgetMs / 1000)} s`;
+        await fail(reason);
+        await starts.end(d.jobId);
+        log.warn({ jobId: d.jobId }, 'index job over its budget: failed and dead-lettered');
+        throw new PoisonJobError(reason);
+      }
+      // The service stopping, or an outage: the event comes back and the job carries on; a stop is not a crash.
+      if (context.signal.aborted) {
+        await starts.stoppedCleanly(d.jobId).catch(() => undefined);
+        throw new TransientError('indexing stopped with the service; the job resumes after the restart', { cause: err });
+      }
+      if (isTransient(err)) {
+        await starts.stoppedCleanly(d.jobId).catch(() => undefined);
+        throw err;
+      }
+      const budget = err instanceof IndexBudgetError ? err : undefined;
+      // Only our own reasons reach the customer: other errors can carry server paths and internals.
+      await fail(budget ? budget.message : 'indexing failed on an internal error; the operator has the details');
+      await starts.end(d.jobId);
       log.warn({ jobId: d.jobId, err: errorMessage(err) }, 'indexing failed');
+      if (budget?.poison) throw new PoisonJobError(budget.message);
     }
   });
 }

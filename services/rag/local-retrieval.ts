@@ -8,14 +8,15 @@ import { ModelMismatchError, SchemaMismatchError, StoreBusyError } from './index
 import { QueryBatcher } from './index-store/query-batcher.ts';
 import { IndexStore } from './index-store/store.ts';
 import { embeddingIdentity } from './indexing/embedding-text.ts';
-import { indexCollection } from './indexing/index-collection.ts';
+import { indexCollection, type FilePreparer } from './indexing/index-collection.ts';
 import { ragError } from './caller.ts';
 import { LruCache } from './lru-cache.ts';
-import type { IndexHooks, IndexOutcome, IndexWork, NameLookup, Retrieval, SearchHit } from './retrieval.ts';
+import { IndexBudgetError, type IndexHooks, type IndexOutcome, type IndexWork, type NameLookup, type Retrieval, type SearchHit } from './retrieval.ts';
 import { lookupName } from './name-lookup.ts';
-import { readPushedFiles } from './sources/pushed.ts';
-import { isSkipped, type SourceEntry } from './sources/source-file.ts';
-import { walkProject } from './sources/walk.ts';
+import type { SourceEntry } from './sources/source-file.ts';
+import { LIST_SOURCES, PREPARE_FILE, type Listed, type PrepareInput } from './indexing/index.task.ts';
+import { TaskError } from '../platform/work/task.ts';
+import { WorkBudgetError, WorkPool } from '../platform/work/work-pool.ts';
 
 /** Another process (the rag service, or a `svc rag` command) holds the collection's index file. */
 export class IndexHeldError extends TransientError {
@@ -33,6 +34,10 @@ export interface LocalRetrievalOptions {
   threads: number;
   maxFileBytes: number;
   cacheEntries: number;
+  /** Indexes kept open; past it the least recently used one not being written is closed. */
+  openIndexes?: number;
+  /** Budgets of index work on worker threads (see services/platform/work). */
+  work: { threads: number; memoryMb: number; fileBudgetMs: number; listBudgetMs: number };
   log: Logger;
 }
 
@@ -52,8 +57,11 @@ interface LoadedModel {
 
 export class LocalRetrieval implements Retrieval {
   readonly #options: LocalRetrievalOptions;
+  /** Open stores, least recently used first; those being written are pinned open. */
   readonly #stores = new Map<string, IndexStore>();
+  readonly #pinned = new Map<string, number>();
   readonly #cache: LruCache<string, SearchHit[]>;
+  readonly #pool: WorkPool;
   #embedder: Promise<LoadedModel> | undefined;
   #problem: string | undefined;
 
@@ -61,6 +69,8 @@ export class LocalRetrieval implements Retrieval {
     this.#options = options;
     this.#cache = new LruCache(options.cacheEntries);
     mkdirSync(options.dataDir, { recursive: true });
+    // One task per tenant runs while others wait: a customer's big job cannot take every thread.
+    this.#pool = new WorkPool({ name: 'indexing', threads: options.work.threads, memoryMb: options.work.memoryMb, timeoutMs: options.work.fileBudgetMs, queuePerTenant: 64, runningPerTenant: 1 });
   }
 
   /** Loads the model now (start-up): a problem is reported by status(), not thrown. */
@@ -73,33 +83,41 @@ export class LocalRetrieval implements Retrieval {
     return this.#problem ? { ready: false, problem: this.#problem } : { ready: this.#embedder !== undefined };
   }
 
-  async countCandidates(projectPath: string): Promise<number> {
-    let count = 0;
-    for await (const entry of walkProject(projectPath, { maxFileBytes: this.#options.maxFileBytes })) if (!isSkipped(entry)) count++;
-    return count;
+  async countCandidates(projectPath: string, tenant: string): Promise<number> {
+    const listed = await this.#list({ root: projectPath, pushed: [] }, tenant);
+    return listed.filter((e) => !('skipped' in e)).length;
   }
 
   async index(work: IndexWork, hooks: IndexHooks = {}): Promise<IndexOutcome> {
     const { embedder } = await this.#loadEmbedder();
     const store = this.#store(work.collectionId, embedder);
-    const files = work.mode === 'pushed' ? await this.#pushedFiles(work) : await this.#allSources(work);
-    const result = await indexCollection({
-      store,
-      embedder,
-      files,
-      mode: work.mode === 'pushed' ? 'partial' : 'full',
-      ...(hooks.signal ? { signal: hooks.signal } : {}),
-      ...(hooks.heartbeat ? { heartbeat: hooks.heartbeat } : {}),
-      onProgress: (p) => hooks.onProgress?.({ filesDone: p.filesDone, filesTotal: p.filesTotal, chunks: p.chunks }),
-    });
-    return {
-      filesIndexed: result.filesIndexed,
-      filesUnchanged: result.filesUnchanged,
-      filesSkipped: result.filesSkipped,
-      filesRemoved: result.filesRemoved,
-      chunks: store.counts().chunks,
-      manifest: result.manifest.map(({ path, hash }) => ({ path, hash })),
-    };
+    this.#pin(work.collectionId, 1);
+    // Each file is a task on a worker thread: beat from here while one runs, so the group keeps this member.
+    const beating = hooks.heartbeat ? setInterval(() => void hooks.heartbeat?.().catch(() => undefined), 3000) : undefined;
+    try {
+      const files = await this.#sources(work, hooks.signal);
+      const result = await indexCollection({
+        store,
+        embedder,
+        files,
+        mode: work.mode === 'pushed' ? 'partial' : 'full',
+        prepare: this.#preparer(work, hooks.signal),
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        ...(hooks.heartbeat ? { heartbeat: hooks.heartbeat } : {}),
+        onProgress: (p) => hooks.onProgress?.({ filesDone: p.filesDone, filesTotal: p.filesTotal, chunks: p.chunks }),
+      });
+      return {
+        filesIndexed: result.filesIndexed,
+        filesUnchanged: result.filesUnchanged,
+        filesSkipped: result.filesSkipped,
+        filesRemoved: result.filesRemoved,
+        chunks: store.counts().chunks,
+        manifest: result.manifest.map(({ path, hash }) => ({ path, hash })),
+      };
+    } finally {
+      if (beating) clearInterval(beating);
+      this.#pin(work.collectionId, -1);
+    }
   }
 
   async search(collectionId: string, query: string, topK: number): Promise<{ hits: SearchHit[]; cached: boolean }> {
@@ -126,29 +144,77 @@ export class LocalRetrieval implements Retrieval {
   }
 
   async close(): Promise<void> {
+    await this.#pool.close();
     for (const store of this.#stores.values()) store.close();
     this.#stores.clear();
   }
 
-  /** A project folder's files and every pushed file (a pushed path wins over the folder's file of that path). */
-  async #allSources(work: IndexWork): Promise<SourceEntry[]> {
-    const pushed: { path: string; content: string }[] = [];
-    for await (const file of work.pushed.all(work.collectionId)) pushed.push({ path: file.path, content: file.content });
-    const entries = readPushedFiles(pushed, { maxFileBytes: this.#options.maxFileBytes });
-    if (!work.projectPath) return entries;
-    const taken = new Set(entries.map((e) => e.path));
-    for await (const entry of walkProject(work.projectPath, { maxFileBytes: this.#options.maxFileBytes })) if (!taken.has(entry.path)) entries.push(entry);
-    return entries;
+  /** Listing runs on a worker: ignore rules are customer input, and a folder can be huge. */
+  #list(input: { root: string | null; pushed: { path: string; content: string }[] }, tenant: string, signal?: AbortSignal): Promise<Listed[]> {
+    const options = { tenant, timeoutMs: this.#options.work.listBudgetMs, ...(signal ? { signal } : {}) };
+    return this.#pool.run(LIST_SOURCES, { ...input, maxFileBytes: this.#options.maxFileBytes }, options).catch((err: unknown) => {
+      if (err instanceof WorkBudgetError) throw new IndexBudgetError(`listing the sources ran past its ${err.budget === 'memory' ? 'memory' : 'time'} budget`, true);
+      if (err instanceof TaskError && (err.name === 'InvalidSourcePathError' || err.name === 'FolderMovedError')) throw new IndexBudgetError(err.message);
+      throw err;
+    });
   }
 
-  /** The pushed files a job names, as pushed last (a newer push of a path wins: it is indexed by its own job too). */
-  async #pushedFiles(work: IndexWork): Promise<SourceEntry[]> {
-    const files: { path: string; content: string }[] = [];
-    for (const ref of work.files ?? []) {
-      const file = await work.pushed.get(work.collectionId, ref.path);
-      if (file) files.push({ path: file.path, content: file.content });
+  /** The job's sources as listed on a worker: a 'full' job the folder and every pushed file (a pushed path wins), a 'pushed' job its files. */
+  async #sources(work: IndexWork, signal: AbortSignal | undefined): Promise<SourceEntry[]> {
+    const pushed: { path: string; content: string }[] = [];
+    if (work.mode === 'pushed') {
+      for (const ref of work.files ?? []) {
+        const file = await work.pushed.get(work.collectionId, ref.path);
+        if (file) pushed.push({ path: file.path, content: file.content });
+      }
+    } else {
+      for await (const file of work.pushed.all(work.collectionId)) pushed.push({ path: file.path, content: file.content });
     }
-    return readPushedFiles(files, { maxFileBytes: this.#options.maxFileBytes });
+    const texts = new Map(pushed.map((f) => [f.path, f.content]));
+    const listed = await this.#list({ root: work.mode === 'pushed' ? null : work.projectPath, pushed }, work.tenant, signal);
+    // A pushed file's text goes to the worker that prepares it; a folder's file is read there, inside the folder.
+    return listed.map((e) => ('skipped' in e ? e : { ...e, read: async () => texts.get(e.path) ?? '' , pushed: texts.has(e.path) }));
+  }
+
+  /** Each changed file read, chunked and embedded on a worker; one over its budget is skipped, not fatal to the job. */
+  #preparer(work: IndexWork, signal: AbortSignal | undefined): FilePreparer {
+    return async (source, storedHash) => {
+      const input: PrepareInput = {
+        root: work.projectPath,
+        path: source.path,
+        text: (source as { pushed?: boolean }).pushed ? await source.read() : null,
+        storedHash,
+        maxFileBytes: this.#options.maxFileBytes,
+        model: { dir: this.#options.modelDir, threads: this.#options.threads },
+      };
+      try {
+        return await this.#pool.run(PREPARE_FILE, input, { tenant: work.tenant, ...(signal ? { signal } : {}) });
+      } catch (err) {
+        if (err instanceof WorkBudgetError) {
+          this.#options.log.warn({ collectionId: work.collectionId, budget: err.budget }, 'a file went over its indexing budget: skipped');
+          return { skipped: 'over-budget' };
+        }
+        if (err instanceof TaskError && err.name === 'FolderMovedError') throw new IndexBudgetError(err.message);
+        throw err;
+      }
+    };
+  }
+
+  #pin(collectionId: string, by: number): void {
+    const n = (this.#pinned.get(collectionId) ?? 0) + by;
+    if (n > 0) this.#pinned.set(collectionId, n);
+    else this.#pinned.delete(collectionId);
+  }
+
+  /** Closes the least recently used stores past the bound, never one being written. */
+  #evict(): void {
+    const max = this.#options.openIndexes ?? Infinity;
+    for (const [id, store] of this.#stores) {
+      if (this.#stores.size <= max) return;
+      if (this.#pinned.has(id)) continue;
+      store.close();
+      this.#stores.delete(id);
+    }
   }
 
   #loadEmbedder(): Promise<LoadedModel> {
@@ -169,7 +235,11 @@ export class LocalRetrieval implements Retrieval {
 
   #store(collectionId: string, embedder: OnnxEmbedder): IndexStore {
     const open = this.#stores.get(collectionId);
-    if (open && !open.closed) return open;
+    if (open && !open.closed) {
+      this.#stores.delete(collectionId);
+      this.#stores.set(collectionId, open);
+      return open;
+    }
     const model = embeddingIdentity(embedder.folder.manifest.name, embedder.dimensions);
     let store: IndexStore;
     try {
@@ -183,6 +253,7 @@ export class LocalRetrieval implements Retrieval {
       store = IndexStore.open(this.#file(collectionId), { model });
     }
     this.#stores.set(collectionId, store);
+    this.#evict();
     return store;
   }
 

@@ -10,6 +10,8 @@ import type { FileRef } from './events.ts';
 interface PushedDocument {
   _id: string;
   collectionId: string;
+  /** Whose bytes these are (per-customer bound); absent on files pushed before it was kept. */
+  customerId?: string;
   path: string;
   hash: string;
   size: number;
@@ -31,17 +33,33 @@ export class PushedSources {
 
   async ensureIndexes(): Promise<void> {
     await this.#collection.createIndex({ collectionId: 1 });
+    await this.#collection.createIndex({ customerId: 1 });
+    await this.#collection.createIndex({ pushedAt: 1 });
+  }
+
+  /** Bytes of pushed sources a customer keeps now. */
+  async bytesOf(customerId: string): Promise<number> {
+    const [sum] = await this.#collection.aggregate<{ bytes: number }>([{ $match: { customerId } }, { $group: { _id: null, bytes: { $sum: '$size' } } }]).toArray();
+    return sum?.bytes ?? 0;
+  }
+
+  /**
+   * Retention: pushed files not pushed again since `before` are deleted (a sweep, not a TTL index,
+   * which the design keeps out of the core path). Their collection drops them at its next full index.
+   */
+  async sweep(before: Date): Promise<number> {
+    return (await this.#collection.deleteMany({ pushedAt: { $lt: before } })).deletedCount;
   }
 
   /** Stores the files (a newer push of a path replaces it) and returns what an index request names. */
-  async put(collectionId: string, files: readonly { path: string; content: string }[]): Promise<FileRef[]> {
+  async put(collectionId: string, files: readonly { path: string; content: string }[], customerId?: string): Promise<FileRef[]> {
     const refs: FileRef[] = [];
     const pushedAt = new Date();
     for (const f of files) {
       const ref = { path: f.path, hash: sha256(f.content), size: Buffer.byteLength(f.content, 'utf8') };
       await this.#collection.replaceOne(
         { _id: sourceId(collectionId, f.path) },
-        { collectionId, path: f.path, hash: ref.hash, size: ref.size, content: f.content, pushedAt },
+        { collectionId, ...(customerId ? { customerId } : {}), path: f.path, hash: ref.hash, size: ref.size, content: f.content, pushedAt },
         { upsert: true },
       );
       refs.push(ref);

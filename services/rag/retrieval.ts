@@ -14,9 +14,23 @@ export interface NameLookup {
   mentions: SearchHit[];
 }
 
+/** An index job that cannot go on as asked: the reason is the customer's to read (no server path in it). */
+export class IndexBudgetError extends Error {
+  /** Over a time or memory budget: the same job would meet it again (it goes to the dead-letter topic). */
+  readonly poison: boolean;
+
+  constructor(message: string, poison = false) {
+    super(message);
+    this.name = 'IndexBudgetError';
+    this.poison = poison;
+  }
+}
+
 /** What one indexing job covers. */
 export interface IndexWork {
   collectionId: string;
+  /** Whose work it is: index work is shared fairly between tenants (customers). */
+  tenant: string;
   /**
    * 'full': the project folder (if any) and every pushed file; the index ends up exactly that, files
    * gone from both leave it. 'pushed': these pushed files only; nothing else is touched.
@@ -53,7 +67,7 @@ export interface IndexHooks {
  */
 export interface Retrieval {
   /** How many files of a project folder would be indexed (the quota a path job would use at most). */
-  countCandidates(projectPath: string): Promise<number>;
+  countCandidates(projectPath: string, tenant: string): Promise<number>;
   index(work: IndexWork, hooks?: IndexHooks): Promise<IndexOutcome>;
   search(collectionId: string, query: string, topK: number): Promise<{ hits: SearchHit[]; cached: boolean }>;
   /**

@@ -12,7 +12,8 @@ export async function retrievalPorts(): Promise<{ keys: number; rag: number; mcp
 
 /**
  * The environment of a test of the gated retrieval faces: its own ports, the gate validating at its
- * keys service, `workspace` the only root a project may be in, the indexes under `dir`.
+ * keys service, `workspace` the only root a project may be in (shared by its customers unless the
+ * overrides say per-customer), the indexes under `dir`.
  */
 export function retrievalEnv(
   stack: StackEnv,
@@ -27,6 +28,9 @@ export function retrievalEnv(
     WEBHOOK_SECRET: options.sharedSecret,
     RAG_ROOTS: options.workspace,
     RAG_DATA_DIR: join(options.dir, 'rag'),
+    // These suites share one fixture folder between their customers; test/e2e/rag-tenancy.e2e.spec.ts
+    // runs the default per-customer layout.
+    RAG_ROOTS_LAYOUT: 'shared',
     ...overrides,
   });
 }

@@ -50,6 +50,7 @@ export async function ragCommand(args: readonly string[], options: RagCommandOpt
     threads: config.rag.embeddingThreads,
     maxFileBytes: config.rag.maxFileBytes,
     cacheEntries: 0,
+    work: config.rag.work,
     log,
   });
   const deps: RagDeps = { db: rt.mongo.db, publisher: rt.publisher, usagePublisher: rt.publisher, config, retrieval, pushed: new PushedSources(rt.mongo.db) };
@@ -72,7 +73,7 @@ async function index(rt: Runtime, deps: RagDeps, collection: RagCollection): Pro
   const began = Date.now();
   try {
     const outcome = await deps.retrieval.index(
-      { collectionId: collection.collectionId, mode: 'full', projectPath: collection.projectPath, pushed: deps.pushed },
+      { collectionId: collection.collectionId, tenant: collection.customerId, mode: 'full', projectPath: collection.projectPath, pushed: deps.pushed },
       {
         onProgress: ({ filesDone, filesTotal, chunks }) => {
           if (!started) {

@@ -6,6 +6,8 @@ import { collectionIdOf, getCollection } from '../collections.projection.ts';
 import type { FileRef, IndexRequested } from '../events.ts';
 import type { IndexInput } from '../input.ts';
 import { getJob, jobsProjection, type IndexJob } from '../jobs.projection.ts';
+import { WorkQueueFull } from '../../platform/work/work-pool.ts';
+import { IndexBudgetError } from '../retrieval.ts';
 import type { RagDeps } from './deps.ts';
 import { checkQuota } from './meter.ts';
 
@@ -41,13 +43,23 @@ export async function requestIndex(deps: RagDeps, caller: Caller, input: IndexIn
     const big = input.files.find((f) => Buffer.byteLength(f.content, 'utf8') > deps.config.rag.maxFileBytes);
     if (big) throw ragError(413, 'PAYLOAD_TOO_LARGE', `a file is over RAG_MAX_FILE_BYTES (${deps.config.rag.maxFileBytes} bytes)`);
     candidates = input.files.length;
+    if (caller.tier) {
+      const limit = deps.config.rag.limits.pushedBytes[caller.tier];
+      const adding = input.files.reduce((n, f) => n + Buffer.byteLength(f.content, 'utf8'), 0);
+      if ((await deps.pushed.bytesOf(caller.customerId)) + adding > limit) {
+        throw ragError(413, 'STORAGE_LIMIT', `your ${caller.tier} plan keeps ${Math.floor(limit / 1048576)} MB of pushed sources; push fewer files or upgrade`, {
+          limitBytes: limit,
+          upgrade: deps.config.urls.pricing,
+        });
+      }
+    }
   } else {
     if (!collection.projectPath) throw ragError(409, 'NO_PROJECT_PATH', 'this collection has no project folder: push its files instead');
-    candidates = await deps.retrieval.countCandidates(collection.projectPath);
+    candidates = await countCandidates(deps, collection.projectPath, caller.customerId);
   }
   // The indexer records what it really indexes (unchanged files cost nothing); room for them all is checked now.
   checkQuota(deps, caller, 'filesIndexed', candidates);
-  if (input.files) files = await deps.pushed.put(collectionId, input.files);
+  if (input.files) files = await deps.pushed.put(collectionId, input.files, caller.customerId);
 
   const jobId = randomUUID();
   const event: IndexRequested = newEvent(
@@ -57,6 +69,17 @@ export async function requestIndex(deps: RagDeps, caller: Caller, input: IndexIn
   );
   await publishAndApply(deps.publisher, deps.db, jobsProjection, [event]);
   return { success: true, jobId, status: 'queued' };
+}
+
+/** Files the folder would index, counted on the indexing pool (its ignore rules are the customer's). */
+async function countCandidates(deps: RagDeps, projectPath: string, customerId: string): Promise<number> {
+  try {
+    return await deps.retrieval.countCandidates(projectPath, customerId);
+  } catch (err) {
+    if (err instanceof WorkQueueFull) throw ragError(429, 'TOO_BUSY', 'too much of your indexing work is waiting; try again shortly');
+    if (err instanceof IndexBudgetError) throw ragError(422, 'SOURCES_UNUSABLE', err.message);
+    throw err;
+  }
 }
 
 /** The job once it has ended, or as it stands when `timeoutMs` runs out. */

@@ -1,10 +1,10 @@
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
 import { ragError, type Caller } from '../caller.ts';
-import { collectionIdOf, collectionsProjection } from '../collections.projection.ts';
+import { collectionIdOf, collectionsOf, collectionsProjection, getCollection } from '../collections.projection.ts';
 import type { CollectionConfigured } from '../events.ts';
 import type { SetupInput, VectorDb } from '../input.ts';
-import { PROJECT_PATH_MESSAGES, resolveProjectPath } from '../project-path.ts';
+import { foldersOf, PROJECT_PATH_MESSAGES, resolveProjectPath } from '../project-path.ts';
 import type { RagDeps } from './deps.ts';
 
 export interface SetupResult {
@@ -16,17 +16,28 @@ export interface SetupResult {
 }
 
 /**
- * POST /api/rag/setup and the `rag_setup` tool: a collection of the caller's, over a project folder
- * inside RAG_ROOTS. Setting up an existing collection again changes its folder or vector store.
+ * POST /api/rag/setup and the `rag_setup` tool: a collection of the caller's, over a folder of the
+ * caller's (services/rag/project-path.ts says whose folders are whose). Setting up an existing
+ * collection again changes its folder or vector store; a new one counts against the tier's bound.
  */
 export async function setupCollection(deps: RagDeps, caller: Caller, input: SetupInput, correlationId: string): Promise<SetupResult> {
   if (input.vectorDB !== 'local') {
     throw ragError(400, 'VECTOR_DB_NOT_CONFIGURED', `vectorDB "${input.vectorDB}" is not configured in this deployment; use "local" (the embedded index)`);
   }
-  const resolved = await resolveProjectPath(input.projectPath, deps.config.rag.roots);
+  const folders = foldersOf(deps.config.rag.folders, caller.customerId, caller.keyHash === null);
+  const resolved = await resolveProjectPath(input.projectPath, folders);
   if ('problem' in resolved) throw ragError(400, 'INVALID_PROJECT_PATH', PROJECT_PATH_MESSAGES[resolved.problem]);
   const projectPath = resolved.path;
   const collectionId = collectionIdOf(caller.customerId, input.collectionName);
+  if (caller.tier && !(await getCollection(deps.db, collectionId))) {
+    const limit = deps.config.rag.limits.collections[caller.tier];
+    if ((await collectionsOf(deps.db, caller.customerId)).length >= limit) {
+      throw ragError(403, 'COLLECTION_LIMIT', `your ${caller.tier} plan has room for ${limit} collections; set one of them up again instead, or upgrade`, {
+        limit,
+        upgrade: deps.config.urls.pricing,
+      });
+    }
+  }
   const event: CollectionConfigured = newEvent(
     'rag.collection-configured',
     { collectionId, customerId: caller.customerId, collectionName: input.collectionName, projectPath, vectorDB: input.vectorDB },

@@ -13,7 +13,14 @@ export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 }
 
 /** Who a gated request acts for: the key's customer, its hash and its quotas as the gate saw them. */
-export const callerOf = ({ identity, usage, reserve }: Admitted): Caller => ({ customerId: identity.customerId, keyHash: identity.keyHash, usage, reserve });
+export const callerOf = ({ identity, usage, reserve }: Admitted): Caller => ({
+  // A key issued without a customer is a customer of its own: it must not share the empty id's collections.
+  customerId: identity.customerId || `key-${identity.keyHash.slice(0, 32)}`,
+  keyHash: identity.keyHash,
+  tier: identity.tier,
+  usage,
+  reserve,
+});
 
 /**
  * The gate's check (key, subscription, rate) for an operation that meters itself: the quota is the

@@ -55,7 +55,18 @@ export interface IndexCollectionOptions {
   readonly chunkOptions?: Partial<ChunkOptions>;
   /** must match the recipe in the store's model identity (see `embeddingIdentity`) */
   readonly recipe?: EmbeddingRecipe;
+  /**
+   * Reads, chunks and embeds one changed file. Default: here, with `embedder`. The service passes
+   * one that does it on a worker thread within a budget (services/rag/indexing/index.task.ts).
+   */
+  readonly prepare?: FilePreparer;
 }
+
+/** What preparing a file gives: its chunks with vectors, or why it is not (or no longer) indexed. */
+export type Prepared = { readonly unchanged: true } | { readonly skipped: SkipReason } | { readonly hash: string; readonly size: number; readonly records: ChunkRecord[] };
+
+/** Prepares `source`, whose stored hash is `storedHash` (a file read again with that hash is `unchanged`). */
+export type FilePreparer = (source: SourceFile, storedHash: string | undefined) => Promise<Prepared>;
 
 export interface IndexResult {
   readonly filesIndexed: number;
@@ -93,6 +104,7 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   const recipe = options.recipe ?? DEFAULT_RECIPE;
   const pulse = new Pulse(options.heartbeat, options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS);
+  const prepare = options.prepare ?? preparedHere({ embedder, batchSize, recipe, pulse, ...(signal ? { signal } : {}), ...(options.chunkOptions ? { chunkOptions: options.chunkOptions } : {}) });
   const skipped = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
   const counts = { filesIndexed: 0, filesUnchanged: 0, filesSkipped: 0, chunks: 0 };
   const report = (phase: IndexProgress['phase'], filesTotal: number, path?: string) =>
@@ -143,35 +155,21 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
       report('indexing', total, path);
       continue;
     }
-    let text: string;
-    try {
-      text = await source.read();
-    } catch (e) {
-      if (!(e instanceof SkippedSourceError)) throw e;
-      skip(e.reason);
-      if (before !== undefined) filesRemoved += store.removeFiles([path]);
-      report('indexing', total, path);
-      continue;
-    }
-    // The file may have changed since it was listed: what is indexed is what was read.
-    const hash = hashText(text);
-    if (hash === before) {
+    const prepared = await prepare(source, before);
+    signal?.throwIfAborted();
+    if ('unchanged' in prepared) {
       counts.filesUnchanged++;
       report('indexing', total, path);
       continue;
     }
-    const chunks = await chunkFile(path, text, options.chunkOptions);
-    const texts = chunks.map((chunk) => recipe.text(path, chunk));
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += batchSize) {
-      signal?.throwIfAborted();
-      vectors.push(...(await embedder.embed(texts.slice(i, i + batchSize), 'document')));
-      await pulse.maybe();
+    if ('skipped' in prepared) {
+      skip(prepared.skipped);
+      if (before !== undefined) filesRemoved += store.removeFiles([path]);
+      report('indexing', total, path);
+      continue;
     }
-    signal?.throwIfAborted();
-    if (vectors.length !== chunks.length) throw new Error(`${path}: the embedder returned ${vectors.length} vectors for ${chunks.length} texts`);
-    const records: ChunkRecord[] = chunks.map((chunk, i) => ({ ...chunk, vector: vectors[i] as Float32Array }));
-    store.writeFile({ path, hash, size: Buffer.byteLength(text, 'utf8') }, records);
+    const { hash, size, records } = prepared;
+    store.writeFile({ path, hash, size }, records);
     counts.filesIndexed++;
     counts.chunks += records.length;
     report('indexing', total, path);
@@ -186,6 +184,48 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
     durationMs: performance.now() - started,
     manifest: store.manifest().map(({ path, hash }) => ({ path, hash })),
   };
+}
+
+/** Read, chunk and embed in this thread: for tests, benches and the CLI's own process. */
+export function preparedHere(o: {
+  embedder: Embedder;
+  batchSize: number;
+  recipe: EmbeddingRecipe;
+  pulse?: { maybe(): Promise<void> };
+  signal?: AbortSignal;
+  chunkOptions?: Partial<ChunkOptions>;
+}): FilePreparer {
+  return async (source, storedHash) => {
+    let text: string;
+    try {
+      text = await source.read();
+    } catch (e) {
+      if (!(e instanceof SkippedSourceError)) throw e;
+      return { skipped: e.reason };
+    }
+    // The file may have changed since it was listed: what is indexed is what was read.
+    const hash = hashText(text);
+    if (hash === storedHash) return { unchanged: true };
+    return { hash, size: Buffer.byteLength(text, 'utf8'), records: await chunkAndEmbed(source.path, text, o) };
+  };
+}
+
+/** One file's chunks with their vectors, embedded in batches (checked for a stop between them). */
+export async function chunkAndEmbed(
+  path: string,
+  text: string,
+  o: { embedder: Embedder; batchSize: number; recipe: EmbeddingRecipe; pulse?: { maybe(): Promise<void> }; signal?: AbortSignal; chunkOptions?: Partial<ChunkOptions> },
+): Promise<ChunkRecord[]> {
+  const chunks = await chunkFile(path, text, o.chunkOptions);
+  const texts = chunks.map((chunk) => o.recipe.text(path, chunk));
+  const vectors: Float32Array[] = [];
+  for (let i = 0; i < texts.length; i += o.batchSize) {
+    o.signal?.throwIfAborted();
+    vectors.push(...(await o.embedder.embed(texts.slice(i, i + o.batchSize), 'document')));
+    await o.pulse?.maybe();
+  }
+  if (vectors.length !== chunks.length) throw new Error(`${path}: the embedder returned ${vectors.length} vectors for ${chunks.length} texts`);
+  return chunks.map((chunk, i) => ({ ...chunk, vector: vectors[i] as Float32Array }));
 }
 
 function byCodeUnits(a: string, b: string): number {

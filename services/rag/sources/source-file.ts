@@ -28,9 +28,10 @@ export interface SourceFile {
  * - `binary`: a NUL byte in the first 8 KB, or not valid UTF-8;
  * - `too-large`: over the size limit;
  * - `outside-root`: a symlink that resolves outside the project folder;
- * - `unreadable`: a broken symlink, a permission error, a special file.
+ * - `unreadable`: a broken symlink, a permission error, a special file;
+ * - `over-budget`: reading, parsing or embedding it ran past its time or memory budget.
  */
-export const SKIP_REASONS = ['ignored', 'generated', 'binary', 'too-large', 'outside-root', 'unreadable'] as const;
+export const SKIP_REASONS = ['ignored', 'generated', 'binary', 'too-large', 'outside-root', 'unreadable', 'over-budget'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export interface SkippedFile {

@@ -5,7 +5,8 @@
  */
 
 import type { Dirent, Stats } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { readContained } from './contained-read.ts';
 import { join, sep } from 'node:path';
 import { IgnoreStack, parseIgnoreFile } from './gitignore.ts';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_SKIPPED_DIRECTORIES, decodeSource, skipByName } from './skip-rules.ts';
@@ -50,12 +51,12 @@ export async function* walkProject(root: string, options: WalkOptions = {}): Asy
   };
   let stack = new IgnoreStack();
   if (options.ignorePatterns?.length) stack = stack.with('', parseIgnoreFile(options.ignorePatterns.join('\n')));
-  if (walk.gitignore) stack = stack.with('', await readRules(join(realRoot, '.git', 'info', 'exclude')));
+  if (walk.gitignore) stack = stack.with('', await readRules(realRoot, join(realRoot, '.git', 'info', 'exclude')));
   yield* walkDirectory(walk, '', realRoot, stack);
 }
 
 async function* walkDirectory(walk: Walk, relative: string, realDir: string, parentStack: IgnoreStack): AsyncGenerator<SourceEntry> {
-  const stack = walk.gitignore ? parentStack.with(relative, await readRules(join(realDir, '.gitignore'))) : parentStack;
+  const stack = walk.gitignore ? parentStack.with(relative, await readRules(walk.realRoot, join(realDir, '.gitignore'))) : parentStack;
   let entries: Dirent[];
   try {
     entries = await readdir(realDir, { withFileTypes: true });
@@ -126,17 +127,13 @@ async function examine(walk: Walk, path: string, real: string, known: Stats | un
 }
 
 async function load(walk: Walk, path: string, real: string, known: Stats | undefined): Promise<{ text: string } | { path: string; skipped: SkipReason }> {
-  try {
-    const stats = known ?? (await stat(real));
-    if (stats.size > walk.maxFileBytes) return skipped(path, 'too-large');
-    const bytes = await readFile(real);
-    // The file may have grown between stat and read.
-    if (bytes.byteLength > walk.maxFileBytes) return skipped(path, 'too-large');
-    const decoded = decodeSource(path, bytes);
-    return 'skipped' in decoded ? skipped(path, decoded.skipped) : decoded;
-  } catch {
-    return skipped(path, 'unreadable');
-  }
+  if (known && known.size > walk.maxFileBytes) return skipped(path, 'too-large');
+  // Opened without following a link and checked where it really is: a file swapped for a symlink
+  // since it was listed is not read.
+  const read = await readContained(walk.realRoot, real, walk.maxFileBytes);
+  if ('refused' in read) return skipped(path, read.refused);
+  const decoded = decodeSource(path, read.bytes);
+  return 'skipped' in decoded ? skipped(path, decoded.skipped) : decoded;
 }
 
 async function resolveLink(location: string): Promise<{ real: string; stats: Stats } | undefined> {
@@ -152,12 +149,12 @@ function inside(root: string, real: string): boolean {
   return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-async function readRules(file: string): Promise<ReturnType<typeof parseIgnoreFile>> {
-  try {
-    return parseIgnoreFile(await readFile(file, 'utf8'));
-  } catch {
-    return [];
-  }
+/** Ignore files are read like sources: inside the folder, not through a link, and bounded (a link to /dev/zero would never end). */
+const MAX_IGNORE_FILE_BYTES = 1_000_000;
+
+async function readRules(realRoot: string, file: string): Promise<ReturnType<typeof parseIgnoreFile>> {
+  const read = await readContained(realRoot, file, MAX_IGNORE_FILE_BYTES);
+  return 'bytes' in read ? parseIgnoreFile(read.bytes.toString('utf8')) : [];
 }
 
 function skipped(path: string, reason: SkipReason): { path: string; skipped: SkipReason } {

@@ -32,13 +32,25 @@ const BOOKKEEPING = { _id: 0, _v: 0, _pos: 0, _deleted: 0 } as const;
 const only = (...fields: string[]): Document => ({ _id: 0, ...Object.fromEntries(fields.map((f) => [f, 1])) });
 
 /**
- * The caller's documents of one projection with the fields asked for. One equality find on
- * customerId, the rest (since, collection) filtered here: FerretDB 1.24 pushes equality down to its
- * storage and answers range and `$in` filters by decoding the whole collection anyway.
+ * A report reads at most this many of a customer's records of each kind, the newest: a customer who
+ * has run a million queries gets figures over the latest ones, not a process out of memory.
  */
-async function ownRecords<T extends Document>(db: Db, logical: string, customerId: string, fields: Document): Promise<T[]> {
+export const REPORT_RECORDS_MAX = 5000;
+
+/**
+ * The caller's newest documents of one projection (by `newestBy`) with the fields asked for, at most
+ * REPORT_RECORDS_MAX. One equality find on customerId, the rest (since, collection) filtered here:
+ * FerretDB 1.24 pushes equality down to its storage and answers range and `$in` filters by decoding
+ * the whole collection anyway.
+ */
+async function ownRecords<T extends Document>(db: Db, logical: string, customerId: string, fields: Document, newestBy: string): Promise<T[]> {
   const collection = await projectionCollection(db, logical);
-  return collection.find({ customerId, _deleted: { $ne: true } } as Document).project<T>(fields).toArray();
+  return collection
+    .find({ customerId, _deleted: { $ne: true } } as Document)
+    .sort({ [newestBy]: -1 })
+    .limit(REPORT_RECORDS_MAX)
+    .project<T>(fields)
+    .toArray();
 }
 
 /**
@@ -54,9 +66,9 @@ export async function gatherReport(db: Db, caller: Caller, input: ReportInput, n
 
   const [collections, runs, validations, generations, metrics] = await Promise.all([
     collectionsOf(db, customerId),
-    ownRecords<TestRunFacts>(db, testRunsProjection.collection, customerId, only('runId', 'suite', 'url', 'passed', 'failed', 'ranAt')),
-    ownRecords<ValidationRecord>(db, validationsProjection.collection, customerId, BOOKKEEPING),
-    ownRecords<GenerationFacts & { generatedAt: Date }>(db, generationsProjection.collection, customerId, only('testType', 'cases', 'generatedAt')),
+    ownRecords<TestRunFacts>(db, testRunsProjection.collection, customerId, only('runId', 'suite', 'url', 'passed', 'failed', 'ranAt'), 'ranAt'),
+    ownRecords<ValidationRecord>(db, validationsProjection.collection, customerId, BOOKKEEPING, 'validatedAt'),
+    ownRecords<GenerationFacts & { generatedAt: Date }>(db, generationsProjection.collection, customerId, only('testType', 'cases', 'generatedAt'), 'generatedAt'),
     input.includeMetrics ? gatherMetrics(db, caller, { recent, inCollection }, now) : undefined,
   ]);
 
@@ -82,10 +94,10 @@ interface Selection {
 async function gatherMetrics(db: Db, caller: Caller, { recent, inCollection }: Selection, now: Date): Promise<ReportMetrics> {
   const { customerId } = caller;
   const [jobs, queries, captures, analyses] = await Promise.all([
-    ownRecords<IndexJob>(db, jobsProjection.collection, customerId, BOOKKEEPING),
-    ownRecords<QueryFacts>(db, queriesProjection.collection, customerId, only('collectionName', 'cached', 'durationMs', 'servedAt')),
-    ownRecords<Pick<Screenshot, 'capturedAt'>>(db, screenshotsProjection.collection, customerId, only('capturedAt')),
-    ownRecords<AnalysisFacts & { analyzedAt: Date }>(db, analysesProjection.collection, customerId, only('findings', 'findingTypes', 'analyzedAt')),
+    ownRecords<IndexJob>(db, jobsProjection.collection, customerId, BOOKKEEPING, 'requestedAt'),
+    ownRecords<QueryFacts>(db, queriesProjection.collection, customerId, only('collectionName', 'cached', 'durationMs', 'servedAt'), 'servedAt'),
+    ownRecords<Pick<Screenshot, 'capturedAt'>>(db, screenshotsProjection.collection, customerId, only('capturedAt'), 'capturedAt'),
+    ownRecords<AnalysisFacts & { analyzedAt: Date }>(db, analysesProjection.collection, customerId, only('findings', 'findingTypes', 'analyzedAt'), 'analyzedAt'),
   ]);
   return {
     // A job counts from when it was asked for: requestedAt is set on every job, finishedAt only on

@@ -8,7 +8,7 @@ import { projectReport } from '../../../services/integration/app/project-report.
 import type { TestType, TestsGeneratedData, ValidationCompletedData } from '../../../services/integration/events.ts';
 import { generationsProjection } from '../../../services/integration/generations.projection.ts';
 import { reportInput, type ReportInput } from '../../../services/integration/input.ts';
-import { gatherReport } from '../../../services/integration/report/gather-report.ts';
+import { gatherReport, REPORT_RECORDS_MAX } from '../../../services/integration/report/gather-report.ts';
 import { validationsProjection } from '../../../services/integration/validations.projection.ts';
 import type { QuotaReport } from '../../../services/keys/assess.ts';
 import { currentPeriod } from '../../../services/keys/usage.ts';
@@ -345,6 +345,22 @@ describe('the project report from the real projections (integration)', function 
     const withoutMetrics = await reportOf(callerA, { includeMetrics: false });
     expect(withoutMetrics).not.to.have.property('metrics');
     expect(withoutMetrics.visualTests.runs).to.equal(4);
+  });
+
+  it("reads at most REPORT_RECORDS_MAX of a customer's records of a kind, the newest", async () => {
+    const heavy = `cust-${randomUUID()}`;
+    const docs = Array.from({ length: REPORT_RECORDS_MAX + 7 }, (_, i) => ({
+      _id: `${heavy}-${i}`,
+      customerId: heavy,
+      testType: i >= 7 ? 'unit' : 'e2e',
+      cases: 1,
+      generatedAt: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+    }));
+    await (await projectionCollection(db, generationsProjection.collection)).insertMany(docs as never[]);
+    const report = await gatherReport(db, { customerId: heavy, keyHash: null }, reportInput.parse({ projectName: 'heavy' }), NOW);
+    expect(report.generations.count).to.equal(REPORT_RECORDS_MAX);
+    // The 7 oldest (the only e2e ones) are the ones left out.
+    expect(report.generations.byTestType).to.deep.equal([{ testType: 'unit', count: REPORT_RECORDS_MAX }]);
   });
 
   it('answers json, markdown and html through the operation', async () => {

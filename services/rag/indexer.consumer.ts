@@ -9,6 +9,7 @@ import type { Logger } from '../platform/logger.ts';
 import { getCollection } from './collections.projection.ts';
 import type { IndexCompleted, IndexFailed, IndexRequested, IndexStarted } from './events.ts';
 import { JobStarts } from './indexing/job-starts.ts';
+import { publicJobError } from './indexing/public-error.ts';
 import { getJob, jobsProjection } from './jobs.projection.ts';
 import type { PushedSources } from './pushed-sources.ts';
 import { IndexBudgetError, type Retrieval } from './retrieval.ts';
@@ -113,8 +114,9 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
         throw err;
       }
       const budget = err instanceof IndexBudgetError ? err : undefined;
-      // Only our own reasons reach the customer: other errors can carry server paths and internals.
-      await fail(budget ? budget.message : 'indexing failed on an internal error; the operator has the details');
+      // Other errors can carry server paths: the customer reads them relative to its folder, or not at all.
+      const folder = (await getCollection(db, d.collectionId).catch(() => null))?.projectPath;
+      await fail(budget ? budget.message : publicJobError(err, folder ? [folder] : []));
       await starts.end(d.jobId);
       log.warn({ jobId: d.jobId, err: errorMessage(err) }, 'indexing failed');
       if (budget?.poison) throw new PoisonJobError(budget.message);

@@ -11,12 +11,20 @@
  * - a trailing `/` matches directories only;
  * - a `/` at the start or in the middle anchors the pattern to the file's directory; otherwise it
  *   matches the name at any depth below it;
- * - `*` and `?` do not match `/`; `[a-z]`, `[!a-z]`, `[^a-z]`, `[[:alpha:]]` are character classes;
+ * - `*` and `?` do not match `/`; `[a-z]`, `[!a-z]`, `[^a-z]`, `[[:alpha:]]` are character classes,
+ *   which do not match `/` either (not even `[[:punct:]]`, as in git's wildmatch);
  *   `**/` at the start matches any leading directories, `/**` at the end everything inside,
  *   `/**\/` in the middle zero or more directories; any other `**` is a `*`.
  * A file under an ignored directory stays ignored whatever later rules say (git does not descend
  * into an ignored directory); `IgnoreStack.ignores` checks every ancestor first for that reason.
+ *
+ * Matching (wildmatch.ts) never backtracks: a rule costs at most its length times the path's, so a
+ * hostile `.gitignore` costs time in proportion to its size, which `MAX_PATTERN_LENGTH` and
+ * `MAX_RULES_PER_FILE` bound.
  */
+
+import { compileWildmatch } from './wildmatch.ts';
+import type { Wildmatch } from './wildmatch.ts';
 
 export interface IgnoreRule {
   /** the line as written, for messages and tests */
@@ -26,29 +34,22 @@ export interface IgnoreRule {
   /** matched against the path relative to the rule's file (anchored) or against the last segment */
   readonly anchored: boolean;
   /** undefined for a pattern git never matches (an unclosed `[`) */
-  readonly regex: RegExp | undefined;
+  readonly matches: Wildmatch | undefined;
 }
 
-const POSIX_CLASSES: Record<string, string> = {
-  alnum: 'a-zA-Z0-9',
-  alpha: 'a-zA-Z',
-  blank: ' \\t',
-  cntrl: '\\x00-\\x1f\\x7f',
-  digit: '0-9',
-  graph: '\\x21-\\x7e',
-  lower: 'a-z',
-  print: '\\x20-\\x7e',
-  punct: '!-\\/:-@\\[-`{-~',
-  space: ' \\t\\n\\r\\f\\v',
-  upper: 'A-Z',
-  xdigit: '0-9a-fA-F',
-};
+/**
+ * Longer lines are skipped: no one writes such a pattern, and every path checked costs each rule's
+ * length times the path's.
+ */
+export const MAX_PATTERN_LENGTH = 4096;
+/** Rules of one file past this many are dropped, for the same reason (the first ones are kept). */
+export const MAX_RULES_PER_FILE = 10_000;
 
 /** Parses one line of a `.gitignore`; undefined for blank lines and comments. */
 export function parseIgnoreLine(line: string): IgnoreRule | undefined {
   let text = line.endsWith('\r') ? line.slice(0, -1) : line;
   text = stripTrailingSpaces(text);
-  if (text === '' || text.startsWith('#')) return undefined;
+  if (text === '' || text.startsWith('#') || text.length > MAX_PATTERN_LENGTH) return undefined;
   let negate = false;
   if (text.startsWith('!')) {
     negate = true;
@@ -62,14 +63,7 @@ export function parseIgnoreLine(line: string): IgnoreRule | undefined {
   if (text === '') return undefined;
   const anchored = text.includes('/');
   if (text.startsWith('/')) text = text.slice(1);
-  const body = anchored ? translateAnchored(text) : translateSegment(text);
-  return {
-    source: line,
-    negate,
-    directoryOnly,
-    anchored,
-    regex: body === undefined ? undefined : new RegExp(`^${body}$`, 'su'),
-  };
+  return { source: line, negate, directoryOnly, anchored, matches: compileWildmatch(text, anchored) };
 }
 
 export function parseIgnoreFile(content: string): IgnoreRule[] {
@@ -77,6 +71,7 @@ export function parseIgnoreFile(content: string): IgnoreRule[] {
   for (const line of content.split('\n')) {
     const rule = parseIgnoreLine(line);
     if (rule) rules.push(rule);
+    if (rules.length === MAX_RULES_PER_FILE) break;
   }
   return rules;
 }
@@ -90,7 +85,7 @@ export function verdict(rules: readonly IgnoreRule[], relativePath: string, isDi
   for (let i = rules.length - 1; i >= 0; i--) {
     const rule = rules[i] as IgnoreRule;
     if (rule.directoryOnly && !isDirectory) continue;
-    if (!rule.regex?.test(rule.anchored ? relativePath : name)) continue;
+    if (!rule.matches?.(rule.anchored ? relativePath : name)) continue;
     return rule.negate ? 'include' : 'ignore';
   }
   return undefined;
@@ -142,110 +137,4 @@ function stripTrailingSpaces(text: string): string {
     end--;
   }
   return text.slice(0, end);
-}
-
-/** An anchored pattern: `**` segments may cross directories. */
-function translateAnchored(pattern: string): string | undefined {
-  const segments = pattern.split('/');
-  let out = '';
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i] as string;
-    const last = i === segments.length - 1;
-    if (segment === '**') {
-      // `a/**` is everything inside a; `**/b` and `a/**/b` allow zero or more directories.
-      out += last ? (i === 0 ? '.*' : '.+') : '(?:.*/)?';
-      continue;
-    }
-    const translated = translateSegment(segment);
-    if (translated === undefined) return undefined;
-    out += translated + (last ? '' : '/');
-  }
-  return out;
-}
-
-/** One path segment (no `/`): `*`, `?`, classes, escapes. */
-function translateSegment(segment: string): string | undefined {
-  let out = '';
-  for (let i = 0; i < segment.length; i++) {
-    const c = segment[i] as string;
-    if (c === '*') {
-      while (segment[i + 1] === '*') i++;
-      out += '[^/]*';
-    } else if (c === '?') {
-      out += '[^/]';
-    } else if (c === '[') {
-      const parsed = characterClass(segment, i);
-      if (!parsed) return undefined;
-      out += parsed.regex;
-      i = parsed.end;
-    } else if (c === '\\') {
-      const next = segment[i + 1];
-      if (next === undefined) return undefined;
-      out += escapeRegex(next);
-      i++;
-    } else {
-      out += escapeRegex(c);
-    }
-  }
-  return out;
-}
-
-/** `[...]` starting at `start`; the index of its closing `]`, or undefined when it never closes. */
-function characterClass(text: string, start: number): { regex: string; end: number } | undefined {
-  let i = start + 1;
-  let negated = false;
-  if (text[i] === '!' || text[i] === '^') {
-    negated = true;
-    i++;
-  }
-  let body = '';
-  let first = true;
-  for (; i < text.length; i++) {
-    const c = text[i] as string;
-    if (c === ']' && !first) {
-      // A negated class never matches `/` (wildmatch with WM_PATHNAME).
-      return { regex: negated ? `[^/${body}]` : `[${body}]`, end: i };
-    }
-    first = false;
-    if (c === '[' && text[i + 1] === ':') {
-      const close = text.indexOf(':]', i + 2);
-      const name = close === -1 ? undefined : text.slice(i + 2, close);
-      const range = name === undefined ? undefined : POSIX_CLASSES[name];
-      if (range === undefined) return undefined;
-      body += range;
-      i = close + 1;
-      continue;
-    }
-    let literal = c;
-    if (c === '\\') {
-      const next = text[i + 1];
-      if (next === undefined) return undefined;
-      literal = next;
-      i++;
-    }
-    if (text[i + 1] === '-' && text[i + 2] !== undefined && text[i + 2] !== ']') {
-      let to = text[i + 2] as string;
-      let skip = 2;
-      if (to === '\\') {
-        const next = text[i + 3];
-        if (next === undefined) return undefined;
-        to = next;
-        skip = 3;
-      }
-      // A reversed range matches nothing in git; as a regex it would throw.
-      if (to >= literal) body += `${escapeClassChar(literal)}-${escapeClassChar(to)}`;
-      i += skip;
-      continue;
-    }
-    body += escapeClassChar(literal);
-  }
-  return undefined;
-}
-
-function escapeRegex(c: string): string {
-  return /[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
-}
-
-function escapeClassChar(c: string): string {
-  return /[\]\\^-]/.test(c) ? `\\${c}` : c;
 }

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { subscriptionPayload } from '../support/lemonsqueezy.ts';
 import { json, jsonOf, requestArb, targetArb, type Template } from './arbitraries.ts';
+import { hostilePush, rpcBatch } from './hostile-content.ts';
 import type { RawRequest } from './raw-http.ts';
 
 /** The real things the fuzz suite holds, which must never show up in an answer or a log line. */
@@ -23,6 +24,8 @@ export interface FuzzContext {
   /** An indexed collection of a tiny project, so queries reach retrieval. */
   collection: string;
   jobId: string;
+  /** A loopback site of image bombs the captures may reach (allow-listed), and its paths. */
+  bombs: { url: string; paths: string[] };
 }
 
 export type RequestDraft = RawRequest & { bodyKind: string };
@@ -232,7 +235,10 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     },
     auth: keyAuthFor('POST /api/rag/setup'),
   });
-  const files = fc.array(fc.record({ path: fc.oneof(fc.constantFrom('src/a.ts', '../../x.ts', '/etc/passwd', '', 'a\u0000b.ts', 'node_modules/x.js'), word), content: fc.string({ maxLength: 200 }) }), { maxLength: 3 });
+  const files = fc.oneof(
+    fc.array(fc.record({ path: fc.oneof(fc.constantFrom('src/a.ts', '../../x.ts', '/etc/passwd', '', 'a\u0000b.ts', 'node_modules/x.js'), word), content: fc.string({ maxLength: 200 }) }), { maxLength: 3 }),
+    hostilePush,
+  );
   add('POST /api/rag/index', 'rag', {
     template: { collectionName: jsonOf(fc.oneof(collectionName, fc.constant(ctx.collection))), files: jsonOf(files), wait: jsonOf(fc.constant(false)) },
     auth: keyAuthFor('POST /api/rag/index'),
@@ -265,7 +271,7 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
   add('POST /api/glm/analyze', 'rag', {
     template: {
       screenshotId: str(fc.oneof(fc.uuid(), word)),
-      screenshotUrl: jsonOf(blockedUrl),
+      screenshotUrl: jsonOf(fc.oneof(blockedUrl, fc.constantFrom(...ctx.bombs.paths.map((p) => `${ctx.bombs.url}${p}`)))),
       url: jsonOf(blockedUrl),
       analysisType: jsonOf(fc.constantFrom('ui-elements', 'layout', 'accessibility', 'visual-bugs', 'comprehensive', 'other')),
       baselineScreenshotId: str(fc.uuid()),
@@ -323,6 +329,7 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     fc.record({ name: fc.constantFrom('integration_validate', 'integration_generate', 'integration_report'), arguments: fc.record({ component: word, expectedBehavior: word, testType: fc.constantFrom('unit', 'e2e'), projectName: word, url: blockedUrl }) }),
     fc.record({ name: fc.constantFrom('health_check', 'api_info', 'nope', '__proto__'), arguments: fc.constant({}) }),
   );
+  const batches = rpcBatch(ctx.collection);
   const rpc = fc.record({
     jsonrpc: fc.constantFrom('2.0', '1.0'),
     id: fc.oneof(fc.nat(), word, fc.constant(null)),
@@ -338,8 +345,9 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     auth: authArb(keyAuth(key('POST /mcp')), wrongAuth),
     limit: LIMIT_10MB,
     guard: (body) => {
-      // A batch: a JSON array of requests, sometimes.
+      // A batch: a JSON array of requests, sometimes; now and then a long one of metered calls.
       const text = body.toString('latin1');
+      if (text.startsWith('{"jsonrpc"') && text.length % 11 === 0) return Buffer.from(JSON.stringify(fc.sample(batches, { numRuns: 1, seed: text.length })[0]), 'latin1');
       return noWaiting(text.startsWith('{"jsonrpc"') && text.length % 5 === 0 ? Buffer.from(`[${text},${text}]`, 'latin1') : body);
     },
   });

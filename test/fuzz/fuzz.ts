@@ -1,3 +1,4 @@
+import { startBombSite } from './hostile-content.ts';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -156,6 +157,7 @@ export async function startTarget(stack: StackEnv, dir: string, options: { logLe
     join(project, 'src', 'cart.ts'),
     'export function addToCart(cart: { items: string[] }, item: string): number {\n  cart.items.push(item);\n  return cart.items.length;\n}\n\nexport const formatPrice = (cents: number): string => `$${(cents / 100).toFixed(2)}`;\n',
   );
+  const bombs = await startBombSite();
   const secrets = { jwt: randomBytes(32).toString('hex'), shared: randomBytes(32).toString('hex'), payment: randomBytes(24).toString('hex'), kek: randomBytes(32).toString('hex') };
   const env = testEnv(stack, {
     ACCOUNTS_PORT: String(ports.accounts),
@@ -170,6 +172,9 @@ export async function startTarget(stack: StackEnv, dir: string, options: { logLe
     KEY_ENCRYPTION_KEY: secrets.kek,
     PAYMENT_VARIANT_TIERS: '1:pro',
     RAG_ROOTS: workspace,
+    // One fixture folder for every endpoint's customer; the per-customer layout has its own e2e spec.
+    RAG_ROOTS_LAYOUT: 'shared',
+    CAPTURE_ALLOWED_HOSTS: bombs.host,
     RAG_DATA_DIR: join(dir, 'rag'),
     RAG_PUSH_MAX_FILES: '20',
     RAG_MAX_FILE_BYTES: '20000',
@@ -213,6 +218,7 @@ export async function startTarget(stack: StackEnv, dir: string, options: { logLe
       workspace,
       collection: 'fuzz-shop',
       jobId: String(index.json.jobId),
+      bombs: { url: bombs.url, paths: bombs.paths },
     };
     const all = [secrets.jwt, secrets.shared, secrets.payment, secrets.kek, account.password, account.token, ...Object.values(keys).map((k) => k.apiKey)];
     watch.watch(all);
@@ -224,10 +230,12 @@ export async function startTarget(stack: StackEnv, dir: string, options: { logLe
       stop: async () => {
         await platform.runtime.mongo.db.dropDatabase().catch(() => undefined);
         await platform.stop();
+        await bombs.stop();
       },
     };
   } catch (err) {
     await platform.stop();
+    await bombs.stop();
     throw err;
   }
 }

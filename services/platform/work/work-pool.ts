@@ -45,6 +45,8 @@ export interface WorkPoolOptions {
   readonly queuePerTenant: number;
   /** Tasks one tenant may have running at once while others wait (default: every thread). */
   readonly runningPerTenant?: number;
+  /** Nice value of the threads (default 10): below the request loop, which keeps the process's. */
+  readonly nice?: number;
 }
 
 export interface RunOptions {
@@ -161,6 +163,7 @@ export class WorkPool {
   #spawn(): Slot {
     const worker = new Worker(WORKER_URL, {
       resourceLimits: { maxOldGenerationSizeMb: this.#options.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.#options.memoryMb / 8)) },
+      workerData: { nice: this.#options.nice ?? 10 },
       // A task's console output is not the service's log.
       stdout: true,
       stderr: true,

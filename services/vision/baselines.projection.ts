@@ -27,6 +27,8 @@ export const baselinesProjection: Projection<BaselineDocument, VisionEvent> = {
     if (event.type !== 'glm.baseline-accepted') return doc;
     return { ...event.data, acceptedAt: event.metadata.occurredAt };
   },
+  // Whether a screenshot its customer wants deleted is a baseline (app/delete-stored.ts).
+  indexes: [{ key: { customerId: 1, screenshotId: 1 }, name: 'by_screenshot' }],
 };
 
 export async function getBaseline(db: Db, customerId: string, suite: string, check: string): Promise<Baseline | null> {

@@ -18,6 +18,8 @@ export const screenshotsProjection: Projection<ScreenshotDocument, VisionEvent> 
     const { keyHash: _keyHash, ...d } = event.data;
     return { ...d, capturedAt: event.metadata.occurredAt };
   },
+  // The retention sweep's (retention-sweep.ts): screenshots older than the retention.
+  indexes: [{ key: { capturedAt: 1 }, name: 'by_captured_at' }],
 };
 
 export async function getScreenshot(db: Db, screenshotId: string): Promise<Screenshot | null> {

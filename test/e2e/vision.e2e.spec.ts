@@ -10,6 +10,7 @@ import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
 import { ragService } from '../../services/rag/service.ts';
+import { zeroPng } from '../integration/vision/bomb-png.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { startFixtureSite, type FixtureSite } from '../integration/vision/fixture-site.ts';
 import { eventually, testLogger } from '../support/env.ts';
@@ -68,8 +69,10 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     stack = await useStack();
     site = await startFixtureSite();
     const png = imagePng();
+    const bomb = await zeroPng(10_000, 10_000);
     images = createServer((req, res) => {
       if (req.url === '/shot.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+      else if (req.url === '/bomb.png') res.writeHead(200, { 'content-type': 'image/png' }).end(bomb);
       else res.writeHead(404).end();
     });
     await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
@@ -199,6 +202,27 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     const notImage = await analyze({ screenshotUrl: `${site.origin}/analysis/clean`, analysisType: 'visual-bugs' });
     expect(notImage.status).to.equal(422);
     expect(notImage.body).to.include({ code: 'NOT_AN_IMAGE' });
+  });
+
+  it('meters a capture, refuses an image over the pixel limit with 413, and deletes a screenshot on request', async () => {
+    const before = await usage(acme());
+    const shot = await call('POST', '/api/glm/capture', { key: acme(), body: { url: `${site.origin}/analysis/clean` } });
+    expect(shot.status, JSON.stringify(shot.body)).to.equal(200);
+    await eventually('the capture metered', async () => {
+      const now = await usage(acme());
+      return now.screenshotsAnalyzed === (before.screenshotsAnalyzed ?? 0) + 1 ? now : undefined;
+    });
+
+    const bomb = await analyze({ screenshotUrl: `${imageOrigin}/bomb.png`, analysisType: 'visual-bugs' });
+    expect(bomb.status, JSON.stringify(bomb.body)).to.equal(413);
+    expect(bomb.body).to.include({ success: false, code: 'IMAGE_TOO_LARGE' });
+
+    const id = String(shot.body.screenshotId);
+    expect((await call('DELETE', `/api/glm/screenshots/${id}`, { key: minted.globex!.apiKey })).status, "another customer's").to.equal(404);
+    const deleted = await call('DELETE', `/api/glm/screenshots/${id}`, { key: acme() });
+    expect(deleted.status).to.equal(200);
+    expect(deleted.body).to.include({ success: true, deleted: id });
+    expect((await call('GET', String(shot.body.screenshotUrl), { key: acme() })).status).to.equal(404);
   });
 
   it('records a baseline on the first run, passes on the same page, fails on a changed one with a diff, and accepts the change', async () => {

@@ -1,7 +1,8 @@
 import { accessibilityChecks } from './accessibility-rules.ts';
 import { layoutChecks } from './layout-rules.ts';
 import { emptyOutcome, mergeOutcomes, type Outcome } from './outcome.ts';
-import { decodePng, diffPixels, scanBlank, type Pixels } from './png-checks.ts';
+import { checkComparable, decodePng, DEFAULT_DECODE_BYTES, diffPixels, scanBlank, type Pixels } from './png-checks.ts';
+import { ImageRefused } from './png-header.ts';
 import { parsePageReport } from './report-schema.ts';
 import { SEVERITIES, type AnalysisResult, type AnalysisType, type Finding, type PageReport } from './types.ts';
 import { uiElementChecks } from './ui-rules.ts';
@@ -18,11 +19,13 @@ export { diffImages, type ImageDiff } from './png-checks.ts';
 export interface AnalyzeInput {
   /** From `inspectPage` at capture time; validated again here (a stored report is read back from JSON). */
   report?: PageReport;
-  png: Buffer;
+  png: Uint8Array;
   /** For visual-bugs and comprehensive: the screenshot to compare with. */
-  baselinePng?: Buffer;
+  baselinePng?: Uint8Array;
   /** pixelmatch's per-pixel colour threshold, 0 to 1 (default 0.1). */
   diffThreshold?: number;
+  /** Bytes the decoded images and their comparison may hold; an image past it is not decoded (default 512 MB). */
+  maxDecodeBytes?: number;
 }
 
 export type AnalyzeOutput = AnalysisResult & { diffPng?: Buffer };
@@ -45,8 +48,10 @@ interface Context {
   /** The decoded screenshot, decoded on first use (only the pixel checks need it): null when unreadable. */
   pixels(): Pixels | null;
   noPixels(): string;
-  baselinePng: Buffer | undefined;
+  png: Uint8Array;
+  baselinePng: Uint8Array | undefined;
   threshold: number;
+  maxDecodeBytes: number;
 }
 
 interface Single {
@@ -93,17 +98,19 @@ function contextOf(input: AnalyzeInput, threshold: number): Context {
       noReport = `the page report is not valid: ${firstLine(error)}`;
     }
   }
+  const maxDecodeBytes = input.maxDecodeBytes ?? DEFAULT_DECODE_BYTES;
   let decoded: { pixels: Pixels | null; problem: string } | undefined;
   const decode = () => {
     if (decoded) return decoded;
     try {
-      decoded = { pixels: decodePng(input.png), problem: '' };
+      decoded = { pixels: decodePng(input.png, maxDecodeBytes), problem: '' };
     } catch (error) {
-      decoded = { pixels: null, problem: `the screenshot is not a readable PNG: ${firstLine(error)}` };
+      const why = error instanceof ImageRefused && error.code === 'IMAGE_TOO_LARGE' ? 'the screenshot was not decoded' : 'the screenshot is not a readable PNG';
+      decoded = { pixels: null, problem: `${why}: ${firstLine(error)}` };
     }
     return decoded;
   };
-  return { report, noReport, pixels: () => decode().pixels, noPixels: () => decode().problem, baselinePng: input.baselinePng, threshold };
+  return { report, noReport, pixels: () => decode().pixels, noPixels: () => decode().problem, png: input.png, baselinePng: input.baselinePng, threshold, maxDecodeBytes };
 }
 
 const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
@@ -153,9 +160,11 @@ function imageChecks(context: Context): Single {
   if (context.baselinePng === undefined) return { outcome: out };
   let baseline: Pixels;
   try {
-    baseline = decodePng(context.baselinePng);
+    checkComparable(context.png, context.baselinePng, context.maxDecodeBytes);
+    baseline = decodePng(context.baselinePng, context.maxDecodeBytes);
   } catch (error) {
-    out.skipped.push({ check: 'baseline-diff', reason: `the baseline is not a readable PNG: ${firstLine(error)}` });
+    const why = error instanceof ImageRefused && error.code === 'IMAGE_TOO_LARGE' ? 'the baseline was not compared' : 'the baseline is not a readable PNG';
+    out.skipped.push({ check: 'baseline-diff', reason: `${why}: ${firstLine(error)}` });
     return { outcome: out };
   }
   const diff = diffPixels(pixels, baseline, context.threshold);

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { openIsolatedWorld, type IsolatedWorld } from '../browser/isolated-world.ts';
 import { CAPS } from './page-script.ts';
 import { parseAxeReport } from './report-schema.ts';
 import type { AxeReport } from './types.ts';
 
 /**
- * axe-core in the captured page. Injected with `page.evaluate`, which the page's Content-Security-
- * Policy does not govern (a script tag would be refused by a strict CSP). axe runs in the page's own
- * world, so its answer is validated like every other fact from the page.
+ * axe-core in the captured page. Injected by the DevTools protocol into an isolated world of the
+ * page (browser/isolated-world.ts), which the page's Content-Security-Policy does not govern (a
+ * script tag would be refused by a strict CSP) and whose globals the page cannot replace: the page
+ * cannot make axe's answer, or its size, whatever it likes. Its content still comes from the page,
+ * so it is bounded in the world and validated here like every other fact from the page.
  */
 
 let source: string | undefined;
@@ -49,21 +52,26 @@ const failed = (error: string): AxeReport => ({ version: null, error: error.slic
  * axe's violations in the page, within `budgetMs`. A failure (the page broke axe, or it ran out of
  * time) is reported in `error`, not thrown: the rest of the report is still worth having.
  */
-export async function runAxe(page: Page, budgetMs: number): Promise<AxeReport> {
+export async function runAxe(page: Page, budgetMs: number, world?: IsolatedWorld): Promise<AxeReport> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`axe did not finish within ${budgetMs} ms`)), budgetMs);
   });
+  let own: Promise<IsolatedWorld> | undefined;
   try {
     const raw: unknown = await Promise.race([
-      page.evaluate(axeSource()).then(() => page.evaluate(RUN)),
+      (async () => {
+        const w = world ?? (await (own = openIsolatedWorld(page)));
+        await w.inject(axeSource());
+        return w.evaluate(RUN, { maxString: 500 });
+      })(),
       timeout,
     ]);
-    const parsed = parseAxeReport(raw);
-    return parsed;
+    return parseAxeReport(raw);
   } catch (error) {
     return failed(error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error));
   } finally {
     clearTimeout(timer);
+    void own?.then((w) => w.close()).catch(() => undefined);
   }
 }

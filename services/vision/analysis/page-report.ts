@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { openIsolatedWorld } from '../browser/isolated-world.ts';
 import { runAxe } from './axe.ts';
 import { CAPS, pageScript } from './page-script.ts';
 import { parsePageFacts } from './report-schema.ts';
@@ -9,7 +10,9 @@ export { parsePageReport } from './report-schema.ts';
 
 /**
  * The `PageInspector` of the analyses: everything they need from the live page, gathered right
- * after the screenshot (so the facts describe the picture) in two scripts: one DOM pass and axe.
+ * after the screenshot (so the facts describe the picture) in two scripts: one DOM pass and axe,
+ * both in an isolated world of the page (browser/isolated-world.ts), so that the page cannot
+ * choose their answers nor make them as large as it likes.
  *
  *   const shot = await capture(pool, request, (page, left) => inspectPage(page, left, { probes }));
  *   analyze('layout', { report: shot.inspection, png: shot.png });
@@ -25,10 +28,15 @@ const MARGIN_MS = 500;
 
 export async function inspectPage(page: Page, left: () => number, options: InspectOptions = {}): Promise<PageReport> {
   const probes = (options.probes ?? []).slice(0, CAPS.probes).map((p) => String(p.selector).slice(0, 1000));
-  const raw: unknown = await within(page.evaluate(pageScript(probes)), left(), 'the page inspection');
-  const facts = parsePageFacts(raw);
-  const axe = await runAxe(page, Math.max(1, left() - MARGIN_MS));
-  return { version: 1, ...facts, axe };
+  const world = await within(openIsolatedWorld(page), left(), 'opening the inspection world');
+  try {
+    const raw: unknown = await within(world.evaluate(pageScript(probes)), left(), 'the page inspection');
+    const facts = parsePageFacts(raw);
+    const axe = await runAxe(page, Math.max(1, left() - MARGIN_MS), world);
+    return { version: 1, ...facts, axe };
+  } finally {
+    await world.close();
+  }
 }
 
 async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {

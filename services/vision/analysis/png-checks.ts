@@ -1,5 +1,6 @@
 import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
+import { checkDecodable, ImageRefused, MAX_IMAGE_PIXELS, type PngHeader } from './png-header.ts';
 import type { Box } from './types.ts';
 
 /**
@@ -14,9 +15,47 @@ export interface Pixels {
   data: Buffer;
 }
 
-export function decodePng(png: Buffer): Pixels {
-  const image = PNG.sync.read(png);
+/**
+ * What one decode may hold by default. The image pool passes its own budget; this bounds callers
+ * that have none (tests, benches) the same way.
+ */
+export const DEFAULT_DECODE_BYTES = 512 * 1024 * 1024;
+
+const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+
+/** RGBA pixels of a PNG, refused (ImageRefused) before any decoding when its header promises more than `maxBytes`. */
+export function decodePng(png: Uint8Array, maxBytes = DEFAULT_DECODE_BYTES): Pixels {
+  checkDecodable(png, maxBytes);
+  const image = PNG.sync.read(asBuffer(png));
   return { width: image.width, height: image.height, data: image.data };
+}
+
+/**
+ * Bytes a comparison of two decoded images holds besides them: the result of pixelmatch over the
+ * common area and, when the sizes differ, the diff image of the larger extent, and its encoding.
+ */
+export function diffBytes(a: { width: number; height: number }, b: { width: number; height: number }): number {
+  const common = Math.min(a.width, b.width) * Math.min(a.height, b.height) * 4;
+  const sameSize = a.width === b.width && a.height === b.height;
+  const extent = Math.max(a.width, b.width) * Math.max(a.height, b.height);
+  const drawn = sameSize || extent <= MAX_IMAGE_PIXELS ? extent * 4 : 0;
+  // Cropped copies of both (sizes differ), pixelmatch's output, the diff image, its filtered rows.
+  return (sameSize ? 0 : 2 * common) + common + (sameSize ? 0 : drawn) + drawn;
+}
+
+/** Both headers, if decoding both images and comparing them fits in `maxBytes`; ImageRefused if not. */
+export function checkComparable(a: Uint8Array, b: Uint8Array, maxBytes: number): [PngHeader, PngHeader] {
+  const first = checkDecodable(a, maxBytes);
+  const second = checkDecodable(b, maxBytes);
+  const rgba = (h: PngHeader) => h.width * h.height * 4;
+  const needs = rgba(first) + rgba(second) + diffBytes(first, second);
+  if (needs > maxBytes) {
+    throw new ImageRefused(
+      'IMAGE_TOO_LARGE',
+      `comparing a ${first.width}×${first.height} image with a ${second.width}×${second.height} one needs about ${Math.round(needs / 1048576)} MB, over the ${Math.round(maxBytes / 1048576)} MB an analysis may use`,
+    );
+  }
+  return [first, second];
 }
 
 /** Channels within this distance are one colour: flat fills, not anti-aliasing or dithering. */
@@ -117,7 +156,10 @@ export interface ImageDiff {
   diffPixels: number;
   /** diffPixels over the pixels of the larger extent (0 to 1). */
   diffRatio: number;
-  /** Red where the images differ, over a faint copy of the first; the larger extent. */
+  /**
+   * Red where the images differ, over a faint copy of the first; the larger extent. Absent when
+   * that extent is over MAX_IMAGE_PIXELS (a wide image against a tall one): the counts still hold.
+   */
   diffPng?: Buffer;
   /** The larger extent of the two. */
   width: number;
@@ -129,10 +171,14 @@ export interface ImageDiff {
 // pixelmatch's default diffColor; its faint copy of the image is grey, so pure red is only a difference.
 const DIFF_RGBA = [255, 0, 0, 255] as const;
 
-/** Compare two PNGs with pixelmatch (threshold 0 to 1, smaller is stricter; 0.1 by default). */
-export function diffImages(a: Buffer, b: Buffer, threshold = 0.1): ImageDiff {
+/**
+ * Compare two PNGs with pixelmatch (threshold 0 to 1, smaller is stricter; 0.1 by default), refused
+ * (ImageRefused) before decoding when the two and their comparison would hold more than `maxBytes`.
+ */
+export function diffImages(a: Uint8Array, b: Uint8Array, threshold = 0.1, maxBytes = DEFAULT_DECODE_BYTES): ImageDiff {
   if (!(threshold >= 0 && threshold <= 1)) throw new RangeError('threshold must be a number from 0 to 1');
-  return diffPixels(decodePng(a), decodePng(b), threshold);
+  checkComparable(a, b, maxBytes);
+  return diffPixels(decodePng(a, maxBytes), decodePng(b, maxBytes), threshold);
 }
 
 export function diffPixels(a: Pixels, b: Pixels, threshold = 0.1): ImageDiff {
@@ -149,10 +195,12 @@ export function diffPixels(a: Pixels, b: Pixels, threshold = 0.1): ImageDiff {
   const commonOut = Buffer.alloc(common.width * common.height * 4);
   const inCommon = common.width > 0 && common.height > 0 ? pixelmatch(crop(a), crop(b), commonOut, common.width, common.height, { threshold }) : 0;
 
-  // Outside the common area everything counts as changed, drawn in the diff colour.
-  const out = new PNG({ width, height });
-  if (sameSize) commonOut.copy(out.data);
-  else {
+  // Outside the common area everything counts as changed, drawn in the diff colour. The extent of a
+  // wide image and a tall one can be far larger than either: past the limit it is not drawn at all.
+  let out: { width: number; height: number; data: Buffer } | undefined;
+  if (sameSize) out = { width, height, data: commonOut };
+  else if (width * height <= MAX_IMAGE_PIXELS) {
+    out = { width, height, data: Buffer.alloc(width * height * 4) };
     for (let i = 0; i < out.data.length; i += 4) out.data.set(DIFF_RGBA, i);
     for (let y = 0; y < common.height; y++) commonOut.copy(out.data, y * width * 4, y * common.width * 4, (y + 1) * common.width * 4);
   }
@@ -176,7 +224,7 @@ export function diffPixels(a: Pixels, b: Pixels, threshold = 0.1): ImageDiff {
     diffPixels: diff,
     diffRatio: width * height === 0 ? 0 : diff / (width * height),
     // One filter and quick deflate: the diff is mostly flat grey, and pngjs's adaptive filtering costs more than it saves.
-    diffPng: PNG.sync.write(out, { filterType: 1, deflateLevel: 6 }),
+    ...(out ? { diffPng: PNG.sync.write(out as PNG, { filterType: 1, deflateLevel: 6 }) } : {}),
     width,
     height,
     changed: maxX < 0 ? null : { x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1 },

@@ -4,7 +4,6 @@ import { publishAndApply } from '../../../events/own-events.ts';
 import { notFound, type Caller } from '../../rag/caller.ts';
 import { checkQuota, meter } from '../../rag/app/meter.ts';
 import { analysesProjection } from '../analyses.projection.ts';
-import { analyze } from '../analysis/analyze.ts';
 import { parsePageReport, type PageReport } from '../analysis/page-report.ts';
 import { SEVERITIES, type AnalysisResult, type Finding, type Severity } from '../analysis/types.ts';
 import type { VisionDeps } from '../engine.ts';
@@ -13,6 +12,8 @@ import type { AnalyzeInput } from '../input.ts';
 import { getScreenshot } from '../screenshots.projection.ts';
 import { capturePage, screenshotPath } from './capture-page.ts';
 import { fetchImageAsPng } from './fetch-image.ts';
+import { analyzeImageTask, decodeBudget, runImageTask } from './image-work.ts';
+import type { VisionCaller } from './storage-limit.ts';
 
 export interface AnalyzeAnswer extends Omit<AnalysisResult, 'findings'> {
   success: true;
@@ -50,11 +51,15 @@ function ownScreenshotId(deps: VisionDeps, url: string): string | null {
   return /^[0-9a-f-]{36}$/.test(id) ? id : null;
 }
 
-async function resolveSource(deps: VisionDeps, caller: Caller, input: AnalyzeInput, correlationId: string): Promise<Source> {
+async function resolveSource(deps: VisionDeps, caller: VisionCaller, input: AnalyzeInput, correlationId: string): Promise<Source> {
   const id = input.screenshotId ?? (input.screenshotUrl ? ownScreenshotId(deps, input.screenshotUrl) : null);
   if (id) return { screenshotId: id, ...(await loadScreenshot(deps, caller, id)) };
-  if (input.screenshotUrl) return { screenshotId: null, png: await fetchImageAsPng(deps, input.screenshotUrl), report: undefined };
-  const captured = await capturePage(deps, caller, { url: input.url!, fullPage: input.fullPage, ...(input.viewport ? { viewport: input.viewport } : {}) }, correlationId, { source: 'analyze' });
+  if (input.screenshotUrl) return { screenshotId: null, png: await fetchImageAsPng(deps, input.screenshotUrl, caller.customerId), report: undefined };
+  // The capture is this analysis's screenshot: metered below as the analysis's one use.
+  const captured = await capturePage(deps, caller, { url: input.url!, fullPage: input.fullPage, ...(input.viewport ? { viewport: input.viewport } : {}) }, correlationId, {
+    source: 'analyze',
+    metered: false,
+  });
   return { screenshotId: captured.answer.screenshotId, png: captured.png, report: captured.report };
 }
 
@@ -65,15 +70,27 @@ const countBy = <K extends string>(items: readonly { [P in 'severity']: K }[], k
  * POST /api/glm/analyze and the `glm_analyze` tool: one analysis of a stored screenshot, a page
  * captured now, or an image given by URL (image-level checks only, and the answer says which ran).
  * Each analysis uses one of the key's `screenshotsAnalyzed`, recorded once the source is in hand, so a
- * page that cannot be loaded costs nothing.
+ * page that cannot be loaded costs nothing. The analysis itself (decoding the PNG, its pixels)
+ * runs on the image pool, within its time and memory budget, never on the serving event loop.
  */
-export async function analyzeScreenshot(deps: VisionDeps, caller: Caller, input: AnalyzeInput, correlationId: string): Promise<AnalyzeAnswer> {
+export async function analyzeScreenshot(deps: VisionDeps, caller: VisionCaller, input: AnalyzeInput, correlationId: string): Promise<AnalyzeAnswer> {
   const started = Date.now();
   checkQuota(deps, caller, 'screenshotsAnalyzed', 1);
   const baselinePng = input.baselineScreenshotId ? (await loadScreenshot(deps, caller, input.baselineScreenshotId)).png : undefined;
   const source = await resolveSource(deps, caller, input, correlationId);
   await meter(deps, caller, 'screenshotsAnalyzed', 1, correlationId);
-  const result = analyze(input.analysisType, { ...(source.report ? { report: source.report } : {}), png: source.png, ...(baselinePng ? { baselinePng } : {}) });
+  const result = await runImageTask(
+    deps.images,
+    analyzeImageTask,
+    {
+      type: input.analysisType,
+      ...(source.report ? { report: source.report } : {}),
+      png: source.png,
+      ...(baselinePng ? { baselinePng } : {}),
+      maxDecodeBytes: decodeBudget(deps.config.vision.work.memoryMb),
+    },
+    caller.customerId,
+  );
   const types = new Map<string, number>();
   for (const f of result.findings) types.set(f.type, (types.get(f.type) ?? 0) + 1);
   const event: AnalysisCompleted = newEvent(
@@ -92,6 +109,5 @@ export async function analyzeScreenshot(deps: VisionDeps, caller: Caller, input:
     { correlationId },
   );
   await publishAndApply(deps.publisher, deps.db, analysesProjection, [event]);
-  const { diffPng: _diff, ...answer } = result as AnalysisResult & { diffPng?: Buffer };
-  return { success: true, screenshotId: source.screenshotId, ...answer };
+  return { success: true, screenshotId: source.screenshotId, ...result };
 }

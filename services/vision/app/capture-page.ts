@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import type { Caller } from '../../rag/caller.ts';
+import { checkQuota, meter } from '../../rag/app/meter.ts';
 import { inspectPage, type ElementProbe, type PageReport } from '../analysis/page-report.ts';
 import { capture } from '../browser/capture.ts';
 import type { VisionDeps } from '../engine.ts';
@@ -9,6 +9,7 @@ import type { CaptureSource, ScreenshotCaptured } from '../events.ts';
 import type { CaptureInput } from '../input.ts';
 import { screenshotsProjection } from '../screenshots.projection.ts';
 import { captureFailure } from './capture-errors.ts';
+import { admitStorage, type VisionCaller } from './storage-limit.ts';
 
 export interface CaptureAnswer {
   success: true;
@@ -37,21 +38,30 @@ export const screenshotPath = (screenshotId: string): string => `/api/glm/screen
  * test): loads the page in a guarded browser context, takes the screenshot, and records at the same
  * moment its DOM and the page report the analyses read. The bytes go to the blob store first, then
  * glm.screenshot-captured names them: an event never points at bytes that were not stored.
+ *
+ * A capture holds a browser slot for up to CAPTURE_TIMEOUT_MS and keeps megabytes until retention
+ * deletes it, so it is admitted first (the quota, and the customer's storage bound) and, once the
+ * page is in hand, metered: one `screenshotsAnalyzed`, unless the caller meters it as part of its
+ * own use (`metered: false`: an analysis of the page it captures is one use).
  */
 export async function capturePage(
   deps: VisionDeps,
-  caller: Caller,
+  caller: VisionCaller,
   input: CaptureInput,
   correlationId: string,
-  options: { source?: CaptureSource; probes?: ElementProbe[] } = {},
+  options: { source?: CaptureSource; probes?: ElementProbe[]; metered?: boolean } = {},
 ): Promise<CapturedPage> {
   const { vision } = deps.config;
+  const metered = options.metered ?? true;
+  if (metered) checkQuota(deps, caller, 'screenshotsAnalyzed', 1);
+  await admitStorage(deps, caller);
   let shot;
   try {
     shot = await capture(
       deps.pool,
       {
         url: input.url,
+        tenant: caller.customerId,
         ...(input.selector !== undefined ? { selector: input.selector } : {}),
         fullPage: input.fullPage,
         ...(input.viewport ? { viewport: input.viewport } : {}),
@@ -64,6 +74,7 @@ export async function capturePage(
   } catch (err) {
     throw captureFailure(err);
   }
+  if (metered) await meter(deps, caller, 'screenshotsAnalyzed', 1, correlationId);
   const { customerId } = caller;
   const [png, dom, report] = await Promise.all([
     deps.blobs.put(shot.png, { customerId, kind: 'png', contentType: 'image/png' }),

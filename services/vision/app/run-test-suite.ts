@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import type { Caller } from '../../rag/caller.ts';
-import { checkQuota, meter } from '../../rag/app/meter.ts';
-import { analyze, diffImages } from '../analysis/analyze.ts';
+import { checkQuota } from '../../rag/app/meter.ts';
+import { HttpError } from '../../platform/http/errors.ts';
+import { analyze } from '../analysis/analyze.ts';
 import type { PageReport } from '../analysis/page-report.ts';
+import type { ImageDiff } from '../analysis/png-checks.ts';
+import { readPngHeader } from '../analysis/png-header.ts';
 import { SEVERITIES } from '../analysis/types.ts';
 import { baselinesProjection, getBaseline } from '../baselines.projection.ts';
 import type { VisionDeps } from '../engine.ts';
@@ -13,6 +15,8 @@ import type { TestCheck, TestInput } from '../input.ts';
 import { testRunsProjection } from '../test-runs.projection.ts';
 import { loadScreenshot } from './analyze-screenshot.ts';
 import { capturePage } from './capture-page.ts';
+import { asBuffer, compareImagesTask, decodeBudget, runImageTask } from './image-work.ts';
+import type { VisionCaller } from './storage-limit.ts';
 
 export interface TestAnswer {
   success: true;
@@ -27,31 +31,32 @@ type Visual = Extract<TestCheck, { type: 'visual' }>;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+const ownCapture = (check: TestCheck): boolean => check.type === 'visual' && (check.selector !== undefined || check.fullPage);
+
 /**
  * POST /api/glm/test and the `glm_test` tool: a named suite of checks against one page. The page
  * is captured once (its report answers the element, a11y and layout checks); a visual check with a
  * selector or full page gets a capture of its own. The first run of a visual check records its
- * baseline; later runs compare with it (pixelmatch) and store the diff image. One run uses one
- * `screenshotsAnalyzed`.
+ * baseline; later runs compare with it (pixelmatch, on the image pool) and store the diff image.
+ * Each capture of a run uses one `screenshotsAnalyzed`: a run of 20 captures is 20 uses, refused at
+ * once if the quota has not room for them all.
  */
-export async function runTestSuite(deps: VisionDeps, caller: Caller, input: TestInput, correlationId: string): Promise<TestAnswer> {
+export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input: TestInput, correlationId: string): Promise<TestAnswer> {
   const started = Date.now();
   const suite = input.testSuite;
-  checkQuota(deps, caller, 'screenshotsAnalyzed', 1);
+  checkQuota(deps, caller, 'screenshotsAnalyzed', 1 + suite.checks.filter(ownCapture).length);
   const viewport = suite.viewport ? { viewport: suite.viewport } : {};
   const probes = suite.checks.filter((c) => c.type === 'element').map((c) => ({ selector: c.selector }));
   const page = await capturePage(deps, caller, { url: input.url, fullPage: false, ...viewport }, correlationId, { source: 'test', probes });
-  await meter(deps, caller, 'screenshotsAnalyzed', 1, correlationId);
 
   const results: CheckResultData[] = [];
   const firstBaselines: BaselineAccepted[] = [];
   for (const check of suite.checks) {
     switch (check.type) {
       case 'visual': {
-        const shot =
-          check.selector === undefined && !check.fullPage
-            ? page
-            : await capturePage(deps, caller, { url: input.url, fullPage: check.fullPage, ...(check.selector !== undefined ? { selector: check.selector } : {}), ...viewport }, correlationId, { source: 'test' });
+        const shot = !ownCapture(check)
+          ? page
+          : await capturePage(deps, caller, { url: input.url, fullPage: check.fullPage, ...(check.selector !== undefined ? { selector: check.selector } : {}), ...viewport }, correlationId, { source: 'test' });
         const outcome = await visualCheck(deps, caller, suite.name, check, shot.answer.screenshotId, shot.png, correlationId);
         if (outcome.baseline) firstBaselines.push(outcome.baseline);
         results.push(outcome.result);
@@ -60,6 +65,8 @@ export async function runTestSuite(deps: VisionDeps, caller: Caller, input: Test
       case 'element':
         results.push(elementCheck(check, page.report));
         break;
+      // The a11y and layout checks read the page report only (bounded by the report's caps), never
+      // the pixels: they stay here rather than pay a trip to the image pool.
       case 'a11y': {
         const findings = analyze('accessibility', { report: page.report, png: page.png }).findings;
         const allowed = check.maxImpact === 'none' ? -1 : SEVERITIES.indexOf(check.maxImpact);
@@ -108,7 +115,7 @@ function result(check: TestCheck, ok: boolean, message: string, extra: Partial<C
 
 async function visualCheck(
   deps: VisionDeps,
-  caller: Caller,
+  caller: VisionCaller,
   suite: string,
   check: Visual,
   screenshotId: string,
@@ -116,19 +123,46 @@ async function visualCheck(
   correlationId: string,
 ): Promise<{ result: CheckResultData; baseline?: BaselineAccepted }> {
   const baseline = await getBaseline(deps.db, caller.customerId, suite, check.name);
-  if (!baseline) {
+  const reference = baseline ? await loadScreenshot(deps, caller, baseline.screenshotId).catch(gone) : null;
+  if (!reference) {
     const event: BaselineAccepted = newEvent('glm.baseline-accepted', { customerId: caller.customerId, suite, check: check.name, screenshotId, reason: 'first_run' }, { correlationId });
-    return { result: result(check, true, 'no baseline yet: this capture is now the baseline', { screenshotId }), baseline: event };
+    const why = baseline ? 'the baseline screenshot was deleted' : 'no baseline yet';
+    return { result: result(check, true, `${why}: this capture is now the baseline`, { screenshotId }), baseline: event };
   }
-  const reference = await loadScreenshot(deps, caller, baseline.screenshotId);
-  const diff = diffImages(reference.png, png, check.pixelThreshold);
-  if (!diff.sameSize) {
-    return { result: result(check, false, `the capture is ${diff.width}×${diff.height}, the baseline is not: sizes differ`, { screenshotId }) };
+  // Sizes from the headers: images that cannot match are not decoded at all.
+  const [was, now] = [pngDimensions(reference.png), pngDimensions(png)];
+  if (!was || !now || was.width !== now.width || was.height !== now.height) {
+    const size = now ? `${now.width}×${now.height}` : 'not a PNG';
+    return { result: result(check, false, `the capture is ${size}, the baseline ${was ? `${was.width}×${was.height}` : 'not a PNG'}: sizes differ`, { screenshotId }) };
   }
-  const diffId = diff.diffPng ? await deps.blobs.put(diff.diffPng, { customerId: caller.customerId, kind: 'diff', contentType: 'image/png' }) : null;
+  let diff: ImageDiff;
+  try {
+    diff = await runImageTask(deps.images, compareImagesTask, { baseline: reference.png, current: png, threshold: check.pixelThreshold, maxDecodeBytes: decodeBudget(deps.config.vision.work.memoryMb) }, caller.customerId);
+  } catch (error) {
+    // One comparison past its budget fails its check; the run's other checks still count.
+    if (error instanceof HttpError && (error.code === 'IMAGE_TOO_LARGE' || error.code === 'IMAGE_WORK_OVER_BUDGET')) {
+      return { result: result(check, false, `not compared with the baseline: ${error.message}`, { screenshotId }) };
+    }
+    throw error;
+  }
+  const diffId = diff.diffPng ? await deps.blobs.put(asBuffer(diff.diffPng), { customerId: caller.customerId, kind: 'diff', contentType: 'image/png' }) : null;
   const ok = diff.diffRatio <= check.maxDiffRatio;
   const share = `${(diff.diffRatio * 100).toFixed(3)} % of pixels differ (${diff.diffPixels})`;
   return { result: result(check, ok, ok ? `${share}, within ${check.maxDiffRatio * 100} %` : `${share}, over ${check.maxDiffRatio * 100} %`, { diffId, diffRatio: diff.diffRatio, screenshotId }) };
+}
+
+/** A baseline whose screenshot is gone (deleted by its customer) is no baseline; other failures stand. */
+const gone = (error: unknown): null => {
+  if (error instanceof HttpError && error.status === 404) return null;
+  throw error;
+};
+
+function pngDimensions(png: Buffer): { width: number; height: number } | null {
+  try {
+    return readPngHeader(png);
+  } catch {
+    return null;
+  }
 }
 
 function elementCheck(check: Extract<TestCheck, { type: 'element' }>, report: PageReport): CheckResultData {

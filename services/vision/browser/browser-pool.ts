@@ -9,7 +9,7 @@ import { within, withTimeout } from './time-bounds.ts';
 
 /**
  * One Chromium process shared by up to `maxConcurrent` captures, each in a context of its own behind
- * the SSRF guard. The browser is launched on first use and again after it crashes or disconnects; a
+ * the SSRF guard, its slots shared fairly between customers (slot-queue.ts). The browser is launched on first use and again after it crashes or disconnects; a
  * context that the browser fails to open in time marks it wedged, and it is killed and replaced.
  * The pool hands out only guarded contexts: code built on it cannot open an unguarded one.
  */
@@ -22,7 +22,10 @@ export interface BrowserPoolOptions {
   /** DNS for the guard; tests substitute their own. */
   readonly lookup?: Lookup;
   readonly maxConcurrent?: number;
+  /** Captures one customer may have waiting for a slot (default 8). */
   readonly maxQueue?: number;
+  /** Slots one customer may hold while another waits (default: half of maxConcurrent, at least 1). */
+  readonly maxPerCustomer?: number;
   readonly launchTimeoutMs?: number;
   readonly closeTimeoutMs?: number;
   /** Chromium's sandbox; default on except as root, where Chromium cannot start with it. */
@@ -32,6 +35,8 @@ export interface BrowserPoolOptions {
 export interface LeaseOptions {
   /** Epoch milliseconds by which the work, waiting for a slot included, must be done. */
   readonly deadline: number;
+  /** Whose work (a customer id): slots are shared round-robin between customers. Default: one shared tenant. */
+  readonly tenant?: string;
   readonly maxBytes: number;
   readonly viewport: { readonly width: number; readonly height: number };
 }
@@ -62,7 +67,8 @@ export class BrowserPool {
 
   constructor(options: BrowserPoolOptions = {}) {
     this.#options = options;
-    this.#slots = new SlotQueue(options.maxConcurrent ?? 2, options.maxQueue ?? 8);
+    const slots = options.maxConcurrent ?? 2;
+    this.#slots = new SlotQueue(slots, options.maxQueue ?? 8, options.maxPerCustomer ?? Math.max(1, Math.ceil(slots / 2)));
     this.#allowList = options.allowList ?? parseAllowList(process.env.CAPTURE_ALLOWED_HOSTS);
   }
 
@@ -84,7 +90,7 @@ export class BrowserPool {
    */
   async run<T>(options: LeaseOptions, work: (lease: GuardedContext) => Promise<T>): Promise<T> {
     if (this.#closed) throw new CaptureError('POOL_CLOSED', 'the browser pool is closed');
-    const release = await this.#slots.acquire(options.deadline - Date.now());
+    const release = await this.#slots.acquire(options.deadline - Date.now(), options.tenant);
     let lease: GuardedContext | undefined;
     try {
       const { browser, pid } = await this.#browser(options.deadline);

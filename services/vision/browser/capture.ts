@@ -3,6 +3,7 @@ import type { BrowserPool } from './browser-pool.ts';
 import { CaptureError, isCaptureError } from './capture-error.ts';
 import { collectElements, type ElementBox } from './page-elements.ts';
 import type { BlockedRequest, GuardedContext } from './guarded-context.ts';
+import { openIsolatedWorld, type IsolatedWorld } from './isolated-world.ts';
 import { pngSize } from './png-size.ts';
 import { urlTarget } from './ssrf-guard.ts';
 
@@ -26,6 +27,8 @@ export interface CaptureRequest {
   readonly waitFor?: WaitFor;
   /** Whole capture, queueing included. */
   readonly timeoutMs: number;
+  /** Whose capture (a customer id): browser slots are shared round-robin between customers. */
+  readonly tenant?: string;
   /** Page weight: bytes received from the network, after which further requests are refused. */
   readonly maxBytes: number;
   /** DOM and aria snapshot are cut at this many characters (default 2 000 000). */
@@ -84,7 +87,7 @@ export async function capture<T>(pool: BrowserPool, request: CaptureRequest, ins
   if (early !== undefined) throw new CaptureError('BLOCKED_URL', `${request.url.slice(0, 200)}: ${early}`);
   const viewport = request.viewport ?? DEFAULT_VIEWPORT;
   const deadline = started + request.timeoutMs;
-  return pool.run({ deadline, maxBytes: request.maxBytes, viewport }, async (lease) => {
+  return pool.run({ deadline, maxBytes: request.maxBytes, viewport, ...(request.tenant !== undefined ? { tenant: request.tenant } : {}) }, async (lease) => {
     const verdict = await lease.guard.checkUrl(request.url, ['http:', 'https:']);
     if (!verdict.allowed) throw new CaptureError('BLOCKED_URL', `${request.url.slice(0, 200)}: ${verdict.reason}`);
     const page = await lease.context.newPage();
@@ -116,18 +119,25 @@ async function captureIn(
   if (typeof waitFor !== 'string') await page.waitForSelector(waitFor.selector, { state: 'visible', timeout: left() });
 
   const maxPixels = request.maxScreenshotPixels ?? 1280 * 16384;
-  const shot = await screenshot(page, request, maxPixels, left);
-  if (shot.png.length > (request.maxScreenshotBytes ?? 25 * 1024 * 1024)) {
-    throw new CaptureError('TOO_LARGE', `the screenshot is ${shot.png.length} bytes, over the limit`);
+  const world = await openIsolatedWorld(page);
+  let shot: { png: Buffer; clipped: boolean };
+  let title: string, htmlLength: number, html: string, aria: string, elements: readonly ElementBox[] | undefined;
+  try {
+    shot = await screenshot(page, world, request, maxPixels, left);
+    if (shot.png.length > (request.maxScreenshotBytes ?? 25 * 1024 * 1024)) {
+      throw new CaptureError('TOO_LARGE', `the screenshot is ${shot.png.length} bytes, over the limit`);
+    }
+    [title, [htmlLength, html], aria, elements] = await Promise.all([
+      page.title(),
+      serializedDom(world, maxChars(request)),
+      page.ariaSnapshot({ timeout: left() }),
+      request.elements ? collectElements(page) : Promise.resolve(undefined),
+    ]);
+  } finally {
+    await world.close();
   }
   const size = pngSize(shot.png);
-  const maxChars = request.maxDomChars ?? 2_000_000;
-  const [title, [htmlLength, html], aria, elements] = await Promise.all([
-    page.title(),
-    serializedDom(page, maxChars),
-    page.ariaSnapshot({ timeout: left() }),
-    request.elements ? collectElements(page) : Promise.resolve(undefined),
-  ]);
+  const max = maxChars(request);
   return {
     png: shot.png,
     width: size.width,
@@ -136,33 +146,35 @@ async function captureIn(
     finalUrl: page.url(),
     status: response?.status() ?? null,
     dom: html,
-    accessibility: aria.slice(0, maxChars),
+    accessibility: aria.slice(0, max),
     ...(elements === undefined ? {} : { elements }),
     blockedRequests: [...lease.blocked],
     blockedCount: lease.blockedCount,
     bytesReceived: lease.budget.used,
     pageWeightExceeded: lease.budget.exceeded,
-    truncated: { dom: htmlLength > maxChars, accessibility: aria.length > maxChars, screenshot: shot.clipped },
+    truncated: { dom: htmlLength > max, accessibility: aria.length > max, screenshot: shot.clipped },
     capturedAt: new Date().toISOString(),
   };
 }
 
+const maxChars = (request: CaptureRequest): number => request.maxDomChars ?? 2_000_000;
+
 /**
  * page.content(), cut in the page: a page can build a DOM of hundreds of megabytes for little network,
- * and only `max` characters of it should cross into this process. Runs in the page's world, so a page
- * that tampers with outerHTML only spoils its own DOM.
+ * and only `max` characters of it should cross into this process. Runs in an isolated world, whose
+ * String.prototype.slice and XMLSerializer the page cannot replace.
  */
-async function serializedDom(page: Page, max: number): Promise<[number, string]> {
-  const result: unknown = await page.evaluate(`(() => {
+async function serializedDom(world: IsolatedWorld, max: number): Promise<[number, string]> {
+  const result: unknown = await world.evaluate(`(() => {
     const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
     const html = doctype + (document.documentElement ? document.documentElement.outerHTML : '');
     return [html.length, html.slice(0, ${max})];
-  })()`);
+  })()`, { maxString: max, maxTotal: max + 100 });
   const [length, html] = Array.isArray(result) ? result : [];
   return [typeof length === 'number' ? length : 0, typeof html === 'string' ? html.slice(0, max) : ''];
 }
 
-async function screenshot(page: Page, request: CaptureRequest, maxPixels: number, left: () => number): Promise<{ png: Buffer; clipped: boolean }> {
+async function screenshot(page: Page, world: IsolatedWorld, request: CaptureRequest, maxPixels: number, left: () => number): Promise<{ png: Buffer; clipped: boolean }> {
   const options = { type: 'png', animations: 'disabled', caret: 'hide' } as const;
   if (request.selector !== undefined) {
     const element = page.locator(request.selector).first();
@@ -174,7 +186,8 @@ async function screenshot(page: Page, request: CaptureRequest, maxPixels: number
   }
   if (!request.fullPage) return { png: await page.screenshot({ ...options, timeout: left() }), clipped: false };
   // The page states its own size; a lie only spoils its own capture, and the clip bounds the memory.
-  const [width, height] = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.scrollHeight]')) as unknown[];
+  const size = await world.evaluate('document.documentElement ? [document.documentElement.scrollWidth, document.documentElement.scrollHeight] : [1, 1]', { maxTotal: 100 });
+  const [width, height] = Array.isArray(size) ? (size as unknown[]) : [];
   const clipWidth = Math.max(1, Math.min(Number(width) || 1, MAX_SIDE));
   const clipHeight = Math.max(1, Math.min(Number(height) || 1, Math.floor(maxPixels / clipWidth)));
   const clipped = clipWidth < (Number(width) || 1) || clipHeight < (Number(height) || 1);

@@ -1,12 +1,14 @@
 import type { Express, Response } from 'express';
-import type { KeyGate } from '../../keys/gate.ts';
+import type { Admitted, KeyGate } from '../../keys/gate.ts';
 import { API_PATHS } from '../../rag/http/api-paths.ts';
 import { admitter, callerOf, parse } from '../../rag/http/gated-request.ts';
 import { acceptBaselines } from '../app/accept-baselines.ts';
 import { analyzeScreenshot } from '../app/analyze-screenshot.ts';
 import { capturePage } from '../app/capture-page.ts';
+import { deleteDiff, deleteScreenshot } from '../app/delete-stored.ts';
 import { diffPng, screenshotPng } from '../app/read-image.ts';
 import { runTestSuite } from '../app/run-test-suite.ts';
+import type { VisionCaller } from '../app/storage-limit.ts';
 import type { VisionDeps } from '../engine.ts';
 import { analyzeInput, captureInput, testInput } from '../input.ts';
 
@@ -15,10 +17,13 @@ const sendPng = (res: Response, png: Buffer) => {
   res.set({ 'Content-Type': 'image/png', 'Cache-Control': 'private, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).send(png);
 };
 
+/** The caller with its key's tier, which chooses its storage bound. */
+const visionCaller = (admitted: Admitted): VisionCaller => ({ ...callerOf(admitted), tier: admitted.identity.tier });
+
 /**
  * The vision operations over HTTP, behind the same gate as retrieval (401, 403, 403 subscription
- * required, 429). Analyses and test runs use `screenshotsAnalyzed` (services/vision/app); a capture
- * and reading an image back use none.
+ * required, 429). Captures, analyses and test runs use `screenshotsAnalyzed` (services/vision/app);
+ * reading an image back and deleting one use none.
  */
 export function mountGlmRoutes(app: Express, deps: VisionDeps, gate: KeyGate): void {
   // The gate checks key, subscription and rate; the operations check the screenshotsAnalyzed quota themselves.
@@ -27,19 +32,19 @@ export function mountGlmRoutes(app: Express, deps: VisionDeps, gate: KeyGate): v
   app.post(API_PATHS.glm.capture, async (req, res) => {
     const admitted = await admit(req, res);
     if (!admitted) return;
-    res.json((await capturePage(deps, callerOf(admitted), parse(captureInput, req.body), req.id)).answer);
+    res.json((await capturePage(deps, visionCaller(admitted), parse(captureInput, req.body), req.id)).answer);
   });
 
   app.post(API_PATHS.glm.analyze, async (req, res) => {
     const admitted = await admit(req, res);
     if (!admitted) return;
-    res.json(await analyzeScreenshot(deps, callerOf(admitted), parse(analyzeInput, req.body), req.id));
+    res.json(await analyzeScreenshot(deps, visionCaller(admitted), parse(analyzeInput, req.body), req.id));
   });
 
   app.post(API_PATHS.glm.test, async (req, res) => {
     const admitted = await admit(req, res);
     if (!admitted) return;
-    res.json(await runTestSuite(deps, callerOf(admitted), parse(testInput, req.body), req.id));
+    res.json(await runTestSuite(deps, visionCaller(admitted), parse(testInput, req.body), req.id));
   });
 
   app.post('/api/glm/baselines/:suite/accept', async (req, res) => {
@@ -58,5 +63,17 @@ export function mountGlmRoutes(app: Express, deps: VisionDeps, gate: KeyGate): v
     const admitted = await admit(req, res);
     if (!admitted) return;
     sendPng(res, await diffPng(deps, callerOf(admitted), String(req.params.id)));
+  });
+
+  app.delete('/api/glm/screenshots/:id', async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    res.json(await deleteScreenshot(deps, callerOf(admitted), String(req.params.id)));
+  });
+
+  app.delete('/api/glm/diffs/:id', async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    res.json(await deleteDiff(deps, callerOf(admitted), String(req.params.id)));
   });
 }

@@ -61,8 +61,60 @@ describe('Browser slot queue (unit)', () => {
     expect(isCaptureError(await queue.acquire(1000).catch((e: unknown) => e), 'POOL_CLOSED')).to.equal(true);
   });
 
+  it("serves another tenant's request before a tenant's backlog", async () => {
+    const queue = new SlotQueue(1, 10);
+    const order: string[] = [];
+    // Each holder gives its slot back on the next turn of the loop, once all five have asked.
+    const take = (tenant: string, name: string) =>
+      queue.acquire(1000, tenant).then((release) => {
+        order.push(name);
+        setImmediate(release);
+      });
+    await Promise.all([take('a', 'a1'), take('a', 'a2'), take('a', 'a3'), take('a', 'a4'), take('b', 'b1')]);
+    expect(order).to.deep.equal(['a1', 'b1', 'a2', 'a3', 'a4']);
+  });
+
+  it('gives a tenant no more than its share of slots while another waits, and every slot when alone', async () => {
+    const queue = new SlotQueue(2, 10, 1);
+    const a1 = await queue.acquire(1000, 'a');
+    const a2 = await queue.acquire(1000, 'a'); // alone: both slots
+    expect(queue.holding('a')).to.equal(2);
+    const a3 = queue.acquire(1000, 'a');
+    const b1 = queue.acquire(1000, 'b');
+    a1();
+    expect(await settled(b1)).to.equal('resolved');
+    expect(await settled(a3)).to.equal('pending');
+    (await b1)(); // no one else waits: a3 may take a second slot
+    expect(await settled(a3)).to.equal('resolved');
+    expect(queue.holding('a')).to.equal(2);
+    const a4 = queue.acquire(1000, 'a');
+    const b2 = queue.acquire(1000, 'b');
+    a2(); // a holds one, its share, while b waits: b goes first
+    expect(await settled(b2)).to.equal('resolved');
+    expect(await settled(a4)).to.equal('pending');
+    (await a3)();
+    expect(await settled(a4)).to.equal('resolved');
+    (await a4)();
+    (await b2)();
+    expect([queue.held, queue.queued]).to.deep.equal([0, 0]);
+  });
+
+  it("bounds each tenant's waiting list, not everyone's", async () => {
+    const queue = new SlotQueue(1, 1);
+    const held = await queue.acquire(1000, 'a');
+    const a2 = queue.acquire(1000, 'a');
+    const a3 = await queue.acquire(1000, 'a').catch((e: unknown) => e);
+    expect(isCaptureError(a3, 'POOL_BUSY')).to.equal(true);
+    const b1 = queue.acquire(1000, 'b');
+    expect(queue.queued).to.equal(2);
+    held();
+    (await b1)();
+    (await a2)();
+  });
+
   it('wants sane sizes', () => {
     expect(() => new SlotQueue(0, 1)).to.throw(RangeError);
     expect(() => new SlotQueue(1, -1)).to.throw(RangeError);
+    expect(() => new SlotQueue(1, 1, 0)).to.throw(RangeError);
   });
 });

@@ -56,7 +56,7 @@ export async function generateTests(deps: IntegrationDeps, caller: Caller, input
   let tests: GeneratedTests;
   let source: GenerateAnswer['source'] = null;
   if (browserTest) {
-    const facts = await examinePage(deps.vision, input.url as string, { component: input.component, click: input.coverage !== 'basic', a11y: false, screenshot: input.testType === 'visual' });
+    const facts = await examinePage(deps.vision, input.url as string, { component: input.component, click: input.coverage !== 'basic', a11y: false, screenshot: input.testType === 'visual' }, caller.customerId);
     await meter(deps.rag, caller, 'screenshotsAnalyzed', 1, correlationId);
     if (!facts.located) throw ragError(422, 'COMPONENT_NOT_ON_PAGE', `${input.component} was not found on ${facts.finalUrl} (tried: ${facts.tried.join('; ')})`);
     tests = playwrightTests({ component: input.component, testType: input.testType as 'e2e' | 'visual', coverage: input.coverage, facts });

@@ -58,7 +58,7 @@ export async function validateComponent(deps: IntegrationDeps, caller: Caller, i
   const facts = mergedFacts(code.definitions.map((d) => codeFacts(d.content, d.metadata.startLine)));
   let page: PageFacts | null = null;
   if (input.url) {
-    page = await examinePage(deps.vision, input.url, { component: input.component, click: claims.some(needsClick), a11y: true, screenshot: false });
+    page = await examinePage(deps.vision, input.url, { component: input.component, click: claims.some(needsClick), a11y: true, screenshot: false }, caller.customerId);
     await meter(deps.rag, caller, 'screenshotsAnalyzed', 1, correlationId);
   }
 

@@ -201,6 +201,8 @@ export class WorkPool {
 
   #start(slot: Slot, pending: Pending): void {
     slot.running = pending;
+    // A thread at work keeps the process alive (a CLI waiting on it); an idle one does not.
+    slot.worker.ref();
     this.#running.set(pending.tenant, (this.#running.get(pending.tenant) ?? 0) + 1);
     slot.timer = setTimeout(() => {
       this.#end(slot, new WorkBudgetError('time', `the ${this.#options.name} task ran past its ${pending.timeoutMs} ms budget`));
@@ -224,6 +226,7 @@ export class WorkPool {
       else this.#running.delete(pending.tenant);
     }
     slot.running = undefined;
+    slot.worker.unref();
   }
 
   #abort(pending: Pending): void {

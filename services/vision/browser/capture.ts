@@ -130,7 +130,8 @@ async function captureIn(
     [title, [htmlLength, html], aria, elements] = await Promise.all([
       page.title(),
       serializedDom(world, maxChars(request)),
-      page.ariaSnapshot({ timeout: left() }),
+      // A document with no body (an SVG, an image) has no accessibility tree: the snapshot would wait for one.
+      page.locator('body').count().then((bodies) => (bodies > 0 ? page.ariaSnapshot({ timeout: left() }) : '')),
       request.elements ? collectElements(page) : Promise.resolve(undefined),
     ]);
   } finally {

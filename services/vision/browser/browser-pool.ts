@@ -1,3 +1,4 @@
+import { lowerChildPriority } from '../../platform/work/lower-priority.ts';
 import { chromium, type Browser } from 'playwright-core';
 import { CaptureError, isCaptureError } from './capture-error.ts';
 import { CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS, sandboxByDefault } from './chromium-args.ts';
@@ -198,6 +199,8 @@ export class BrowserPool {
       if (isCaptureError(error)) throw error;
       throw new CaptureError('BROWSER_FAILED', `Chromium did not start: ${firstLine(error)}`, { cause: error });
     }
+    // The browser renders customers' pages: it runs below the loop that answers everyone.
+    lowerChildPriority(10, (command) => /chrom|headless_shell/i.test(command));
     const running: RunningBrowser = { browser, pid: await browserPid(browser) };
     // The next request sees isConnected() false and launches anew; nothing else to reset here.
     browser.on('disconnected', () => {

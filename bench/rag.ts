@@ -31,7 +31,7 @@ import { walkProject } from '../services/rag/sources/walk.ts';
 import { CachingEmbedder } from './rag-eval/embedding-cache.ts';
 import { checkEvalSet, loadEvalSet } from './rag-eval/eval-set.ts';
 import type { EvalQuery } from './rag-eval/eval-set.ts';
-import { LruCache } from './rag-eval/lru.ts';
+import { LruCache } from '../services/rag/lru-cache.ts';
 import { firstRelevantRank, percentile, score } from './rag-eval/metrics.ts';
 import type { RangeHit } from './rag-eval/metrics.ts';
 import { runMain } from './run-main.ts';
@@ -265,8 +265,10 @@ async function latency(store: IndexStore, embedder: Embedder, queries: readonly 
     parts.search.push(performance.now() - t);
   }
 
-  const cache = new LruCache<SearchHit[]>(1000);
-  for (const text of queries) cache.set(LruCache.key(store.generation, text, 5), await query(text));
+  // Keyed on (store generation, query, k), as the query path is, so the cached latency is that of a real lookup.
+  const cacheKey = (generation: number, query: string, k: number) => `${generation}\u0000${k}\u0000${query}`;
+  const cache = new LruCache<string, SearchHit[]>(1000);
+  for (const text of queries) cache.set(cacheKey(store.generation, text, 5), await query(text));
   const cached: number[] = [];
   let next = 0;
   await Promise.all(
@@ -274,7 +276,7 @@ async function latency(store: IndexStore, embedder: Embedder, queries: readonly 
       for (let i = 0; i < CALLS * 10; i++) {
         const text = queries[next++ % queries.length] as string;
         const started = performance.now();
-        const hit = await Promise.resolve(cache.get(LruCache.key(store.generation, text, 5)));
+        const hit = await Promise.resolve(cache.get(cacheKey(store.generation, text, 5)));
         cached.push(performance.now() - started);
         if (!hit) throw new Error('the warmed cache missed');
       }

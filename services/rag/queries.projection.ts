@@ -1,4 +1,4 @@
-import type { Projection } from '../../events/projection.ts';
+import { logProjection } from '../../events/log-projection.ts';
 import type { QueryServedData, RagEvent } from './events.ts';
 
 /**
@@ -8,17 +8,12 @@ import type { QueryServedData, RagEvent } from './events.ts';
  */
 export type QueryRecord = Omit<QueryServedData, 'keyHash'> & { servedAt: Date };
 
-type QueryDocument = QueryRecord & Record<string, unknown>;
-
-export const queriesProjection: Projection<QueryDocument, RagEvent> = {
+export const queriesProjection = logProjection<RagEvent, 'rag.query-served', 'keyHash', 'servedAt'>({
   name: 'rag-queries',
   collection: 'rag_queries',
-  handles: ['rag.query-served'],
-  documentId: (event) => (event.type === 'rag.query-served' ? event.data.queryId : null),
-  evolve(doc, event) {
-    if (event.type !== 'rag.query-served') return doc;
-    const { keyHash: _keyHash, ...d } = event.data;
-    return { ...d, servedAt: event.metadata.occurredAt };
-  },
+  type: 'rag.query-served',
+  id: (d) => d.queryId,
+  omit: ['keyHash'],
+  at: 'servedAt',
   indexes: [{ key: { customerId: 1, servedAt: 1 }, name: 'by_customer_time' }],
-};
+});

@@ -1,6 +1,6 @@
 import type { Db, Document } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
-import type { Projection } from '../../events/projection.ts';
+import { logProjection } from '../../events/log-projection.ts';
 import type { CheckResultData, VisionEvent } from './events.ts';
 
 /** One run of a test suite, for the accept operation (the latest run) and reports (the history). */
@@ -16,20 +16,15 @@ export interface TestRun {
   ranAt: Date;
 }
 
-type TestRunDocument = TestRun & Record<string, unknown>;
-
-export const testRunsProjection: Projection<TestRunDocument, VisionEvent> = {
+export const testRunsProjection = logProjection<VisionEvent, 'glm.visual-test-completed', 'keyHash' | 'screenshotId', 'ranAt'>({
   name: 'vision-test-runs',
   collection: 'vision_test_runs',
-  handles: ['glm.visual-test-completed'],
-  documentId: (event) => (event.type === 'glm.visual-test-completed' ? event.data.runId : null),
-  evolve(doc, event) {
-    if (event.type !== 'glm.visual-test-completed') return doc;
-    const { keyHash: _keyHash, screenshotId: _screenshotId, ...d } = event.data;
-    return { ...d, ranAt: event.metadata.occurredAt };
-  },
+  type: 'glm.visual-test-completed',
+  id: (d) => d.runId,
+  omit: ['keyHash', 'screenshotId'],
+  at: 'ranAt',
   indexes: [{ key: { customerId: 1, suite: 1, ranAt: -1 }, name: 'by_suite' }],
-};
+});
 
 /** The suite's most recent run of this customer's, or null. */
 export async function latestRun(db: Db, customerId: string, suite: string): Promise<TestRun | null> {

@@ -4,6 +4,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import express, { type Express, type Request, type Response } from 'express';
 import type { Admitted, KeyGate } from '../../keys/gate.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { admitBeforeBody } from '../../rag/http/gate-first.ts';
 import { admitter } from '../../rag/http/gated-request.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 
@@ -49,6 +50,32 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
   });
   const json = express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] });
 
+  /**
+   * Admits `count` more requests for the messages of a batch past the first: each is checked and
+   * counted against the key's rate limit as if it had come alone, so a batch of 20 tool calls costs
+   * 20 requests, not one (a batch of 100 used to move X-RateLimit-Remaining by one). A batch the
+   * key has no room left for is refused whole, 429, before anything in it runs, and before it
+   * spends what is left. What each call then does is metered by the operation it runs, as for a
+   * call on its own (services/rag/app/meter.ts).
+   */
+  async function admitRest(req: Request, res: Response, count: number): Promise<boolean> {
+    const left = Number(res.getHeader('X-RateLimit-Remaining') ?? Number.NaN);
+    if (Number.isFinite(left) && left < count) {
+      const reset = Number(res.getHeader('X-RateLimit-Reset') ?? Number.NaN);
+      const retryAfter = Number.isFinite(reset) ? Math.max(1, Math.ceil(reset - Date.now() / 1000)) : 1;
+      res.set('Retry-After', String(retryAfter)).status(429).json({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: `Rate limit exceeded: the batch holds ${count + 1} requests and the key has ${left + 1} left in this window; retry later or send fewer`, data: { code: 'RATE_LIMITED' } },
+        id: null,
+      });
+      return false;
+    }
+    // One after the other: a refusal (another request of the key took the room meanwhile) is
+    // answered by the gate, once, and stops the batch there.
+    for (let i = 0; i < count; i++) if (!(await admit(req, res))) return false;
+    return true;
+  }
+
   app.all(MCP_PATH, async (req: Request, res: Response, next) => {
     // The transport's methods are POST, GET and DELETE; the SDK answered any other with a 500
     // (found by npm run fuzz).
@@ -56,7 +83,7 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
       res.set('Allow', MCP_METHODS.join(', ')).status(405).json({ error: `${req.method} is not an MCP transport method`, code: 'METHOD_NOT_ALLOWED' });
       return;
     }
-    const admitted = await admit(req, res);
+    const admitted = await admitBeforeBody(req, res, () => admit(req, res));
     if (!admitted) return;
     res.locals.mcpAdmitted = admitted;
     next();
@@ -84,6 +111,10 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
       res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: a JSON-RPC 2.0 message is an object with jsonrpc "2.0", or an array of them' }, id: null });
       return;
     }
+    if (Array.isArray(body) && body.length > MAX_BATCH) {
+      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: a batch holds at most ${MAX_BATCH} messages, this one ${body.length}` }, id: null });
+      return;
+    }
     // The body is parsed already; the SDK reads the header again and answers 500 to one whose
     // parameters do not parse (`application/json;;;`, found by npm run fuzz).
     if (req.method === 'POST') req.headers['content-type'] = 'application/json';
@@ -107,6 +138,8 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
       res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: nested deeper than ${MAX_NESTING} levels` }, id: null });
       return;
     }
+    // The HTTP request was admitted as one; each further message of a batch is a request of its own.
+    if (Array.isArray(body) && body.length > 1 && !(await admitRest(req, res, body.length - 1))) return;
     // The adapter builds the SDK's URL as `http://${Host}${req.url}`: an absolute-form request target
     // (`POST http://host/mcp`, which HTTP/1.1 servers must accept) or a Host that is no authority made
     // it throw, answered 500 (found by npm run fuzz). The SDK is handed the origin form and, when the
@@ -121,6 +154,12 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
   });
   return { close: () => handler.close() };
 }
+
+/**
+ * The most messages one JSON-RPC batch may hold. The 2025-06-18 revision of MCP dropped batches;
+ * 2025-03-26 clients may still send them, and the SDK takes up to 100 at once.
+ */
+export const MAX_BATCH = 20;
 
 /**
  * An object with `jsonrpc: "2.0"`, or a non-empty array of them: what the SDK expects to be handed.

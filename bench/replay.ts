@@ -61,7 +61,7 @@ import { METRICS, type Metric } from '../services/keys/tiers.ts';
 import { loadConfig } from '../services/platform/config.ts';
 import type { Logger } from '../services/platform/logger.ts';
 import { connectMongo, type MongoHandle } from '../services/platform/mongo.ts';
-import { EVENT_DEFINITIONS } from '../services/platform/registry.ts';
+import { EVENT_DEFINITIONS } from '../app/registry.ts';
 import { countFromStart, runnerLikeConsumer } from './bare-consume.ts';
 import { intEnv } from './bench-env.ts';
 

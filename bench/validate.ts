@@ -64,7 +64,7 @@ import { pacedLoad } from './paced-load.ts';
 import { runMain, stopOnSignals } from './run-main.ts';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { keysService } from '../services/keys/service.ts';
-import { startServices, type RunningPlatform } from '../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../app/cli/run.ts';
 import { createLogger } from '../services/platform/logger.ts';
 import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';
 import { listen } from '../services/platform/service.ts';

@@ -38,7 +38,7 @@ import { keysService } from '../services/keys/service.ts';
 import { mailerService } from '../services/mailer/service.ts';
 import { smtpMailer } from '../services/mailer/transport.ts';
 import { ensureTopics } from '../events/topics.ts';
-import { startServices, type RunningPlatform } from '../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../app/cli/run.ts';
 import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';
 import { REDACTED_PATHS, type Logger } from '../services/platform/logger.ts';
 import { sign, subscriptionPayload, toBody } from '../test/support/lemonsqueezy.ts';

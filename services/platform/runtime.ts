@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Admin, Kafka } from 'kafkajs';
-import { EventCatalog } from '../../events/catalog.ts';
+import type { EventCatalog } from '../../events/catalog.ts';
 import { EventCodec } from '../../events/codec.ts';
 import type { ConsumerHealth, ConsumerRunner } from '../../events/consumer.ts';
 import { createKafka } from '../../events/kafka.ts';
 import { EventPublisher } from '../../events/publisher.ts';
 import { ensureTopics } from '../../events/topics.ts';
-import { EVENT_DEFINITIONS } from './registry.ts';
 import type { Config } from './config.ts';
 import { kafkaCheck, mongoCheck, type HealthCheck, type HealthSource } from './health.ts';
 import type { Logger } from './logger.ts';
@@ -39,7 +38,11 @@ export interface Runtime {
 }
 
 export interface RuntimeOptions {
-  catalog?: EventCatalog;
+  /**
+   * The event catalog of this deployment. The composition root (app/registry.ts) assembles it from
+   * the contexts; the kernel does not know them.
+   */
+  catalog: EventCatalog;
   /** Create the catalog's topics (and their DLQs) if missing. */
   provisionTopics?: boolean;
 }
@@ -47,8 +50,8 @@ export interface RuntimeOptions {
 /** A step of closing that may hang on a dead dependency: bounded, so shutdown always ends. */
 const CLOSE_STEP_MS = 3000;
 
-export async function createRuntime(config: Config, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
-  const catalog = options.catalog ?? new EventCatalog(EVENT_DEFINITIONS, undefined, { topicPrefix: config.kafka.topicPrefix });
+export async function createRuntime(config: Config, log: Logger, options: RuntimeOptions): Promise<Runtime> {
+  const { catalog } = options;
   const codec = new EventCodec(catalog);
   const kafka = createKafka(config.kafka, log);
   const admin = kafka.admin();

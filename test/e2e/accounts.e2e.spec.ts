@@ -9,7 +9,7 @@ import { replayProjection } from '../../events/replay.ts';
 import { accountsService } from '../../services/accounts/service.ts';
 import { usersProjection } from '../../services/accounts/users.projection.ts';
 import { mailerService } from '../../services/mailer/service.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { mailTo } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, currentStack, useStack } from '../support/stack.ts';

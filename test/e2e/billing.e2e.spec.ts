@@ -15,7 +15,7 @@ import { hashKey, isWellFormedKey } from '../../services/keys/key-format.ts';
 import { getKeyBySubscription, keysProjection } from '../../services/keys/keys.projection.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { mailerService } from '../../services/mailer/service.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver as deliverWebhook, invoicePayload, providerTime, subscriptionPayload, type Payload, type PayloadOverrides } from '../support/lemonsqueezy.ts';
 import { mailTo, type SentMail } from '../support/mailpit.ts';

@@ -10,8 +10,8 @@ import { webhookIngressService } from '../../services/billing/webhook-ingress.se
 import { getKeyBySubscription } from '../../services/keys/keys.projection.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { mailerService } from '../../services/mailer/service.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
-import { EXIT } from '../../services/platform/cli/exit.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
+import { EXIT } from '../../app/cli/exit.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver, subscriptionPayload } from '../support/lemonsqueezy.ts';
 import { mailTo } from '../support/mailpit.ts';
@@ -32,7 +32,7 @@ describe('dead letters: seen, explained and re-driven once with the real `svc dl
 
   const svc = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'services/platform/cli/svc.ts', ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+      const { stdout, stderr } = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code?: number; stdout?: string; stderr?: string };

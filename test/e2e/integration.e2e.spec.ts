@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/service.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { ragService } from '../../services/rag/service.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { testLogger } from '../support/env.ts';

@@ -11,7 +11,7 @@ import { hashKey } from '../../services/keys/key-format.ts';
 import { RemoteValidator } from '../../services/keys/remote-validator.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { mailerService } from '../../services/mailer/service.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { listen } from '../../services/platform/service.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { mailTo } from '../support/mailpit.ts';

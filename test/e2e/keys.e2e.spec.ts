@@ -13,7 +13,7 @@ import { keysService } from '../../services/keys/service.ts';
 import { getUsage, periodKey, usageProjection } from '../../services/keys/usage.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import { replayProjection } from '../../events/replay.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { listen } from '../../services/platform/service.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';

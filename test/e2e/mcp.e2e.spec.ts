@@ -11,7 +11,7 @@ import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { mcpService } from '../../services/mcp/service.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { ragService } from '../../services/rag/service.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts, type MintedKey } from '../support/retrieval.ts';
@@ -339,7 +339,7 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
   });
 
   describe('svc mcp --stdio', () => {
-    const svc = ['--disable-warning=TimeoutNegativeWarning', 'services/platform/cli/svc.ts', 'mcp', '--stdio'];
+    const svc = ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'mcp', '--stdio'];
     const bridgeEnv = (apiKey: string): Record<string, string> => ({ PATH: process.env.PATH ?? '', SVC_API_KEY: apiKey, AUTH_URL: keys, MCP_URL: mcp });
 
     it('serves the same tools over stdio in a child process, one round trip', async () => {

@@ -6,8 +6,8 @@ import { expect } from 'chai';
 import { freePort, waitUntil } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/service.ts';
-import { EXIT } from '../../services/platform/cli/exit.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { EXIT } from '../../app/cli/exit.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
@@ -54,7 +54,7 @@ describe('vision RAG: a crash during indexing, and the operators\' CLI (e2e)', f
   });
 
   async function startRag(): Promise<ChildProcess> {
-    const proc = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'services/platform/cli/svc.ts', 'run', 'rag'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    const proc = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'run', 'rag'], { env: { ...process.env, ...env }, stdio: 'ignore' });
     const died = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`svc run rag exited with ${code}`))));
     await waitUntil('the rag service', async () => {
       const health = await fetch(`${rag}/health`);
@@ -101,7 +101,7 @@ describe('vision RAG: a crash during indexing, and the operators\' CLI (e2e)', f
   it('`svc rag index`, `query` and `reindex` work for operators, with counts, and say clearly what is wrong', async () => {
     const svc = async (...args: string[]) => {
       try {
-        const out = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'services/platform/cli/svc.ts', 'rag', ...args], { env: { ...process.env, ...env }, timeout: 180_000 });
+        const out = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'rag', ...args], { env: { ...process.env, ...env }, timeout: 180_000 });
         return { code: 0, stdout: out.stdout, stderr: out.stderr };
       } catch (err) {
         const e = err as { code?: number; stdout?: string; stderr?: string };

@@ -18,7 +18,7 @@ import { keysService } from '../../services/keys/service.ts';
 import { mailerService } from '../../services/mailer/service.ts';
 import { smtpMailer } from '../../services/mailer/transport.ts';
 import { classifySmtpFailure } from '../../services/mailer/smtp-errors.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver, subscriptionPayload } from '../support/lemonsqueezy.ts';
 import { mailTo, startOwnMailpit, type OwnMailpit } from '../support/mailpit.ts';

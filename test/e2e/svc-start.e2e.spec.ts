@@ -45,7 +45,7 @@ describe('`svc start`, stopped with one signal and started again on the same dat
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PAYMENT_VARIANT_TIERS: `${VARIANT}:pro`, PAYMENT_ALLOW_TEST_MODE: 'true', HTTP_HOST: '127.0.0.1' };
     for (const name of ['KAFKA_BROKERS', 'MONGODB_URI', 'SMTP_URL', 'MAILPIT_URL', 'JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY', 'KAFKA_TOPIC_PREFIX', 'MONGODB_DB']) delete env[name];
     Object.assign(env, { ACCOUNTS_PORT: String(services.accounts), KEYS_PORT: String(services.keys), WEBHOOKS_PORT: String(services.webhooks) });
-    const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'services/platform/cli/svc.ts', 'start', '--data-dir', dataDir, '--stack-ports', 'auto'], {
+    const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'start', '--data-dir', dataDir, '--stack-ports', 'auto'], {
       env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

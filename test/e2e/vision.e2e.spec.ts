@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { PNG } from 'pngjs';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/service.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { ragService } from '../../services/rag/service.ts';
 import { zeroPng } from '../integration/vision/bomb-png.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
@@ -289,7 +289,7 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
 
   it('`svc vision capture` and `svc vision test` print what the API answers, with exit codes', async () => {
     const svc = (...args: string[]) =>
-      run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'services/platform/cli/svc.ts', 'vision', ...args], { env: { ...process.env, ...env }, timeout: 120_000 }).then(
+      run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'vision', ...args], { env: { ...process.env, ...env }, timeout: 120_000 }).then(
         (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
         (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
       );

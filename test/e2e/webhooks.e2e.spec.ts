@@ -5,7 +5,7 @@ import { ConsumerRunner } from '../../events/consumer.ts';
 import type { DeliveredEvent } from '../../events/envelope.ts';
 import { PAYMENT_WEBHOOKS_TOPIC, type PaymentWebhookReceived } from '../../services/billing/events.ts';
 import { webhookIngressService } from '../../services/billing/webhook-ingress.service.ts';
-import { startServices, type RunningPlatform } from '../../services/platform/cli/run.ts';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver, fixture, sign, subscriptionPayload, toBody, type Delivery } from '../support/lemonsqueezy.ts';
 import { STACK_TIMEOUT_MS, currentStack, useStack } from '../support/stack.ts';

@@ -5,7 +5,7 @@ import { committedOffsets, partitionsOf, readToEnd } from '../../events/topic-ra
 import { dlqTopic } from '../../events/topics.ts';
 import type { KeyGeneratedData } from '../../services/keys/events.ts';
 import { MAIL_EVENT_TYPES } from '../../services/mailer/owed-mail.ts';
-import { PROJECTIONS } from '../../services/platform/registry.ts';
+import { PROJECTIONS } from '../../app/registry.ts';
 import type { Runtime } from '../../services/platform/runtime.ts';
 import { eventually } from '../support/env.ts';
 import type { TrafficRecord } from './traffic.ts';

@@ -16,7 +16,7 @@ import { freePort } from '../../deploy/local/processes.ts';
 import { startStack, type Stack, type StackPorts } from '../../deploy/local/stack.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 import { createLogger } from '../../services/platform/logger.ts';
-import { createRuntime } from '../../services/platform/runtime.ts';
+import { createAppRuntime } from '../../app/runtime.ts';
 import { audit, settle, type Audit } from './audit.ts';
 import { ServiceProcess } from './service-processes.ts';
 import { Traffic } from './traffic.ts';
@@ -144,7 +144,7 @@ async function main(): Promise<number> {
 
     log('\nsettling: waiting for every consumer group to read everything');
     const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
-    const rt = await createRuntime(config, createLogger('warn'), { provisionTopics: false });
+    const rt = await createAppRuntime(config, createLogger('warn'), { provisionTopics: false });
     let counts: Audit;
     try {
       await settle(rt, log);

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { DeadlineScheduler } from '../../../services/billing/deadlines.ts';
 import { initialState } from '../../../services/billing/subscription.ts';
 import { getSubscription, subscriptionsProjection } from '../../../services/billing/subscriptions.projection.ts';
-import { createRuntime, type Runtime } from '../../../services/platform/runtime.ts';
+import { createAppRuntime } from '../../../app/runtime.ts';
+import type { Runtime } from '../../../services/platform/runtime.ts';
 import { testConfig, testLogger } from '../../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
@@ -12,7 +13,7 @@ describe('the deadline pass (integration)', function () {
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
-    rt = await createRuntime(testConfig(await useStack()), testLogger());
+    rt = await createAppRuntime(testConfig(await useStack()), testLogger());
   });
 
   after(async () => {

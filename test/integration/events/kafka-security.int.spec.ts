@@ -105,7 +105,7 @@ describe('Kafka with SASL/SCRAM (integration)', function () {
     const wrong = `wrong-${randomUUID()}`;
     const env = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', KAFKA_BROKERS: scram.brokers, ...saslEnv(wrong) };
     const result = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
-      const child = execFile(process.execPath, ['services/platform/cli/svc.ts', 'topics'], { env, timeout: 45_000 }, (_err, stdout, stderr) =>
+      const child = execFile(process.execPath, ['app/cli/svc.ts', 'topics'], { env, timeout: 45_000 }, (_err, stdout, stderr) =>
         resolve({ code: child.exitCode, stdout, stderr }),
       );
     });

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { newEvent, type DeliveredEvent } from '../../../events/envelope.ts';
 import { isPermanent, isTransient } from '../../../events/errors.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { createRuntime, type Runtime } from '../../../services/platform/runtime.ts';
+import { createAppRuntime } from '../../../app/runtime.ts';
+import type { Runtime } from '../../../services/platform/runtime.ts';
 import { collectionIdOf, collectionsProjection } from '../../../services/rag/collections.projection.ts';
 import type { CollectionConfigured, IndexRequested } from '../../../services/rag/events.ts';
 import { indexerHandler } from '../../../services/rag/indexer.consumer.ts';
@@ -41,7 +42,7 @@ describe('the indexer ends poison jobs (integration)', function () {
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
-    rt = await createRuntime(testConfig(await useStack()), testLogger());
+    rt = await createAppRuntime(testConfig(await useStack()), testLogger());
   });
   after(async () => {
     await rt?.mongo.db.dropDatabase().catch(() => undefined);

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { Event } from '../../../events/envelope.ts';
 import type { QuotaReport } from '../../../services/keys/assess.ts';
 import { HttpError } from '../../../services/platform/http/errors.ts';
-import { createRuntime, type Runtime } from '../../../services/platform/runtime.ts';
+import { createAppRuntime } from '../../../app/runtime.ts';
+import type { Runtime } from '../../../services/platform/runtime.ts';
 import type { Caller } from '../../../services/rag/caller.ts';
 import { capturePage } from '../../../services/vision/app/capture-page.ts';
 import { runTestSuite } from '../../../services/vision/app/run-test-suite.ts';
@@ -41,7 +42,7 @@ describe('Captures are admitted and metered (integration)', function () {
     this.timeout(STACK_TIMEOUT_MS);
     const executablePath = chromiumForTests();
     site = await startFixtureSite();
-    rt = await createRuntime(testConfig(await useStack()), testLogger());
+    rt = await createAppRuntime(testConfig(await useStack()), testLogger());
     pool = new BrowserPool({ executablePath, allowList: parseAllowList(`127.0.0.1:${site.port}`), maxConcurrent: 2 });
     deps = { ...visionDeps(rt, pool), usagePublisher: { publish: async (event: Event) => void usage.push(event) } } as VisionDeps;
   });

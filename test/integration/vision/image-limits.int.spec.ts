@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { PNG } from 'pngjs';
 import { HttpError } from '../../../services/platform/http/errors.ts';
-import { createRuntime, type Runtime } from '../../../services/platform/runtime.ts';
+import { createAppRuntime } from '../../../app/runtime.ts';
+import type { Runtime } from '../../../services/platform/runtime.ts';
 import { WorkPool } from '../../../services/platform/work/work-pool.ts';
 import { analyzeScreenshot } from '../../../services/vision/app/analyze-screenshot.ts';
 import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';
@@ -74,7 +75,7 @@ describe('Images given by URL: header checks and the image pool (integration)', 
     });
     await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
-    rt = await createRuntime(testConfig(await useStack()), testLogger());
+    rt = await createAppRuntime(testConfig(await useStack()), testLogger());
     pool = new BrowserPool({ executablePath, allowList: parseAllowList(origin.replace('http://', '')), maxConcurrent: 2 });
     deps = visionDeps(rt, pool);
   });

@@ -4,7 +4,8 @@ import { projectionCollection } from '../../../events/collections.ts';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
 import { HttpError } from '../../../services/platform/http/errors.ts';
-import { createRuntime, type Runtime } from '../../../services/platform/runtime.ts';
+import { createAppRuntime } from '../../../app/runtime.ts';
+import type { Runtime } from '../../../services/platform/runtime.ts';
 import { capturePage } from '../../../services/vision/app/capture-page.ts';
 import { deleteDiff, deleteScreenshot } from '../../../services/vision/app/delete-stored.ts';
 import { screenshotPng } from '../../../services/vision/app/read-image.ts';
@@ -42,7 +43,7 @@ describe('Stored screenshots: per-customer bound and retention (integration)', f
     const executablePath = chromiumForTests();
     site = await startFixtureSite();
     // The smallest bounds the configuration takes: a megabyte for pro, two for team.
-    rt = await createRuntime(testConfig(await useStack(), { VISION_STORAGE_MB_PRO: '1', VISION_STORAGE_MB_TEAM: '2' }), testLogger());
+    rt = await createAppRuntime(testConfig(await useStack(), { VISION_STORAGE_MB_PRO: '1', VISION_STORAGE_MB_TEAM: '2' }), testLogger());
     pool = new BrowserPool({ executablePath, allowList: parseAllowList(`127.0.0.1:${site.port}`), maxConcurrent: 2 });
     deps = { ...visionDeps(rt, pool), usagePublisher: { publish: async () => undefined } };
     await deps.blobs.ensureIndexes();

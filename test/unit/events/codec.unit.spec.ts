@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { EventCatalog } from '../../../events/catalog.ts';
 import { EventCodec, HEADER, compileReader } from '../../../events/codec.ts';
-import { EVENT_DEFINITIONS } from '../../../services/platform/registry.ts';
+import { EVENT_DEFINITIONS } from '../../../app/registry.ts';
 import { newEvent } from '../../../events/envelope.ts';
 import { PoisonMessageError } from '../../../events/errors.ts';
 import { probeCatalog, probeCatalogV1, recorded } from '../../support/probe.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { EventCatalog } from '../../../events/catalog.ts';
-import { CONTEXTS, EVENT_DEFINITIONS, PROJECTIONS, SERVICES } from '../../../services/platform/registry.ts';
+import { CONTEXTS, EVENT_DEFINITIONS, PROJECTIONS, SERVICES } from '../../../app/registry.ts';
 
 describe('the registry of bounded contexts (unit)', () => {
   it('builds a catalog in which every event type is defined once, with its schema files', () => {

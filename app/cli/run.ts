@@ -1,9 +1,11 @@
-import { loadConfig } from '../config.ts';
-import { createLogger, setRootLogger, type Logger } from '../logger.ts';
+import { loadConfig } from '../../services/platform/config.ts';
+import { createLogger, setRootLogger, type Logger } from '../../services/platform/logger.ts';
 import { SERVICES } from '../registry.ts';
-import { createRuntime, type Runtime } from '../runtime.ts';
-import type { RunningService, ServiceModule } from '../service.ts';
-import { serveHttp } from '../wiring.ts';
+import { createAppRuntime } from '../runtime.ts';
+import type { Runtime } from '../../services/platform/runtime.ts';
+
+import type { RunningService, ServiceModule } from '../../services/platform/service.ts';
+import { serveHttp } from '../../services/platform/wiring.ts';
 import { UsageError } from './exit.ts';
 
 /**
@@ -60,7 +62,7 @@ export async function startServices(modules: readonly ServiceModule[], env: Node
   if (config.generatedSecrets.length > 0) {
     logger.warn({ generated: config.generatedSecrets }, 'development: generated throwaway secrets (set them to keep tokens and keys valid across restarts)');
   }
-  const runtime = await createRuntime(config, logger);
+  const runtime = await createAppRuntime(config, logger);
   const services: RunningService[] = [];
   try {
     for (const m of modules) services.push(await m.start(runtime));

@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { newEvent } from '../../../events/envelope.ts';
-import { publishAndApply } from '../../../events/own-events.ts';
-import type { RagDeps } from '../../rag/app/deps.ts';
-import { queryCollection } from '../../rag/app/query-collection.ts';
-import { setupCollection } from '../../rag/app/setup-collection.ts';
-import type { Caller } from '../../rag/caller.ts';
-import { collectionIdOf, collectionsProjection, getCollection, type RagCollection } from '../../rag/collections.projection.ts';
-import type { IndexCompleted } from '../../rag/events.ts';
-import { COLLECTION_NAME } from '../../rag/input.ts';
-import { LocalRetrieval } from '../../rag/local-retrieval.ts';
-import { PushedSources } from '../../rag/pushed-sources.ts';
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { createRuntime, type Runtime } from '../runtime.ts';
+import { newEvent } from '../../events/envelope.ts';
+import { publishAndApply } from '../../events/own-events.ts';
+import type { RagDeps } from '../../services/rag/app/deps.ts';
+import { queryCollection } from '../../services/rag/app/query-collection.ts';
+import { setupCollection } from '../../services/rag/app/setup-collection.ts';
+import type { Caller } from '../../services/rag/caller.ts';
+import { collectionIdOf, collectionsProjection, getCollection, type RagCollection } from '../../services/rag/collections.projection.ts';
+import type { IndexCompleted } from '../../services/rag/events.ts';
+import { COLLECTION_NAME } from '../../services/rag/input.ts';
+import { LocalRetrieval } from '../../services/rag/local-retrieval.ts';
+import { PushedSources } from '../../services/rag/pushed-sources.ts';
+import { loadConfig } from '../../services/platform/config.ts';
+import { createLogger } from '../../services/platform/logger.ts';
+import { createAppRuntime } from '../runtime.ts';
+import type { Runtime } from '../../services/platform/runtime.ts';
+
 import { UsageError } from './exit.ts';
 
 export const RAG_USAGE = `svc rag index <collection> <path>      set the collection up over <path> (inside RAG_ROOTS) and index it now
@@ -43,7 +45,7 @@ export async function ragCommand(args: readonly string[], options: RagCommandOpt
 
   const config = loadConfig();
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-  const rt = await createRuntime(config, log);
+  const rt = await createAppRuntime(config, log);
   const retrieval = new LocalRetrieval({
     dataDir: config.rag.dataDir,
     modelDir: config.rag.embeddingModelDir,

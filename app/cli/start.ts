@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { startStack, DEV_PORTS, type Stack } from '../../../deploy/local/stack.ts';
+import { startStack, DEV_PORTS, type Stack } from '../../deploy/local/stack.ts';
 import { SERVICES } from '../registry.ts';
 import { printUrls, startServices, unlessSignalled, untilSignal } from './run.ts';
 

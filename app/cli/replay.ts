@@ -1,9 +1,10 @@
 import cliProgress from 'cli-progress';
-import { replayProjection } from '../../../events/replay.ts';
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
+import { replayProjection } from '../../events/replay.ts';
+import { loadConfig } from '../../services/platform/config.ts';
+import { createLogger } from '../../services/platform/logger.ts';
 import { PROJECTIONS } from '../registry.ts';
-import { createRuntime } from '../runtime.ts';
+import { createAppRuntime } from '../runtime.ts';
+
 import { UsageError } from './exit.ts';
 
 export async function replayCommand(args: readonly string[]): Promise<number> {
@@ -16,7 +17,7 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   const config = loadConfig();
   // Progress goes to the terminal; logs stay quiet unless something is wrong.
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-  const runtime = await createRuntime(config, log);
+  const runtime = await createAppRuntime(config, log);
   const bar = new cliProgress.SingleBar(
     { format: ' {phase} [{bar}] {percentage}% | {value}/{total} events | {rate}/s', hideCursor: true, stream: process.stderr },
     cliProgress.Presets.shades_classic,

@@ -1,14 +1,13 @@
-import { EventCatalog } from '../../../events/catalog.ts';
-import { EVENT_DEFINITIONS } from '../registry.ts';
-import { createKafka } from '../../../events/kafka.ts';
-import { ensureTopics } from '../../../events/topics.ts';
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
+import { eventCatalog } from '../runtime.ts';
+import { createKafka } from '../../events/kafka.ts';
+import { ensureTopics } from '../../events/topics.ts';
+import { loadConfig } from '../../services/platform/config.ts';
+import { createLogger } from '../../services/platform/logger.ts';
 
 export async function topicsCommand(): Promise<number> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const catalog = new EventCatalog(EVENT_DEFINITIONS, undefined, { topicPrefix: config.kafka.topicPrefix });
+  const catalog = eventCatalog(config.kafka.topicPrefix);
   const admin = createKafka(config.kafka, log).admin();
   await admin.connect();
   try {

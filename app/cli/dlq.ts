@@ -1,9 +1,11 @@
 import cliProgress from 'cli-progress';
-import { readDeadLetters, redrive, summarize } from '../../../events/dead-letters.ts';
-import { dlqTopic } from '../../../events/topics.ts';
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { createRuntime, type Runtime } from '../runtime.ts';
+import { readDeadLetters, redrive, summarize } from '../../events/dead-letters.ts';
+import { dlqTopic } from '../../events/topics.ts';
+import { loadConfig } from '../../services/platform/config.ts';
+import { createLogger } from '../../services/platform/logger.ts';
+import { createAppRuntime } from '../runtime.ts';
+import type { Runtime } from '../../services/platform/runtime.ts';
+
 import { UsageError } from './exit.ts';
 
 export const DLQ_USAGE = `svc dlq list                       dead-letter topics: messages, not yet re-driven
@@ -23,7 +25,7 @@ export async function dlqCommand(args: readonly string[], options: { limit?: str
 
   const config = loadConfig();
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-  const rt = await createRuntime(config, log, { provisionTopics: false });
+  const rt = await createAppRuntime(config, log, { provisionTopics: false });
   try {
     const prefix = config.kafka.topicPrefix;
     const eventTopics = rt.catalog.topics();

@@ -1,5 +1,5 @@
-import { errorMessage, isTransient } from '../../../events/errors.ts';
-import { checkKey, KeyRefusedError, loadBridgeConfig, runStdioBridge } from '../../mcp/stdio-bridge.ts';
+import { errorMessage, isTransient } from '../../events/errors.ts';
+import { checkKey, KeyRefusedError, loadBridgeConfig, runStdioBridge } from '../../services/mcp/stdio-bridge.ts';
 import { EXIT, UsageError } from './exit.ts';
 
 /** Exit code of a key that cannot run the tools (sysexits' EX_NOPERM). */

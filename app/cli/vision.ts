@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Caller } from '../../rag/caller.ts';
-import { capturePage } from '../../vision/app/capture-page.ts';
-import { runTestSuite } from '../../vision/app/run-test-suite.ts';
-import { BrowserPool } from '../../vision/browser/browser-pool.ts';
-import { resolveChromiumPath } from '../../vision/browser/chromium-path.ts';
-import { visionDeps } from '../../vision/engine.ts';
-import { captureInput, testInput } from '../../vision/input.ts';
-import { parse } from '../../rag/http/gated-request.ts';
-import { loadConfig } from '../config.ts';
-import { HttpError } from '../http/errors.ts';
-import { createLogger } from '../logger.ts';
-import { createRuntime } from '../runtime.ts';
+import type { Caller } from '../../services/rag/caller.ts';
+import { capturePage } from '../../services/vision/app/capture-page.ts';
+import { runTestSuite } from '../../services/vision/app/run-test-suite.ts';
+import { BrowserPool } from '../../services/vision/browser/browser-pool.ts';
+import { resolveChromiumPath } from '../../services/vision/browser/chromium-path.ts';
+import { visionDeps } from '../../services/vision/engine.ts';
+import { captureInput, testInput } from '../../services/vision/input.ts';
+import { parse } from '../../services/rag/http/gated-request.ts';
+import { loadConfig } from '../../services/platform/config.ts';
+import { HttpError } from '../../services/platform/http/errors.ts';
+import { createLogger } from '../../services/platform/logger.ts';
+import { createAppRuntime } from '../runtime.ts';
+
 import { EXIT, UsageError } from './exit.ts';
 
 export const VISION_USAGE = `svc vision capture <url>      capture a page: stored like the service's, the PNG also written to --out (default ./<id>.png)
@@ -44,7 +45,7 @@ export async function visionCommand(args: readonly string[], options: VisionComm
   const config = loadConfig();
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
   const pool = new BrowserPool({ executablePath: config.vision.chromiumPath ?? resolveChromiumPath(), allowList: config.vision.allowedHosts, maxConcurrent: 1 });
-  const rt = await createRuntime(config, log);
+  const rt = await createAppRuntime(config, log);
   const deps = visionDeps(rt, pool);
   const correlationId = `cli-${randomUUID()}`;
   try {

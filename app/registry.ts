@@ -1,12 +1,12 @@
-import { accountsContext } from '../accounts/context.ts';
-import { billingContext } from '../billing/context.ts';
-import { integrationContext } from '../integration/context.ts';
-import { keysContext } from '../keys/context.ts';
-import { mailerContext } from '../mailer/context.ts';
-import { mcpContext } from '../mcp/context.ts';
-import { ragContext } from '../rag/context.ts';
-import { visionContext } from '../vision/context.ts';
-import type { BoundedContext } from './context.ts';
+import { accountsContext } from '../services/accounts/context.ts';
+import { billingContext } from '../services/billing/context.ts';
+import { integrationContext } from '../services/integration/context.ts';
+import { keysContext } from '../services/keys/context.ts';
+import { mailerContext } from '../services/mailer/context.ts';
+import { mcpContext } from '../services/mcp/context.ts';
+import { ragContext } from '../services/rag/context.ts';
+import { visionContext } from '../services/vision/context.ts';
+import type { BoundedContext } from '../services/platform/context.ts';
 
 /**
  * Every bounded context of the platform, in the order their services start: the one place a new

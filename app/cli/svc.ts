@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { errorMessage, isTransient } from '../../../events/errors.ts';
-import { ConfigError } from '../config.ts';
+import { errorMessage, isTransient } from '../../events/errors.ts';
+import { ConfigError } from '../../services/platform/config.ts';
 import { runCommand } from './run.ts';
 import { replayCommand } from './replay.ts';
 import { topicsCommand } from './topics.ts';

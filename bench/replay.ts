@@ -57,7 +57,7 @@ import { EventPublisher } from '../events/publisher.ts';
 import { replayProjection, type ReplayResult } from '../events/replay.ts';
 import { ensureTopics } from '../events/topics.ts';
 import { usageDocumentId, usageProjection, USAGE_TOPIC, type UsageIncremented } from '../services/keys/usage.ts';
-import { METRICS, type Metric } from '../services/keys/tiers.ts';
+import { METRICS, type Metric } from '../services/kernel/tiers.ts';
 import { loadConfig } from '../services/platform/config.ts';
 import type { Logger } from '../services/platform/logger.ts';
 import { connectMongo, type MongoHandle } from '../services/platform/mongo.ts';

@@ -16,7 +16,7 @@ import { inspectPage } from '../services/vision/analysis/page-report.ts';
 import { ANALYSIS_TYPES } from '../services/vision/analysis/types.ts';
 import { capture, type CaptureRequest } from '../services/vision/browser/capture.ts';
 import { resolveChromiumPath } from '../services/vision/browser/chromium-path.ts';
-import { parseAllowList } from '../services/vision/browser/ssrf-guard.ts';
+import { parseAllowList } from '../services/platform/allow-list.ts';
 import { startFixtureSite } from '../test/integration/vision/fixture-site.ts';
 import { runMain } from './run-main.ts';
 

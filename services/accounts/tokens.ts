@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import type { Tier } from '../keys/tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 
 export const TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
 

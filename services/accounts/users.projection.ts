@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
 import { findProjected, type Projection } from '../../events/projection.ts';
-import type { Tier } from '../keys/tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from '../billing/events.ts';
 import { grantedTier } from '../billing/granted-tier.ts';
 import type { AccountPasswordChanged, AccountRegistered } from './events.ts';

@@ -6,7 +6,7 @@ import { projectionCollection } from '../../events/collections.ts';
 import { applyEvents } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { findUserIdByEmail } from '../accounts/users.projection.ts';
-import type { Tier } from '../keys/tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { PaymentWebhookReceived, SubscriptionEvent, SubscriptionEventData } from './events.ts';
 import { isSubscriptionEventName } from './provider-event.ts';

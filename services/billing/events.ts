@@ -1,6 +1,6 @@
 import { defineEvent, type EventDefinition } from '../../events/catalog.ts';
 import type { Event } from '../../events/envelope.ts';
-import type { Tier } from '../keys/tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import type { WebhookIgnoredBecause } from './webhook-scope.ts';
 
 export const PAYMENT_WEBHOOKS_TOPIC = 'payments.webhooks';

@@ -1,4 +1,4 @@
-import type { Tier } from '../keys/tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import type { SubscriptionStatus } from './events.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { PermanentError } from '../../events/errors.ts';
-import type { Tier } from '../keys/tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import type { SubscriptionEventData, SubscriptionStatus } from './events.ts';
 import { grantedTier } from './granted-tier.ts';
 import type { ProviderEvent, ProviderInvoice, ProviderSubscription } from './provider-event.ts';

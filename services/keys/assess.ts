@@ -1,6 +1,6 @@
-import type { Tier } from './tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import type { KeyRecord } from './keys.projection.ts';
-import { limitsOf, remaining, METRICS, type Features, type Metric } from './tiers.ts';
+import { limitsOf, remaining, METRICS, type Features, type Metric } from '../kernel/tiers.ts';
 import type { UsageCounts } from './usage.ts';
 
 /** Why a key is refused: the product's {valid, error} plus a machine-readable reason. */

@@ -1,6 +1,6 @@
 import { defineEvent, type EventDefinition } from '../../events/catalog.ts';
 import type { Event } from '../../events/envelope.ts';
-import type { Tier } from './tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 
 export const KEYS_TOPIC = 'keys.events';
 

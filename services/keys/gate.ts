@@ -4,7 +4,7 @@ import type { EventPublisher } from '../../events/publisher.ts';
 import { clientIp } from '../platform/http/client-ip.ts';
 import { HttpError } from '../platform/http/errors.ts';
 import { INVALID_MESSAGES, type KeyIdentity, type QuotaReport } from './assess.ts';
-import type { Metric } from './tiers.ts';
+import type { Metric } from '../kernel/tiers.ts';
 import { currentPeriod, type UsageIncremented } from './usage.ts';
 import { setRateHeaders } from './validate.route.ts';
 import type { KeyValidator } from './validator.ts';

@@ -5,7 +5,7 @@ import { publishAndApply } from '../../events/own-events.ts';
 import type { Projection } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Config } from '../platform/config.ts';
-import { TIERS } from './tiers.ts';
+import { TIERS } from '../kernel/tiers.ts';
 import { HttpError, badRequest, conflict, unauthorized } from '../platform/http/errors.ts';
 import { noStore } from '../platform/http/no-store.ts';
 import { keysEqualConstantTime } from '../platform/secrets.ts';

@@ -3,7 +3,7 @@ import { projectionCollection } from '../../events/collections.ts';
 import { findProjected, findStored, type Projection, type StoredDocument } from '../../events/projection.ts';
 import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent, type SubscriptionStatus } from '../billing/events.ts';
 import { grantedTier } from '../billing/granted-tier.ts';
-import type { Tier } from './tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import type { KeyEvent } from './events.ts';
 
 /**

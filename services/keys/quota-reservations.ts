@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
-import type { Metric } from './tiers.ts';
+import type { Metric } from '../kernel/tiers.ts';
 
 /**
  * Monthly quotas reserved before a use is served, so that concurrent requests cannot pass a quota

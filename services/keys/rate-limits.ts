@@ -2,7 +2,7 @@ import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { ipLimitKey } from '../platform/http/client-ip.ts';
 import { MongoBlockLimiter } from './block-limiter.ts';
-import { TIERS, limitsOf, type Tier } from './tiers.ts';
+import { TIERS, limitsOf, type Tier } from '../kernel/tiers.ts';
 
 /**
  * Per-key (by tier) and per-client-IP request rate limits, shared by every process through MongoDB.

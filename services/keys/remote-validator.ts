@@ -1,8 +1,8 @@
 import { invalid, quotaReport, type Assessment, type InvalidCode } from './assess.ts';
 import { hashKey } from './key-format.ts';
-import type { Tier } from './tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import { TransientError } from '../../events/errors.ts';
-import type { Features } from './tiers.ts';
+import type { Features } from '../kernel/tiers.ts';
 import type { KeyValidator, LimitDecision, Reservation, ReserveRequest, ValidationOutcome, ValidationRequest } from './validator.ts';
 
 interface ValidateAnswer {

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import { clientIp } from '../platform/http/client-ip.ts';
 import { badRequest } from '../platform/http/errors.ts';
-import { METRICS, type Metric } from './tiers.ts';
+import { METRICS, type Metric } from '../kernel/tiers.ts';
 import type { KeyValidator } from './validator.ts';
 
 const reserveInput = z.object({

@@ -3,7 +3,7 @@ import { defineEvent, type EventDefinition } from '../../events/catalog.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import type { Event } from '../../events/envelope.ts';
 import { findProjected, type Projection } from '../../events/projection.ts';
-import { METRICS, periodOf, type Metric } from './tiers.ts';
+import { METRICS, periodOf, type Metric } from '../kernel/tiers.ts';
 
 export const USAGE_TOPIC = 'usage.events';
 

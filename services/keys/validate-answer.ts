@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { INVALID_MESSAGES, type Assessment, type InvalidCode } from './assess.ts';
-import { METRICS, TIERS, limitsOf, type Metric, type Tier } from './tiers.ts';
+import { METRICS, TIERS, limitsOf, type Metric, type Tier } from '../kernel/tiers.ts';
 import type { LimitDecision, ValidationOutcome, ValidationRequest } from './validator.ts';
 
 const validateInput = z.object({

@@ -1,7 +1,7 @@
 import type { Express, Response } from 'express';
 import { clientIp } from '../platform/http/client-ip.ts';
 import { HttpError, unauthorized } from '../platform/http/errors.ts';
-import { METRICS, periodOf } from './tiers.ts';
+import { METRICS, periodOf } from '../kernel/tiers.ts';
 import { answerOf, rateHeaders, readValidateInput } from './validate-answer.ts';
 import type { KeyValidator, LimitDecision } from './validator.ts';
 

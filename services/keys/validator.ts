@@ -4,7 +4,7 @@ import { hashKey, isWellFormedKey } from './key-format.ts';
 import type { KeyCache } from './key-cache.ts';
 import type { KeyRecord } from './keys.projection.ts';
 import type { QuotaReservations } from './quota-reservations.ts';
-import { limitsOf, type Metric } from './tiers.ts';
+import { limitsOf, type Metric } from '../kernel/tiers.ts';
 import { countsOf, currentPeriod, usageDocumentId, type UsageDocument } from './usage.ts';
 
 /** A rate-limit verdict, as the X-RateLimit-* headers report it. */

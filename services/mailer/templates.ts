@@ -1,5 +1,5 @@
 import { nameForMail } from '../accounts/display-name.ts';
-import type { Tier } from '../keys/tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import { escapeHtml } from '../platform/html-escape.ts';
 import type { Mail } from './transport.ts';
 

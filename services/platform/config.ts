@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { parseAllowList, type AllowList } from '../vision/browser/ssrf-guard.ts';
-import { TIERS, type Tier } from '../keys/tiers.ts';
+import { parseAllowList, type AllowList } from './allow-list.ts';
+import { TIERS, type Tier } from '../kernel/tiers.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { KAFKA_SECURITY_SCHEMA, kafkaSecurity } from './kafka-security.ts';
 import type { KafkaSasl, KafkaTls } from '../../events/kafka.ts';

@@ -1,6 +1,6 @@
 import type { QuotaReport } from '../keys/assess.ts';
 import type { Admitted } from '../keys/gate.ts';
-import type { Tier } from '../keys/tiers.ts';
+import type { Tier } from '../kernel/tiers.ts';
 import { HttpError } from '../platform/http/errors.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { QuotaReport } from '../../keys/assess.ts';
-import { METRICS } from '../../keys/tiers.ts';
+import { METRICS } from '../../kernel/tiers.ts';
 import type { RagCollection } from '../../rag/collections.projection.ts';
 import type { IndexJob } from '../../rag/jobs.projection.ts';
 import type { QueryRecord } from '../../rag/queries.projection.ts';

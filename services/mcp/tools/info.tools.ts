@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limitsOf, TIERS } from '../../keys/tiers.ts';
+import { limitsOf, TIERS } from '../../kernel/tiers.ts';
 import { API_PATHS } from '../../rag/http/api-paths.ts';
 import { TOP_K_MAX } from '../../rag/input.ts';
 import { VERSION } from '../../rag/service.ts';

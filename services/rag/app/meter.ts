@@ -1,6 +1,6 @@
 import { newEvent } from '../../../events/envelope.ts';
 import { INVALID_MESSAGES } from '../../keys/assess.ts';
-import type { Metric } from '../../keys/tiers.ts';
+import type { Metric } from '../../kernel/tiers.ts';
 import { currentPeriod, type UsageIncremented } from '../../keys/usage.ts';
 import { ragError, type Caller } from '../caller.ts';
 import type { RagDeps } from './deps.ts';

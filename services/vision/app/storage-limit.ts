@@ -1,4 +1,4 @@
-import type { Tier } from '../../keys/tiers.ts';
+import type { Tier } from '../../kernel/tiers.ts';
 import type { Config } from '../../platform/config.ts';
 import { ragError, type Caller } from '../../rag/caller.ts';
 import type { BlobStore } from '../blob-store.ts';

@@ -5,7 +5,8 @@ import { CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS, sandboxByDefault } from './chromiu
 import { resolveChromiumPath } from './chromium-path.ts';
 import { openGuardedContext, type GuardedContext } from './guarded-context.ts';
 import { SlotQueue } from './slot-queue.ts';
-import { hostReason, parseAllowList, SsrfGuard, type AllowList, type Lookup, type Target } from './ssrf-guard.ts';
+import { parseAllowList, type AllowList } from '../../platform/allow-list.ts';
+import { hostReason, SsrfGuard, type Lookup, type Target } from './ssrf-guard.ts';
 import { within, withTimeout } from './time-bounds.ts';
 
 /**

@@ -1,23 +1,16 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIPv6 } from 'node:net';
+import { isAllowListed, normalizeHost, type AllowList } from '../../platform/allow-list.ts';
 import { blockedAddressReason, isIpLiteral, parseIPv6 } from './ip-address.ts';
 
 /**
  * Server-side request forgery policy: which URLs and connections a capture may make. A customer's
  * page may only reach public addresses over http(s)/ws(s), unless the host is allow-listed
- * (CAPTURE_ALLOWED_HOSTS). The pure parts (allow-list, URL and host-name rules, judging a set of
- * resolved addresses) are exported for tests; `SsrfGuard` adds DNS, once per host name per capture.
+ * (CAPTURE_ALLOWED_HOSTS, parsed in platform/allow-list.ts). The pure parts (URL and host-name
+ * rules, judging a set of resolved addresses) are exported for tests; `SsrfGuard` adds DNS, once per
+ * host name per capture.
  * How the browser is made to obey it is in guarded-context.ts and socks-proxy.ts.
  */
-
-export interface AllowEntry {
-  /** Lower-case, without IPv6 brackets or a trailing dot. */
-  readonly host: string;
-  /** Absent: any port. */
-  readonly port?: number;
-}
-
-export type AllowList = readonly AllowEntry[];
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -41,34 +34,10 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:':
 const BLOCKED_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
 const BLOCKED_SUFFIXES = ['.localhost', '.internal', '.local', '.localdomain', '.home.arpa'];
 
-export const normalizeHost = (host: string): string => {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  return bare.toLowerCase().replace(/\.+$/, '');
-};
-
 /** One spelling per host:port (IPv6 written out in full), to match a connection to a request. */
 export const targetKey = (host: string, port: number): string => {
   const name = normalizeHost(host);
   return isIPv6(name) ? `[${parseIPv6(name).map((w) => w.toString(16)).join(':')}]:${port}` : `${name}:${port}`;
-};
-
-/** `CAPTURE_ALLOWED_HOSTS`: comma-separated `host`, `host:port`, `[v6]` or `[v6]:port`. */
-export function parseAllowList(csv: string | undefined): AllowList {
-  const entries: AllowEntry[] = [];
-  for (const raw of (csv ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
-    const match = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(raw);
-    const port = match?.[2] === undefined ? undefined : Number(match[2]);
-    if (!match?.[1] || (port !== undefined && (port < 1 || port > 65535))) {
-      throw new TypeError(`CAPTURE_ALLOWED_HOSTS: "${raw}" is not host, host:port or [ipv6]:port`);
-    }
-    entries.push(port === undefined ? { host: normalizeHost(match[1]) } : { host: normalizeHost(match[1]), port });
-  }
-  return entries;
-}
-
-export const isAllowListed = (allow: AllowList, host: string, port: number): boolean => {
-  const name = normalizeHost(host);
-  return allow.some((entry) => entry.host === name && (entry.port === undefined || entry.port === port));
 };
 
 /** Where a URL would connect, or why it may not be fetched at all (scheme, no host). Pure. */

@@ -4,7 +4,7 @@ import { inspectPage } from '../../../services/vision/analysis/page-report.ts';
 import type { AnalysisType, Finding, PageReport } from '../../../services/vision/analysis/types.ts';
 import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';
 import { capture } from '../../../services/vision/browser/capture.ts';
-import { parseAllowList } from '../../../services/vision/browser/ssrf-guard.ts';
+import { parseAllowList } from '../../../services/platform/allow-list.ts';
 import { chromiumForTests, processGone } from './chromium-under-test.ts';
 import { startFixtureSite, type FixtureSite } from './fixture-site.ts';
 import { decodePng } from './png-pixels.ts';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';
 import { capture, type CaptureRequest, type CaptureResult } from '../../../services/vision/browser/capture.ts';
 import { CaptureError } from '../../../services/vision/browser/capture-error.ts';
-import { parseAllowList } from '../../../services/vision/browser/ssrf-guard.ts';
+import { parseAllowList } from '../../../services/platform/allow-list.ts';
 import { chromiumForTests, processGone } from './chromium-under-test.ts';
 import { startFixtureSite, type FixtureSite } from './fixture-site.ts';
 

@@ -8,7 +8,7 @@ import type { Caller } from '../../../services/rag/caller.ts';
 import { capturePage } from '../../../services/vision/app/capture-page.ts';
 import { runTestSuite } from '../../../services/vision/app/run-test-suite.ts';
 import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';
-import { parseAllowList } from '../../../services/vision/browser/ssrf-guard.ts';
+import { parseAllowList } from '../../../services/platform/allow-list.ts';
 import { visionDeps, type VisionDeps } from '../../../services/vision/engine.ts';
 import { testInput } from '../../../services/vision/input.ts';
 import { testConfig, testLogger } from '../../support/env.ts';

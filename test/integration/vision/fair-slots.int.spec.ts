@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';
 import { capture, type CaptureRequest } from '../../../services/vision/browser/capture.ts';
-import { parseAllowList } from '../../../services/vision/browser/ssrf-guard.ts';
+import { parseAllowList } from '../../../services/platform/allow-list.ts';
 import { chromiumForTests } from './chromium-under-test.ts';
 import { startFixtureSite, type FixtureSite } from './fixture-site.ts';
 

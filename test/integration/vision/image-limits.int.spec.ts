@@ -8,7 +8,7 @@ import type { Runtime } from '../../../services/platform/runtime.ts';
 import { WorkPool } from '../../../services/platform/work/work-pool.ts';
 import { analyzeScreenshot } from '../../../services/vision/app/analyze-screenshot.ts';
 import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';
-import { parseAllowList } from '../../../services/vision/browser/ssrf-guard.ts';
+import { parseAllowList } from '../../../services/platform/allow-list.ts';
 import { visionDeps, type VisionDeps } from '../../../services/vision/engine.ts';
 import type { AnalyzeInput } from '../../../services/vision/input.ts';
 import { testConfig, testLogger } from '../../support/env.ts';

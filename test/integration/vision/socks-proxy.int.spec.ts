@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
 import { ByteBudget } from '../../../services/vision/browser/byte-budget.ts';
 import { SocksProxy } from '../../../services/vision/browser/socks-proxy.ts';
-import { parseAllowList, SsrfGuard } from '../../../services/vision/browser/ssrf-guard.ts';
+import { parseAllowList } from '../../../services/platform/allow-list.ts';
+import { SsrfGuard } from '../../../services/vision/browser/ssrf-guard.ts';
 import { startFixtureSite, type FixtureSite } from './fixture-site.ts';
 
 /** A SOCKS5 client as Chromium speaks it: no auth, CONNECT by domain name (or IPv4/IPv6 bytes). */

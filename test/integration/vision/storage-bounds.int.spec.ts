@@ -12,7 +12,7 @@ import { screenshotPng } from '../../../services/vision/app/read-image.ts';
 import type { VisionCaller } from '../../../services/vision/app/storage-limit.ts';
 import { baselinesProjection } from '../../../services/vision/baselines.projection.ts';
 import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';
-import { parseAllowList } from '../../../services/vision/browser/ssrf-guard.ts';
+import { parseAllowList } from '../../../services/platform/allow-list.ts';
 import { visionDeps, type VisionDeps } from '../../../services/vision/engine.ts';
 import type { BaselineAccepted } from '../../../services/vision/events.ts';
 import { RetentionSweep } from '../../../services/vision/retention-sweep.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Tier } from '../../../services/keys/tiers.ts';
+import type { Tier } from '../../../services/kernel/tiers.ts';
 import type { ProviderInvoice, ProviderSubscription } from '../../../services/billing/provider-event.ts';
 import { UnknownVariantError, effectiveTier, subscriptionDecider, type BillingCommand } from '../../../services/billing/subscription.ts';
 import { deciderSpec } from '../../support/decider.ts';

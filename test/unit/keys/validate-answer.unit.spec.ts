@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { invalid, quotaReport, type Assessment } from '../../../services/keys/assess.ts';
-import { limitsOf, TIERS } from '../../../services/keys/tiers.ts';
+import { limitsOf, TIERS } from '../../../services/kernel/tiers.ts';
 import { answerOf, rateHeaders, readValidateInput } from '../../../services/keys/validate-answer.ts';
 
 const rate = { allowed: true, limit: 600, remaining: 599, resetMs: 30_000 };

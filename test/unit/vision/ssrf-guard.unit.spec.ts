@@ -1,8 +1,8 @@
 import { expect } from 'chai';
+import { parseAllowList } from '../../../services/platform/allow-list.ts';
 import {
   hostReason,
   judgeAddresses,
-  parseAllowList,
   SsrfGuard,
   targetKey,
   urlTarget,
@@ -27,26 +27,6 @@ function fakeDns(answers: Record<string, ReadonlyArray<readonly ResolvedAddress[
 }
 
 describe('SSRF guard (unit)', () => {
-  describe('allow-list', () => {
-    it('parses host, host:port and bracketed IPv6, lower-cased', () => {
-      expect(parseAllowList(' 127.0.0.1:8080, Example.COM ,[::1]:3000,[fd00::1], staging.local. ')).to.deep.equal([
-        { host: '127.0.0.1', port: 8080 },
-        { host: 'example.com' },
-        { host: '::1', port: 3000 },
-        { host: 'fd00::1' },
-        { host: 'staging.local' },
-      ]);
-      expect(parseAllowList(undefined)).to.deep.equal([]);
-      expect(parseAllowList('')).to.deep.equal([]);
-    });
-
-    it('refuses malformed entries with the entry named', () => {
-      expect(() => parseAllowList('host:99999')).to.throw(/"host:99999"/);
-      expect(() => parseAllowList('::1')).to.throw(TypeError);
-      expect(() => parseAllowList('a:b:c')).to.throw(TypeError);
-    });
-  });
-
   describe('URLs', () => {
     it('takes http(s) and ws(s) with their default ports', () => {
       expect(urlTarget('https://Example.com/x')).to.deep.equal({ host: 'example.com', port: 443 });

@@ -1,3 +1,5 @@
+// The shared kernel every context may import: the plans and their limits are spoken of by accounts,
+// keys, billing, mailer, rag, vision, integration and mcp alike, so they belong to none of them.
 
 /** The plans a key can be on, cheapest first. */
 export const TIERS = ['free', 'pro', 'team'] as const;

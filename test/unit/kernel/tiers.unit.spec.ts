@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { limitsOf, METRICS, periodOf, remaining, TIER_TABLE, TIERS, UNLIMITED } from '../../../services/keys/tiers.ts';
+import { limitsOf, METRICS, periodOf, remaining, TIER_TABLE, TIERS, UNLIMITED } from '../../../services/kernel/tiers.ts';
 
 const utc = (iso: string) => new Date(iso);
 

@@ -6,13 +6,15 @@ import { mailerContext } from '../services/mailer/context.ts';
 import { mcpContext } from '../services/mcp/context.ts';
 import { ragContext } from '../services/rag/context.ts';
 import { visionContext } from '../services/vision/context.ts';
+import { visionRagFace } from '../services/vision-rag/context.ts';
 import type { BoundedContext } from '../services/platform/context.ts';
 
 /**
  * Every bounded context of the platform, in the order their services start: the one place a new
- * context registers (README: adding a context).
+ * context registers (README: adding a context). The vision-RAG face is listed like one: it has a
+ * service but no events or projections of its own.
  */
-export const CONTEXTS: readonly BoundedContext[] = [accountsContext, keysContext, billingContext, mailerContext, ragContext, visionContext, integrationContext, mcpContext];
+export const CONTEXTS: readonly BoundedContext[] = [accountsContext, keysContext, billingContext, mailerContext, ragContext, visionContext, integrationContext, visionRagFace, mcpContext];
 
 /** The event catalog: every event type, its topic, schema and aggregate key. */
 export const EVENT_DEFINITIONS = CONTEXTS.flatMap((c) => c.events);

@@ -6,7 +6,7 @@ import { publishAndApply } from '../../events/own-events.ts';
 import type { RagDeps } from '../../services/rag/app/deps.ts';
 import { queryCollection } from '../../services/rag/app/query-collection.ts';
 import { setupCollection } from '../../services/rag/app/setup-collection.ts';
-import type { Caller } from '../../services/rag/caller.ts';
+import type { Caller } from '../../services/premium/caller.ts';
 import { collectionIdOf, collectionsProjection, getCollection, type RagCollection } from '../../services/rag/collections.projection.ts';
 import type { IndexCompleted } from '../../services/rag/events.ts';
 import { COLLECTION_NAME } from '../../services/rag/input.ts';

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Caller } from '../../services/rag/caller.ts';
+import type { Caller } from '../../services/premium/caller.ts';
 import { capturePage } from '../../services/vision/app/capture-page.ts';
 import { runTestSuite } from '../../services/vision/app/run-test-suite.ts';
 import { BrowserPool } from '../../services/vision/browser/browser-pool.ts';
 import { resolveChromiumPath } from '../../services/vision/browser/chromium-path.ts';
 import { visionDeps } from '../../services/vision/engine.ts';
 import { captureInput, testInput } from '../../services/vision/input.ts';
-import { parse } from '../../services/rag/http/gated-request.ts';
+import { parse } from '../../services/premium/gated-request.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 import { HttpError } from '../../services/platform/http/errors.ts';
 import { createLogger } from '../../services/platform/logger.ts';

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import { VERSION } from '../rag/service.ts';
+import { VERSION } from '../platform/version.ts';
 import { GLM_TOOLS } from './tools/glm.tools.ts';
 import { INFO_TOOLS } from './tools/info.tools.ts';
 import { INTEGRATION_TOOLS } from './tools/integration.tools.ts';

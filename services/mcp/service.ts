@@ -4,11 +4,11 @@ import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp } from '../platform/wiring.ts';
 import { leaseRagEngine } from '../rag/engine.ts';
-import { featuresOf, RagHealth } from '../rag/http/rag-health.ts';
-import { callerOf } from '../rag/http/gated-request.ts';
+import { featuresOf, RagHealth } from '../premium/health.ts';
+import { callerOf } from '../premium/gated-request.ts';
 import { leaseIntegrationEngine } from '../integration/engine.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
-import { VERSION } from '../rag/service.ts';
+import { VERSION } from '../platform/version.ts';
 import { MCP_PATH, mountMcp } from './http/mcp.routes.ts';
 import { buildMcpServer } from './mcp-server.ts';
 

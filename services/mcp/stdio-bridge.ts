@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { isWellFormedKey } from '../keys/key-format.ts';
 import { RemoteValidator } from '../keys/remote-validator.ts';
 import { ConfigError } from '../platform/config.ts';
-import { VERSION } from '../rag/service.ts';
+import { VERSION } from '../platform/version.ts';
 import { MCP_PATH } from './http/mcp.routes.ts';
 
 /**

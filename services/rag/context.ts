@@ -3,11 +3,14 @@ import { collectionsProjection } from './collections.projection.ts';
 import { RAG_EVENTS } from './events.ts';
 import { jobsProjection } from './jobs.projection.ts';
 import { queriesProjection } from './queries.projection.ts';
-import { ragService } from './service.ts';
 
+/**
+ * Code retrieval: collections, index jobs and queries. No service of its own: its operations are
+ * served by the vision-RAG face (services/vision-rag/, /api/rag/*) and the MCP server (rag_* tools).
+ */
 export const ragContext: BoundedContext = {
   name: 'rag',
   events: RAG_EVENTS,
   projections: [collectionsProjection, jobsProjection, queriesProjection],
-  services: [ragService],
+  services: [],
 };

@@ -9,7 +9,7 @@ import { QueryBatcher } from './index-store/query-batcher.ts';
 import { IndexStore } from './index-store/store.ts';
 import { embeddingIdentity } from './indexing/embedding-text.ts';
 import { indexCollection, type FilePreparer } from './indexing/index-collection.ts';
-import { ragError } from './caller.ts';
+import { ragError } from '../premium/caller.ts';
 import { LruCache } from './lru-cache.ts';
 import { IndexBudgetError, type IndexHooks, type IndexOutcome, type IndexWork, type NameLookup, type Retrieval, type SearchHit } from './retrieval.ts';
 import { lookupName } from './name-lookup.ts';

@@ -7,7 +7,7 @@ import { freePort } from '../../deploy/local/processes.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { mcpService } from '../../services/mcp/service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
-import { ragService } from '../../services/rag/service.ts';
+import { ragService } from '../../services/vision-rag/service.ts';
 import { testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
-import { ragService } from '../../services/rag/service.ts';
+import { ragService } from '../../services/vision-rag/service.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { testLogger } from '../support/env.ts';
 import { breakFile, runMocha, runPlaywright, uiKitCopy, writeGenerated, type GeneratedFileBody } from '../support/generated-tests.ts';

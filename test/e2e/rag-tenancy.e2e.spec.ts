@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
-import { ragService } from '../../services/rag/service.ts';
+import { ragService } from '../../services/vision-rag/service.ts';
 import { testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts, type MintedKey } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';

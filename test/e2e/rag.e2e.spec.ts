@@ -8,7 +8,7 @@ import { hashKey } from '../../services/keys/key-format.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { currentPeriod } from '../../services/keys/usage.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
-import { ragService } from '../../services/rag/service.ts';
+import { ragService } from '../../services/vision-rag/service.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';

@@ -9,7 +9,7 @@ import { PNG } from 'pngjs';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
-import { ragService } from '../../services/rag/service.ts';
+import { ragService } from '../../services/vision-rag/service.ts';
 import { zeroPng } from '../integration/vision/bomb-png.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { startFixtureSite, type FixtureSite } from '../integration/vision/fixture-site.ts';

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { Caller } from '../../rag/caller.ts';
+import type { Caller } from '../../premium/caller.ts';
 import type { ReportInput } from '../input.ts';
 import { gatherReport } from '../report/gather-report.ts';
 import { renderHtml } from '../report/render-html.ts';

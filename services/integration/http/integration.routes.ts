@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { KeyGate } from '../../keys/gate.ts';
-import { API_PATHS } from '../../rag/http/api-paths.ts';
-import { admitter, callerOf, parse } from '../../rag/http/gated-request.ts';
+import { API_PATHS } from '../../premium/api-paths.ts';
+import { admitter, callerOf, parse } from '../../premium/gated-request.ts';
 import type { IntegrationDeps } from '../app/deps.ts';
 import { generateTests } from '../app/generate-tests.ts';
 import { projectReport } from '../app/project-report.ts';

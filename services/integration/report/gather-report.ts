@@ -1,7 +1,7 @@
 import type { Db, Document } from 'mongodb';
 import { projectionCollection } from '../../../events/collections.ts';
 import { currentPeriod } from '../../keys/usage.ts';
-import type { Caller } from '../../rag/caller.ts';
+import type { Caller } from '../../premium/caller.ts';
 import { collectionsOf } from '../../rag/collections.projection.ts';
 import { jobsProjection, type IndexJob } from '../../rag/jobs.projection.ts';
 import { queriesProjection } from '../../rag/queries.projection.ts';

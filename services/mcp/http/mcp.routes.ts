@@ -4,8 +4,8 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import express, { type Express, type Request, type Response } from 'express';
 import type { Admitted, KeyGate } from '../../keys/gate.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { admitBeforeBody } from '../../rag/http/gate-first.ts';
-import { admitter } from '../../rag/http/gated-request.ts';
+import { admitBeforeBody } from '../../premium/gate-first.ts';
+import { admitter } from '../../premium/gated-request.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 
 export const MCP_PATH = '/mcp';

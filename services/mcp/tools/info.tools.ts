@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { limitsOf, TIERS } from '../../kernel/tiers.ts';
-import { API_PATHS } from '../../rag/http/api-paths.ts';
+import { API_PATHS } from '../../premium/api-paths.ts';
 import { TOP_K_MAX } from '../../rag/input.ts';
-import { VERSION } from '../../rag/service.ts';
+import { VERSION } from '../../platform/version.ts';
 import { defineTool, type Tool } from './tool.ts';
 
 const features = z.object({ rag: z.boolean(), glmVision: z.boolean(), contextAware: z.boolean(), autoGenerate: z.boolean() });

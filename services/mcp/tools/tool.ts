@@ -5,9 +5,9 @@ import type { IntegrationDeps } from '../../integration/app/deps.ts';
 import type { KeyIdentity } from '../../keys/assess.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { HttpError } from '../../platform/http/errors.ts';
-import type { Caller } from '../../rag/caller.ts';
+import type { Caller } from '../../premium/caller.ts';
 import type { RagEngine } from '../../rag/engine.ts';
-import type { RagHealth } from '../../rag/http/rag-health.ts';
+import type { RagHealth } from '../../premium/health.ts';
 import type { VisionEngine } from '../../vision/engine.ts';
 
 /** What a tool call runs with: the caller the gate let through on this HTTP request, and the engine. */

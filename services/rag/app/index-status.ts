@@ -1,4 +1,4 @@
-import { notFound, type Caller } from '../caller.ts';
+import { notFound, type Caller } from '../../premium/caller.ts';
 import { getJob, type IndexJob } from '../jobs.projection.ts';
 import type { RagDeps } from './deps.ts';
 

@@ -1,4 +1,4 @@
-import { notFound, ragError, type Caller } from '../caller.ts';
+import { notFound, ragError, type Caller } from '../../premium/caller.ts';
 import { collectionIdOf, getCollection, type RagCollection } from '../collections.projection.ts';
 import type { RagDeps } from './deps.ts';
 

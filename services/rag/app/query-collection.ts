@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { newEvent } from '../../../events/envelope.ts';
-import type { Caller } from '../caller.ts';
+import type { Caller } from '../../premium/caller.ts';
 import type { QueryServed } from '../events.ts';
 import type { QueryInput } from '../input.ts';
 import type { SearchHit } from '../retrieval.ts';
 import type { RagDeps } from './deps.ts';
 import { indexedCollection } from './indexed-collection.ts';
-import { meter } from './meter.ts';
+import { meter } from '../../premium/meter.ts';
 
 export interface QueryResult {
   success: true;

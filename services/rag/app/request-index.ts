@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { notFound, ragError, type Caller } from '../caller.ts';
+import { notFound, ragError, type Caller } from '../../premium/caller.ts';
 import { collectionIdOf, getCollection } from '../collections.projection.ts';
 import type { FileRef, IndexRequested } from '../events.ts';
 import type { IndexInput } from '../input.ts';
@@ -9,7 +9,7 @@ import { getJob, jobsProjection, type IndexJob } from '../jobs.projection.ts';
 import { WorkQueueFull } from '../../platform/work/work-pool.ts';
 import { IndexBudgetError } from '../retrieval.ts';
 import type { RagDeps } from './deps.ts';
-import { checkQuota } from './meter.ts';
+import { checkQuota } from '../../premium/meter.ts';
 
 export interface IndexAccepted {
   success: true;

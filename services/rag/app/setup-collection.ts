@@ -1,10 +1,10 @@
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { ragError, type Caller } from '../caller.ts';
+import { ragError, type Caller } from '../../premium/caller.ts';
 import { collectionIdOf, collectionsOf, collectionsProjection, getCollection } from '../collections.projection.ts';
 import type { CollectionConfigured } from '../events.ts';
 import type { SetupInput, VectorDb } from '../input.ts';
-import { foldersOf, PROJECT_PATH_MESSAGES, resolveProjectPath } from '../project-path.ts';
+import { foldersOf, OPERATOR_PATH_MESSAGE, PROJECT_PATH_MESSAGES, resolveProjectPath } from '../project-path.ts';
 import type { RagDeps } from './deps.ts';
 
 export interface SetupResult {
@@ -24,9 +24,11 @@ export async function setupCollection(deps: RagDeps, caller: Caller, input: Setu
   if (input.vectorDB !== 'local') {
     throw ragError(400, 'VECTOR_DB_NOT_CONFIGURED', `vectorDB "${input.vectorDB}" is not configured in this deployment; use "local" (the embedded index)`);
   }
-  const folders = foldersOf(deps.config.rag.folders, caller.customerId, caller.keyHash === null);
-  const resolved = await resolveProjectPath(input.projectPath, folders);
-  if ('problem' in resolved) throw ragError(400, 'INVALID_PROJECT_PATH', PROJECT_PATH_MESSAGES[resolved.problem]);
+  const operator = caller.keyHash === null;
+  const resolved = await resolveProjectPath(input.projectPath, foldersOf(deps.config.rag.folders, caller.customerId, operator));
+  if ('problem' in resolved) {
+    throw ragError(400, 'INVALID_PROJECT_PATH', operator && resolved.problem === 'not-yours' ? OPERATOR_PATH_MESSAGE : PROJECT_PATH_MESSAGES[resolved.problem]);
+  }
   const projectPath = resolved.path;
   const collectionId = collectionIdOf(caller.customerId, input.collectionName);
   if (caller.tier && !(await getCollection(deps.db, collectionId))) {

@@ -6,8 +6,8 @@ import { queryCollection } from '../app/query-collection.ts';
 import { requestIndex, waitForJob } from '../app/request-index.ts';
 import { setupCollection } from '../app/setup-collection.ts';
 import { indexInput, queryInput, setupInput } from '../input.ts';
-import { API_PATHS } from './api-paths.ts';
-import { admitter, callerOf, parse } from './gated-request.ts';
+import { API_PATHS } from '../../premium/api-paths.ts';
+import { admitter, callerOf, parse } from '../../premium/gated-request.ts';
 
 /** How long `wait: true` may hold a request before answering 202 with the job as it stands. */
 const WAIT_LIMIT_MS = 120_000;
@@ -17,15 +17,12 @@ export function mountIndexBody(app: Express, limit: string): void {
   app.post(API_PATHS.rag.index, express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }));
 }
 
-/** Every gated operation of the face lives under these (GET /api, the list of them, is open). */
-export const GATED_PREFIXES = ['/api/rag', '/api/glm', '/api/integration'];
-
 /** What the gate checks for an index request: its quota is filesIndexed, which the job itself checks. */
 const INDEX_CHECK: UseRequest = { metric: 'filesIndexed', amount: 0 };
 /** What the gate checks for every other operation (gated-request.ts's admitter). */
 const OPERATION_CHECK: UseRequest = { metric: 'queries', amount: 0 };
 
-/** The gate's check for a request under GATED_PREFIXES, as its route will ask for it. */
+/** The gate's check for a request the face gates before reading its body, as its route will ask for it. */
 export function gateCheckOf(req: Request): UseRequest {
   // Routing ignores case and a trailing slash; so does this.
   const path = `${req.baseUrl}${req.path}`.toLowerCase().replace(/\/+$/, '');
@@ -35,14 +32,11 @@ export function gateCheckOf(req: Request): UseRequest {
 /**
  * The retrieval operations over HTTP. Every one goes through the gate first (401, 403, 403
  * subscription required, 429), then the operation, which checks its quota and records its use
- * (services/rag/app/meter.ts): a query uses one of `queries`; an index job uses `filesIndexed`, one
+ * (services/premium/meter.ts): a query uses one of `queries`; an index job uses `filesIndexed`, one
  * per file it really indexes (recorded by the indexer; the request checks room for all it could).
  */
 export function mountRagRoutes(app: Express, deps: RagDeps, gate: KeyGate): void {
   const admit = admitter(gate);
-  app.get('/api', (_req, res) => {
-    res.json(API_PATHS);
-  });
 
   app.post(API_PATHS.rag.setup, async (req, res) => {
     const admitted = await admit(req, res);

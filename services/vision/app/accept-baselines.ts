@@ -1,6 +1,6 @@
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { notFound, ragError, type Caller } from '../../rag/caller.ts';
+import { notFound, ragError, type Caller } from '../../premium/caller.ts';
 import { baselinesProjection } from '../baselines.projection.ts';
 import type { VisionDeps } from '../engine.ts';
 import type { BaselineAccepted } from '../events.ts';

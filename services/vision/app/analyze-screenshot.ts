@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { notFound, type Caller } from '../../rag/caller.ts';
-import { checkQuota, meter } from '../../rag/app/meter.ts';
+import { notFound, type Caller } from '../../premium/caller.ts';
+import { checkQuota, meter } from '../../premium/meter.ts';
 import { analysesProjection } from '../analyses.projection.ts';
 import { parsePageReport, type PageReport } from '../analysis/page-report.ts';
 import { SEVERITIES, type AnalysisResult, type Finding, type Severity } from '../analysis/types.ts';

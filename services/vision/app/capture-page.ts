@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { checkQuota, meter } from '../../rag/app/meter.ts';
+import { checkQuota, meter } from '../../premium/meter.ts';
 import { inspectPage, type ElementProbe, type PageReport } from '../analysis/page-report.ts';
 import { capture } from '../browser/capture.ts';
 import type { VisionDeps } from '../engine.ts';

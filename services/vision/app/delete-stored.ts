@@ -1,6 +1,6 @@
 import type { Document } from 'mongodb';
 import { projectionCollection } from '../../../events/collections.ts';
-import { notFound, ragError, type Caller } from '../../rag/caller.ts';
+import { notFound, ragError, type Caller } from '../../premium/caller.ts';
 import { baselinesProjection } from '../baselines.projection.ts';
 import type { VisionDeps } from '../engine.ts';
 import { getScreenshot, screenshotsProjection } from '../screenshots.projection.ts';

@@ -1,4 +1,4 @@
-import { notFound, type Caller } from '../../rag/caller.ts';
+import { notFound, type Caller } from '../../premium/caller.ts';
 import type { VisionDeps } from '../engine.ts';
 import { getScreenshot } from '../screenshots.projection.ts';
 

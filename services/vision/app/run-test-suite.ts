@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { checkQuota } from '../../rag/app/meter.ts';
+import { checkQuota } from '../../premium/meter.ts';
 import { HttpError } from '../../platform/http/errors.ts';
 import { analyze } from '../analysis/analyze.ts';
 import type { PageReport } from '../analysis/page-report.ts';

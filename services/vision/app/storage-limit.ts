@@ -1,6 +1,6 @@
 import type { Tier } from '../../kernel/tiers.ts';
 import type { Config } from '../../platform/config.ts';
-import { ragError, type Caller } from '../../rag/caller.ts';
+import { ragError, type Caller } from '../../premium/caller.ts';
 import type { BlobStore } from '../blob-store.ts';
 
 /**

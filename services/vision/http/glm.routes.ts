@@ -1,7 +1,7 @@
 import type { Express, Response } from 'express';
 import type { Admitted, KeyGate } from '../../keys/gate.ts';
-import { API_PATHS } from '../../rag/http/api-paths.ts';
-import { admitter, callerOf, parse } from '../../rag/http/gated-request.ts';
+import { API_PATHS } from '../../premium/api-paths.ts';
+import { admitter, callerOf, parse } from '../../premium/gated-request.ts';
 import { acceptBaselines } from '../app/accept-baselines.ts';
 import { analyzeScreenshot } from '../app/analyze-screenshot.ts';
 import { capturePage } from '../app/capture-page.ts';

@@ -13,7 +13,7 @@ import { validationsProjection } from '../../../services/integration/validations
 import type { QuotaReport } from '../../../services/keys/assess.ts';
 import { currentPeriod } from '../../../services/keys/usage.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
-import type { Caller } from '../../../services/rag/caller.ts';
+import type { Caller } from '../../../services/premium/caller.ts';
 import { collectionIdOf, collectionsProjection } from '../../../services/rag/collections.projection.ts';
 import type { IndexCompletedData, QueryServedData } from '../../../services/rag/events.ts';
 import { jobsProjection } from '../../../services/rag/jobs.projection.ts';

@@ -14,7 +14,7 @@ import { HttpError } from '../../../services/platform/http/errors.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { WorkBudgetError, WorkQueueFull, type WorkPool } from '../../../services/platform/work/work-pool.ts';
 import type { RagDeps } from '../../../services/rag/app/deps.ts';
-import type { Caller } from '../../../services/rag/caller.ts';
+import type { Caller } from '../../../services/premium/caller.ts';
 import { collectionIdOf, collectionsProjection } from '../../../services/rag/collections.projection.ts';
 import type { IndexCompletedData } from '../../../services/rag/events.ts';
 import type { PushedSources } from '../../../services/rag/pushed-sources.ts';

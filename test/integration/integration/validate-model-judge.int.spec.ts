@@ -12,7 +12,7 @@ import { validateInput } from '../../../services/integration/input.ts';
 import { validationsProjection, type ValidationRecord } from '../../../services/integration/validations.projection.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import type { RagDeps } from '../../../services/rag/app/deps.ts';
-import type { Caller } from '../../../services/rag/caller.ts';
+import type { Caller } from '../../../services/premium/caller.ts';
 import { collectionIdOf, collectionsProjection } from '../../../services/rag/collections.projection.ts';
 import type { IndexCompletedData } from '../../../services/rag/events.ts';
 import type { Retrieval, SearchHit } from '../../../services/rag/retrieval.ts';

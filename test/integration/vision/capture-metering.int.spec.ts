@@ -4,7 +4,7 @@ import type { QuotaReport } from '../../../services/keys/assess.ts';
 import { HttpError } from '../../../services/platform/http/errors.ts';
 import { createAppRuntime } from '../../../app/runtime.ts';
 import type { Runtime } from '../../../services/platform/runtime.ts';
-import type { Caller } from '../../../services/rag/caller.ts';
+import type { Caller } from '../../../services/premium/caller.ts';
 import { capturePage } from '../../../services/vision/app/capture-page.ts';
 import { runTestSuite } from '../../../services/vision/app/run-test-suite.ts';
 import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { TransientError } from '../../../events/errors.ts';
 import { toolError } from '../../../services/mcp/tools/tool.ts';
 import { createLogger } from '../../../services/platform/logger.ts';
-import { ragError } from '../../../services/rag/caller.ts';
+import { ragError } from '../../../services/premium/caller.ts';
 
 describe('MCP tool errors (unit)', () => {
   const logged: unknown[] = [];

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Response } from 'express';
-import type { Admitted, KeyGate } from '../../keys/gate.ts';
-import { ragError, type Caller } from '../caller.ts';
+import type { Admitted, KeyGate } from '../keys/gate.ts';
+import { ragError, type Caller } from './caller.ts';
 
 /** A request body as typed input, or 400 with the first problem in words. */
 export function parse<T>(schema: z.ZodType<T>, body: unknown): T {

@@ -1,9 +1,9 @@
-import { newEvent } from '../../../events/envelope.ts';
-import { INVALID_MESSAGES } from '../../keys/assess.ts';
-import type { Metric } from '../../kernel/tiers.ts';
-import { currentPeriod, type UsageIncremented } from '../../keys/usage.ts';
-import { ragError, type Caller } from '../caller.ts';
-import type { RagDeps } from './deps.ts';
+import { newEvent } from '../../events/envelope.ts';
+import type { EventPublisher } from '../../events/publisher.ts';
+import { INVALID_MESSAGES } from '../keys/assess.ts';
+import type { Metric } from '../kernel/tiers.ts';
+import { currentPeriod, type UsageIncremented } from '../keys/usage.ts';
+import { ragError, type Caller } from './caller.ts';
 
 /** What metering reads of a face's dependencies (the retrieval and the vision operations both meter). */
 export interface MeterDeps {
@@ -23,7 +23,7 @@ export function checkQuota(deps: MeterDeps, caller: Caller, metric: Metric, amou
  * be recorded (Kafka down) is not served, and gives its hold back. The same for every face (HTTP,
  * MCP); operators, who have no key, are not metered.
  */
-export async function meter(deps: MeterDeps & Pick<RagDeps, 'usagePublisher'>, caller: Caller, metric: Metric, amount: number, correlationId: string): Promise<void> {
+export async function meter(deps: MeterDeps & { usagePublisher: Pick<EventPublisher, 'publish'> }, caller: Caller, metric: Metric, amount: number, correlationId: string): Promise<void> {
   if (!caller.keyHash || amount <= 0) return;
   checkQuota(deps, caller, metric, amount);
   const hold = caller.reserve ? await caller.reserve(metric, amount) : undefined;

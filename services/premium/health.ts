@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { readiness, type HealthReport, type HealthSource } from '../../platform/health.ts';
+import { readiness, type HealthReport, type HealthSource } from '../platform/health.ts';
 
 export interface RagFeatures {
   rag: boolean;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { meter } from '../../../services/rag/app/meter.ts';
-import type { Caller } from '../../../services/rag/caller.ts';
+import { meter } from '../../../services/premium/meter.ts';
+import type { Caller } from '../../../services/premium/caller.ts';
 import { quotaReport } from '../../../services/keys/assess.ts';
 import type { QuotaHold } from '../../../services/keys/gate.ts';
 import { HttpError } from '../../../services/platform/http/errors.ts';

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { KeyGate, type Admitted, type UseRequest } from '../../keys/gate.ts';
+import { KeyGate, type Admitted, type UseRequest } from '../keys/gate.ts';
 
 const ADMISSION = Symbol('admitted before the body');
 

@@ -1,26 +1,30 @@
-import { readFileSync } from 'node:fs';
 import { RemoteValidator } from '../keys/remote-validator.ts';
-import { Parts } from '../platform/parts.ts';
-import type { ServiceModule } from '../platform/service.ts';
-import { serveHttp } from '../platform/wiring.ts';
-import { leaseRagEngine } from './engine.ts';
-import { cors } from './http/cors.ts';
-import { featuresOf, RagHealth } from './http/rag-health.ts';
 import { leaseIntegrationEngine } from '../integration/engine.ts';
 import { mountIntegrationRoutes } from '../integration/http/integration.routes.ts';
+import { Parts } from '../platform/parts.ts';
+import type { ServiceModule } from '../platform/service.ts';
+import { VERSION } from '../platform/version.ts';
+import { serveHttp } from '../platform/wiring.ts';
+import { API_PATHS } from '../premium/api-paths.ts';
+import { GateFirst } from '../premium/gate-first.ts';
+import { featuresOf, RagHealth } from '../premium/health.ts';
+import { leaseRagEngine } from '../rag/engine.ts';
+import { gateCheckOf, mountIndexBody, mountRagRoutes } from '../rag/http/rag.routes.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { mountGlmRoutes } from '../vision/http/glm.routes.ts';
-import { GateFirst } from './http/gate-first.ts';
-import { GATED_PREFIXES, gateCheckOf, mountIndexBody, mountRagRoutes } from './http/rag.routes.ts';
+import { cors } from './cors.ts';
 
-export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** Every gated operation of the face lives under these (GET /api, the list of them, is open). */
+export const GATED_PREFIXES = ['/api/rag', '/api/glm', '/api/integration'];
 
 /** Errors of the retrieval API carry `success: false`, as its specification shows them. */
 export const ragErrorBody = (body: object): Record<string, unknown> => ({ success: false, ...body });
 
 /**
- * The vision RAG service, part 1: code retrieval. The HTTP face on RAG_PORT (gated) over the
- * process's retrieval engine (services/rag/engine.ts: projections, indexer, index stores).
+ * The vision RAG service: one HTTP face on RAG_PORT (gated) over three contexts' engines, code
+ * retrieval (services/rag), page capture, analysis and visual tests (services/vision) and
+ * integration checks (services/integration). It belongs to none of them; its service name stays
+ * 'rag', as `svc run rag` and the deployments know it.
  */
 export const ragService: ServiceModule = {
   name: 'rag',
@@ -54,6 +58,9 @@ export const ragService: ServiceModule = {
           mountIndexBody(a, config.rag.pushBodyLimit);
         },
         mount: (a) => {
+          a.get('/api', (_req, res) => {
+            res.json(API_PATHS);
+          });
           mountRagRoutes(a, deps, gate);
           mountGlmRoutes(a, vision.value.deps, gate);
           mountIntegrationRoutes(a, integration.value, gate);

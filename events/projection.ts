@@ -537,6 +537,9 @@ export function projectedFields<D>(stored: StoredDocument<Document> | null): D |
 
 /** Reads one document of a projection, without the bookkeeping fields; tombstones read as absent. */
 export async function findProjected<D>(collection: Collection<Document>, id: string): Promise<D | null> {
+  // No document can hold a NUL in its id (PostgreSQL text cannot), and FerretDB fails the lookup instead
+  // of finding nothing: an id a caller made up with one is simply not there.
+  if (id.includes('\u0000')) return null;
   const doc = (await collection.findOne({ _id: id, _deleted: { $ne: true } } as Document)) as (Stored & Document) | null;
   return doc ? strip<D>(doc) : null;
 }

@@ -61,3 +61,6 @@ export const PROJECT_PATH_MESSAGES: Record<ProjectPathProblem, string> = {
   'not-absolute': 'projectPath must be an absolute path',
   'not-yours': 'projectPath is not a folder of yours: set up a folder under your own folder of RAG_ROOTS (<root>/<customerId>/...), or push the files instead',
 };
+
+/** An operator may use any folder under the roots: its refusal says so. */
+export const OPERATOR_PATH_MESSAGE = 'projectPath is not a folder inside the folders this service may read (RAG_ROOTS), or does not exist';

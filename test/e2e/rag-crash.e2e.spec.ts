@@ -117,7 +117,7 @@ describe('vision RAG: a crash during indexing, and the operators\' CLI (e2e)', f
     const again = await svc('reindex', 'fixture');
     expect(again.stdout).to.match(/indexed fixture: [1-9]\d* files indexed, 0 unchanged/);
     expect((await svc('query', 'nothing-here', 'x')).code).to.not.equal(EXIT.ok);
-    expect((await svc('index', 'fixture', '/etc')).stderr).to.match(/outside the folders this service may read/);
+    expect((await svc('index', 'fixture', '/etc')).stderr).to.match(/not a folder inside the folders this service may read \(RAG_ROOTS\)/);
     expect((await svc('frobnicate')).code).to.equal(EXIT.usage);
   });
 });

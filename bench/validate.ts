@@ -63,7 +63,7 @@ import { emitFigures, percentile, type BenchFigure } from './figures.ts';
 import { pacedLoad } from './paced-load.ts';
 import { runMain, stopOnSignals } from './run-main.ts';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
-import { keysService } from '../services/keys/service.ts';
+import { keysService } from '../services/keys/keys.service.ts';
 import { startServices, type RunningPlatform } from '../app/cli/run.ts';
 import { createLogger } from '../services/platform/logger.ts';
 import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';

@@ -1,6 +1,6 @@
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp } from '../platform/wiring.ts';
-import { mountRawWebhookBody, mountWebhookRoute } from './webhook.route.ts';
+import { mountRawWebhookBody, mountWebhookRoute } from './webhook.routes.ts';
 
 /**
  * The payment webhook ingress: HTTP face on WEBHOOKS_PORT that verifies the provider's signature

@@ -1,7 +1,7 @@
 import type { BoundedContext } from '../platform/context.ts';
 import { KEY_EVENTS } from './events.ts';
 import { keysProjection } from './keys.projection.ts';
-import { keysService } from './service.ts';
+import { keysService } from './keys.service.ts';
 import { USAGE_EVENTS, usageProjection } from './usage.ts';
 
 export const keysContext: BoundedContext = {

@@ -6,7 +6,7 @@ import { HttpError } from '../platform/http/errors.ts';
 import { INVALID_MESSAGES, type KeyIdentity, type QuotaReport } from './assess.ts';
 import type { Metric } from '../kernel/tiers.ts';
 import { currentPeriod, type UsageIncremented } from './usage.ts';
-import { setRateHeaders } from './validate.route.ts';
+import { setRateHeaders } from './validate.routes.ts';
 import type { KeyValidator } from './validator.ts';
 
 export interface GateOptions {

@@ -17,7 +17,7 @@ const MALFORMED = JSON.stringify({ error: 'request body is not valid JSON', code
  * POST /validate in front of Express: read the body, parse it, hash the key, look it up in memory
  * and answer, with no middleware chain, no promise when everything is held (LocalValidator.check)
  * and a body written from precomputed parts (validate-answer.ts). Its answers, headers and status
- * codes are those of the Express route (validate.route.ts), which still serves whatever this passes
+ * codes are those of the Express route (validate.routes.ts), which still serves whatever this passes
  * over: another method or path, another content type, a chunked, encoded, empty or large body.
  * Profiled, the Express chain (router, body-parser, res.json) cost more than the validation itself.
  */

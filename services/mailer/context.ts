@@ -1,5 +1,5 @@
 import type { BoundedContext } from '../platform/context.ts';
-import { mailerService } from './service.ts';
+import { mailerService } from './mailer.service.ts';
 
 /** The mailer publishes nothing and keeps no read model: it turns other contexts' events into e-mail. */
 export const mailerContext: BoundedContext = {

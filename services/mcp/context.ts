@@ -1,5 +1,5 @@
 import type { BoundedContext } from '../platform/context.ts';
-import { mcpService } from './service.ts';
+import { mcpService } from './mcp.service.ts';
 
 /** The MCP face of the vision RAG side: no events or projections of its own (the tools use rag's). */
 export const mcpContext: BoundedContext = {

@@ -1,5 +1,5 @@
 import type { BoundedContext } from '../platform/context.ts';
-import { ragService } from './service.ts';
+import { ragService } from './vision-rag.service.ts';
 
 /**
  * Not a context of its own but the face the rag, vision and integration contexts share: no events,

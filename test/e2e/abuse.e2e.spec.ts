@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { accountsService } from '../../services/accounts/service.ts';
+import { accountsService } from '../../services/accounts/accounts.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { testEnv, testLogger } from '../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';

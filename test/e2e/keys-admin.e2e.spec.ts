@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { keysService } from '../../services/keys/service.ts';
+import { keysService } from '../../services/keys/keys.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';

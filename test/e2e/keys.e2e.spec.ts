@@ -9,7 +9,7 @@ import { keyGate, type GatedLocals } from '../../services/keys/gate.ts';
 import { hashKey } from '../../services/keys/key-format.ts';
 import { RemoteValidator } from '../../services/keys/remote-validator.ts';
 import type { KeyValidator } from '../../services/keys/validator.ts';
-import { keysService } from '../../services/keys/service.ts';
+import { keysService } from '../../services/keys/keys.service.ts';
 import { getUsage, periodKey, usageProjection } from '../../services/keys/usage.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import { replayProjection } from '../../events/replay.ts';

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import { keysService } from '../../services/keys/service.ts';
+import { keysService } from '../../services/keys/keys.service.ts';
 import { MAX_BATCH } from '../../services/mcp/http/mcp.routes.ts';
-import { mcpService } from '../../services/mcp/service.ts';
+import { mcpService } from '../../services/mcp/mcp.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';

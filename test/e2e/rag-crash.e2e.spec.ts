@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { freePort, waitUntil } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { keysService } from '../../services/keys/service.ts';
+import { keysService } from '../../services/keys/keys.service.ts';
 import { EXIT } from '../../app/cli/exit.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testLogger } from '../support/env.ts';

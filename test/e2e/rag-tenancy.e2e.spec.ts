@@ -2,9 +2,9 @@ import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeF
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { keysService } from '../../services/keys/service.ts';
+import { keysService } from '../../services/keys/keys.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
-import { ragService } from '../../services/vision-rag/service.ts';
+import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts, type MintedKey } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';

@@ -14,8 +14,8 @@ import { webhookIngressService } from '../../services/billing/webhook-ingress.se
 import { hashKey } from '../../services/keys/key-format.ts';
 import { getKeyBySubscription } from '../../services/keys/keys.projection.ts';
 import { mintKey } from '../../services/keys/new-key.ts';
-import { keysService } from '../../services/keys/service.ts';
-import { mailerService } from '../../services/mailer/service.ts';
+import { keysService } from '../../services/keys/keys.service.ts';
+import { mailerService } from '../../services/mailer/mailer.service.ts';
 import { smtpMailer } from '../../services/mailer/transport.ts';
 import { classifySmtpFailure } from '../../services/mailer/smtp-errors.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';

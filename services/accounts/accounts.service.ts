@@ -7,7 +7,7 @@ import { serveHttp, startProjection } from '../platform/wiring.ts';
 import { AccountStore } from './account-store.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { Passwords } from './password.ts';
-import { mountAccountRoutes } from './routes.ts';
+import { mountAccountRoutes } from './accounts.routes.ts';
 import { SignupLimiter } from './signup-limiter.ts';
 import { usersProjection } from './users.projection.ts';
 

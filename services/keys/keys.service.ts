@@ -9,20 +9,20 @@ import { Effects } from '../../events/effects.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startConsumer, startProjection } from '../platform/wiring.ts';
-import { mountGenerateRoute } from './generate.route.ts';
+import { mountGenerateRoute } from './generate.routes.ts';
 import { issuerHandler } from './issuer.consumer.ts';
 import { KeyCache } from './key-cache.ts';
 import { findStoredKey, keysProjection } from './keys.projection.ts';
 import { RateLimits } from './rate-limits.ts';
-import { mountRevokeRoute } from './revoke.route.ts';
-import { mountRotateRoute } from './rotate.route.ts';
+import { mountRevokeRoute } from './revoke.routes.ts';
+import { mountRotateRoute } from './rotate.routes.ts';
 import { RotationLimit } from './rotation-limit.ts';
 import { AccountStore } from '../accounts/account-store.ts';
 import { QuotaReservations } from './quota-reservations.ts';
-import { mountReserveRoutes } from './reserve.route.ts';
+import { mountReserveRoutes } from './reserve.routes.ts';
 import { currentPeriod, usageProjection } from './usage.ts';
 import { leanValidate } from './validate-lean.ts';
-import { mountValidationRoutes } from './validate.route.ts';
+import { mountValidationRoutes } from './validate.routes.ts';
 import { LocalValidator } from './validator.ts';
 
 /** The key-validation service: keys and usage projections, the issuer, and its HTTP face on KEYS_PORT. */

@@ -441,7 +441,7 @@ async function main(): Promise<void> {
       );
       results.push(result);
     }
-    process.stdout.write(report(results, inputs, brokerList.join(','), !process.env.KAFKA_BROKERS, rssBaseMb) + '\n');
+    process.stdout.write(`${report(results, inputs, brokerList.join(','), !process.env.KAFKA_BROKERS, rssBaseMb)}\n`);
     const medianRate = (path: PathName, phase: Phase) => median(results.map((r) => rate(r[path][phase])));
     const consume = { ours: medianRate('ours', 'consume'), bare: medianRate('bare', 'consume') };
     // bare's wall time per message plus decoding alone: what a runner costing nothing else would reach.

@@ -391,7 +391,7 @@ async function main(): Promise<void> {
     const secondsFor1M = (result.seconds * TARGET_EVENTS) / N;
     const full = N >= TARGET_EVENTS;
     process.stdout.write(
-      [
+      `${[
         '',
         `replay of the usage projection: ${fmtInt(N)} usage.incremented events, ${fmtInt(KEYS)} keys x ${PERIODS} months ` +
           `(${fmtInt(result.documents)} documents), ${PARTITIONS} partitions, ${produced.bytes} B per record (key+value+headers)`,
@@ -404,7 +404,7 @@ async function main(): Promise<void> {
           `(less noisy than wall time on a shared machine)`,
         `  ${fmtInt(TARGET_EVENTS)} events replayed in:       ${secondsFor1M.toFixed(1)} s${full ? '' : ` (extrapolated from ${fmtInt(N)})`} (target < ${TARGET_SECONDS} s)`,
         '',
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const figures: BenchFigure[] = [
       {

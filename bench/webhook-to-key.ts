@@ -450,10 +450,10 @@ async function main(): Promise<void> {
       }
     }
     const { text, p50, p99 } = report(outcomes, note);
-    process.stdout.write(text + '\n');
+    process.stdout.write(`${text}\n`);
     err('timing the bricks (database read and write, Kafka publish, SMTP) alone');
     const floor = floorReport(await measurePrimitives(platform, env, prefix), outcomes);
-    process.stdout.write(floor.text + '\n');
+    process.stdout.write(`${floor.text}\n`);
     const notYetValid = outcomes.filter((o) => o.notYetValid).length;
     const figures: BenchFigure[] = [
       { figure: 'webhook → key e-mailed and valid, p50', ours: round1(p50), baseline: null, baselineName: null, unit: 'ms', target: '< 50 ms', met: p50 < 50 },

@@ -137,7 +137,7 @@ export class EventCodec {
   /** Throws PoisonMessageError for anything that can never decode: unknown type or schema, bad bytes. */
   decode(message: RawMessage): Event {
     const known = this.writerOf(message);
-    const value = valueOf(message);
+    const value = valueBytes(message);
     if (known.compiled) {
       try {
         return known.compiled.read(value, known.type);
@@ -188,7 +188,7 @@ export class EventCodec {
     if (Buffer.isBuffer(typeRaw) && Buffer.isBuffer(fingerprintRaw)) {
       // Neighbours in a partition are mostly of one type: the last match first.
       const last = this.lastKnown;
-      if (last && last.fingerprintBytes.equals(fingerprintRaw) && last.typeBytes.equals(typeRaw)) return last;
+      if (last?.fingerprintBytes.equals(fingerprintRaw) && last.typeBytes.equals(typeRaw)) return last;
       for (const k of this.known) {
         if (k.fingerprintBytes.equals(fingerprintRaw) && k.typeBytes.equals(typeRaw)) return (this.lastKnown = k);
       }
@@ -241,7 +241,7 @@ export function header(message: Pick<RawMessage, 'headers'>, name: string): stri
   return typeof first === 'string' ? first : first.toString('utf8');
 }
 
-function valueOf(message: RawMessage): Buffer {
+function valueBytes(message: RawMessage): Buffer {
   if (!message.value) throw new PoisonMessageError('message has no value');
   return message.value;
 }

@@ -51,7 +51,7 @@ export class CachingEmbedder implements Embedder {
         missing.map((i) => texts[i] as string),
         kind,
       );
-      missing.forEach((i, j) => this.#vectors.set(keys[i] as string, fresh[j] as Float32Array));
+      for (const [j, i] of missing.entries()) this.#vectors.set(keys[i] as string, fresh[j] as Float32Array);
     }
     return keys.map((k) => this.#vectors.get(k) as Float32Array);
   }

@@ -1,6 +1,5 @@
-import type { Document } from 'mongodb';
+
 import { OutboxRelay } from '../../events/outbox.ts';
-import type { Projection } from '../../events/projection.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startProjection } from '../platform/wiring.ts';

@@ -1,5 +1,4 @@
-import type { Document } from 'mongodb';
-import type { Projection } from '../../events/projection.ts';
+
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { startConsumer, startProjection } from '../platform/wiring.ts';

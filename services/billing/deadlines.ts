@@ -1,9 +1,8 @@
-import type { Db, Document } from 'mongodb';
+import type { Db, } from 'mongodb';
 import { newEvent } from '../../events/envelope.ts';
 import { derivedEventId } from '../../events/envelope.ts';
 import { errorMessage } from '../../events/errors.ts';
 import { publishAndApply } from '../../events/own-events.ts';
-import type { Projection } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Logger } from '../platform/logger.ts';
 import { decide } from './subscription.ts';

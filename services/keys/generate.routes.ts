@@ -1,8 +1,7 @@
 import type { Express } from 'express';
-import type { Db, Document } from 'mongodb';
+import type { Db, } from 'mongodb';
 import { z } from 'zod';
 import { publishAndApply } from '../../events/own-events.ts';
-import type { Projection } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Config } from '../platform/config.ts';
 import { TIERS } from '../kernel/tiers.ts';

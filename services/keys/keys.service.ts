@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Express } from 'express';
-import type { Document } from 'mongodb';
 import { startCacheFeed } from '../../events/cache-feed.ts';
 import { ProjectionCache } from '../../events/projection-cache.ts';
-import { findStoredById, projectionGroupId, type Projection } from '../../events/projection.ts';
+import { findStoredById, projectionGroupId, } from '../../events/projection.ts';
 import { Effects } from '../../events/effects.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';

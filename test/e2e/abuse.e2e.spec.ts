@@ -20,6 +20,7 @@ describe('account service under abuse: sign-up and login limits, trusted proxies
   /** An accounts service of its own per block: limits are per process, and each block sets its own. */
   function accounts(env: NodeJS.ProcessEnv) {
     const face = { base: '', platform: undefined as RunningPlatform | undefined };
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: each block calls accounts() for a service of its own, so each block has one hook
     before(async function () {
       this.timeout(STACK_TIMEOUT_MS);
       const port = await freePort();

@@ -172,7 +172,7 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
         JSON.stringify({ apiKey: 'svc_short' }),
         JSON.stringify({ apiKey, metric: 'nope' }),
         JSON.stringify({ apiKey, amount: 0 }),
-        '{"__proto__":{"x":1},"apiKey":"' + apiKey + '"}',
+        `{"__proto__":{"x":1},"apiKey":"${apiKey}"}`,
         '{}',
         '{"apiKey":5}',
         '{"apiKey":""}',

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { freePort, waitUntil } from '../../deploy/local/processes.ts';
+import { waitUntil } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { EXIT } from '../../app/cli/exit.ts';

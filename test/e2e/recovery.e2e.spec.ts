@@ -145,7 +145,7 @@ describe('effects survive a crash mid-effect, and a bad address does not block t
     });
   });
 
-  it('a mail server that accepts the connection and never answers fails the send within the bounds, as transient', async function () {
+  it('a mail server that accepts the connection and never answers fails the send within the bounds, as transient', async () => {
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const port = (silent.address() as { port: number }).port;

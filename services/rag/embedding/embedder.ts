@@ -128,7 +128,7 @@ export class OnnxEmbedder implements Embedder {
     }
     const results = await this.#session.run(feeds, [this.#output]);
     const out = results[this.#output];
-    if (!out || out.type !== 'float32') throw new Error(`output ${this.#output} is ${out?.type ?? 'missing'}, expected float32`);
+    if (out?.type !== 'float32') throw new Error(`output ${this.#output} is ${out?.type ?? 'missing'}, expected float32`);
     const vectors = pool({ data: out.data as Float32Array, dims: out.dims }, rows.map((r) => r.length), this.folder.manifest.pooling);
     for (const tensor of Object.values(results)) tensor.dispose();
     return this.folder.manifest.normalize ? vectors.map(l2Normalize) : vectors;

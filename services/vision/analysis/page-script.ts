@@ -343,7 +343,7 @@ export function pageScript(probes: readonly string[]): string {
     });
   }
 
-  const INTERACTIVE_SELECTOR = ${JSON.stringify(INTERACTIVE + ',[tabindex],[onclick]')};
+  const INTERACTIVE_SELECTOR = ${JSON.stringify(`${INTERACTIVE},[tabindex],[onclick]`)};
   const attempt = (what, fn, fallback) => { try { return fn(); } catch (e) { errors.push(what + ': ' + String(e && e.message || e).slice(0, 200)); return fallback; } };
   const interactive = attempt('interactive', collectInteractive, []);
   let images = [];

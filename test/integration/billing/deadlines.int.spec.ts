@@ -8,7 +8,7 @@ import type { Runtime } from '../../../services/platform/runtime.ts';
 import { testConfig, testLogger } from '../../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
-describe('the deadline pass (integration)', function () {
+describe('the deadline pass (integration)', () => {
   let rt: Runtime;
 
   before(async function () {

@@ -21,7 +21,7 @@ import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const log = testLogger();
 
-describe('event backbone with real Kafka and MongoDB (integration)', function () {
+describe('event backbone with real Kafka and MongoDB (integration)', () => {
   let env: StackEnv;
   let kafka: Kafka;
   let mongo: MongoHandle;

@@ -17,7 +17,7 @@ import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const log = testLogger();
 
-describe('a projection cache fed from the log, with real Kafka and MongoDB (integration)', function () {
+describe('a projection cache fed from the log, with real Kafka and MongoDB (integration)', () => {
   let kafka: Kafka;
   let admin: Admin;
   let mongo: MongoHandle;

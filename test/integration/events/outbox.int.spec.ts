@@ -16,7 +16,7 @@ import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const log = testLogger();
 
-describe('single-document outbox (integration)', function () {
+describe('single-document outbox (integration)', () => {
   let kafka: Kafka;
   let mongo: MongoHandle;
   let db: Db;

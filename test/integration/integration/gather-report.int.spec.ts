@@ -150,7 +150,7 @@ const USAGE: QuotaReport = {
   screenshotsAnalyzed: { used: 3, limit: -1, remaining: -1 },
 };
 
-describe('the project report from the real projections (integration)', function () {
+describe('the project report from the real projections (integration)', () => {
   let mongo: MongoHandle;
   let db: Db;
   const a = new CustomerEvents();

@@ -27,7 +27,7 @@ async function windowWithRoom(windowSeconds: number, neededMs = 10_000): Promise
   if (left < neededMs) await new Promise((resolve) => setTimeout(resolve, left + 5));
 }
 
-describe('rate limits shared through MongoDB (integration)', function () {
+describe('rate limits shared through MongoDB (integration)', () => {
   // Two "processes": separate clients, so separate connection pools and no shared memory.
   let one: MongoHandle;
   let two: MongoHandle;

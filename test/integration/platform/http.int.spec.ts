@@ -10,7 +10,7 @@ import { eventually, testConfig, testLogger } from '../../support/env.ts';
 import { probeCatalog, uniqueTopic } from '../../support/probe.ts';
 import { STACK_TIMEOUT_MS, currentStack, useStack } from '../../support/stack.ts';
 
-describe('platform HTTP app, health and outage handling (integration)', function () {
+describe('platform HTTP app, health and outage handling (integration)', () => {
   let runtime: Runtime;
   let base: string;
   let close: () => Promise<void>;

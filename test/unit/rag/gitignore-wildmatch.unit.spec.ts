@@ -241,6 +241,7 @@ function matchGlob(pattern: readonly string[], p: number, subject: readonly stri
   if (c === '?') return x !== '/' && matchGlob(pattern, p + 1, subject, s + 1);
   if (c === '[') {
     const parsed = referenceClass(pattern, p);
+    // biome-ignore lint/complexity/useOptionalChain: the reference returns a boolean; an optional chain would make it boolean | undefined
     return parsed !== undefined && parsed.test(x) && matchGlob(pattern, parsed.next, subject, s + 1);
   }
   if (c === '\\') return pattern[p + 1] === x && matchGlob(pattern, p + 2, subject, s + 1);

@@ -42,7 +42,7 @@ function build(param: Param, assignment: Assignment): Arg {
  */
 export function bindArgs(params: readonly Param[], args: readonly Arg[], constants: Env = new Map()): Env {
   const env: Env = new Map(constants);
-  params.forEach((param, i) => bind(param, present(args[i] ?? OMIT), env));
+  for (const [i, param] of params.entries()) bind(param, present(args[i] ?? OMIT), env);
   return env;
 }
 
@@ -115,7 +115,7 @@ export function leafValues(params: readonly Param[], args: readonly Arg[]): Map<
       for (const { key, param: child } of param.properties) visit(child, isPlainObject(value) && Object.hasOwn(value, key) ? (value[key] as Value) : OMIT);
     }
   };
-  params.forEach((p, i) => visit(p, args[i] ?? OMIT));
+  for (const [i, p] of params.entries()) visit(p, args[i] ?? OMIT);
   return out;
 }
 

@@ -164,7 +164,10 @@ function atomsOf(test: Expr, planner: Planner): Atom[] {
   const leaves = planner.subject.leaves;
   const out: Atom[] = [];
   const walk = (e: Expr, positive: boolean): void => {
-    if (e.kind === 'unary' && e.operator === '!') return walk(e.argument, !positive);
+    if (e.kind === 'unary' && e.operator === '!') {
+      walk(e.argument, !positive);
+      return;
+    }
     if (e.kind !== 'binary') return;
     if (e.operator === '&&' || e.operator === '||') {
       walk(e.left, positive);

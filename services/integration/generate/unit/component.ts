@@ -314,7 +314,7 @@ function article(text: string): string {
 /** The `/** ... *\/` block right before the statement (one blank line allowed). */
 function docOf(statement: Node): DocComment {
   const previous = statement.previousNamedSibling;
-  if (!previous || previous.type !== 'comment' || !previous.text.startsWith('/**')) return NO_DOC;
+  if (previous?.type !== 'comment' || !previous.text.startsWith('/**')) return NO_DOC;
   if (statement.startPosition.row - previous.endPosition.row > 2) return NO_DOC;
   return parseDocComment(previous.text, previous.startPosition.row + 1);
 }

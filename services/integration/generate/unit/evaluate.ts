@@ -33,8 +33,8 @@ const PURE_FUNCTIONS: Readonly<Record<string, (...args: Value[]) => Value>> = {
   'Number.isInteger': (v) => Number.isInteger(v),
   'Number.isFinite': (v) => Number.isFinite(v),
   'Number.isSafeInteger': (v) => Number.isSafeInteger(v),
-  isNaN: (v) => isNaN(v as number),
-  isFinite: (v) => isFinite(v as number),
+  isNaN: (v) => Number.isNaN(v as number),
+  isFinite: (v) => Number.isFinite(v as number),
   'Array.isArray': (v) => Array.isArray(v),
   'Math.floor': (v) => Math.floor(v as number),
   'Math.ceil': (v) => Math.ceil(v as number),
@@ -173,9 +173,9 @@ function binary(expr: Extract<Expr, { kind: 'binary' }>, env: Env): Value {
       case '!==':
         return a !== b;
       case '==':
-        return a == b;
+        return a === b;
       case '!=':
-        return a != b;
+        return a !== b;
       case '<':
         return a < b;
       case '<=':

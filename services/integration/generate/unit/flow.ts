@@ -222,7 +222,7 @@ function factsOf(node: Node, b: Builder, collectTernaries = true): Facts {
     }
     for (let i = 0; i < n.childCount; i++) {
       const child = n.child(i);
-      if (!child || !child.isNamed) continue;
+      if (!child?.isNamed) continue;
       const branch = n.type === 'ternary_expression' && n.fieldNameForChild(i) !== 'condition';
       visit(child, nestedFunction, inTernaryBranch || branch);
     }

@@ -39,7 +39,7 @@ function declaration(node: Node): Declaration | undefined {
     case 'declaration': {
       // A prototype (`int f(void);`), documented in headers like a definition is.
       const declarator = field(node, 'declarator');
-      if (!declarator || !declarator.descendantsOfType('function_declarator').length) return undefined;
+      if (!declarator?.descendantsOfType('function_declarator').length) return undefined;
       return { kind: 'function', name: declaratorName(declarator)?.replaceAll('::', '.'), node };
     }
     case 'template_declaration': {

@@ -33,8 +33,11 @@ const PURE_FUNCTIONS: Readonly<Record<string, (...args: Value[]) => Value>> = {
   'Number.isInteger': (v) => Number.isInteger(v),
   'Number.isFinite': (v) => Number.isFinite(v),
   'Number.isSafeInteger': (v) => Number.isSafeInteger(v),
-  isNaN: (v) => Number.isNaN(v as number),
-  isFinite: (v) => Number.isFinite(v as number),
+  // The customer's code calls the global isNaN/isFinite (which coerce): the evaluator must too.
+  // biome-ignore lint/suspicious/noGlobalIsNan: emulates the global the evaluated code names
+  isNaN: (v) => isNaN(v as number),
+  // biome-ignore lint/suspicious/noGlobalIsFinite: emulates the global the evaluated code names
+  isFinite: (v) => isFinite(v as number),
   'Array.isArray': (v) => Array.isArray(v),
   'Math.floor': (v) => Math.floor(v as number),
   'Math.ceil': (v) => Math.ceil(v as number),
@@ -172,10 +175,13 @@ function binary(expr: Extract<Expr, { kind: 'binary' }>, env: Env): Value {
         return a === b;
       case '!==':
         return a !== b;
+      // Loose equality is what the evaluated code wrote (`p == null`): it is emulated as written.
       case '==':
-        return a === b;
+        // biome-ignore lint/suspicious/noDoubleEquals: emulates the operator of the evaluated code
+        return a == b;
       case '!=':
-        return a !== b;
+        // biome-ignore lint/suspicious/noDoubleEquals: emulates the operator of the evaluated code
+        return a != b;
       case '<':
         return a < b;
       case '<=':

@@ -14,7 +14,17 @@ import type { BoundedContext } from '../services/platform/context.ts';
  * context registers (README: adding a context). The vision-RAG face is listed like one: it has a
  * service but no events or projections of its own.
  */
-export const CONTEXTS: readonly BoundedContext[] = [accountsContext, keysContext, billingContext, mailerContext, ragContext, visionContext, integrationContext, visionRagFace, mcpContext];
+export const CONTEXTS: readonly BoundedContext[] = [
+  accountsContext,
+  keysContext,
+  billingContext,
+  mailerContext,
+  ragContext,
+  visionContext,
+  integrationContext,
+  visionRagFace,
+  mcpContext,
+];
 
 /** The event catalog: every event type, its topic, schema and aggregate key. */
 export const EVENT_DEFINITIONS = CONTEXTS.flatMap((c) => c.events);

@@ -23,7 +23,12 @@ import { runMain } from './run-main.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const LINES_PER_CHUNK = 30;
-const QUERIES = ['where are retries backed off', 'how is an API key hashed before it is stored', 'rate limit per minute by tier', 'replay a projection from the log'];
+const QUERIES = [
+  'where are retries backed off',
+  'how is an API key hashed before it is stored',
+  'rate limit per minute by tier',
+  'replay a projection from the log',
+];
 
 function envInt(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -44,7 +49,10 @@ function codeChunks(count: number): string[] {
   for (const file of ['services', 'events'].flatMap((d) => sourceFiles(join(ROOT, d))).sort()) {
     const lines = readFileSync(file, 'utf8').split('\n');
     for (let i = 0; i < lines.length && chunks.length < count; i += LINES_PER_CHUNK) {
-      const chunk = lines.slice(i, i + LINES_PER_CHUNK).join('\n').trim();
+      const chunk = lines
+        .slice(i, i + LINES_PER_CHUNK)
+        .join('\n')
+        .trim();
       if (chunk.length > 0) chunks.push(chunk);
     }
   }
@@ -71,8 +79,10 @@ async function main(): Promise<void> {
     if (t === threads[0]) {
       const tokens = chunks.map((c) => embedder.folder.tokenizer.encode(c).length);
       const max = embedder.folder.tokenizer.maxLength;
-      console.log(`${embedder.folder.manifest.name}, ${embedder.dimensions} dimensions; ${chunks.length} chunks, ` +
-        `mean ${Math.round(tokens.reduce((a, b) => a + b, 0) / tokens.length)} tokens, ${tokens.filter((n) => n >= max).length} truncated at ${max}`);
+      console.log(
+        `${embedder.folder.manifest.name}, ${embedder.dimensions} dimensions; ${chunks.length} chunks, ` +
+          `mean ${Math.round(tokens.reduce((a, b) => a + b, 0) / tokens.length)} tokens, ${tokens.filter((n) => n >= max).length} truncated at ${max}`,
+      );
     }
     const tokStart = performance.now();
     for (const c of chunks) embedder.folder.tokenizer.encode(c);
@@ -95,9 +105,11 @@ async function main(): Promise<void> {
     }
     latencies.sort((a, b) => a - b);
     await embedder.close();
-    console.log(`threads ${t}: load ${loadMs.toFixed(0)} ms; documents ${(chunks.length / docSeconds).toFixed(1)}/s at batch ${batchSize} ` +
-      `(${cpuMsPerDoc.toFixed(0)} ms CPU each, tokenizing ${(tokenizeMs / chunks.length).toFixed(2)} ms of it); query p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
-      `p95 ${percentile(latencies, 95).toFixed(1)} ms over ${queries}`);
+    console.log(
+      `threads ${t}: load ${loadMs.toFixed(0)} ms; documents ${(chunks.length / docSeconds).toFixed(1)}/s at batch ${batchSize} ` +
+        `(${cpuMsPerDoc.toFixed(0)} ms CPU each, tokenizing ${(tokenizeMs / chunks.length).toFixed(2)} ms of it); query p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
+        `p95 ${percentile(latencies, 95).toFixed(1)} ms over ${queries}`,
+    );
   }
 }
 

@@ -415,7 +415,10 @@ async function main(): Promise<void> {
   try {
     stack = await benchStack({ mongo: false }, err);
     const brokers = stack.env.KAFKA_BROKERS;
-    const brokerList = brokers.split(',').map((b) => b.trim()).filter(Boolean);
+    const brokerList = brokers
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean);
     // A cluster named in KAFKA_BROKERS may be secured: both paths take its KAFKA_SSL*/KAFKA_SASL_* alike.
     const { ssl, sasl } = process.env.KAFKA_BROKERS ? loadConfig().kafka : {};
     const ours = createKafka({ brokers: brokerList, clientId: `bench-ours-${runId}`, ssl, sasl }, log);
@@ -489,7 +492,9 @@ async function main(): Promise<void> {
       const { admin, created } = clients;
       await admin.deleteGroups(created.filter((t) => !t.endsWith('.dlq')).map(groupOf)).catch(() => undefined);
       if (created.length) {
-        await admin.deleteTopics({ topics: created }).catch((e: unknown) => err(`could not delete the bench topics: ${(e as Error).message}`));
+        await admin
+          .deleteTopics({ topics: created })
+          .catch((e: unknown) => err(`could not delete the bench topics: ${(e as Error).message}`));
       }
       await admin.disconnect().catch(() => undefined);
     }

@@ -45,7 +45,12 @@ export async function pacedLoad(spec: PacedSpec): Promise<PacedResult> {
   const url = new URL(spec.url);
   const port = Number(url.port);
   const wire = spec.requests.map(({ headers, body }) => {
-    const lines = [`POST ${url.pathname} HTTP/1.1`, `Host: ${url.host}`, 'Connection: keep-alive', `Content-Length: ${Buffer.byteLength(body)}`];
+    const lines = [
+      `POST ${url.pathname} HTTP/1.1`,
+      `Host: ${url.host}`,
+      'Connection: keep-alive',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+    ];
     for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
     return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`);
   });
@@ -144,5 +149,13 @@ export async function pacedLoad(spec: PacedSpec): Promise<PacedResult> {
   clearInterval(tick);
   const timeouts = outcome === 'timeout' ? queue.length + connections.filter((c) => c.busy).length + (total - next) : 0;
   for (const conn of connections) conn.socket.destroy();
-  return { latenciesMs: latencies.subarray(0, completed), completed, statusCodes, mismatches, errors, timeouts, seconds: (performance.now() - start) / 1000 };
+  return {
+    latenciesMs: latencies.subarray(0, completed),
+    completed,
+    statusCodes,
+    mismatches,
+    errors,
+    timeouts,
+    seconds: (performance.now() - start) / 1000,
+  };
 }

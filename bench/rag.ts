@@ -57,7 +57,9 @@ function fmt(n: number, digits = 2): string {
 async function main(): Promise<void> {
   const set = loadEvalSet(EVAL_FILE);
   const corpusRoot = join(process.cwd(), set.corpus.root);
-  const installed = JSON.parse(readFileSync(join(process.cwd(), 'node_modules', set.corpus.package, 'package.json'), 'utf8')) as { version: string };
+  const installed = JSON.parse(readFileSync(join(process.cwd(), 'node_modules', set.corpus.package, 'package.json'), 'utf8')) as {
+    version: string;
+  };
   if (installed.version !== set.corpus.version) {
     throw new Error(`the set was written for ${set.corpus.package} ${set.corpus.version}, node_modules has ${installed.version}`);
   }
@@ -68,12 +70,19 @@ async function main(): Promise<void> {
   const conceptual = set.queries.filter((q) => q.conceptual);
   const violations = conceptual.filter((q) => (byId.get(q.id)?.sharedWithSymbols.length ?? 0) > 0);
   if (violations.length > 0) {
-    throw new Error(`queries marked conceptual share terms with their answers' symbols: ${violations.map((q) => `${q.id} (${byId.get(q.id)?.sharedWithSymbols.join(', ')})`).join('; ')}`);
+    throw new Error(
+      `queries marked conceptual share terms with their answers' symbols: ${violations.map((q) => `${q.id} (${byId.get(q.id)?.sharedWithSymbols.join(', ')})`).join('; ')}`,
+    );
   }
   const pathFree = conceptual.filter((q) => (byId.get(q.id)?.sharedWithPaths.length ?? 0) === 0).length;
-  for (const c of checks) for (const a of c.unreachable) console.error(`warning: ${c.id} ${a.file}:${a.lines.join('-')} is covered by no chunk of its size`);
-  console.log(`evaluation set  ${EVAL_FILE}: ${set.queries.length} queries over ${set.corpus.package} ${set.corpus.version} (${set.corpus.root})`);
-  console.log(`                ${conceptual.length} conceptual (no term shared with the answers' symbols, checked), ${pathFree} of them share none with the answer's path either`);
+  for (const c of checks)
+    for (const a of c.unreachable) console.error(`warning: ${c.id} ${a.file}:${a.lines.join('-')} is covered by no chunk of its size`);
+  console.log(
+    `evaluation set  ${EVAL_FILE}: ${set.queries.length} queries over ${set.corpus.package} ${set.corpus.version} (${set.corpus.root})`,
+  );
+  console.log(
+    `                ${conceptual.length} conceptual (no term shared with the answers' symbols, checked), ${pathFree} of them share none with the answer's path either`,
+  );
 
   // 2. Index from scratch (a copy, so one file can be changed later).
   const work = mkdtempSync(join(tmpdir(), 'bench-rag-'));
@@ -81,7 +90,9 @@ async function main(): Promise<void> {
     const source = join(work, 'src');
     cpSync(corpusRoot, source, { recursive: true });
     const onnx = await OnnxEmbedder.load(process.env.EMBEDDING_MODEL_DIR || defaultModelDir(), { intraOpThreads: 2 });
-    const cache = EMBED_CACHE ? new CachingEmbedder(onnx, join(homedir(), '.cache', 'svc', 'bench-rag', `${onnx.folder.manifest.name}.vectors`)) : undefined;
+    const cache = EMBED_CACHE
+      ? new CachingEmbedder(onnx, join(homedir(), '.cache', 'svc', 'bench-rag', `${onnx.folder.manifest.name}.vectors`))
+      : undefined;
     const embedder: Embedder = cache ?? onnx;
     const store = IndexStore.open(join(work, 'index.db'), { model: embeddingIdentity(onnx.folder.manifest.name, onnx.dimensions) });
     try {
@@ -128,7 +139,10 @@ async function main(): Promise<void> {
       // 4. One changed file.
       const changed = 'sdam/server_selection.ts';
       const path = join(source, changed);
-      writeFileSync(path, `${readFileSync(path, 'utf8')}\n/** Picks the first server, for tests. */\nexport function firstServer<T>(servers: T[]): T | undefined {\n  return servers[0];\n}\n`);
+      writeFileSync(
+        path,
+        `${readFileSync(path, 'utf8')}\n/** Picks the first server, for tests. */\nexport function firstServer<T>(servers: T[]): T | undefined {\n  return servers[0];\n}\n`,
+      );
       const incremental = await indexCollection({ store, embedder: onnx, files: walkProject(source) });
       if (incremental.filesIndexed !== 1 || incremental.filesUnchanged !== full.filesIndexed - 1) {
         throw new Error(`one changed file re-indexed ${incremental.filesIndexed} files (${incremental.filesUnchanged} unchanged)`);
@@ -142,7 +156,11 @@ async function main(): Promise<void> {
       // 5. Latency.
       const queryThreads = Number(process.env.BENCH_RAG_QUERY_THREADS ?? 2);
       const queryEmbedder = queryThreads === 2 ? onnx : await OnnxEmbedder.load(onnx.folder.dir, { intraOpThreads: queryThreads });
-      const times = await latency(store, queryEmbedder, set.queries.map((q) => q.query));
+      const times = await latency(
+        store,
+        queryEmbedder,
+        set.queries.map((q) => q.query),
+      );
       if (queryEmbedder !== onnx) await (queryEmbedder as OnnxEmbedder).close();
       vectorScan(onnx.dimensions);
 
@@ -151,8 +169,12 @@ async function main(): Promise<void> {
       const concept = recall.conceptual ?? { line: 0, file: 0 };
       console.log('');
       console.log('targets');
-      console.log(`  ${verdict(all.file >= 0.9)} hybrid recall@5 >= 0.9: file-level ${fmt(all.file)}; ${verdict(all.line >= 0.9).trim()} at line level (${fmt(all.line)})`);
-      console.log(`  ${verdict(concept.file >= 0.8)} conceptual hybrid recall@5 >= 0.8: file-level ${fmt(concept.file)}; ${verdict(concept.line >= 0.8).trim()} at line level (${fmt(concept.line)})`);
+      console.log(
+        `  ${verdict(all.file >= 0.9)} hybrid recall@5 >= 0.9: file-level ${fmt(all.file)}; ${verdict(all.line >= 0.9).trim()} at line level (${fmt(all.line)})`,
+      );
+      console.log(
+        `  ${verdict(concept.file >= 0.8)} conceptual hybrid recall@5 >= 0.8: file-level ${fmt(concept.file)}; ${verdict(concept.line >= 0.8).trim()} at line level (${fmt(concept.line)})`,
+      );
       console.log(`  ${verdict(incremental.durationMs < 2000)} one changed file re-indexed in < 2 s: ${fmt(incremental.durationMs, 0)} ms`);
       console.log(`  ${verdict(times.p50 < 50)} query p50 < 50 ms uncached, ${CLIENTS} clients: ${fmt(times.p50)} ms`);
       console.log(`  ${verdict(times.p99 < 200)} query p99 < 200 ms uncached, ${CLIENTS} clients: ${fmt(times.p99)} ms`);
@@ -170,8 +192,12 @@ type Ranks = Record<Method, { line: Array<number | undefined>; file: Array<numbe
 
 function printQuery(q: EvalQuery, ranks: Ranks, hybrid: readonly SearchHit[]): void {
   const last = (m: Method) => ranks[m].line.at(-1) ?? '-';
-  const top = hybrid[0] ? `${hybrid[0].metadata.file}:${hybrid[0].metadata.startLine}-${hybrid[0].metadata.endLine} ${hybrid[0].metadata.symbol ?? ''}` : '';
-  console.log(`  ${q.id} ${q.conceptual ? 'C' : 'L'} bm25 ${last('bm25')} vector ${last('vector')} hybrid ${last('hybrid')}  ${q.query}  -> ${top}`);
+  const top = hybrid[0]
+    ? `${hybrid[0].metadata.file}:${hybrid[0].metadata.startLine}-${hybrid[0].metadata.endLine} ${hybrid[0].metadata.symbol ?? ''}`
+    : '';
+  console.log(
+    `  ${q.id} ${q.conceptual ? 'C' : 'L'} bm25 ${last('bm25')} vector ${last('vector')} hybrid ${last('hybrid')}  ${q.query}  -> ${top}`,
+  );
 }
 
 function printQuality(queries: readonly EvalQuery[], ranks: Ranks): Record<string, { line: number; file: number }> {
@@ -288,12 +314,12 @@ async function latency(store: IndexStore, embedder: Embedder, queries: readonly 
   console.log(
     `latency, ${CLIENTS} clients     embed + hybrid search, QueryBatcher, ${batched.samples.length} calls: ${row(batched.samples)}  (${fmt(batched.perSecond, 0)} queries/s)`,
   );
-  console.log(
-    `  without the batcher    ${row(unbatched.samples)}  (${fmt(unbatched.perSecond, 0)} queries/s)`,
-  );
+  console.log(`  without the batcher    ${row(unbatched.samples)}  (${fmt(unbatched.perSecond, 0)} queries/s)`);
   console.log(`  parts, one at a time  embed ${row(parts.embed)} | whole search ${row(parts.search)}`);
   console.log(`                        bm25 top 50 ${row(parts.bm25)} | vectors top 50 ${row(parts.vector)} | named ${row(parts.named)}`);
-  console.log(`latency, cached         LRU lookup keyed (generation, query, k), ${CLIENTS} clients, ${cached.length} calls: ${row(cached)}`);
+  console.log(
+    `latency, cached         LRU lookup keyed (generation, query, k), ${CLIENTS} clients, ${cached.length} calls: ${row(cached)}`,
+  );
   return { p50: percentile(batched.samples, 50), p99: percentile(batched.samples, 99), cachedP99: percentile(cached, 99) };
 }
 
@@ -303,7 +329,7 @@ function vectorScan(dimensions: number): void {
   for (const rows of [10_000, 50_000, 100_000]) {
     const data = new Float32Array(rows * dimensions);
     let seed = 42;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648) - 0.5;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648 - 0.5;
     for (let r = 0; r < rows; r++) {
       let norm = 0;
       for (let j = 0; j < dimensions; j++) norm += (data[r * dimensions + j] = random()) ** 2;

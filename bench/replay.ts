@@ -181,7 +181,14 @@ async function produce(kafka: Kafka, codec: EventCodec): Promise<{ expected: Exp
   // Where the platform's producer (DefaultPartitioner) puts each key, worked out once per key
   // rather than hashed again for every message.
   const partitioner = Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, partitionId) => ({ partitionId, leader: 0, replicas: [0], isr: [0], offlineReplicas: [], partitionErrorCode: 0 }));
+  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, partitionId) => ({
+    partitionId,
+    leader: 0,
+    replicas: [0],
+    isr: [0],
+    offlineReplicas: [],
+    partitionErrorCode: 0,
+  }));
   const partitionOfKey = new Map<string, number>();
   const partitionOf = (topic: string, key: string) => {
     let p = partitionOfKey.get(key);
@@ -201,7 +208,8 @@ async function produce(kafka: Kafka, codec: EventCodec): Promise<{ expected: Exp
         const event = usageEvent(j);
         const m = codec.encode(event);
         topic = m.topic;
-        if (j === 0) bytes = m.value.length + Buffer.byteLength(m.key) + Object.entries(m.headers).reduce((n, [k, v]) => n + k.length + v.length, 0);
+        if (j === 0)
+          bytes = m.value.length + Buffer.byteLength(m.key) + Object.entries(m.headers).reduce((n, [k, v]) => n + k.length + v.length, 0);
         messages.push({ key: m.key, value: m.value, headers: m.headers, partition: partitionOf(m.topic, m.key) });
         const id = usageDocumentId(event.data.keyHash, event.data.period);
         const counts = expected.get(id) ?? { queries: 0, filesIndexed: 0, screenshotsAnalyzed: 0 };
@@ -302,7 +310,9 @@ async function verify(db: Db, expected: Expected, result: ReplayResult): Promise
   const problems: string[] = [];
   if (result.messages !== N) problems.push(`replay read ${result.messages} messages, not ${N}`);
   if (result.applied !== N) problems.push(`replay applied ${result.applied} events, not ${N}`);
-  const docs = await (await projectionCollection<Document & { counts: Record<Metric, number> }>(db, usageProjection.collection)).find({}).toArray();
+  const docs = await (await projectionCollection<Document & { counts: Record<Metric, number> }>(db, usageProjection.collection))
+    .find({})
+    .toArray();
   if (docs.length !== expected.size) problems.push(`${docs.length} documents, expected ${expected.size}`);
   let wrong = 0;
   for (const doc of docs) {
@@ -331,7 +341,8 @@ async function main(): Promise<void> {
     await m?.client.close().catch(() => undefined);
     if (a) {
       await a.deleteGroups(groups).catch(() => undefined);
-      if (created.length) await a.deleteTopics({ topics: created }).catch((e: unknown) => err(`could not delete the bench topics: ${(e as Error).message}`));
+      if (created.length)
+        await a.deleteTopics({ topics: created }).catch((e: unknown) => err(`could not delete the bench topics: ${(e as Error).message}`));
       await a.disconnect().catch(() => undefined);
     }
     await s?.stop();
@@ -340,7 +351,9 @@ async function main(): Promise<void> {
 
   try {
     stack = await benchStack({ mongo: true }, err);
-    const brokerList = stack.env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean);
+    const brokerList = stack.env.KAFKA_BROKERS.split(',')
+      .map((b) => b.trim())
+      .filter(Boolean);
     const { ssl, sasl } = process.env.KAFKA_BROKERS ? loadConfig().kafka : {};
     const kafka = createKafka({ brokers: brokerList, clientId: `bench-replay-${runId}`, ssl, sasl }, log);
     const raw = bareKafka(brokerList, { ssl, sasl });
@@ -357,9 +370,13 @@ async function main(): Promise<void> {
     if (topic !== topicPrefix + USAGE_TOPIC) throw new Error(`unexpected topic ${topic}`);
     created.push(...(await ensureTopics(admin, [topic], { partitions: PARTITIONS, replicationFactor: 1 })));
 
-    err(`producing ${fmtInt(N)} usage.incremented events over ${fmtInt(KEYS)} keys and ${PERIODS} months to ${topic} (${PARTITIONS} partitions)`);
+    err(
+      `producing ${fmtInt(N)} usage.incremented events over ${fmtInt(KEYS)} keys and ${PERIODS} months to ${topic} (${PARTITIONS} partitions)`,
+    );
     const produced = await produce(raw, codec);
-    err(`produced in ${(produced.ms / 1000).toFixed(1)} s (${fmtInt((N / produced.ms) * 1000)} events/s), ${fmtInt(produced.expected.size)} documents expected`);
+    err(
+      `produced in ${(produced.ms / 1000).toFixed(1)} s (${fmtInt((N / produced.ms) * 1000)} events/s), ${fmtInt(produced.expected.size)} documents expected`,
+    );
 
     const rawMs: number[] = [];
     const rawCpuUs: number[] = [];

@@ -74,7 +74,13 @@ export function summaryRows(outcomes: readonly BenchOutcome[]): SummaryRow[] {
 }
 
 /** Counts for the closing line. */
-export function tally(outcomes: readonly BenchOutcome[]): { met: number; missed: number; unjudged: number; failed: string[]; skipped: string[] } {
+export function tally(outcomes: readonly BenchOutcome[]): {
+  met: number;
+  missed: number;
+  unjudged: number;
+  failed: string[];
+  skipped: string[];
+} {
   const figures = outcomes.flatMap((o) => o.reports.flatMap((r) => r.figures));
   return {
     met: figures.filter((f) => f.met === true).length,

@@ -78,7 +78,8 @@ const sharesEnv = (name: string, fallback: number[]): number[] => {
     .filter((part) => part.trim() !== '')
     .map((part) => {
       const n = Number(part);
-      if (!Number.isFinite(n) || n <= 0 || n > 1) throw new Error(`${name} must be shares above 0 and up to 1, comma-separated, got "${raw}"`);
+      if (!Number.isFinite(n) || n <= 0 || n > 1)
+        throw new Error(`${name} must be shares above 0 and up to 1, comma-separated, got "${raw}"`);
       return n;
     });
 };
@@ -248,7 +249,14 @@ async function generateClosedLoad(spec: LoadSpec): Promise<Omit<LoadResult, 'loa
 async function generatePacedLoad(spec: LoadSpec & { rate: number }): Promise<Omit<LoadResult, 'loadgenLoopMaxMs'>> {
   const requests = requestsOf(spec);
   const cpu0 = process.cpuUsage();
-  const r = await pacedLoad({ url: spec.url, connections: spec.connections, seconds: spec.seconds, rate: spec.rate, requests, expectBodyPrefix: '{"valid":true,' });
+  const r = await pacedLoad({
+    url: spec.url,
+    connections: spec.connections,
+    seconds: spec.seconds,
+    rate: spec.rate,
+    requests,
+    expectBodyPrefix: '{"valid":true,',
+  });
   const cpu = process.cpuUsage(cpu0);
   const sorted = r.latenciesMs.sort();
   const answered = Object.values(r.statusCodes).reduce((a, b) => a + b, 0);
@@ -384,7 +392,11 @@ async function warmKeys(base: string, keys: readonly string[], clientIps: readon
 
 type Target = 'raw' | 'bare' | 'ours';
 const TARGETS: readonly Target[] = ['raw', 'bare', 'ours'];
-const TARGET_NAMES: Record<Target, string> = { raw: 'raw node:http POST /validate', bare: 'bare Express POST /validate', ours: 'ours POST /validate' };
+const TARGET_NAMES: Record<Target, string> = {
+  raw: 'raw node:http POST /validate',
+  bare: 'bare Express POST /validate',
+  ours: 'ours POST /validate',
+};
 
 /** What stalled this process's event loop while a run went on: its delay histogram and the GC pauses. */
 interface LoopStalls {
@@ -486,7 +498,16 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
   const roundRatios = runs.ours.map((r, i) => r.requestsMean / runs.bare[i]!.requestsMean);
   const fmtRatio = (x: number) => x.toFixed(x < 0.1 ? 3 : 2);
   const pct = (x: number) => (Number.isNaN(x) ? 'n/a' : `${Math.round(x * 100)}%`);
-  const row = (t: Target) => [TARGET_NAMES[t], fmtInt(a[t].rps), a[t].perRound, fmtMs(a[t].p50), fmtMs(a[t].p99), fmtInt(a[t].total), pct(a[t].serverCpu), pct(a[t].loadgenCpu)];
+  const row = (t: Target) => [
+    TARGET_NAMES[t],
+    fmtInt(a[t].rps),
+    a[t].perRound,
+    fmtMs(a[t].p50),
+    fmtMs(a[t].p99),
+    fmtInt(a[t].total),
+    pct(a[t].serverCpu),
+    pct(a[t].loadgenCpu),
+  ];
   const lines = [
     '',
     `POST /validate: ${o.connections} connections, ${o.seconds} s per run, ${runs.ours.length} round(s), ` +
@@ -500,8 +521,24 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
     `ours / raw node:http: ${fmtRatio(a.ours.rps / a.raw.rps)}x; bare Express / raw node:http: ${fmtRatio(a.bare.rps / a.raw.rps)}x`,
   ];
   const figures: BenchFigure[] = [
-    { figure: 'POST /validate req/s', ours: a.ours.rps, baseline: a.bare.rps, baselineName: 'bare Express', unit: 'req/s', target: `>= ${RATIO_TARGET.toFixed(1)}x`, met: ratio >= RATIO_TARGET },
-    { figure: 'POST /validate req/s vs the runtime', ours: a.ours.rps, baseline: a.raw.rps, baselineName: 'raw node:http', unit: 'req/s', target: 'limit', met: null },
+    {
+      figure: 'POST /validate req/s',
+      ours: a.ours.rps,
+      baseline: a.bare.rps,
+      baselineName: 'bare Express',
+      unit: 'req/s',
+      target: `>= ${RATIO_TARGET.toFixed(1)}x`,
+      met: ratio >= RATIO_TARGET,
+    },
+    {
+      figure: 'POST /validate req/s vs the runtime',
+      ours: a.ours.rps,
+      baseline: a.raw.rps,
+      baselineName: 'raw node:http',
+      unit: 'req/s',
+      target: 'limit',
+      met: null,
+    },
   ];
   const verdicts: string[] = [`ours/bare >= ${RATIO_TARGET}x: ${ratio >= RATIO_TARGET ? 'MET' : 'MISSED'} (${fmtRatio(ratio)}x)`];
   if (o.latency.length > 0) {
@@ -526,7 +563,19 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
       '',
       `latency: every target at the same fixed rates (shares of the bare route's throughput), open loop, ${rounds} round(s), medians over rounds`,
       table([
-        ['target', 'offered req/s', 'req/s', 'p50 ms', 'p99 ms', 'p99 per round', 'server cpu', 'machine cpu', 'loop delay p99/max ms', 'gc max ms', 'load gen. loop max ms per round'],
+        [
+          'target',
+          'offered req/s',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'p99 per round',
+          'server cpu',
+          'machine cpu',
+          'loop delay p99/max ms',
+          'gc max ms',
+          'load gen. loop max ms per round',
+        ],
         ...o.latency.flatMap(({ rate, runs: at }) => TARGETS.map((t) => lrow(t, rate, at[t]))),
       ]),
     );
@@ -543,7 +592,10 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
         target: goal ? `< ${goal.ms} ms` : 'none',
         met: goal ? p99('ours') < goal.ms : null,
       });
-      if (goal) verdicts.push(`p99 < ${goal.ms} ms at ${pctShare}: ${p99('ours') < goal.ms ? 'MET' : 'MISSED'} (median ${fmtMs(p99('ours'))} ms; bare ${fmtMs(p99('bare'))}, raw ${fmtMs(p99('raw'))})`);
+      if (goal)
+        verdicts.push(
+          `p99 < ${goal.ms} ms at ${pctShare}: ${p99('ours') < goal.ms ? 'MET' : 'MISSED'} (median ${fmtMs(p99('ours'))} ms; bare ${fmtMs(p99('bare'))}, raw ${fmtMs(p99('raw'))})`,
+        );
     }
   }
   lines.push(
@@ -566,7 +618,10 @@ async function main(): Promise<void> {
   const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 20);
   const SECONDS = intEnv('BENCH_SECONDS', 6);
   const ROUNDS = intEnv('BENCH_ROUNDS', 5);
-  const RATE_SHARES = sharesEnv('BENCH_RATE_SHARES', P99_TARGETS.map((g) => g.share));
+  const RATE_SHARES = sharesEnv(
+    'BENCH_RATE_SHARES',
+    P99_TARGETS.map((g) => g.share),
+  );
   const LATENCY_ROUNDS = intEnv('BENCH_LATENCY_ROUNDS', 3);
   const LATENCY_WARMUP = intEnv('BENCH_LATENCY_WARMUP', 1, 0);
   const WARMUP = intEnv('BENCH_WARMUP', 2, 0);
@@ -635,7 +690,9 @@ async function main(): Promise<void> {
     raw = await startRaw();
     err(`keys service on ${oursBase}, bare Express on ${bare.url}, raw node:http on ${raw.url}`);
 
-    err(`minting ${KEYS} TEAM keys (${TEAM_PER_MINUTE}/min each), ${IPS} client IPs; sized for ${fmtInt(MAX_RPS)} req/s over ${totalSeconds} s`);
+    err(
+      `minting ${KEYS} TEAM keys (${TEAM_PER_MINUTE}/min each), ${IPS} client IPs; sized for ${fmtInt(MAX_RPS)} req/s over ${totalSeconds} s`,
+    );
     const keys = await mintTeamKeys(oursBase, secret, KEYS);
     const clientIps = Array.from({ length: IPS }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
     await warmKeys(oursBase, keys, clientIps);
@@ -654,7 +711,8 @@ async function main(): Promise<void> {
       const wallMs = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       const ticks1 = machineTicks();
-      const machineCpu = ticks0 && ticks1 && ticks1.total > ticks0.total ? (ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total) : NaN;
+      const machineCpu =
+        ticks0 && ticks1 && ticks1.total > ticks0.total ? (ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total) : NaN;
       // In-process, the servers' CPU and autocannon's cannot be told apart.
       const serverCpu = loadgen ? (cpu.user + cpu.system) / 1000 / wallMs : NaN;
       return { ...result, ...stalled, serverCpu, machineCpu, loadgenCpu: result.loadgenCpuMs / wallMs };
@@ -662,7 +720,9 @@ async function main(): Promise<void> {
 
     const problems: string[] = [];
     const check = (target: Target, label: string, r: Run) => {
-      const codes = Object.entries(r.statusCodes).filter(([c]) => c !== '200').map(([c, n]) => `${n} x ${c}`);
+      const codes = Object.entries(r.statusCodes)
+        .filter(([c]) => c !== '200')
+        .map(([c, n]) => `${n} x ${c}`);
       if (r.non2xx || r.mismatches || r.errors || r.timeouts || r.total === 0) {
         problems.push(
           `${target} ${label}: ${r.non2xx} non-2xx${codes.length ? ` (${codes.join(', ')})` : ''}, ${r.mismatches} not {"valid":true...}, ` +
@@ -705,7 +765,9 @@ async function main(): Promise<void> {
           if (LATENCY_WARMUP > 0) check(target, 'latency warm-up', await runOne(target, LATENCY_WARMUP, rate));
           const run = await runOne(target, SECONDS, rate);
           check(target, 'latency', run);
-          err(`  ${fmtInt(run.requestsMean)} req/s, p50 ${fmtMs(run.p50)} ms, p99 ${fmtMs(run.p99)} ms, machine cpu ${Math.round(run.machineCpu * 100)}%, server loop max ${fmtMs(run.loopMaxMs)} ms, load gen. loop max ${fmtMs(run.loadgenLoopMaxMs)} ms, ${run.non2xx} non-2xx`);
+          err(
+            `  ${fmtInt(run.requestsMean)} req/s, p50 ${fmtMs(run.p50)} ms, p99 ${fmtMs(run.p99)} ms, machine cpu ${Math.round(run.machineCpu * 100)}%, server loop max ${fmtMs(run.loopMaxMs)} ms, load gen. loop max ${fmtMs(run.loadgenLoopMaxMs)} ms, ${run.non2xx} non-2xx`,
+          );
           at[target].push(run);
         }
       }
@@ -716,13 +778,15 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       keys: KEYS,
       ips: IPS,
-      loadgen: LOADGEN === 'child' ? 'autocannon in a child Node process' : 'autocannon in this process (shares the servers\' event loop)',
+      loadgen: LOADGEN === 'child' ? 'autocannon in a child Node process' : "autocannon in this process (shares the servers' event loop)",
       stack: stackNote,
       latency,
     });
     process.stdout.write(`${text}\n`);
     if (problems.length) {
-      throw new Error(`not every response was 200 {"valid":true ...}; the figures above do not measure the hot path:\n  ${problems.join('\n  ')}`);
+      throw new Error(
+        `not every response was 200 {"valid":true ...}; the figures above do not measure the hot path:\n  ${problems.join('\n  ')}`,
+      );
     }
     emitFigures('validate', figures);
   } finally {

@@ -23,14 +23,24 @@ import { runMain } from './run-main.ts';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 async function main(): Promise<void> {
   const captures = Number(process.env.BENCH_CAPTURES ?? 30);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const site = await startFixtureSite();
-  const pool = new BrowserPool({ executablePath: resolveChromiumPath(), allowList: parseAllowList(`127.0.0.1:${site.port}`), maxConcurrent: 2 });
-  const request: CaptureRequest = { url: `${site.origin}/analysis/defects`, timeoutMs: 30_000, maxBytes: 5_000_000, viewport: { width: 1280, height: 800 } };
+  const pool = new BrowserPool({
+    executablePath: resolveChromiumPath(),
+    allowList: parseAllowList(`127.0.0.1:${site.port}`),
+    maxConcurrent: 2,
+  });
+  const request: CaptureRequest = {
+    url: `${site.origin}/analysis/defects`,
+    timeoutMs: 30_000,
+    maxBytes: 5_000_000,
+    viewport: { width: 1280, height: 800 },
+  };
   const serviceCapture = () => capture(pool, request, (page, left) => inspectPage(page, left));
   const timed = async (n: number, run: () => Promise<unknown>): Promise<number[]> => {
     const times: number[] = [];
@@ -41,7 +51,8 @@ async function main(): Promise<void> {
     }
     return times.sort((a, b) => a - b);
   };
-  const line = (what: string, t: readonly number[]) => `${what}: n=${t.length} p50=${percentile(t, 50).toFixed(1)} ms p99=${percentile(t, 99).toFixed(1)} ms`;
+  const line = (what: string, t: readonly number[]) =>
+    `${what}: n=${t.length} p50=${percentile(t, 50).toFixed(1)} ms p99=${percentile(t, 99).toFixed(1)} ms`;
   try {
     for (let i = 0; i < 3; i++) await serviceCapture(); // warm: launch, first context, caches, axe parsed
 
@@ -53,7 +64,12 @@ async function main(): Promise<void> {
 
     const shot = await serviceCapture();
     for (const type of ANALYSIS_TYPES) {
-      out(line(`analysis ${type} over the stored report and PNG`, await timed(50, async () => analyze(type, { report: shot.inspection, png: shot.png }))));
+      out(
+        line(
+          `analysis ${type} over the stored report and PNG`,
+          await timed(50, async () => analyze(type, { report: shot.inspection, png: shot.png })),
+        ),
+      );
     }
 
     let done = 0;
@@ -67,7 +83,9 @@ async function main(): Promise<void> {
     const started = performance.now();
     await Promise.all([worker(), worker()]);
     const elapsed = (performance.now() - started) / 1000;
-    out(`service capture, 2 concurrent callers for ${elapsed.toFixed(1)} s: ${done} pages = ${((done / elapsed) * 60).toFixed(0)} pages/minute`);
+    out(
+      `service capture, 2 concurrent callers for ${elapsed.toFixed(1)} s: ${done} pages = ${((done / elapsed) * 60).toFixed(0)} pages/minute`,
+    );
   } finally {
     await pool.close();
     await site.close();

@@ -172,7 +172,11 @@ interface Outcome {
 async function oneWebhook(target: Target, tracker: Tracker, timeoutMs: number): Promise<Outcome> {
   const email = `bench-${runId}-${randomUUID().slice(0, 8)}@example.test`;
   const subscriptionId = String(randomInt(10_000_000, 99_999_999));
-  const payload = subscriptionPayload('subscription_created', { subscriptionId, userId: null, attributes: { user_email: email, variant_id: PRO_VARIANT } });
+  const payload = subscriptionPayload('subscription_created', {
+    subscriptionId,
+    userId: null,
+    attributes: { user_email: email, variant_id: PRO_VARIANT },
+  });
   const body = toBody(payload);
   const headers = { 'content-type': 'application/json', 'x-event-name': 'subscription_created', 'x-signature': sign(SIGNING_SECRET, body) };
 
@@ -208,7 +212,8 @@ async function oneWebhook(target: Target, tracker: Tracker, timeoutMs: number): 
       const res = await post(`${target.keysUrl}/validate`, JSON.stringify({ apiKey: key }), { 'content-type': 'application/json' });
       if (res.status === 200 && (JSON.parse(res.text) as { valid?: boolean }).valid === true) break;
       notYetValid = true;
-      if (Date.now() > deadline) throw new Error(`the mailed key of ${email} was not valid within ${timeoutMs} ms: ${res.status} ${res.text.slice(0, 200)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the mailed key of ${email} was not valid within ${timeoutMs} ms: ${res.status} ${res.text.slice(0, 200)}`);
       await sleep(1);
     }
     timeline.valid = performance.now();
@@ -235,7 +240,13 @@ function hopStats(outcomes: readonly Outcome[], from: Milestone, to: Milestone) 
     .map(({ timeline: t }) => (t[from] !== undefined && t[to] !== undefined ? t[to]! - t[from]! : Number.NaN))
     .filter((x) => !Number.isNaN(x))
     .sort((a, b) => a - b);
-  return { n: xs.length, p50: percentile(xs, 50), p90: percentile(xs, 90), p99: percentile(xs, 99), max: xs.length ? xs[xs.length - 1]! : Number.NaN };
+  return {
+    n: xs.length,
+    p50: percentile(xs, 50),
+    p90: percentile(xs, 90),
+    p99: percentile(xs, 99),
+    max: xs.length ? xs[xs.length - 1]! : Number.NaN,
+  };
 }
 
 function report(outcomes: readonly Outcome[], note: string): { text: string; p50: number; p99: number } {
@@ -255,7 +266,7 @@ function report(outcomes: readonly Outcome[], note: string): { text: string; p50
     '',
     'Hops follow the critical path; "issuer: keys projection applied" runs beside the mailer\'s hops. Milestones are the',
     'services\' own debug lines, stamped in this process as written; a hop is "–" when a milestone line is missing, and',
-    'below 0 when the next consumer had the event before the previous step\'s answer reached the bench.',
+    "below 0 when the next consumer had the event before the previous step's answer reached the bench.",
     `Keys not yet valid at /validate when their e-mail was in Mailpit: ${notYetValid} of ${outcomes.length}.`,
     '',
   ].join('\n');
@@ -282,7 +293,10 @@ async function p50Of(step: (i: number) => Promise<unknown>, samples = PRIMITIVE_
     await step(i);
     xs.push(performance.now() - t0);
   }
-  return percentile(xs.sort((a, b) => a - b), 50);
+  return percentile(
+    xs.sort((a, b) => a - b),
+    50,
+  );
 }
 
 /**
@@ -317,7 +331,14 @@ async function measurePrimitives(platform: RunningPlatform, env: StackEnv, prefi
   try {
     await mailer.verify();
     smtp = await p50Of(
-      (i) => mailer.send({ to: `floor-${runId}-${i}@bench.local`, subject: 'floor', text: 'floor', html: '<p>floor</p>', messageId: `<floor-${runId}-${i}@svc.local>` }),
+      (i) =>
+        mailer.send({
+          to: `floor-${runId}-${i}@bench.local`,
+          subject: 'floor',
+          text: 'floor',
+          html: '<p>floor</p>',
+          messageId: `<floor-${runId}-${i}@svc.local>`,
+        }),
       50,
     );
   } finally {
@@ -399,7 +420,9 @@ async function main(): Promise<void> {
       // Mailpit keeps every message: the bench reads each one back.
       stack = await startStack({ dataDir, ports: 'auto', existing, progress: err, mailMaxMessages: 0 });
       env = stack.env;
-      note = Object.keys(existing).length ? 'a throwaway stack on this host (parts from the environment)' : 'a throwaway Kafka, FerretDB and Mailpit on this host';
+      note = Object.keys(existing).length
+        ? 'a throwaway stack on this host (parts from the environment)'
+        : 'a throwaway Kafka, FerretDB and Mailpit on this host';
     }
 
     const tracker: Tracker = { current: undefined, handedOver: undefined };
@@ -435,8 +458,13 @@ async function main(): Promise<void> {
       log,
     );
     const keysTopic = platform.runtime.catalog.topicOf('key.generated');
-    if (keysTopic !== `${prefix}keys.events`) throw new Error(`key.generated is on ${keysTopic}, not ${prefix}keys.events: fix the bench's hook`);
-    const target: Target = { webhooksUrl: `http://127.0.0.1:${ports.webhooks}`, keysUrl: `http://127.0.0.1:${ports.keys}`, mailpitUrl: env.MAILPIT_URL };
+    if (keysTopic !== `${prefix}keys.events`)
+      throw new Error(`key.generated is on ${keysTopic}, not ${prefix}keys.events: fix the bench's hook`);
+    const target: Target = {
+      webhooksUrl: `http://127.0.0.1:${ports.webhooks}`,
+      keysUrl: `http://127.0.0.1:${ports.keys}`,
+      mailpitUrl: env.MAILPIT_URL,
+    };
     err(`services up: webhooks ${target.webhooksUrl}, keys ${target.keysUrl}, Mailpit ${target.mailpitUrl}`);
 
     for (let i = 0; i < WARMUP; i++) await oneWebhook(target, tracker, Math.max(TIMEOUT_MS, 60_000));
@@ -456,14 +484,55 @@ async function main(): Promise<void> {
     process.stdout.write(`${floor.text}\n`);
     const notYetValid = outcomes.filter((o) => o.notYetValid).length;
     const figures: BenchFigure[] = [
-      { figure: 'webhook → key e-mailed and valid, p50', ours: round1(p50), baseline: null, baselineName: null, unit: 'ms', target: '< 50 ms', met: p50 < 50 },
-      { figure: 'webhook → key e-mailed and valid, p99', ours: round1(p99), baseline: null, baselineName: null, unit: 'ms', target: '< 250 ms', met: p99 < 250 },
-      { figure: 'webhook → key floor (sum of its steps alone), p50', ours: round1(floor.floor), baseline: null, baselineName: null, unit: 'ms', target: '', met: null },
-      { figure: 'keys not yet valid when their e-mail arrived', ours: notYetValid, baseline: null, baselineName: null, unit: 'count', target: '0', met: notYetValid === 0 },
+      {
+        figure: 'webhook → key e-mailed and valid, p50',
+        ours: round1(p50),
+        baseline: null,
+        baselineName: null,
+        unit: 'ms',
+        target: '< 50 ms',
+        met: p50 < 50,
+      },
+      {
+        figure: 'webhook → key e-mailed and valid, p99',
+        ours: round1(p99),
+        baseline: null,
+        baselineName: null,
+        unit: 'ms',
+        target: '< 250 ms',
+        met: p99 < 250,
+      },
+      {
+        figure: 'webhook → key floor (sum of its steps alone), p50',
+        ours: round1(floor.floor),
+        baseline: null,
+        baselineName: null,
+        unit: 'ms',
+        target: '',
+        met: null,
+      },
+      {
+        figure: 'keys not yet valid when their e-mail arrived',
+        ours: notYetValid,
+        baseline: null,
+        baselineName: null,
+        unit: 'count',
+        target: '0',
+        met: notYetValid === 0,
+      },
     ];
     for (const hop of HOPS.slice(0, -1)) {
       const s = hopStats(outcomes, hop.from, hop.to);
-      if (s.n > 0) figures.push({ figure: `hop p50: ${hop.name}`, ours: round1(s.p50), baseline: null, baselineName: null, unit: 'ms', target: '', met: null });
+      if (s.n > 0)
+        figures.push({
+          figure: `hop p50: ${hop.name}`,
+          ours: round1(s.p50),
+          baseline: null,
+          baselineName: null,
+          unit: 'ms',
+          target: '',
+          met: null,
+        });
     }
     emitFigures('webhook-to-key', figures);
   } finally {

@@ -102,7 +102,10 @@ export async function startCacheFeed(options: CacheFeedOptions): Promise<CacheFe
   });
   runner.on(runner.events.CRASH, ({ payload }) => {
     setLive(false);
-    log.warn({ err: errorMessage(payload.error), restart: payload.restart }, 'cache feed crashed; caches use short lifetimes until it rejoins');
+    log.warn(
+      { err: errorMessage(payload.error), restart: payload.restart },
+      'cache feed crashed; caches use short lifetimes until it rejoins',
+    );
   });
   runner.on(runner.events.STOP, () => setLive(false));
   await runner.start();

@@ -23,7 +23,12 @@ export interface EventDefinition {
  * data. The catalog keeps definitions of every type in one list, so the key is stored taking
  * `unknown`: sound, because the codec calls it only with the data of an event of this very type.
  */
-export function defineEvent<E extends Event>(definition: { type: E['type']; topic: string; schema: string; key: (data: E['data']) => string }): EventDefinition {
+export function defineEvent<E extends Event>(definition: {
+  type: E['type'];
+  topic: string;
+  schema: string;
+  key: (data: E['data']) => string;
+}): EventDefinition {
   return { type: definition.type, topic: definition.topic, schema: definition.schema, key: (data) => definition.key(data as E['data']) };
 }
 
@@ -128,7 +133,8 @@ export class EventCatalog {
       .map((f) => ({ name: f.name, version: Number(f.match[1]) }))
       .sort((a, b) => a.version - b.version);
     return files.map(({ name, version }, index) => {
-      if (version !== index + 1) throw new Error(`${definition.schema}: versions must run 1..N, found v${version} at position ${index + 1}`);
+      if (version !== index + 1)
+        throw new Error(`${definition.schema}: versions must run 1..N, found v${version} at position ${index + 1}`);
       const path = join(folder, name);
       const json = JSON.parse(readFileSync(path, 'utf8')) as avro.Schema;
       const avroType = parseSchema(json);

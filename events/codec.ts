@@ -35,7 +35,8 @@ export interface CompiledReader {
  */
 export function compileReader(version: Pick<SchemaVersion, 'avroType' | 'dataFields'>): CompiledReader | undefined {
   const fields = (version.avroType as unknown as { fields?: { name: string; type: { _read?: unknown } }[] }).fields;
-  if (!Tap || !fields || fields.length !== version.dataFields.length + 4 || fields.some((f) => typeof f.type._read !== 'function')) return undefined;
+  if (!Tap || !fields || fields.length !== version.dataFields.length + 4 || fields.some((f) => typeof f.type._read !== 'function'))
+    return undefined;
   const data = version.dataFields.map((name, i) => `${JSON.stringify(name)}: t${i + 4}._read(tap)`).join(', ');
   const envelope = 'const eventId = t0._read(tap), occurredAt = t1._read(tap), correlationId = t2._read(tap), causationId = t3._read(tap);';
   const metadata = 'metadata: { eventId, occurredAt, correlationId, causationId: causationId ?? null }';
@@ -43,9 +44,10 @@ export function compileReader(version: Pick<SchemaVersion, 'avroType' | 'dataFie
   const types = fields.map((f) => f.type);
   // The same code generation avsc itself uses for its record readers (RecordType._createReader);
   // object literals evaluate their properties in source order, so the fields are read in schema order.
-  const readEvent = new Function(...names, `return function read(tap, type) {\n  ${envelope}\n  return { type, data: { ${data} }, ${metadata} };\n};`)(
-    ...types,
-  ) as (tap: Tap, type: string) => Event;
+  const readEvent = new Function(
+    ...names,
+    `return function read(tap, type) {\n  ${envelope}\n  return { type, data: { ${data} }, ${metadata} };\n};`,
+  )(...types) as (tap: Tap, type: string) => Event;
   // One tap per reader, re-pointed at each message: reading is synchronous, so it is never shared.
   const tap = new Tap(Buffer.alloc(0));
   return {
@@ -157,7 +159,10 @@ export class EventCodec {
       record =
         writer.fingerprint === reader.fingerprint
           ? (reader.avroType.fromBuffer(value) as Record<string, unknown>)
-          : (reader.avroType.fromBuffer(value, this.resolver(writer.avroType, reader.avroType, writer.fingerprint)) as Record<string, unknown>);
+          : (reader.avroType.fromBuffer(value, this.resolver(writer.avroType, reader.avroType, writer.fingerprint)) as Record<
+              string,
+              unknown
+            >);
     } catch (err) {
       throw this.poison(known, err);
     }
@@ -175,7 +180,9 @@ export class EventCodec {
 
   private poison(known: KnownWriter, err: unknown): PoisonMessageError {
     if (err instanceof PoisonMessageError) return err;
-    return new PoisonMessageError(`cannot decode "${known.type}" written with v${known.writer.version}: ${(err as Error).message}`, { cause: err });
+    return new PoisonMessageError(`cannot decode "${known.type}" written with v${known.writer.version}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 
   /**
@@ -194,7 +201,8 @@ export class EventCodec {
       }
     }
     const type = typeRaw === undefined ? undefined : typeof typeRaw === 'string' ? typeRaw : typeRaw.toString('utf8');
-    const fingerprint = fingerprintRaw === undefined ? undefined : typeof fingerprintRaw === 'string' ? fingerprintRaw : fingerprintRaw.toString('utf8');
+    const fingerprint =
+      fingerprintRaw === undefined ? undefined : typeof fingerprintRaw === 'string' ? fingerprintRaw : fingerprintRaw.toString('utf8');
     if (!type || !fingerprint) throw new PoisonMessageError('message has no event-type or schema-fingerprint header');
     if (!this.catalog.has(type)) throw new PoisonMessageError(`unknown event type "${type}"`);
     const writer = this.catalog.byFingerprint(fingerprint);
@@ -227,7 +235,10 @@ export class EventCodec {
       try {
         resolver = reader.createResolver(writer);
       } catch (err) {
-        throw new PoisonMessageError(`schema ${fingerprint.slice(0, 16)}… cannot be read as the current version: ${(err as Error).message}`, { cause: err });
+        throw new PoisonMessageError(
+          `schema ${fingerprint.slice(0, 16)}… cannot be read as the current version: ${(err as Error).message}`,
+          { cause: err },
+        );
       }
       this.resolvers.set(fingerprint, resolver);
     }

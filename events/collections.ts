@@ -59,7 +59,11 @@ export async function swapIn(db: Db, logical: string, shadow: string): Promise<S
   return {
     mode: 'alias',
     retire: async () => {
-      if (previous !== shadow) await db.collection(previous).drop().catch(() => undefined);
+      if (previous !== shadow)
+        await db
+          .collection(previous)
+          .drop()
+          .catch(() => undefined);
     },
   };
 }

@@ -364,7 +364,10 @@ export function eachEvent(fn: (event: DeliveredEvent, context: HandlerContext) =
 }
 
 /** A handler of some event types only, typed by their union; events of other types pass by. */
-export function eachEventOf<E extends Event>(types: readonly E['type'][], fn: (event: DeliveredEvent<E>, context: HandlerContext) => Promise<void>): EventHandler {
+export function eachEventOf<E extends Event>(
+  types: readonly E['type'][],
+  fn: (event: DeliveredEvent<E>, context: HandlerContext) => Promise<void>,
+): EventHandler {
   return {
     async handle(events, context) {
       for (const e of events) if (isEventOf<DeliveredEvent<E>>(e, ...types)) await fn(e, context);

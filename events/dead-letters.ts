@@ -36,7 +36,6 @@ export interface DeadLetterSummary {
 
 export const redriveGroupId = (groupPrefix: string, dlqTopic: string): string => `${groupPrefix}svc-dlq-redrive.${dlqTopic}`;
 
-
 export async function summarize(admin: Admin, topic: string, groupPrefix: string): Promise<DeadLetterSummary> {
   const parts = await partitionsOf(admin, topic);
   const done = await committedOffsets(admin, redriveGroupId(groupPrefix, topic), topic);
@@ -67,7 +66,13 @@ export function asDeadLetter(partition: number, message: KafkaMessage): DeadLett
   };
 }
 
-export async function readDeadLetters(options: { kafka: Kafka; admin: Admin; topic: string; groupPrefix: string; limit: number }): Promise<DeadLetter[]> {
+export async function readDeadLetters(options: {
+  kafka: Kafka;
+  admin: Admin;
+  topic: string;
+  groupPrefix: string;
+  limit: number;
+}): Promise<DeadLetter[]> {
   const letters: DeadLetter[] = [];
   await readToEnd({
     kafka: options.kafka,
@@ -111,7 +116,9 @@ export async function redrive(options: {
     onMessage: async (partition, message) => {
       const letter = asDeadLetter(partition, message);
       if (!options.allowedTopics.has(letter.originalTopic)) {
-        throw new Error(`dead letter at ${options.topic}/${partition}@${message.offset} names original topic "${letter.originalTopic}", which is not one of this deployment's topics`);
+        throw new Error(
+          `dead letter at ${options.topic}/${partition}@${message.offset} names original topic "${letter.originalTopic}", which is not one of this deployment's topics`,
+        );
       }
       const headers: RawRecord['headers'] = {};
       for (const [name, value] of Object.entries(message.headers ?? {})) {

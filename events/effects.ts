@@ -82,7 +82,14 @@ export class Effects<S extends Document = Document> {
    */
   async claim(id: string, saving?: S): Promise<EffectClaim<S>> {
     const now = this.#now();
-    const fresh: EffectRecord<S> = { _id: id, status: 'claimed', owner: this.owner, claimedAt: now, leaseUntil: this.#leaseEnd(now), attempts: 1 };
+    const fresh: EffectRecord<S> = {
+      _id: id,
+      status: 'claimed',
+      owner: this.owner,
+      claimedAt: now,
+      leaseUntil: this.#leaseEnd(now),
+      attempts: 1,
+    };
     // What the caller would save() right after claiming, written with the claim itself: one write fewer.
     if (saving !== undefined) fresh.saved = saving;
     try {
@@ -104,7 +111,10 @@ export class Effects<S extends Document = Document> {
     const attempts = existing.attempts + 1;
     const taken = await this.#collection.updateOne(
       { _id: id, owner: existing.owner, attempts: existing.attempts } as never,
-      { $set: { status: 'claimed', owner: this.owner, claimedAt: now, leaseUntil: this.#leaseEnd(now), attempts }, $unset: { error: '' } } as never,
+      {
+        $set: { status: 'claimed', owner: this.owner, claimedAt: now, leaseUntil: this.#leaseEnd(now), attempts },
+        $unset: { error: '' },
+      } as never,
     );
     if (taken.matchedCount !== 1) return this.claim(id, saving);
     return { outcome: 'owned', saved: existing.saved, attempts, performed: mine && this.#performed.has(id) };
@@ -126,22 +136,34 @@ export class Effects<S extends Document = Document> {
 
   /** Keeps others out while a long effect runs. */
   async renew(id: string): Promise<void> {
-    await this.#collection.updateOne({ _id: id, owner: this.owner, status: 'claimed' } as never, { $set: { leaseUntil: this.#leaseEnd(this.#now()) } } as never);
+    await this.#collection.updateOne(
+      { _id: id, owner: this.owner, status: 'claimed' } as never,
+      { $set: { leaseUntil: this.#leaseEnd(this.#now()) } } as never,
+    );
   }
 
   async done(id: string): Promise<void> {
-    await this.#collection.updateOne({ _id: id } as never, { $set: { status: 'done', doneAt: this.#now() }, $unset: { saved: '' } } as never);
+    await this.#collection.updateOne(
+      { _id: id } as never,
+      { $set: { status: 'done', doneAt: this.#now() }, $unset: { saved: '' } } as never,
+    );
     this.#performed.delete(id);
   }
 
   /** The effect failed before it happened and may be retried at once, by us or a new owner. */
   async release(id: string): Promise<void> {
-    await this.#collection.updateOne({ _id: id, owner: this.owner, status: 'claimed' } as never, { $set: { leaseUntil: new Date(0) } } as never);
+    await this.#collection.updateOne(
+      { _id: id, owner: this.owner, status: 'claimed' } as never,
+      { $set: { leaseUntil: new Date(0) } } as never,
+    );
   }
 
   /** It can never succeed as it is: recorded with the reason; a re-drive of its event tries again. */
   async fail(id: string, reason: string): Promise<void> {
-    await this.#collection.updateOne({ _id: id, owner: this.owner } as never, { $set: { status: 'failed', error: reason.slice(0, 500), leaseUntil: new Date(0) } } as never);
+    await this.#collection.updateOne(
+      { _id: id, owner: this.owner } as never,
+      { $set: { status: 'failed', error: reason.slice(0, 500), leaseUntil: new Date(0) } } as never,
+    );
   }
 
   async get(id: string): Promise<EffectRecord<S> | null> {

@@ -91,7 +91,16 @@ const TRANSIENT_MONGO_CODES = new Set([
 const TRANSIENT_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'ResetPool', 'PoolRequstedRetry', 'SystemOverloadedError'];
 
 /** Socket-level failures of any client (SMTP, HTTP, database). */
-const TRANSIENT_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+const TRANSIENT_SYSTEM_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 
 interface ErrorShape {
   code?: unknown;
@@ -118,7 +127,8 @@ export function isTransient(err: unknown): boolean {
   let current: unknown = err;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     if (current instanceof PermanentError) return false;
-    if (current instanceof TransientError || TRANSIENT_NAMES.has(current.name) || TRANSIENT_NAMES.has(current.constructor.name)) return true;
+    if (current instanceof TransientError || TRANSIENT_NAMES.has(current.name) || TRANSIENT_NAMES.has(current.constructor.name))
+      return true;
     if (transientShape(current)) return true;
     current = current.cause;
   }

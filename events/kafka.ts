@@ -63,7 +63,9 @@ export function createKafka(settings: KafkaSettings, log: EventLog): Kafka {
  * to a hop of an event's way through the consumers.
  */
 export const noDelaySocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
-  const socket = ssl ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : net.connect({ host, port }, onConnect);
+  const socket = ssl
+    ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect)
+    : net.connect({ host, port }, onConnect);
   socket.setKeepAlive(true, 60_000);
   socket.setNoDelay(true);
   return socket;

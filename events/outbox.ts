@@ -53,7 +53,10 @@ export class Outbox<D extends Document> {
    */
   async claimChange(id: unknown, guard: Document, set: Document, events: readonly Event[]): Promise<ClaimResult | { status: 'conflict' }> {
     const outbox = this.pendingState(events);
-    const { matchedCount } = await this.collection.updateOne({ ...guard, _id: id as never, 'outbox.pending': { $ne: true } }, { $set: { ...set, outbox } });
+    const { matchedCount } = await this.collection.updateOne(
+      { ...guard, _id: id as never, 'outbox.pending': { $ne: true } },
+      { $set: { ...set, outbox } },
+    );
     if (matchedCount === 0) return { status: 'conflict' };
     const positions = await this.publishClaim({ _id: id, outbox });
     return positions ? { status: 'published', positions } : { status: 'pending' };

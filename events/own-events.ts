@@ -9,7 +9,12 @@ import type { EventPublisher } from './publisher.ts';
  * positions, so the writer reads its own writes at once; the projection consumer later finds them
  * applied. A crash in between only delays the projection until the consumer gets there.
  */
-export async function publishAndApply(publisher: Pick<EventPublisher, 'publishOrdered'>, db: Db, projection: Projection<Document>, events: readonly Event[]): Promise<void> {
+export async function publishAndApply(
+  publisher: Pick<EventPublisher, 'publishOrdered'>,
+  db: Db,
+  projection: Projection<Document>,
+  events: readonly Event[],
+): Promise<void> {
   if (events.length === 0) return;
   const positions = await publisher.publishOrdered(events);
   const delivered = events.map((e, i) => ({ ...e, position: positions[i]! }));

@@ -204,7 +204,8 @@ async function applyOnce<D extends Document>(
     throw err;
   }
   // Batches already written stay written: the retry re-reads and the position guard skips them.
-  if (matched !== expectedReplaced) throw new WriteConflict(`${projection.name}: ${expectedReplaced - matched} document(s) changed underneath`);
+  if (matched !== expectedReplaced)
+    throw new WriteConflict(`${projection.name}: ${expectedReplaced - matched} document(s) changed underneath`);
   return count;
 }
 
@@ -229,7 +230,9 @@ const LOOKUPS_IN_FLIGHT = 8;
 async function findByIds(collection: Collection<Document>, ids: readonly string[]): Promise<Map<string, StoredDocument<Document>>> {
   const found = new Map<string, StoredDocument<Document>>();
   for (let i = 0; i < ids.length; i += LOOKUPS_IN_FLIGHT) {
-    const docs = await Promise.all(ids.slice(i, i + LOOKUPS_IN_FLIGHT).map((id) => collection.findOne<StoredDocument<Document>>({ _id: id } as Document)));
+    const docs = await Promise.all(
+      ids.slice(i, i + LOOKUPS_IN_FLIGHT).map((id) => collection.findOne<StoredDocument<Document>>({ _id: id } as Document)),
+    );
     for (const doc of docs) if (doc) found.set(String(doc._id), doc);
   }
   return found;
@@ -274,7 +277,11 @@ export class ProjectionApplier<D extends Document> implements EventHandler {
    */
   bufferWrites(options: { maxDocuments?: number } = {}): void {
     if (!this.physical) throw new Error('bufferWrites needs an explicit collection nobody else writes');
-    this.buffer = new ExclusiveWrites(this.db.collection(this.physical), this.projection, options.maxDocuments ?? DEFAULT_BUFFERED_DOCUMENTS);
+    this.buffer = new ExclusiveWrites(
+      this.db.collection(this.physical),
+      this.projection,
+      options.maxDocuments ?? DEFAULT_BUFFERED_DOCUMENTS,
+    );
   }
 
   /**
@@ -526,7 +533,11 @@ export async function findStored(collection: Collection<Document>, filter: Docum
 }
 
 /** A projection's stored document by id (bookkeeping included), wherever its logical name points now. */
-export async function findStoredById(db: Db, projection: Pick<Projection, 'collection'>, id: string): Promise<StoredDocument<Document> | null> {
+export async function findStoredById(
+  db: Db,
+  projection: Pick<Projection, 'collection'>,
+  id: string,
+): Promise<StoredDocument<Document> | null> {
   return findStored(db.collection(await physicalName(db, projection.collection)), { _id: id });
 }
 

@@ -126,7 +126,10 @@ export async function replayProjection(options: ReplayOptions): Promise<ReplayRe
   };
 
   try {
-    await db.collection(shadow).drop().catch(() => undefined);
+    await db
+      .collection(shadow)
+      .drop()
+      .catch(() => undefined);
     await db.createCollection(shadow);
     await ensureIndexes(db, projection, shadow);
     applier.bufferWrites({ maxDocuments: options.bufferedDocuments ?? DEFAULT_BUFFERED_DOCUMENTS });
@@ -157,7 +160,11 @@ export async function replayProjection(options: ReplayOptions): Promise<ReplayRe
     await runner.stop();
     await admin.deleteGroups([groupId]).catch((err: unknown) => log.warn({ err: String(err), groupId }, 'could not delete replay group'));
     await admin.disconnect();
-    if (!swapped) await db.collection(shadow).drop().catch(() => undefined);
+    if (!swapped)
+      await db
+        .collection(shadow)
+        .drop()
+        .catch(() => undefined);
   }
   return {
     messages,

@@ -32,7 +32,8 @@ export async function dlqCommand(args: readonly string[], options: { limit?: str
     const resolveTopic = (given: string): string => {
       const bare = given.endsWith('.dlq') ? given.slice(0, -'.dlq'.length) : given;
       const full = bare.startsWith(prefix) ? bare : prefix + bare;
-      if (!eventTopics.includes(full)) throw new UsageError(`unknown topic "${given}"; known: ${eventTopics.map((t) => t.slice(prefix.length)).join(', ')}`);
+      if (!eventTopics.includes(full))
+        throw new UsageError(`unknown topic "${given}"; known: ${eventTopics.map((t) => t.slice(prefix.length)).join(', ')}`);
       return dlqTopic(full);
     };
     switch (action) {
@@ -54,9 +55,12 @@ async function list(rt: Runtime, topics: readonly string[], prefix: string): Pro
   for (const topic of topics) if (existing.has(topic)) rows.push(await summarize(rt.admin, topic, prefix));
   const width = Math.max(5, ...rows.map((r) => r.topic.length));
   process.stdout.write(`${'topic'.padEnd(width)}  ${'messages'.padStart(8)}  ${'pending'.padStart(8)}\n`);
-  for (const r of rows) process.stdout.write(`${r.topic.padEnd(width)}  ${String(r.total).padStart(8)}  ${String(r.pending).padStart(8)}\n`);
+  for (const r of rows)
+    process.stdout.write(`${r.topic.padEnd(width)}  ${String(r.total).padStart(8)}  ${String(r.pending).padStart(8)}\n`);
   const pending = rows.reduce((sum, r) => sum + r.pending, 0);
-  process.stdout.write(pending === 0 ? 'nothing waiting to be re-driven\n' : `${pending} dead letter(s) waiting; \`svc dlq show <topic>\` says why\n`);
+  process.stdout.write(
+    pending === 0 ? 'nothing waiting to be re-driven\n' : `${pending} dead letter(s) waiting; \`svc dlq show <topic>\` says why\n`,
+  );
   return 0;
 }
 
@@ -94,7 +98,10 @@ async function redriveTopic(rt: Runtime, topic: string, prefix: string, allowed:
     process.stdout.write(`${topic}: nothing to re-drive\n`);
     return 0;
   }
-  const bar = new cliProgress.SingleBar({ format: ' re-driving [{bar}] {value}/{total}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { format: ' re-driving [{bar}] {value}/{total}', hideCursor: true, stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
   bar.start(before.pending, 0);
   try {
     const result = await redrive({
@@ -107,7 +114,9 @@ async function redriveTopic(rt: Runtime, topic: string, prefix: string, allowed:
       onProgress: (done) => bar.update(done),
     });
     bar.stop();
-    const groups = Object.entries(result.byGroup).map(([group, n]) => `${group} (${n})`).join(', ');
+    const groups = Object.entries(result.byGroup)
+      .map(([group, n]) => `${group} (${n})`)
+      .join(', ');
     process.stdout.write(`re-drove ${result.redriven} dead letter(s) from ${topic} to: ${groups}\n`);
   } finally {
     bar.stop();

@@ -11,7 +11,8 @@ const EXIT_KEY_REFUSED = 77;
  * or the MCP server unreachable, 0 once the assistant closes stdin.
  */
 export async function mcpCommand(args: readonly string[], options: { stdio: boolean }): Promise<number> {
-  if (args.length > 0 || !options.stdio) throw new UsageError('svc mcp takes --stdio (the HTTP server runs with `svc start` or `svc run mcp`)');
+  if (args.length > 0 || !options.stdio)
+    throw new UsageError('svc mcp takes --stdio (the HTTP server runs with `svc start` or `svc run mcp`)');
   const config = loadBridgeConfig(process.env);
   try {
     await checkKey(config);
@@ -21,7 +22,9 @@ export async function mcpCommand(args: readonly string[], options: { stdio: bool
       return EXIT_KEY_REFUSED;
     }
     if (isTransient(err)) {
-      process.stderr.write(`svc mcp: the key-validation service at ${config.authUrl} is unreachable (is \`npm start\` running? is AUTH_URL right?): ${errorMessage(err)}\n`);
+      process.stderr.write(
+        `svc mcp: the key-validation service at ${config.authUrl} is unreachable (is \`npm start\` running? is AUTH_URL right?): ${errorMessage(err)}\n`,
+      );
       return EXIT.unavailable;
     }
     throw err;
@@ -32,7 +35,9 @@ export async function mcpCommand(args: readonly string[], options: { stdio: bool
     await runStdioBridge(config, stop.signal);
   } catch (err) {
     if (isTransient(err) || /fetch failed|ECONNREFUSED|HTTP 5\d\d/.test(errorMessage(err))) {
-      process.stderr.write(`svc mcp: the MCP server at ${config.mcpUrl} is unreachable (is \`npm start\` running?): ${errorMessage(err)}\n`);
+      process.stderr.write(
+        `svc mcp: the MCP server at ${config.mcpUrl} is unreachable (is \`npm start\` running?): ${errorMessage(err)}\n`,
+      );
       return EXIT.unavailable;
     }
     throw err;

@@ -38,7 +38,8 @@ export async function ragCommand(args: readonly string[], options: RagCommandOpt
   const [action, collectionName, text, ...extra] = args;
   if (!action || !['index', 'query', 'reindex'].includes(action) || extra.length > 0) throw new UsageError(`usage:\n${RAG_USAGE}`);
   if (!collectionName || !COLLECTION_NAME.test(collectionName)) throw new UsageError('name a collection: 1-64 of A-Z a-z 0-9 _ . -');
-  if ((action === 'index' || action === 'query') && !text) throw new UsageError(action === 'index' ? 'name the folder to index' : 'give the text to search for');
+  if ((action === 'index' || action === 'query') && !text)
+    throw new UsageError(action === 'index' ? 'name the folder to index' : 'give the text to search for');
   const topK = options.topK === undefined ? 5 : Number(options.topK);
   if (!Number.isInteger(topK) || topK < 1 || topK > 50) throw new UsageError('--top-k takes a whole number from 1 to 50');
   const caller: Caller = { customerId: options.customer ?? 'operator', keyHash: null };
@@ -55,10 +56,18 @@ export async function ragCommand(args: readonly string[], options: RagCommandOpt
     work: config.rag.work,
     log,
   });
-  const deps: RagDeps = { db: rt.mongo.db, publisher: rt.publisher, usagePublisher: rt.publisher, config, retrieval, pushed: new PushedSources(rt.mongo.db) };
+  const deps: RagDeps = {
+    db: rt.mongo.db,
+    publisher: rt.publisher,
+    usagePublisher: rt.publisher,
+    config,
+    retrieval,
+    pushed: new PushedSources(rt.mongo.db),
+  };
   try {
     if (action === 'query') return await query(deps, caller, collectionName, text!, topK);
-    if (action === 'index') await setupCollection(deps, caller, { projectPath: resolve(text!), collectionName, vectorDB: 'local' }, `cli-${randomUUID()}`);
+    if (action === 'index')
+      await setupCollection(deps, caller, { projectPath: resolve(text!), collectionName, vectorDB: 'local' }, `cli-${randomUUID()}`);
     const collection = await getCollection(rt.mongo.db, collectionIdOf(caller.customerId, collectionName));
     if (!collection) throw new UsageError(`no collection "${collectionName}" for customer ${caller.customerId}`);
     if (action === 'reindex') await retrieval.drop(collection.collectionId);
@@ -70,12 +79,21 @@ export async function ragCommand(args: readonly string[], options: RagCommandOpt
 }
 
 async function index(rt: Runtime, deps: RagDeps, collection: RagCollection): Promise<number> {
-  const bar = new cliProgress.SingleBar({ format: ' indexing [{bar}] {value}/{total} files | {chunks} chunks', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { format: ' indexing [{bar}] {value}/{total} files | {chunks} chunks', hideCursor: true, stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
   let started = false;
   const began = Date.now();
   try {
     const outcome = await deps.retrieval.index(
-      { collectionId: collection.collectionId, tenant: collection.customerId, mode: 'full', projectPath: collection.projectPath, pushed: deps.pushed },
+      {
+        collectionId: collection.collectionId,
+        tenant: collection.customerId,
+        mode: 'full',
+        projectPath: collection.projectPath,
+        pushed: deps.pushed,
+      },
       {
         onProgress: ({ filesDone, filesTotal, chunks }) => {
           if (!started) {
@@ -111,7 +129,9 @@ async function query(deps: RagDeps, caller: Caller, collectionName: string, text
   const ms = performance.now() - began;
   for (const [i, hit] of result.results.entries()) {
     const m = hit.metadata;
-    process.stdout.write(`${i + 1}. ${m.file}:${m.startLine}-${m.endLine}  ${m.type}${m.symbol ? ` ${m.symbol}` : ''}  (score ${hit.score.toFixed(4)})\n`);
+    process.stdout.write(
+      `${i + 1}. ${m.file}:${m.startLine}-${m.endLine}  ${m.type}${m.symbol ? ` ${m.symbol}` : ''}  (score ${hit.score.toFixed(4)})\n`,
+    );
   }
   process.stdout.write(`${result.results.length} result(s) in ${ms.toFixed(1)} ms (model load included on a first query)\n`);
   return 0;

@@ -51,7 +51,8 @@ async function stopPlatform(runtime: Runtime, services: readonly RunningService[
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))));
   const outcome = await Promise.race([work.then(() => 'done' as const), late]);
   clearTimeout(timer);
-  if (outcome === 'late') logger.error({ graceMs: runtime.config.shutdownGraceMs }, 'services did not stop within the grace period; giving up on the rest');
+  if (outcome === 'late')
+    logger.error({ graceMs: runtime.config.shutdownGraceMs }, 'services did not stop within the grace period; giving up on the rest');
   return outcome === 'done';
 }
 
@@ -60,7 +61,10 @@ export async function startServices(modules: readonly ServiceModule[], env: Node
   const logger = log ?? createLogger(config.logLevel);
   setRootLogger(logger);
   if (config.generatedSecrets.length > 0) {
-    logger.warn({ generated: config.generatedSecrets }, 'development: generated throwaway secrets (set them to keep tokens and keys valid across restarts)');
+    logger.warn(
+      { generated: config.generatedSecrets },
+      'development: generated throwaway secrets (set them to keep tokens and keys valid across restarts)',
+    );
   }
   const runtime = await createAppRuntime(config, logger);
   const services: RunningService[] = [];

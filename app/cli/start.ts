@@ -85,7 +85,13 @@ export async function startCommand(options: StartOptions): Promise<number> {
   let clean = true;
   try {
     // The services get 6 of the 10 seconds a Ctrl-C may take; the servers stop in the rest.
-    const env = { SHUTDOWN_GRACE_MS: '6000', ...ragFolders(options.dataDir), ...process.env, ...developmentSecrets(options.dataDir), ...stack.env };
+    const env = {
+      SHUTDOWN_GRACE_MS: '6000',
+      ...ragFolders(options.dataDir),
+      ...process.env,
+      ...developmentSecrets(options.dataDir),
+      ...stack.env,
+    };
     const starting = startServices(SERVICES, env);
     const platform = await unlessSignalled(starting, signalled);
     if (platform === 'signal') {

@@ -69,7 +69,10 @@ async function main(argv: string[]): Promise<number> {
     case 'replay':
       return replayCommand(rest);
     case 'rag':
-      return (await import('./rag.ts')).ragCommand(rest, { ...(values.customer !== undefined ? { customer: values.customer } : {}), ...(values['top-k'] !== undefined ? { topK: values['top-k'] } : {}) });
+      return (await import('./rag.ts')).ragCommand(rest, {
+        ...(values.customer !== undefined ? { customer: values.customer } : {}),
+        ...(values['top-k'] !== undefined ? { topK: values['top-k'] } : {}),
+      });
     case 'vision':
       return (await import('./vision.ts')).visionCommand(rest, {
         ...(values.customer !== undefined ? { customer: values.customer } : {}),
@@ -79,7 +82,10 @@ async function main(argv: string[]): Promise<number> {
     case 'mcp':
       return (await import('./mcp.ts')).mcpCommand(rest, { stdio: values.stdio === true });
     case 'dlq':
-      return (await import('./dlq.ts')).dlqCommand(rest, { ...(values.limit !== undefined ? { limit: values.limit } : {}), ...(values.payload ? { payload: true } : {}) });
+      return (await import('./dlq.ts')).dlqCommand(rest, {
+        ...(values.limit !== undefined ? { limit: values.limit } : {}),
+        ...(values.payload ? { payload: true } : {}),
+      });
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -106,10 +112,14 @@ main(process.argv.slice(2)).then(
       process.exitCode = EXIT.unavailable;
     } else if ((err as Error | null)?.name === 'KafkaJSSASLAuthenticationError') {
       // A configuration mistake, not an outage: retrying with the same credentials cannot help.
-      process.stderr.write(`svc: Kafka refused the credentials (check KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD): ${(err as Error).message}\n`);
+      process.stderr.write(
+        `svc: Kafka refused the credentials (check KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD): ${(err as Error).message}\n`,
+      );
       process.exitCode = EXIT.config;
     } else if (isTransient(err)) {
-      process.stderr.write(`svc: a server it needs is unreachable (is the stack running? are KAFKA_BROKERS / MONGODB_URI right?): ${errorMessage(err)}\n`);
+      process.stderr.write(
+        `svc: a server it needs is unreachable (is the stack running? are KAFKA_BROKERS / MONGODB_URI right?): ${errorMessage(err)}\n`,
+      );
       process.exitCode = EXIT.unavailable;
     } else {
       process.stderr.write(`svc: ${(err as Error)?.message ?? String(err)}\n`);

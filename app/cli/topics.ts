@@ -11,7 +11,10 @@ export async function topicsCommand(): Promise<number> {
   const admin = createKafka(config.kafka, log).admin();
   await admin.connect();
   try {
-    const created = await ensureTopics(admin, catalog.topics(), { partitions: config.kafka.partitions, replicationFactor: config.kafka.replicationFactor });
+    const created = await ensureTopics(admin, catalog.topics(), {
+      partitions: config.kafka.partitions,
+      replicationFactor: config.kafka.replicationFactor,
+    });
     process.stdout.write(created.length > 0 ? `created: ${created.join(', ')}\n` : 'all topics exist\n');
   } finally {
     await admin.disconnect();

@@ -44,7 +44,11 @@ export async function visionCommand(args: readonly string[], options: VisionComm
 
   const config = loadConfig();
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-  const pool = new BrowserPool({ executablePath: config.vision.chromiumPath ?? resolveChromiumPath(), allowList: config.vision.allowedHosts, maxConcurrent: 1 });
+  const pool = new BrowserPool({
+    executablePath: config.vision.chromiumPath ?? resolveChromiumPath(),
+    allowList: config.vision.allowedHosts,
+    maxConcurrent: 1,
+  });
   const rt = await createAppRuntime(config, log);
   const deps = visionDeps(rt, pool);
   const correlationId = `cli-${randomUUID()}`;

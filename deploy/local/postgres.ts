@@ -20,7 +20,9 @@ export function postgresBinaries(): PostgresBinaries {
     // Its exports map names only dist/index.js, so resolve that and step out of dist/.
     root = dirname(dirname(createRequire(import.meta.url).resolve(pkg)));
   } catch {
-    throw new Error(`${pkg} is not installed: run \`npm ci\` (it is an optional dependency for this platform), or set MONGODB_URI to an existing server`);
+    throw new Error(
+      `${pkg} is not installed: run \`npm ci\` (it is an optional dependency for this platform), or set MONGODB_URI to an existing server`,
+    );
   }
   hydrateSymlinks(join(root, 'native'));
   const bin = join(root, 'native', 'bin');
@@ -67,7 +69,17 @@ export function asPostgresUser(command: string, args: readonly string[]): [strin
 export function ensureCluster(binaries: PostgresBinaries, dataDir: string, logFile: string): void {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   mkdirSync(dirname(dataDir), { recursive: true });
-  const [command, args] = asPostgresUser(binaries.initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+  const [command, args] = asPostgresUser(binaries.initdb, [
+    '-D',
+    dataDir,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-locale',
+    '--no-sync',
+  ]);
   try {
     execFileSync(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
@@ -83,11 +95,17 @@ export function ensureCluster(binaries: PostgresBinaries, dataDir: string, logFi
  */
 export function postgresCommand(binaries: PostgresBinaries, dataDir: string, port: number): [string, string[]] {
   return asPostgresUser(binaries.postgres, [
-    '-D', dataDir,
-    '-p', String(port),
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'unix_socket_directories=',
-    '-c', 'synchronous_commit=off',
-    '-c', 'max_connections=200',
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'max_connections=200',
   ]);
 }

@@ -7,7 +7,13 @@ const READINESS_TOPIC = '_svc.readiness';
 
 /** A message produced with acks=all and read back by a fresh consumer: the broker really works. */
 export async function kafkaRoundTrip(brokers: string[]): Promise<void> {
-  const kafka = new Kafka({ clientId: 'svc-readiness', brokers, logLevel: logLevel.NOTHING, connectionTimeout: 1000, retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 300 } });
+  const kafka = new Kafka({
+    clientId: 'svc-readiness',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1000,
+    retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 300 },
+  });
   const admin = kafka.admin();
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 2 } });
   const groupId = `svc-readiness-${randomUUID()}`;
@@ -18,7 +24,9 @@ export async function kafkaRoundTrip(brokers: string[]): Promise<void> {
       // Short retention keeps reading it from the beginning cheap.
       await admin.createTopics({
         waitForLeaders: true,
-        topics: [{ topic: READINESS_TOPIC, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '600000' }] }],
+        topics: [
+          { topic: READINESS_TOPIC, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '600000' }] },
+        ],
       });
     }
     const token = randomUUID();
@@ -30,7 +38,7 @@ export async function kafkaRoundTrip(brokers: string[]): Promise<void> {
       const t = setTimeout(() => reject(new Error('round-trip message was not consumed within 5s')), 5000);
       void consumer.run({
         eachMessage: async ({ message }) => {
-          if (message.value?.toString() === token) (clearTimeout(t), resolve());
+          if (message.value?.toString() === token) clearTimeout(t), resolve();
         },
       });
     });
@@ -104,7 +112,19 @@ export async function postgresReady(host: string, port: number, user = 'postgres
         if (received.length < 1 + length) return;
         const body = received.subarray(5, 1 + length);
         received = received.subarray(1 + length);
-        if (type === 'E') return done(new Error(`PostgreSQL: ${body.toString('utf8').split('\0').filter((f) => f.startsWith('M')).map((f) => f.slice(1)).join(' ') || 'error'}`));
+        if (type === 'E')
+          return done(
+            new Error(
+              `PostgreSQL: ${
+                body
+                  .toString('utf8')
+                  .split('\0')
+                  .filter((f) => f.startsWith('M'))
+                  .map((f) => f.slice(1))
+                  .join(' ') || 'error'
+              }`,
+            ),
+          );
         if (type === 'Z') {
           socket.write(Buffer.from([0x58, 0, 0, 0, 4])); // Terminate
           return done();

@@ -112,7 +112,11 @@ const killAll = () => {
 process.once('exit', killAll);
 // A signal's default action skips 'exit' handlers: when nobody else handles it (the CLI does, to
 // stop gracefully), stop the servers and exit as the signal would have.
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const) {
   process.on(signal, () => {
     if (process.listenerCount(signal) > 1) return;
     killAll();

@@ -159,7 +159,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ];
     for (const [what, port, needed] of wanted) {
       if (needed && !(await portIsFree(port))) {
-        throw new Error(`port ${port} for ${what} is taken: stop whatever uses it, or point the matching variable (KAFKA_BROKERS, MONGODB_URI, SMTP_URL) at an existing server`);
+        throw new Error(
+          `port ${port} for ${what} is taken: stop whatever uses it, or point the matching variable (KAFKA_BROKERS, MONGODB_URI, SMTP_URL) at an existing server`,
+        );
       }
     }
   }
@@ -189,7 +191,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }
     const propsFile = join(kafkaDir, 'server.properties');
     writeFileSync(propsFile, properties);
-    const proc = new ManagedProcess('kafka', 'bash', [join(HERE, 'kafka', 'run.sh'), libs, propsFile, logDirs], join(dataDir, 'kafka.log'), runEnv ? { env: runEnv } : {});
+    const proc = new ManagedProcess(
+      'kafka',
+      'bash',
+      [join(HERE, 'kafka', 'run.sh'), libs, propsFile, logDirs],
+      join(dataDir, 'kafka.log'),
+      runEnv ? { env: runEnv } : {},
+    );
     components.push(component('kafka', [{ process: proc, ready: () => kafkaRoundTrip([env.KAFKA_BROKERS]) }], timeoutMs, progress));
   }
   if (!existing.MONGODB_URI) {
@@ -210,7 +218,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     } else {
       ferretArgs.push('-handler', 'sqlite', '-state-dir', join(dataDir, 'ferretdb'));
     }
-    steps.push({ process: new ManagedProcess('ferretdb', bin, ferretArgs, join(dataDir, 'ferretdb.log')), ready: () => mongoPing(env.MONGODB_URI) });
+    steps.push({
+      process: new ManagedProcess('ferretdb', bin, ferretArgs, join(dataDir, 'ferretdb.log')),
+      ready: () => mongoPing(env.MONGODB_URI),
+    });
     components.push(component('mongo', steps, timeoutMs, progress));
   }
   if (!existing.SMTP_URL) {
@@ -219,12 +230,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       'mailpit',
       bin,
       [
-        '--smtp', `127.0.0.1:${ports.smtp}`,
-        '--listen', `127.0.0.1:${ports.mailHttp}`,
-        '--database', join(dataDir, 'mailpit.db'),
+        '--smtp',
+        `127.0.0.1:${ports.smtp}`,
+        '--listen',
+        `127.0.0.1:${ports.mailHttp}`,
+        '--database',
+        join(dataDir, 'mailpit.db'),
         '--smtp-auth-accept-any',
         '--smtp-auth-allow-insecure',
-        '--max', String(options.mailMaxMessages ?? 500),
+        '--max',
+        String(options.mailMaxMessages ?? 500),
       ],
       join(dataDir, 'mailpit.log'),
     );

@@ -41,7 +41,12 @@ export type RegisterResult =
  * still being published; nothing was written.
  */
 export type PasswordChangeResult =
-  | { status: 'changed'; tokenVersion: number; event: AccountPasswordChanged; position: { topic: string; partition: number; offset: string } | undefined }
+  | {
+      status: 'changed';
+      tokenVersion: number;
+      event: AccountPasswordChanged;
+      position: { topic: string; partition: number; offset: string } | undefined;
+    }
   | { status: 'pending'; tokenVersion: number }
   | { status: 'conflict' };
 

@@ -42,7 +42,13 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
       // still in flight too: concurrent sign-ups of one e-mail get one 201.
       if (existing.outbox?.pending && abandoned(existing, config) && (await passwords.verify(password, existing.passwordHash))) {
         if (!(await store.retryPending(existing))) throw unavailable();
-        const user = { id: existing.userId, email: existing.email, name: existing.name, tier: 'free' as const, tokenVersion: tokenVersionOf(existing) };
+        const user = {
+          id: existing.userId,
+          email: existing.email,
+          name: existing.name,
+          tier: 'free' as const,
+          tokenVersion: tokenVersionOf(existing),
+        };
         res.status(201).json({ token: issueToken(tokens, user), user: publicUser(user) });
         return;
       }
@@ -55,7 +61,9 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     if (result.position) {
       // Read-your-writes: apply our own event at its real log position now; the projection
       // consumer will find it already applied.
-      await applyEvents(await projectionCollection(db, usersProjection.collection), usersProjection, [{ ...result.event, position: result.position }]);
+      await applyEvents(await projectionCollection(db, usersProjection.collection), usersProjection, [
+        { ...result.event, position: result.position },
+      ]);
     }
     const user = { id: result.event.data.userId, email, name, tier: 'free' as const, tokenVersion: 0 };
     res.status(201).json({ token: issueToken(tokens, user), user: publicUser(user) });
@@ -70,7 +78,13 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     if (!(await passwords.verify(password, account?.passwordHash)) || !account) throw unauthorized('invalid email or password');
     await limiter.succeeded(email);
     const projected = await getUser(db, account.userId);
-    const user = { id: account.userId, email: account.email, name: account.name, tier: projected?.tier ?? 'free', tokenVersion: tokenVersionOf(account) };
+    const user = {
+      id: account.userId,
+      email: account.email,
+      name: account.name,
+      tier: projected?.tier ?? 'free',
+      tokenVersion: tokenVersionOf(account),
+    };
     res.json({ token: issueToken(tokens, user), user: publicUser(user) });
   });
 
@@ -82,16 +96,26 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     if (!parsed.success) throw badRequest(firstProblem(parsed.error));
     await limiter.attempt(clientIpKey(req), account.email);
     // 403, not 401: the session is fine, and a client that drops its token on 401 should not here.
-    if (!(await passwords.verify(parsed.data.currentPassword, account.passwordHash))) throw new HttpError(403, 'FORBIDDEN', 'current password is incorrect');
+    if (!(await passwords.verify(parsed.data.currentPassword, account.passwordHash)))
+      throw new HttpError(403, 'FORBIDDEN', 'current password is incorrect');
     const passwordHash = await passwords.hash(parsed.data.newPassword);
     const result = await store.changePassword(account, passwordHash, req.id);
-    if (result.status === 'conflict') throw conflict('the account changed meanwhile (another password change, or its sign-up is still being recorded); retry');
+    if (result.status === 'conflict')
+      throw conflict('the account changed meanwhile (another password change, or its sign-up is still being recorded); retry');
     if (result.status === 'changed' && result.position) {
-      await applyEvents(await projectionCollection(db, usersProjection.collection), usersProjection, [{ ...result.event, position: result.position }]);
+      await applyEvents(await projectionCollection(db, usersProjection.collection), usersProjection, [
+        { ...result.event, position: result.position },
+      ]);
     }
     await limiter.succeeded(account.email);
     const projected = await getUser(db, account.userId);
-    const user = { id: account.userId, email: account.email, name: account.name, tier: projected?.tier ?? 'free', tokenVersion: result.tokenVersion };
+    const user = {
+      id: account.userId,
+      email: account.email,
+      name: account.name,
+      tier: projected?.tier ?? 'free',
+      tokenVersion: result.tokenVersion,
+    };
     res.json({ token: issueToken(tokens, user), user: publicUser(user) });
   });
 

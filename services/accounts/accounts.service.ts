@@ -1,4 +1,3 @@
-
 import { OutboxRelay } from '../../events/outbox.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
@@ -35,12 +34,15 @@ export const accountsService: ServiceModule = {
             db: mongo.db,
             store,
             passwords,
-            limiter: new LoginLimiter({ perIpPerMinute: config.loginLimits.perIpPerMinute, failuresPerEmailPer15Min: config.loginLimits.failuresPerEmail }),
+            limiter: new LoginLimiter({
+              perIpPerMinute: config.loginLimits.perIpPerMinute,
+              failuresPerEmailPer15Min: config.loginLimits.failuresPerEmail,
+            }),
             signups: new SignupLimiter(config.signupLimits),
           }),
-    });
-    parts.onStop(() => server.close());
-    return { name: 'accounts', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
+      });
+      parts.onStop(() => server.close());
+      return { name: 'accounts', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
     });
   },
 };

@@ -34,7 +34,9 @@ export const signupInput = z.object({
         .max(NAME_MAX_LENGTH, { error: `name must be at most ${NAME_MAX_LENGTH} characters` })
         // Only a name within the cap is searched: the link pattern takes time quadratic in the length,
         // and a 100 kB name held the event loop for seconds (found by npm run fuzz).
-        .refine((n) => n.length > NAME_MAX_LENGTH || !containsLink(n), { error: 'name must not contain a link, a domain name or an e-mail address' }),
+        .refine((n) => n.length > NAME_MAX_LENGTH || !containsLink(n), {
+          error: 'name must not contain a link, a domain name or an e-mail address',
+        }),
     ),
 });
 

@@ -22,6 +22,16 @@ export type AccountPasswordChanged = Event<'account.password-changed', AccountPa
 export type AccountEvent = AccountRegistered | AccountPasswordChanged;
 
 export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
-  defineEvent<AccountRegistered>({ type: 'account.registered', topic: ACCOUNTS_TOPIC, schema: 'accounts/account.registered', key: (d) => d.userId }),
-  defineEvent<AccountPasswordChanged>({ type: 'account.password-changed', topic: ACCOUNTS_TOPIC, schema: 'accounts/account.password-changed', key: (d) => d.userId }),
+  defineEvent<AccountRegistered>({
+    type: 'account.registered',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.registered',
+    key: (d) => d.userId,
+  }),
+  defineEvent<AccountPasswordChanged>({
+    type: 'account.password-changed',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.password-changed',
+    key: (d) => d.userId,
+  }),
 ];

@@ -9,9 +9,10 @@ if (!port) throw new Error('password-worker.ts runs as a worker thread of passwo
 port.on('message', (job: HashJob) => {
   let outcome: HashOutcome;
   try {
-    outcome = job.op === 'hash'
-      ? { id: job.id, ok: true, value: bcrypt.hashSync(job.password, job.cost) }
-      : { id: job.id, ok: true, value: bcrypt.compareSync(job.password, job.hash) };
+    outcome =
+      job.op === 'hash'
+        ? { id: job.id, ok: true, value: bcrypt.hashSync(job.password, job.cost) }
+        : { id: job.id, ok: true, value: bcrypt.compareSync(job.password, job.hash) };
   } catch (err) {
     outcome = { id: job.id, ok: false, error: err instanceof Error ? err.message : String(err) };
   }

@@ -43,7 +43,9 @@ export class Passwords {
       return await this.pool.run(job);
     } catch (err) {
       if (err instanceof HashQueueFull) {
-        throw new HttpError(503, 'UNAVAILABLE', 'too busy to check passwords right now; retry shortly', { headers: { 'Retry-After': '1' } });
+        throw new HttpError(503, 'UNAVAILABLE', 'too busy to check passwords right now; retry shortly', {
+          headers: { 'Retry-After': '1' },
+        });
       }
       throw err;
     }

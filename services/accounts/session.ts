@@ -20,7 +20,8 @@ export async function authenticate(req: Request, settings: TokenSettings, store:
   if (token === 'missing') throw unauthorized('missing bearer token', WWW_AUTHENTICATE('invalid_request'));
   if (token === 'malformed') throw unauthorized('malformed authorization header', WWW_AUTHENTICATE('invalid_request'));
   const claims = verifyToken(settings, token);
-  if (typeof claims === 'string') throw unauthorized(claims === 'expired' ? 'token expired' : 'invalid token', WWW_AUTHENTICATE('invalid_token'));
+  if (typeof claims === 'string')
+    throw unauthorized(claims === 'expired' ? 'token expired' : 'invalid token', WWW_AUTHENTICATE('invalid_token'));
   const account = await store.findById(claims.sub);
   if (!account) throw unauthorized('unknown user', WWW_AUTHENTICATE('invalid_token'));
   if (claims.ver !== tokenVersionOf(account)) throw unauthorized('token revoked: sign in again', WWW_AUTHENTICATE('invalid_token'));

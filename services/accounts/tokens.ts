@@ -36,7 +36,16 @@ export interface TokenSubject {
 export function issueToken(settings: TokenSettings, user: TokenSubject, now = new Date()): string {
   const iat = Math.floor(now.getTime() / 1000);
   return jwt.sign(
-    { sub: user.id, email: user.email, tier: user.tier, ver: user.tokenVersion, iss: settings.issuer, aud: settings.audience, iat, exp: iat + TOKEN_TTL_SECONDS },
+    {
+      sub: user.id,
+      email: user.email,
+      tier: user.tier,
+      ver: user.tokenVersion,
+      iss: settings.issuer,
+      aud: settings.audience,
+      iat,
+      exp: iat + TOKEN_TTL_SECONDS,
+    },
     settings.secret,
     { algorithm: 'HS256' },
   );

@@ -20,7 +20,12 @@ export function asEvents(decided: readonly SubscriptionEventData[], cause: Pick<
 }
 
 /** payments.webhooks -> the subscription decider -> subscriptions.events. */
-export function billingHandler(deps: { db: Db; publisher: EventPublisher; variantTiers: ReadonlyMap<string, Tier>; log: Logger }): EventHandler {
+export function billingHandler(deps: {
+  db: Db;
+  publisher: EventPublisher;
+  variantTiers: ReadonlyMap<string, Tier>;
+  log: Logger;
+}): EventHandler {
   const { db, publisher, variantTiers, log } = deps;
   return eachEventOf<PaymentWebhookReceived>(['payment.webhook-received'], async (event) => {
     const webhook = event.data;
@@ -52,8 +57,13 @@ export function billingHandler(deps: { db: Db; publisher: EventPublisher; varian
       // publishAndApply, with a timing line between the two steps (the issuer starts on the publish).
       const positions = await publisher.publishOrdered(events);
       log.debug({ subscriptionId: parsed.subscriptionId }, 'subscription published');
-      await applyEvents(await projectionCollection(db, subscriptionsProjection.collection), subscriptionsProjection, events.map((e, i) => ({ ...e, position: positions[i]! })));
+      await applyEvents(
+        await projectionCollection(db, subscriptionsProjection.collection),
+        subscriptionsProjection,
+        events.map((e, i) => ({ ...e, position: positions[i]! })),
+      );
     }
-    if (decided.length > 0) log.info({ subscriptionId: parsed.subscriptionId, decided: decided.map((d) => d.type) }, 'subscription changed');
+    if (decided.length > 0)
+      log.info({ subscriptionId: parsed.subscriptionId, decided: decided.map((d) => d.type) }, 'subscription changed');
   });
 }

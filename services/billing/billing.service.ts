@@ -1,4 +1,3 @@
-
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { startConsumer, startProjection } from '../platform/wiring.ts';
@@ -14,16 +13,20 @@ export const billingService: ServiceModule = {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'billing' });
     if (config.variantTiers.size === 0) {
-      log.warn('PAYMENT_VARIANT_TIERS maps no variant to a tier: every subscription webhook will be dead-lettered until it does (then `svc dlq redrive payments.webhooks`)');
+      log.warn(
+        'PAYMENT_VARIANT_TIERS maps no variant to a tier: every subscription webhook will be dead-lettered until it does (then `svc dlq redrive payments.webhooks`)',
+      );
     }
     const parts = new Parts();
     return parts.starting(async () => {
       parts.add(await startProjection(rt, log, subscriptionsProjection));
-      parts.add(await startConsumer(rt, log, {
-        group: 'billing',
-        eventTypes: ['payment.webhook-received'],
-        handler: billingHandler({ db: mongo.db, publisher: rt.publisher, variantTiers: config.variantTiers, log }),
-      }));
+      parts.add(
+        await startConsumer(rt, log, {
+          group: 'billing',
+          eventTypes: ['payment.webhook-received'],
+          handler: billingHandler({ db: mongo.db, publisher: rt.publisher, variantTiers: config.variantTiers, log }),
+        }),
+      );
       parts.add(new DeadlineScheduler({ db: mongo.db, publisher: rt.publisher, log, intervalMs: config.deadlineIntervalMs })).start();
       return { name: 'billing', stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
     });

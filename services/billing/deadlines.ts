@@ -1,4 +1,4 @@
-import type { Db, } from 'mongodb';
+import type { Db } from 'mongodb';
 import { newEvent } from '../../events/envelope.ts';
 import { derivedEventId } from '../../events/envelope.ts';
 import { errorMessage } from '../../events/errors.ts';

@@ -102,7 +102,11 @@ export type SubscriptionEventData =
   | { type: 'subscription.payment-succeeded'; data: SubscriptionPaymentSucceededData }
   | { type: 'subscription.payment-failed'; data: SubscriptionPaymentFailedData };
 
-export type SubscriptionEvent = SubscriptionEventData extends infer U ? (U extends { type: infer T extends string; data: infer D } ? Event<T, D> : never) : never;
+export type SubscriptionEvent = SubscriptionEventData extends infer U
+  ? U extends { type: infer T extends string; data: infer D }
+    ? Event<T, D>
+    : never
+  : never;
 export type SubscriptionCreated = Extract<SubscriptionEvent, { type: 'subscription.created' }>;
 export type SubscriptionCancelled = Extract<SubscriptionEvent, { type: 'subscription.cancelled' }>;
 export type SubscriptionEnded = Extract<SubscriptionEvent, { type: 'subscription.ended' }>;

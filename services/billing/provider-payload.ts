@@ -26,7 +26,8 @@ export interface WebhookEnvelope {
 }
 
 const INVOICE_EVENT_NAMES: readonly InvoiceEventName[] = ['subscription_payment_success', 'subscription_payment_failed'];
-const isInvoiceEventName = (name: SubscriptionEventName): name is InvoiceEventName => (INVOICE_EVENT_NAMES as readonly string[]).includes(name);
+const isInvoiceEventName = (name: SubscriptionEventName): name is InvoiceEventName =>
+  (INVOICE_EVENT_NAMES as readonly string[]).includes(name);
 
 // Every message completes "<field path> …".
 const problem = (expected: string) => ({
@@ -117,7 +118,12 @@ export function readEnvelope(body: unknown, webhookIdFallback: string): WebhookE
 export function subscriptionIdOf(body: unknown): string | null {
   const data = field(body, 'data');
   const type = field(data, 'type');
-  const raw = type === 'subscriptions' ? field(data, 'id') : type === 'subscription-invoices' ? field(field(data, 'attributes'), 'subscription_id') : undefined;
+  const raw =
+    type === 'subscriptions'
+      ? field(data, 'id')
+      : type === 'subscription-invoices'
+        ? field(field(data, 'attributes'), 'subscription_id')
+        : undefined;
   return (typeof raw === 'string' && raw.length > 0) || (typeof raw === 'number' && Number.isInteger(raw)) ? String(raw) : null;
 }
 

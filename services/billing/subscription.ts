@@ -110,7 +110,11 @@ function tierOf(variantId: string, variantTiers: ReadonlyMap<string, Tier>): Tie
 
 const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
 
-function decideSnapshot(p: ProviderSubscription, state: SubscriptionState, variantTiers: ReadonlyMap<string, Tier>): SubscriptionEventData[] {
+function decideSnapshot(
+  p: ProviderSubscription,
+  state: SubscriptionState,
+  variantTiers: ReadonlyMap<string, Tier>,
+): SubscriptionEventData[] {
   if (state.lastProviderUpdatedAt && p.updatedAt.getTime() < state.lastProviderUpdatedAt.getTime()) return [];
   const newer = !state.lastProviderUpdatedAt || p.updatedAt.getTime() > state.lastProviderUpdatedAt.getTime();
   const target = statusOf(p.status);
@@ -219,7 +223,13 @@ function enforceDeadline(now: Date, state: SubscriptionState): SubscriptionEvent
   return [
     {
       type: 'subscription.ended',
-      data: { subscriptionId: state.subscriptionId!, userId: state.userId, endsAt: state.endsAt, email: state.email ?? '', name: state.name },
+      data: {
+        subscriptionId: state.subscriptionId!,
+        userId: state.userId,
+        endsAt: state.endsAt,
+        email: state.email ?? '',
+        name: state.name,
+      },
     },
   ];
 }
@@ -264,7 +274,14 @@ export function evolve(state: SubscriptionState, event: SubscriptionEventData): 
     case 'subscription.cancelled':
       return { ...state, status: 'cancelled', endsAt: event.data.endsAt, lastProviderUpdatedAt: event.data.providerUpdatedAt };
     case 'subscription.resumed':
-      return { ...state, status: 'active', tier: event.data.tier, renewsAt: event.data.renewsAt, endsAt: null, lastProviderUpdatedAt: event.data.providerUpdatedAt };
+      return {
+        ...state,
+        status: 'active',
+        tier: event.data.tier,
+        renewsAt: event.data.renewsAt,
+        endsAt: null,
+        lastProviderUpdatedAt: event.data.providerUpdatedAt,
+      };
     case 'subscription.expired':
       return { ...state, status: 'ended', lastProviderUpdatedAt: event.data.providerUpdatedAt };
     case 'subscription.ended':

@@ -58,13 +58,31 @@ export function mountWebhookRoute(app: Express, deps: WebhookDeps): void {
     const outOfScope = ignoredBecause(body, deps.scope);
     const event: PaymentWebhookReceived = newEvent(
       'payment.webhook-received',
-      { webhookId: envelope.webhookId, eventName: envelope.eventName, subscriptionId: envelope.subscriptionId, receivedAt: now(), body: text, ignoredBecause: outOfScope },
+      {
+        webhookId: envelope.webhookId,
+        eventName: envelope.eventName,
+        subscriptionId: envelope.subscriptionId,
+        receivedAt: now(),
+        body: text,
+        ignoredBecause: outOfScope,
+      },
       { correlationId: req.id },
     );
     await deps.publisher.publish(event);
     const ignored = outOfScope !== null || !isSubscriptionEventName(envelope.eventName);
-    req.log.info({ webhookId: envelope.webhookId, eventName: envelope.eventName, subscriptionId: envelope.subscriptionId, ignored, ignoredBecause: outOfScope }, 'payment webhook recorded');
-    res.json(outOfScope ? { received: true, ignored: true, reason: outOfScope } : ignored ? { received: true, ignored: true } : { received: true });
+    req.log.info(
+      {
+        webhookId: envelope.webhookId,
+        eventName: envelope.eventName,
+        subscriptionId: envelope.subscriptionId,
+        ignored,
+        ignoredBecause: outOfScope,
+      },
+      'payment webhook recorded',
+    );
+    res.json(
+      outOfScope ? { received: true, ignored: true, reason: outOfScope } : ignored ? { received: true, ignored: true } : { received: true },
+    );
   });
 }
 
@@ -82,5 +100,7 @@ function parsedJson(text: string): unknown {
 function recordedEnvelope(body: unknown, fallbackId: string): WebhookEnvelope {
   if (body === NOT_JSON) return { eventName: UNREADABLE_EVENT_NAME, webhookId: fallbackId, subscriptionId: null };
   const envelope = readEnvelope(body, fallbackId);
-  return 'error' in envelope ? { eventName: UNREADABLE_EVENT_NAME, webhookId: fallbackId, subscriptionId: subscriptionIdOf(body) } : envelope;
+  return 'error' in envelope
+    ? { eventName: UNREADABLE_EVENT_NAME, webhookId: fallbackId, subscriptionId: subscriptionIdOf(body) }
+    : envelope;
 }

@@ -48,7 +48,10 @@ export type TestsGenerated = Event<'integration.tests-generated', TestsGenerated
 
 export type IntegrationEvent = ValidationCompleted | TestsGenerated;
 
-export const INTEGRATION_EVENT_TYPES = ['integration.validation-completed', 'integration.tests-generated'] as const satisfies readonly IntegrationEvent['type'][];
+export const INTEGRATION_EVENT_TYPES = [
+  'integration.validation-completed',
+  'integration.tests-generated',
+] as const satisfies readonly IntegrationEvent['type'][];
 
 /** A customer's integration events stay ordered. */
 export const INTEGRATION_EVENTS: readonly EventDefinition[] = INTEGRATION_EVENT_TYPES.map((type) =>

@@ -29,8 +29,14 @@ export const validateInput = z.object({
     .string({ error: 'expectedBehavior is required' })
     .min(1, { error: 'expectedBehavior is required' })
     .max(4000, { error: 'expectedBehavior is at most 4000 characters' })
-    .describe('What the component should do, in sentences; each sentence becomes one check ("It is visible. Clicking it opens the Added to cart dialog. It posts to /api/cart.").'),
-  context: z.string({ error: 'context must be a string' }).max(4000, { error: 'context is at most 4000 characters' }).optional().describe('Anything else that helps: where it is used, what it depends on.'),
+    .describe(
+      'What the component should do, in sentences; each sentence becomes one check ("It is visible. Clicking it opens the Added to cart dialog. It posts to /api/cart.").',
+    ),
+  context: z
+    .string({ error: 'context must be a string' })
+    .max(4000, { error: 'context is at most 4000 characters' })
+    .optional()
+    .describe('Anything else that helps: where it is used, what it depends on.'),
   collectionName: collectionName.default('default'),
   url: pageUrl.optional(),
 });
@@ -42,21 +48,44 @@ export type Framework = (typeof FRAMEWORKS)[number];
 
 export const generateInput = z.object({
   component,
-  testType: z.enum(TEST_TYPES, { error: 'testType is unit, integration, e2e or visual' }).describe('unit / integration: a test file for the component\'s module; e2e / visual: a Playwright test against the live page at url.'),
-  coverage: z.enum(COVERAGES, { error: 'coverage is basic, comprehensive or exhaustive' }).default('basic').describe('basic: the happy path; comprehensive: plus the boundaries and errors in the code; exhaustive: plus every branch the parser can see.'),
+  testType: z
+    .enum(TEST_TYPES, { error: 'testType is unit, integration, e2e or visual' })
+    .describe("unit / integration: a test file for the component's module; e2e / visual: a Playwright test against the live page at url."),
+  coverage: z
+    .enum(COVERAGES, { error: 'coverage is basic, comprehensive or exhaustive' })
+    .default('basic')
+    .describe(
+      'basic: the happy path; comprehensive: plus the boundaries and errors in the code; exhaustive: plus every branch the parser can see.',
+    ),
   collectionName: collectionName.default('default'),
   url: pageUrl.optional(),
-  framework: z.enum(FRAMEWORKS, { error: 'framework is mocha, vitest, jest, node:test or playwright' }).optional().describe('Default: the project\'s own (from its package.json), else mocha + chai; playwright for e2e and visual.'),
+  framework: z
+    .enum(FRAMEWORKS, { error: 'framework is mocha, vitest, jest, node:test or playwright' })
+    .optional()
+    .describe("Default: the project's own (from its package.json), else mocha + chai; playwright for e2e and visual."),
 });
 
 export const REPORT_FORMATS = ['json', 'markdown', 'html'] as const;
 
 export const reportInput = z.object({
-  projectName: z.string({ error: 'projectName is required' }).min(1, { error: 'projectName is required' }).max(200, { error: 'projectName is at most 200 characters' }).describe('The report\'s title.'),
-  collectionName: collectionName.optional().describe('Only this collection\'s indexing and queries (default: all your collections).'),
-  includeMetrics: z.boolean({ error: 'includeMetrics must be a boolean' }).default(true).describe('Indexing, query, vision and usage figures (default true).'),
-  since: z.iso.datetime({ offset: true, error: 'since must be an ISO 8601 date-time (2026-11-01T00:00:00Z)' }).optional().describe('Only what happened at or after this moment.'),
-  format: z.enum(REPORT_FORMATS, { error: 'format is json, markdown or html' }).default('json').describe('json: the figures; markdown; html: a self-contained page with charts.'),
+  projectName: z
+    .string({ error: 'projectName is required' })
+    .min(1, { error: 'projectName is required' })
+    .max(200, { error: 'projectName is at most 200 characters' })
+    .describe("The report's title."),
+  collectionName: collectionName.optional().describe("Only this collection's indexing and queries (default: all your collections)."),
+  includeMetrics: z
+    .boolean({ error: 'includeMetrics must be a boolean' })
+    .default(true)
+    .describe('Indexing, query, vision and usage figures (default true).'),
+  since: z.iso
+    .datetime({ offset: true, error: 'since must be an ISO 8601 date-time (2026-11-01T00:00:00Z)' })
+    .optional()
+    .describe('Only what happened at or after this moment.'),
+  format: z
+    .enum(REPORT_FORMATS, { error: 'format is json, markdown or html' })
+    .default('json')
+    .describe('json: the figures; markdown; html: a self-contained page with charts.'),
 });
 
 export type ValidateInput = z.infer<typeof validateInput>;

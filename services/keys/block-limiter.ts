@@ -62,7 +62,9 @@ interface Count {
 }
 
 const DUPLICATE_KEY = 11000;
-const StoreAbstract = createRequire(import.meta.url)('rate-limiter-flexible/lib/RateLimiterStoreAbstract.js') as typeof RateLimiterStoreAbstract;
+const StoreAbstract = createRequire(import.meta.url)(
+  'rate-limiter-flexible/lib/RateLimiterStoreAbstract.js',
+) as typeof RateLimiterStoreAbstract;
 
 export class MongoBlockLimiter extends StoreAbstract {
   readonly #blocks: Collection<BlockDoc>;
@@ -135,7 +137,12 @@ export class MongoBlockLimiter extends StoreAbstract {
   }
 
   _getRateLimiterRes(_rlKey: string, _changedPoints: number, count: Count): RateLimiterRes {
-    return new RateLimiterRes(Math.max(this.points - count.consumed, 0), Math.max(count.expireMs - Date.now(), 0), count.consumed, count.first);
+    return new RateLimiterRes(
+      Math.max(this.points - count.consumed, 0),
+      Math.max(count.expireMs - Date.now(), 0),
+      count.consumed,
+      count.first,
+    );
   }
 
   async _get(): Promise<Count | null> {
@@ -151,7 +158,16 @@ export class MongoBlockLimiter extends StoreAbstract {
   /** This process's state of the key in a window it enters, starting from a block claimed ahead if there is one. */
   async #newWindow(rlKey: string, window: number, known: Local | undefined): Promise<Local> {
     this.#prune(window);
-    const local: Local = { window, nextBlock: 0, left: 0, consumed: 0, reserve: undefined, claiming: undefined, ahead: undefined, jitter: Math.random() };
+    const local: Local = {
+      window,
+      nextBlock: 0,
+      left: 0,
+      consumed: 0,
+      reserve: undefined,
+      claiming: undefined,
+      ahead: undefined,
+      jitter: Math.random(),
+    };
     this.#local.set(rlKey, local);
     if (known?.ahead?.window === window) {
       // Waiting here is rare: the claim was sent well before the window began.

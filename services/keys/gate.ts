@@ -94,9 +94,14 @@ export class KeyGate {
     const { result, rate } = await this.#options.validator.validate(apiKey, { ip, metric: use.metric, amount: Math.max(use.amount, 0) });
     setRateHeaders(res, rate);
     if (!result.valid) {
-      return refuse(result.code === 'RATE_LIMITED' ? 429 : 403, { error: result.error || 'invalid API key', code: result.code, upgrade: this.#options.pricingUrl });
+      return refuse(result.code === 'RATE_LIMITED' ? 429 : 403, {
+        error: result.error || 'invalid API key',
+        code: result.code,
+        upgrade: this.#options.pricingUrl,
+      });
     }
-    if (!result.features.visionRAG) return refuse(403, { error: 'subscription required', code: 'SUBSCRIPTION_REQUIRED', upgrade: this.#options.pricingUrl });
+    if (!result.features.visionRAG)
+      return refuse(403, { error: 'subscription required', code: 'SUBSCRIPTION_REQUIRED', upgrade: this.#options.pricingUrl });
     const { usage } = result;
     const reserve = async (metric: Metric, amount: number): Promise<QuotaHold | null> => {
       // Unlimited quotas (every tier with visionRAG today) cannot be passed: nothing to hold.
@@ -104,7 +109,9 @@ export class KeyGate {
       const held = await this.#options.validator.reserve(apiKey, { ip, metric, amount });
       if (!held.reserved) {
         if (held.code === 'USAGE_EXCEEDED') return null;
-        throw new HttpError(held.code === 'RATE_LIMITED' ? 429 : 403, held.code, held.error, { details: { upgrade: this.#options.pricingUrl } });
+        throw new HttpError(held.code === 'RATE_LIMITED' ? 429 : 403, held.code, held.error, {
+          details: { upgrade: this.#options.pricingUrl },
+        });
       }
       const { reservation } = held;
       return reservation === null ? NOTHING_HELD : { release: () => this.#options.validator.release(apiKey, reservation) };
@@ -128,7 +135,6 @@ export class KeyGate {
     (res.locals as GatedLocals).apiKey = result.identity;
     return { identity: result.identity, usage, reserve };
   }
-
 
   /** The gate as middleware, for routes whose use is fixed (GateOptions' metric and amount). */
   middleware(use: UseRequest = { metric: this.#options.metric ?? 'queries', amount: this.#options.amount ?? 1 }): RequestHandler {

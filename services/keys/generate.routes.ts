@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { Db, } from 'mongodb';
+import type { Db } from 'mongodb';
 import { z } from 'zod';
 import { publishAndApply } from '../../events/own-events.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
@@ -14,7 +14,11 @@ import { identifier } from './id-input.ts';
 
 const generateInput = z.object({
   customerId: identifier('customerId'),
-  email: z.string({ error: 'email is required' }).trim().toLowerCase().pipe(z.email({ error: 'email is not a valid address' })),
+  email: z
+    .string({ error: 'email is required' })
+    .trim()
+    .toLowerCase()
+    .pipe(z.email({ error: 'email is not a valid address' })),
   tier: z.enum(TIERS, { error: `tier must be one of ${TIERS.join(', ')}` }),
   subscriptionId: identifier('subscriptionId'),
 });

@@ -24,7 +24,13 @@ interface SavedKey extends Document {
  * after publishing but before recording it done is taken over by one that publishes the same
  * event again (same id, same key), never a second key.
  */
-export function issuerHandler(deps: { db: Db; publisher: EventPublisher; effects: Effects<SavedKey>; encryptionKey: Buffer; log: Logger }): EventHandler {
+export function issuerHandler(deps: {
+  db: Db;
+  publisher: EventPublisher;
+  effects: Effects<SavedKey>;
+  encryptionKey: Buffer;
+  log: Logger;
+}): EventHandler {
   const { db, publisher, effects, encryptionKey, log } = deps;
   return eachEventOf<SubscriptionCreated>(['subscription.created'], async (event) => {
     const s = event.data;
@@ -37,7 +43,10 @@ export function issuerHandler(deps: { db: Db; publisher: EventPublisher; effects
       { causedBy: event.metadata, eventId: derivedEventId(`${event.metadata.eventId}:key`) },
     ).event;
     // The "already has a key" read and the claim go out together (one round trip, not two).
-    const [existing, claimed] = await Promise.allSettled([getKeyBySubscription(db, s.subscriptionId), effects.claim(effect, { event: minted })]);
+    const [existing, claimed] = await Promise.allSettled([
+      getKeyBySubscription(db, s.subscriptionId),
+      effects.claim(effect, { event: minted }),
+    ]);
     if (existing.status === 'rejected') {
       if (claimed.status === 'fulfilled' && claimed.value.outcome === 'owned') await effects.release(effect);
       throw existing.reason;

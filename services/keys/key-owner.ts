@@ -22,7 +22,10 @@ const accountInput = z.object({ subscriptionId: identifier('subscriptionId') });
  * billing could not link to an account, its e-mail is the account's (the e-mail match billing itself
  * uses to link them). The session is the way back for a key that is lost or revoked.
  */
-export async function ownedKey(req: Request, deps: { db: Db; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById'> }): Promise<KeyRecord> {
+export async function ownedKey(
+  req: Request,
+  deps: { db: Db; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById'> },
+): Promise<KeyRecord> {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
   const apiKey = req.get('x-api-key') ?? (bearer?.startsWith(KEY_PREFIX) ? bearer : undefined);
   if (apiKey !== undefined) {

@@ -83,18 +83,38 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): 
       return current;
     case 'subscription.created': {
       const s = event.data;
-      return { ...current, subscriptionStatus: s.status, paidTier: s.tier, customerId: s.customerId, email: s.email, userId: s.userId ?? current.userId ?? null, tier: grants(s.status, s.tier, s.tier) };
+      return {
+        ...current,
+        subscriptionStatus: s.status,
+        paidTier: s.tier,
+        customerId: s.customerId,
+        email: s.email,
+        userId: s.userId ?? current.userId ?? null,
+        tier: grants(s.status, s.tier, s.tier),
+      };
     }
     case 'subscription.updated': {
       const s = event.data;
-      return { ...current, subscriptionStatus: s.status, paidTier: s.tier, endsAt: s.endsAt, userId: s.userId ?? current.userId ?? null, tier: grants(s.status, s.tier, s.tier) };
+      return {
+        ...current,
+        subscriptionStatus: s.status,
+        paidTier: s.tier,
+        endsAt: s.endsAt,
+        userId: s.userId ?? current.userId ?? null,
+        tier: grants(s.status, s.tier, s.tier),
+      };
     }
     case 'subscription.resumed': {
       const s = event.data;
       return { ...current, subscriptionStatus: 'active', paidTier: s.tier, endsAt: null, tier: grants('active', s.tier, s.tier) };
     }
     case 'subscription.cancelled':
-      return { ...current, subscriptionStatus: 'cancelled', endsAt: event.data.endsAt, tier: grants('cancelled', current.paidTier, current.tier) };
+      return {
+        ...current,
+        subscriptionStatus: 'cancelled',
+        endsAt: event.data.endsAt,
+        tier: grants('cancelled', current.paidTier, current.tier),
+      };
     case 'subscription.expired':
     case 'subscription.ended':
       return { ...current, subscriptionStatus: 'ended', tier: grants('ended', current.paidTier, current.tier) };

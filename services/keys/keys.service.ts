@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Express } from 'express';
 import { startCacheFeed } from '../../events/cache-feed.ts';
 import { ProjectionCache } from '../../events/projection-cache.ts';
-import { findStoredById, projectionGroupId, } from '../../events/projection.ts';
+import { findStoredById, projectionGroupId } from '../../events/projection.ts';
 import { Effects } from '../../events/effects.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
@@ -27,7 +27,8 @@ import { LocalValidator } from './validator.ts';
 /** The key-validation service: keys and usage projections, the issuer, and its HTTP face on KEYS_PORT. */
 export const keysService: ServiceModule = {
   name: 'keys',
-  description: 'API keys: POST /validate, GET /usage, POST /reserve, POST /release, POST /keys/rotate, POST /generate, POST /revoke; the issuer; keys and usage projections',
+  description:
+    'API keys: POST /validate, GET /usage, POST /reserve, POST /release, POST /keys/rotate, POST /generate, POST /revoke; the issuer; keys and usage projections',
   async start(rt) {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'keys' });
@@ -39,7 +40,13 @@ export const keysService: ServiceModule = {
         await startConsumer(rt, log, {
           group: 'issuer',
           eventTypes: ['subscription.created'],
-          handler: issuerHandler({ db: mongo.db, publisher: rt.publisher, effects: new Effects(mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }), encryptionKey: config.secrets.keyEncryptionKey, log }),
+          handler: issuerHandler({
+            db: mongo.db,
+            publisher: rt.publisher,
+            effects: new Effects(mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }),
+            encryptionKey: config.secrets.keyEncryptionKey,
+            log,
+          }),
         }),
       );
       // Keys and usage in memory, following the log beside the projections they cache. Every process
@@ -71,12 +78,21 @@ export const keysService: ServiceModule = {
       // Without TTL indexes (FerretDB) ended windows are swept here; MongoDB expires them itself.
       const sweeper = ttl
         ? undefined
-        : setInterval(() => void rateLimits.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'rate-limit sweep failed')), 60_000);
+        : setInterval(
+            () => void rateLimits.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'rate-limit sweep failed')),
+            60_000,
+          );
       sweeper?.unref();
       parts.onStop(() => clearInterval(sweeper));
       const reservations = new QuotaReservations(mongo.db);
       await reservations.ensureIndexes();
-      const monthly = setInterval(() => void reservations.sweep(currentPeriod()).catch((err: unknown) => log.warn({ err: String(err) }, 'quota reservation sweep failed')), 3_600_000);
+      const monthly = setInterval(
+        () =>
+          void reservations
+            .sweep(currentPeriod())
+            .catch((err: unknown) => log.warn({ err: String(err) }, 'quota reservation sweep failed')),
+        3_600_000,
+      );
       monthly.unref();
       parts.onStop(() => clearInterval(monthly));
       const validator = new LocalValidator(rateLimits, keyCache, usageCache, reservations);
@@ -113,7 +129,8 @@ export const keysService: ServiceModule = {
         },
       });
       parts.onStop(() => server.close());
-      const admin = adminPort === undefined ? undefined : await serveHttp(rt, log, { service: 'keys-admin', port: adminPort, mount: mountBackOffice });
+      const admin =
+        adminPort === undefined ? undefined : await serveHttp(rt, log, { service: 'keys-admin', port: adminPort, mount: mountBackOffice });
       if (admin) parts.onStop(() => admin.close());
       return {
         name: 'keys',

@@ -5,7 +5,8 @@ import { generateApiKey, hashKey, last4 } from './key-format.ts';
 
 /** A fresh key and its key.generated event: hash and last four in the clear, the key itself encrypted. */
 export function mintKey(
-  owner: Pick<KeyGeneratedData, 'tier' | 'customerId' | 'subscriptionId' | 'email' | 'source'> & Partial<Pick<KeyGeneratedData, 'generation' | 'replacesLast4'>>,
+  owner: Pick<KeyGeneratedData, 'tier' | 'customerId' | 'subscriptionId' | 'email' | 'source'> &
+    Partial<Pick<KeyGeneratedData, 'generation' | 'replacesLast4'>>,
   encryptionKey: Buffer,
   cause: Causation,
 ): { apiKey: string; event: KeyGenerated } {

@@ -31,7 +31,11 @@ export class RemoteValidator implements KeyValidator {
       res = await fetch(`${this.authUrl}/validate`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-forwarded-for': request.ip },
-        body: JSON.stringify({ apiKey, ...(request.metric ? { metric: request.metric } : {}), ...(request.amount ? { amount: request.amount } : {}) }),
+        body: JSON.stringify({
+          apiKey,
+          ...(request.metric ? { metric: request.metric } : {}),
+          ...(request.amount ? { amount: request.amount } : {}),
+        }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
@@ -46,7 +50,11 @@ export class RemoteValidator implements KeyValidator {
     const result: Assessment = {
       valid: true,
       identity: { keyHash: hashKey(apiKey), tier, customerId: answer.customerId ?? '', subscriptionId: '' },
-      usage: quotaReport(tier, { queries: used('queries'), filesIndexed: used('filesIndexed'), screenshotsAnalyzed: used('screenshotsAnalyzed') }),
+      usage: quotaReport(tier, {
+        queries: used('queries'),
+        filesIndexed: used('filesIndexed'),
+        screenshotsAnalyzed: used('screenshotsAnalyzed'),
+      }),
       features: answer.features ?? { visionRAG: false, unlimitedIndexing: false, unlimitedQueries: false, prioritySupport: false },
     };
     return { result, rate };
@@ -57,7 +65,9 @@ export class RemoteValidator implements KeyValidator {
     const answer = (await res.json()) as { reserved?: boolean; reservation?: string | null; code?: InvalidCode };
     if (answer.reserved === true) return { reserved: true, reservation: answer.reservation ?? null };
     const refused = invalid(answer.code ?? 'NOT_FOUND');
-    return refused.valid ? { reserved: false, code: 'NOT_FOUND', error: 'API key not found' } : { reserved: false, code: refused.code, error: refused.error };
+    return refused.valid
+      ? { reserved: false, code: 'NOT_FOUND', error: 'API key not found' }
+      : { reserved: false, code: refused.code, error: refused.error };
   }
 
   async release(apiKey: string, reservation: string): Promise<void> {
@@ -86,5 +96,10 @@ function rateFrom(headers: Headers, allowed: boolean): LimitDecision | null {
   const limit = headers.get('x-ratelimit-limit');
   if (limit === null) return null;
   const reset = Number(headers.get('x-ratelimit-reset') ?? 0) * 1000;
-  return { allowed, limit: Number(limit), remaining: Number(headers.get('x-ratelimit-remaining') ?? 0), resetMs: Math.max(0, reset - Date.now()) };
+  return {
+    allowed,
+    limit: Number(limit),
+    remaining: Number(headers.get('x-ratelimit-remaining') ?? 0),
+    resetMs: Math.max(0, reset - Date.now()),
+  };
 }

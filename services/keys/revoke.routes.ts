@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { Db, } from 'mongodb';
+import type { Db } from 'mongodb';
 import { z } from 'zod';
 import { newEvent } from '../../events/envelope.ts';
 import { publishAndApply } from '../../events/own-events.ts';
@@ -17,7 +17,8 @@ const revokeInput = z.object({ subscriptionId: identifier('subscriptionId'), rea
 export function mountRevokeRoute(app: Express, deps: { config: Config; db: Db; publisher: EventPublisher }): void {
   app.post('/revoke', async (req, res) => {
     const presented = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (!presented || !keysEqualConstantTime(presented, deps.config.secrets.webhookSecret)) throw unauthorized('missing or invalid shared secret');
+    if (!presented || !keysEqualConstantTime(presented, deps.config.secrets.webhookSecret))
+      throw unauthorized('missing or invalid shared secret');
     const parsed = revokeInput.safeParse(req.body);
     if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'invalid request body');
     const record = await getKeyBySubscription(deps.db, parsed.data.subscriptionId);

@@ -30,7 +30,19 @@ interface SavedRotation extends Document {
  * key or a stolen session then cannot take the subscription over: the key goes to the address on
  * the subscription, as the first one did.
  */
-export function mountRotateRoute(app: Express, deps: { db: Db; publisher: EventPublisher; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById'>; encryptionKey: Buffer; limit: RotationLimit; leaseMs: number; log: Logger }): void {
+export function mountRotateRoute(
+  app: Express,
+  deps: {
+    db: Db;
+    publisher: EventPublisher;
+    tokens: TokenSettings;
+    accounts: Pick<AccountStore, 'findById'>;
+    encryptionKey: Buffer;
+    limit: RotationLimit;
+    leaseMs: number;
+    log: Logger;
+  },
+): void {
   const { db, publisher, limit, log } = deps;
   app.post('/keys/rotate', noStore, async (req, res) => {
     const record = await ownedKey(req, deps);

@@ -17,7 +17,12 @@ export interface UsageIncrementedData {
 export type UsageIncremented = Event<'usage.incremented', UsageIncrementedData>;
 
 export const USAGE_EVENTS: readonly EventDefinition[] = [
-  defineEvent<UsageIncremented>({ type: 'usage.incremented', topic: USAGE_TOPIC, schema: 'usage/usage.incremented', key: (d) => d.keyHash }),
+  defineEvent<UsageIncremented>({
+    type: 'usage.incremented',
+    topic: USAGE_TOPIC,
+    schema: 'usage/usage.incremented',
+    key: (d) => d.keyHash,
+  }),
 ];
 
 export const periodKey = (date: Date): string => date.toISOString().slice(0, 7);
@@ -55,7 +60,9 @@ export const usageProjection: Projection<UsageDocument, UsageIncremented> = {
 };
 
 export async function getUsage(db: Db, keyHash: string, period: string): Promise<UsageCounts> {
-  return countsOf(await findProjected<UsageDocument>(await projectionCollection(db, usageProjection.collection), usageDocumentId(keyHash, period)));
+  return countsOf(
+    await findProjected<UsageDocument>(await projectionCollection(db, usageProjection.collection), usageDocumentId(keyHash, period)),
+  );
 }
 
 export const usageDocumentId = (keyHash: string, period: string): string => `${keyHash}:${period}`;

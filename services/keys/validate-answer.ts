@@ -28,11 +28,19 @@ export function readValidateInput(body: unknown): ValidateInput {
     const apiKey = (body as { apiKey?: unknown }).apiKey;
     let fields = 0;
     for (const _ in body) fields++;
-    if (fields === 1 && typeof apiKey === 'string' && apiKey.length > 0 && Object.hasOwn(body, 'apiKey')) return { ok: true, apiKey, request: {} };
+    if (fields === 1 && typeof apiKey === 'string' && apiKey.length > 0 && Object.hasOwn(body, 'apiKey'))
+      return { ok: true, apiKey, request: {} };
   }
   const parsed = validateInput.safeParse(body);
   if (!parsed.success) {
-    return { ok: false, answer: { status: 400, rate: null, body: JSON.stringify({ valid: false, error: parsed.error.issues[0]?.message ?? 'invalid request body' }) } };
+    return {
+      ok: false,
+      answer: {
+        status: 400,
+        rate: null,
+        body: JSON.stringify({ valid: false, error: parsed.error.issues[0]?.message ?? 'invalid request body' }),
+      },
+    };
   }
   const { apiKey, metric, amount } = parsed.data;
   return { ok: true, apiKey, request: { ...(metric ? { metric } : {}), ...(amount ? { amount } : {}) } };
@@ -42,7 +50,10 @@ export function readValidateInput(body: unknown): ValidateInput {
 const FEATURES_JSON = new Map<Tier, string>(TIERS.map((t) => [t, JSON.stringify(limitsOf(t).features)]));
 const TIER_JSON = new Map<Tier, string>(TIERS.map((t) => [t, JSON.stringify(t)]));
 const REFUSALS = new Map<InvalidCode, string>(
-  (Object.keys(INVALID_MESSAGES) as InvalidCode[]).map((code) => [code, JSON.stringify({ valid: false, error: INVALID_MESSAGES[code], code })]),
+  (Object.keys(INVALID_MESSAGES) as InvalidCode[]).map((code) => [
+    code,
+    JSON.stringify({ valid: false, error: INVALID_MESSAGES[code], code }),
+  ]),
 );
 
 /**
@@ -51,7 +62,8 @@ const REFUSALS = new Map<InvalidCode, string>(
  * wrote, without building and serialising that object on every request.
  */
 export function answerOf({ result, rate }: ValidationOutcome): ValidateAnswer {
-  if (!result.valid) return { status: result.code === 'RATE_LIMITED' ? 429 : 200, rate, body: REFUSALS.get(result.code) ?? refusal(result) };
+  if (!result.valid)
+    return { status: result.code === 'RATE_LIMITED' ? 429 : 200, rate, body: REFUSALS.get(result.code) ?? refusal(result) };
   const { queries, filesIndexed } = result.usage;
   const body =
     `{"valid":true,"tier":${TIER_JSON.get(result.identity.tier) ?? JSON.stringify(result.identity.tier)},"customerId":${JSON.stringify(result.identity.customerId)},` +

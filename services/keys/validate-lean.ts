@@ -68,13 +68,24 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
         return;
       }
       if (!(outcome instanceof Promise)) send(res, id, answerOf(outcome), started);
-      else outcome.then((o) => send(res, id, answerOf(o), started), (err: unknown) => fail(res, id, err, started));
+      else
+        outcome.then(
+          (o) => send(res, id, answerOf(o), started),
+          (err: unknown) => fail(res, id, err, started),
+        );
     });
     return true;
   };
 
   function send(res: ServerResponse, id: string, answer: ValidateAnswer, started: number): void {
-    const head: string[] = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(answer.body)), 'X-Request-Id', id];
+    const head: string[] = [
+      'Content-Type',
+      'application/json; charset=utf-8',
+      'Content-Length',
+      String(Buffer.byteLength(answer.body)),
+      'X-Request-Id',
+      id,
+    ];
     for (const [name, value] of rateHeaders(answer.rate)) head.push(name, value);
     end(res, answer.status, head, answer.body, started);
   }
@@ -91,6 +102,9 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
     if (res.destroyed) return;
     res.writeHead(status, head);
     res.end(body);
-    httpMetrics.duration.observe({ service, method: 'POST', route: '/validate', status: String(status) }, (performance.now() - started) / 1000);
+    httpMetrics.duration.observe(
+      { service, method: 'POST', route: '/validate', status: String(status) },
+      (performance.now() - started) / 1000,
+    );
   }
 }

@@ -72,7 +72,12 @@ export class LocalValidator implements KeyValidator {
 
   private readonly reservations: Pick<QuotaReservations, 'reserve' | 'release'>;
 
-  constructor(limits: RateLimiting, keys: KeyCache, usage: ProjectionCache<UsageDocument>, reservations: Pick<QuotaReservations, 'reserve' | 'release'>) {
+  constructor(
+    limits: RateLimiting,
+    keys: KeyCache,
+    usage: ProjectionCache<UsageDocument>,
+    reservations: Pick<QuotaReservations, 'reserve' | 'release'>,
+  ) {
     this.limits = limits;
     this.keys = keys;
     this.usage = usage;
@@ -91,7 +96,9 @@ export class LocalValidator implements KeyValidator {
    */
   check(apiKey: string, request: ValidationRequest): ValidationOutcome | Promise<ValidationOutcome> {
     const ipRate = this.limits.ipHeld?.(request.ip);
-    return ipRate ? this.#afterIp(apiKey, request, ipRate) : this.limits.consumeIp(request.ip).then((r) => this.#afterIp(apiKey, request, r));
+    return ipRate
+      ? this.#afterIp(apiKey, request, ipRate)
+      : this.limits.consumeIp(request.ip).then((r) => this.#afterIp(apiKey, request, r));
   }
 
   #afterIp(apiKey: string, request: ValidationRequest, ipRate: LimitDecision): ValidationOutcome | Promise<ValidationOutcome> {
@@ -99,16 +106,30 @@ export class LocalValidator implements KeyValidator {
     if (!isWellFormedKey(apiKey)) return { result: invalid('MALFORMED'), rate: ipRate };
     const keyHash = hashKey(apiKey);
     const held = this.keys.peek(keyHash);
-    return held !== undefined ? this.#afterKey(keyHash, held, request, ipRate) : this.keys.get(keyHash).then((r) => this.#afterKey(keyHash, r, request, ipRate));
+    return held !== undefined
+      ? this.#afterKey(keyHash, held, request, ipRate)
+      : this.keys.get(keyHash).then((r) => this.#afterKey(keyHash, r, request, ipRate));
   }
 
-  #afterKey(keyHash: string, record: KeyRecord | null, request: ValidationRequest, ipRate: LimitDecision): ValidationOutcome | Promise<ValidationOutcome> {
+  #afterKey(
+    keyHash: string,
+    record: KeyRecord | null,
+    request: ValidationRequest,
+    ipRate: LimitDecision,
+  ): ValidationOutcome | Promise<ValidationOutcome> {
     if (!record) return { result: invalid('NOT_FOUND'), rate: ipRate };
     const rate = this.limits.keyHeld?.(keyHash, record.tier);
-    return rate ? this.#afterRate(keyHash, record, request, rate) : this.limits.consumeKey(keyHash, record.tier).then((r) => this.#afterRate(keyHash, record, request, r));
+    return rate
+      ? this.#afterRate(keyHash, record, request, rate)
+      : this.limits.consumeKey(keyHash, record.tier).then((r) => this.#afterRate(keyHash, record, request, r));
   }
 
-  #afterRate(keyHash: string, record: KeyRecord, request: ValidationRequest, rate: LimitDecision): ValidationOutcome | Promise<ValidationOutcome> {
+  #afterRate(
+    keyHash: string,
+    record: KeyRecord,
+    request: ValidationRequest,
+    rate: LimitDecision,
+  ): ValidationOutcome | Promise<ValidationOutcome> {
     if (!rate.allowed) return { result: invalid('RATE_LIMITED'), rate };
     const id = usageDocumentId(keyHash, currentPeriod());
     const use = { metric: request.metric ?? 'queries', amount: request.amount ?? 1 };
@@ -119,7 +140,9 @@ export class LocalValidator implements KeyValidator {
 
   async reserve(apiKey: string, request: ReserveRequest): Promise<Reservation> {
     const refused = (assessment: Assessment): Reservation =>
-      assessment.valid ? { reserved: false, code: 'NOT_FOUND', error: 'API key not found' } : { reserved: false, code: assessment.code, error: assessment.error };
+      assessment.valid
+        ? { reserved: false, code: 'NOT_FOUND', error: 'API key not found' }
+        : { reserved: false, code: assessment.code, error: assessment.error };
     if (!(await this.limits.consumeIp(request.ip)).allowed) return refused(invalid('RATE_LIMITED'));
     if (!isWellFormedKey(apiKey)) return refused(invalid('MALFORMED'));
     const keyHash = hashKey(apiKey);
@@ -131,7 +154,14 @@ export class LocalValidator implements KeyValidator {
     if (!assessment.valid) return refused(assessment);
     const limit = limitsOf(assessment.identity.tier).quotas[request.metric];
     if (limit === -1 || request.amount <= 0) return { reserved: true, reservation: null };
-    const reservation = await this.reservations.reserve({ keyHash, period, metric: request.metric, amount: request.amount, used: usage[request.metric], limit });
+    const reservation = await this.reservations.reserve({
+      keyHash,
+      period,
+      metric: request.metric,
+      amount: request.amount,
+      used: usage[request.metric],
+      limit,
+    });
     return reservation === null ? refused(invalid('USAGE_EXCEEDED')) : { reserved: true, reservation };
   }
 

@@ -10,7 +10,10 @@ import type { KeyGenerated } from '../keys/events.ts';
  * key, or the event was not adopted: the mail is then about a key the projection already judged).
  * Until then /validate would not know the key: its e-mail must wait.
  */
-export function keyApplied(stored: StoredDocument<Document> | null, event: Pick<DeliveredEvent<KeyGenerated>, 'data' | 'position'>): boolean {
+export function keyApplied(
+  stored: StoredDocument<Document> | null,
+  event: Pick<DeliveredEvent<KeyGenerated>, 'data' | 'position'>,
+): boolean {
   if (!stored) return false;
   if (!stored._deleted && stored.keyHash === event.data.keyHash) return true;
   const { topic, partition, offset } = event.position;

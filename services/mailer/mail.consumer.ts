@@ -20,7 +20,13 @@ export interface MailHandlerOptions {
  * an effect left claimed by a process that died is taken over once its lease ends (Effects), so a
  * crash between claim and send delays the e-mail instead of losing it.
  */
-export function mailHandler(effects: Effects, mailer: Mailer, owed: (event: MailEvent) => OwedMail | null, log: Logger, options: MailHandlerOptions = {}): EventHandler {
+export function mailHandler(
+  effects: Effects,
+  mailer: Mailer,
+  owed: (event: MailEvent) => OwedMail | null,
+  log: Logger,
+  options: MailHandlerOptions = {},
+): EventHandler {
   const { ready } = options;
   return eachEventOf<MailEvent>(MAIL_EVENT_TYPES, async (event, context) => {
     const due = owed(event);

@@ -22,18 +22,32 @@ export const mailerService: ServiceModule = {
     return parts.starting(async () => {
       const mailer = smtpMailer(config.smtp.url, config.smtp.from);
       parts.onStop(() => mailer.close());
-      const settings = { keyEncryptionKey: config.secrets.keyEncryptionKey, reactivateUrl: config.urls.reactivate, pricingUrl: config.urls.pricing };
-      parts.add(await startConsumer(rt, log, {
-        group: 'mailer',
-        eventTypes: MAIL_EVENT_TYPES,
-        handler: mailHandler(new Effects(rt.mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }), mailer, (e) => owedMail(e, settings), log, {
-          // A key is mailed only once /validate can answer it: the keys projection holds it.
-          ready: async (event, { signal }) => {
-            if (event.type !== 'key.generated') return;
-            await waitForKey((id) => findStoredById(rt.mongo.db, keysProjection, id), event as DeliveredEvent<KeyGenerated>, { signal });
-          },
+      const settings = {
+        keyEncryptionKey: config.secrets.keyEncryptionKey,
+        reactivateUrl: config.urls.reactivate,
+        pricingUrl: config.urls.pricing,
+      };
+      parts.add(
+        await startConsumer(rt, log, {
+          group: 'mailer',
+          eventTypes: MAIL_EVENT_TYPES,
+          handler: mailHandler(
+            new Effects(rt.mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }),
+            mailer,
+            (e) => owedMail(e, settings),
+            log,
+            {
+              // A key is mailed only once /validate can answer it: the keys projection holds it.
+              ready: async (event, { signal }) => {
+                if (event.type !== 'key.generated') return;
+                await waitForKey((id) => findStoredById(rt.mongo.db, keysProjection, id), event as DeliveredEvent<KeyGenerated>, {
+                  signal,
+                });
+              },
+            },
+          ),
         }),
-      }));
+      );
       return { name: 'mailer', stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };
     });
   },

@@ -21,7 +21,13 @@ export interface MailSettings {
 /** The events that can owe someone an e-mail (other contexts' published events). */
 export type MailEvent = AccountRegistered | KeyGenerated | SubscriptionCancelled | SubscriptionPaymentFailed | SubscriptionEnded;
 
-export const MAIL_EVENT_TYPES: readonly MailEvent['type'][] = ['account.registered', 'key.generated', 'subscription.cancelled', 'subscription.payment-failed', 'subscription.ended'];
+export const MAIL_EVENT_TYPES: readonly MailEvent['type'][] = [
+  'account.registered',
+  'key.generated',
+  'subscription.cancelled',
+  'subscription.payment-failed',
+  'subscription.ended',
+];
 
 /** Which e-mail, if any, an event owes someone. Pure apart from decrypting the key for its one e-mail. */
 export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | null {
@@ -40,21 +46,41 @@ export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | n
       if (hashKey(apiKey) !== d.keyHash) throw new KeyDecryptionError("the key does not match the event's key hash");
       return {
         effect: `key-email:${d.keyHash}`,
-        mail: keyIssuedMail({ email: d.email, name: null, apiKey, tier: d.tier, subscriptionId: d.subscriptionId, generation: d.generation, replacesLast4: d.replacesLast4 }),
+        mail: keyIssuedMail({
+          email: d.email,
+          name: null,
+          apiKey,
+          tier: d.tier,
+          subscriptionId: d.subscriptionId,
+          generation: d.generation,
+          replacesLast4: d.replacesLast4,
+        }),
       };
     }
     case 'subscription.cancelled': {
       const d = event.data;
       return {
         effect: `cancellation-email:${d.subscriptionId}:${d.endsAt.getTime()}`,
-        mail: cancellationMail({ email: d.email, name: d.name, subscriptionId: d.subscriptionId, endsAt: d.endsAt, reactivateUrl: httpOr(d.reactivateUrl, settings.reactivateUrl) }),
+        mail: cancellationMail({
+          email: d.email,
+          name: d.name,
+          subscriptionId: d.subscriptionId,
+          endsAt: d.endsAt,
+          reactivateUrl: httpOr(d.reactivateUrl, settings.reactivateUrl),
+        }),
       };
     }
     case 'subscription.payment-failed': {
       const d = event.data;
       return {
         effect: `payment-failed-email:${d.invoiceId}`,
-        mail: paymentFailedMail({ email: d.email, name: d.name, subscriptionId: d.subscriptionId, invoiceId: d.invoiceId, updatePaymentUrl: httpOr(d.updatePaymentUrl, settings.reactivateUrl) }),
+        mail: paymentFailedMail({
+          email: d.email,
+          name: d.name,
+          subscriptionId: d.subscriptionId,
+          invoiceId: d.invoiceId,
+          updatePaymentUrl: httpOr(d.updatePaymentUrl, settings.reactivateUrl),
+        }),
       };
     }
     case 'subscription.ended': {
@@ -62,7 +88,13 @@ export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | n
       if (!d.email) return null;
       return {
         effect: `ended-email:${d.subscriptionId}:${d.endsAt.getTime()}`,
-        mail: subscriptionEndedMail({ email: d.email, name: d.name, subscriptionId: d.subscriptionId, endsAt: d.endsAt, pricingUrl: settings.pricingUrl }),
+        mail: subscriptionEndedMail({
+          email: d.email,
+          name: d.name,
+          subscriptionId: d.subscriptionId,
+          endsAt: d.endsAt,
+          pricingUrl: settings.pricingUrl,
+        }),
       };
     }
     default: {

@@ -5,7 +5,10 @@
  * retried with backoff; a failed login is our configuration, not the message, so it is waited out
  * too (readiness reports the stuck mailer) rather than dead-lettering every e-mail.
  */
-export type SmtpFailure = { kind: 'permanent'; reason: string } | { kind: 'transient'; reason: string } | { kind: 'unknown'; reason: string };
+export type SmtpFailure =
+  | { kind: 'permanent'; reason: string }
+  | { kind: 'transient'; reason: string }
+  | { kind: 'unknown'; reason: string };
 
 interface NodemailerError {
   code?: unknown;
@@ -14,7 +17,20 @@ interface NodemailerError {
   message?: unknown;
 }
 
-const CONNECTION_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS', 'EPROTOCOL', 'EPROXY', 'ECONNREFUSED', 'ECONNRESET', 'EAUTH', 'ENOAUTH', 'EABORT']);
+const CONNECTION_CODES = new Set([
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ETLS',
+  'EPROTOCOL',
+  'EPROXY',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EAUTH',
+  'ENOAUTH',
+  'EABORT',
+]);
 /** The message or its envelope is refused as such, whatever the server's state. */
 const MESSAGE_CODES = new Set(['EENVELOPE', 'EMESSAGE', 'EMAXRECIPIENTS', 'EREQUIRETLS']);
 
@@ -23,9 +39,10 @@ export function classifySmtpFailure(err: unknown): SmtpFailure {
   const code = typeof e.code === 'string' ? e.code : undefined;
   const reply = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   // The reply code and the command are safe to record; the server's text may echo the address.
-  const reason = [code, reply !== undefined ? `reply ${reply}` : undefined, typeof e.command === 'string' ? `to ${e.command}` : undefined]
-    .filter(Boolean)
-    .join(', ') || 'unknown SMTP failure';
+  const reason =
+    [code, reply !== undefined ? `reply ${reply}` : undefined, typeof e.command === 'string' ? `to ${e.command}` : undefined]
+      .filter(Boolean)
+      .join(', ') || 'unknown SMTP failure';
   if (code === 'EAUTH' || code === 'ENOAUTH') return { kind: 'transient', reason };
   if (reply !== undefined && reply >= 500 && reply < 600) return { kind: 'permanent', reason };
   if (reply !== undefined && reply >= 400 && reply < 500) return { kind: 'transient', reason };

@@ -67,7 +67,10 @@ export interface KeyIssuedMailInput {
 export function keyIssuedMail(input: KeyIssuedMailInput): Mail {
   const tierName = TIER_NAMES[input.tier];
   const generation = input.generation ?? 0;
-  const replaced = generation > 0 ? `This key replaces your previous one${input.replacesLast4 ? ` (ending in ${input.replacesLast4})` : ''}, which no longer works.` : '';
+  const replaced =
+    generation > 0
+      ? `This key replaces your previous one${input.replacesLast4 ? ` (ending in ${input.replacesLast4})` : ''}, which no longer works.`
+      : '';
   // Shown once and never again: the way to a new key is to replace this one, not to ask for it again.
   const care =
     'Keep it secret. We store only a hash of it, so this is the only time it is shown. ' +
@@ -77,7 +80,10 @@ export function keyIssuedMail(input: KeyIssuedMailInput): Mail {
     to: input.email,
     subject: generation > 0 ? 'Your new svc API key' : 'Your svc API key',
     // One message per key: a replacement is a new message, not a duplicate of the first.
-    messageId: generation > 0 ? `<key.${input.subscriptionId}.${generation}@${MESSAGE_ID_DOMAIN}>` : `<key.${input.subscriptionId}@${MESSAGE_ID_DOMAIN}>`,
+    messageId:
+      generation > 0
+        ? `<key.${input.subscriptionId}.${generation}@${MESSAGE_ID_DOMAIN}>`
+        : `<key.${input.subscriptionId}@${MESSAGE_ID_DOMAIN}>`,
     text:
       `${greeting(input.name)}\n\nhere is your ${generation > 0 ? 'new ' : ''}svc API key for the ${tierName} plan:\n\n    ${input.apiKey}\n\n` +
       `${replaced ? `${replaced}\n\n` : ''}${care}\n${SIGNATURE_TEXT}`,

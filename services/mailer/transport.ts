@@ -25,7 +25,12 @@ export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 5_000
 export function smtpMailer(smtpUrl: string, from: string): Mailer {
   // Pooled: the SMTP connection (TCP, greeting, EHLO, TLS, login) is set up once and reused, not
   // per e-mail; an idle one is closed by socketTimeout and made again on the next send.
-  const transporter: Transporter = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: 2, ...SMTP_TIMEOUTS } as Parameters<typeof nodemailer.createTransport>[0]);
+  const transporter: Transporter = nodemailer.createTransport({
+    url: smtpUrl,
+    pool: true,
+    maxConnections: 2,
+    ...SMTP_TIMEOUTS,
+  } as Parameters<typeof nodemailer.createTransport>[0]);
   return {
     async send(mail) {
       await transporter.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.messageId });

@@ -34,7 +34,11 @@ export const mcpService: ServiceModule = {
       const integrationLease = await leaseIntegrationEngine(rt);
       parts.onStop(() => integrationLease.release());
       const features = featuresOf(engine, vision);
-      const gate = new KeyGate({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher });
+      const gate = new KeyGate({
+        validator: new RemoteValidator(config.authUrl),
+        pricingUrl: config.urls.pricing,
+        publisher: rt.publisher,
+      });
       const health = new RagHealth({ service: 'svc-mcp', health: rt.health, version: VERSION, environment: config.env, features });
       parts.onStop(() => health.stop());
       let mcp: { close(): Promise<void> } | undefined;

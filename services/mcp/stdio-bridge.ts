@@ -54,12 +54,16 @@ export class KeyRefusedError extends Error {
 export async function checkKey(config: BridgeConfig): Promise<void> {
   const { result } = await new RemoteValidator(config.authUrl).validate(config.apiKey, { ip: '127.0.0.1' });
   if (!result.valid) throw new KeyRefusedError(`SVC_API_KEY is refused by ${config.authUrl}: ${result.error} (${result.code})`);
-  if (!result.features.visionRAG) throw new KeyRefusedError(`SVC_API_KEY is on the ${result.identity.tier} tier, which does not include the vision RAG tools: upgrade to pro or team`);
+  if (!result.features.visionRAG)
+    throw new KeyRefusedError(
+      `SVC_API_KEY is on the ${result.identity.tier} tier, which does not include the vision RAG tools: upgrade to pro or team`,
+    );
 }
 
 /** A refusal of the HTTP server (the gate, an outage) as the tool error an assistant can read. */
 function refusal(err: unknown): CallToolResult {
-  if (!(err instanceof SdkHttpError)) return { isError: true, content: [{ type: 'text', text: `the MCP server could not be reached: ${errorMessage(err)}` }] };
+  if (!(err instanceof SdkHttpError))
+    return { isError: true, content: [{ type: 'text', text: `the MCP server could not be reached: ${errorMessage(err)}` }] };
   let body: { error?: unknown; code?: unknown } = {};
   try {
     body = JSON.parse(String(err.data.text ?? '')) as typeof body;
@@ -68,7 +72,11 @@ function refusal(err: unknown): CallToolResult {
   }
   const error = typeof body.error === 'string' ? body.error : (err.statusText ?? 'refused');
   const code = typeof body.code === 'string' ? body.code : `HTTP_${err.status}`;
-  return { isError: true, content: [{ type: 'text', text: `the MCP server answered ${err.status}: ${error} (${code})` }], structuredContent: { error, code, status: err.status } };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `the MCP server answered ${err.status}: ${error} (${code})` }],
+    structuredContent: { error, code, status: err.status },
+  };
 }
 
 /**
@@ -77,10 +85,15 @@ function refusal(err: unknown): CallToolResult {
  */
 export async function runStdioBridge(config: BridgeConfig, signal: AbortSignal): Promise<void> {
   const client = new Client({ name: 'svc-mcp-stdio', version: VERSION });
-  await client.connect(new StreamableHTTPClientTransport(new URL(config.mcpUrl), { requestInit: { headers: { 'x-api-key': config.apiKey } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(config.mcpUrl), { requestInit: { headers: { 'x-api-key': config.apiKey } } }),
+  );
   const handle = serveStdio(() => {
     const instructions = client.getInstructions();
-    const server = new Server({ name: 'svc-mcp', title: 'svc vision RAG (stdio)', version: VERSION }, { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) });
+    const server = new Server(
+      { name: 'svc-mcp', title: 'svc vision RAG (stdio)', version: VERSION },
+      { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) },
+    );
     server.setRequestHandler('tools/list', (request) => client.listTools(request.params));
     server.setRequestHandler('tools/call', async (request) => {
       try {

@@ -21,7 +21,10 @@ export const normalizeHost = (host: string): string => {
 /** `CAPTURE_ALLOWED_HOSTS`: comma-separated `host`, `host:port`, `[v6]` or `[v6]:port`. */
 export function parseAllowList(csv: string | undefined): AllowList {
   const entries: AllowEntry[] = [];
-  for (const raw of (csv ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
+  for (const raw of (csv ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)) {
     const match = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(raw);
     const port = match?.[2] === undefined ? undefined : Number(match[2]);
     if (!match?.[1] || (port !== undefined && (port < 1 || port > 65535))) {

@@ -12,7 +12,6 @@ import type { KafkaSasl, KafkaTls } from '../../events/kafka.ts';
  * fails with its name, so a misconfigured deployment dies at boot instead of at first use.
  */
 
-
 const hex64 = /^[0-9a-fA-F]{64}$/;
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
@@ -21,23 +20,29 @@ const url = z.url({ error: 'must be an absolute URL' });
 
 const csvList = z
   .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0),
+  )
   .pipe(z.array(z.string()).min(1, { error: 'must name at least one host:port' }));
 
-const variantTiers = z
-  .string()
-  .transform((s, ctx) => {
-    const map = new Map<string, Tier>();
-    for (const pair of s.split(',').map((x) => x.trim()).filter(Boolean)) {
-      const [variant, tier] = pair.split(':').map((x) => x.trim());
-      if (!variant || !tier || !(TIERS as readonly string[]).includes(tier) || tier === 'free') {
-        ctx.addIssue({ code: 'custom', message: `"${pair}" is not variantId:pro|team` });
-        return z.NEVER;
-      }
-      map.set(variant, tier as Tier);
+const variantTiers = z.string().transform((s, ctx) => {
+  const map = new Map<string, Tier>();
+  for (const pair of s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    const [variant, tier] = pair.split(':').map((x) => x.trim());
+    if (!variant || !tier || !(TIERS as readonly string[]).includes(tier) || tier === 'free') {
+      ctx.addIssue({ code: 'custom', message: `"${pair}" is not variantId:pro|team` });
+      return z.NEVER;
     }
-    return map;
-  });
+    map.set(variant, tier as Tier);
+  }
+  return map;
+});
 
 /** `pro:20,team:100`: a number per paid tier (free has no vision RAG); tiers left out keep their default. */
 const perTier = (defaults: Readonly<Record<Tier, number>>) =>
@@ -45,7 +50,10 @@ const perTier = (defaults: Readonly<Record<Tier, number>>) =>
     .string()
     .transform((s, ctx) => {
       const values: Record<Tier, number> = { ...defaults };
-      for (const pair of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+      for (const pair of s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)) {
         const [tier, value] = pair.split(':').map((x) => x.trim());
         const n = Number(value);
         if (!tier || !(TIERS as readonly string[]).includes(tier) || !Number.isInteger(n) || n < 0) {
@@ -63,7 +71,10 @@ const customerFolders = z
   .string()
   .transform((s, ctx) => {
     const map = new Map<string, string[]>();
-    for (const pair of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+    for (const pair of s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean)) {
       const at = pair.lastIndexOf('=');
       const customer = pair.slice(0, Math.max(0, at)).trim();
       const folder = pair.slice(at + 1).trim();
@@ -79,11 +90,14 @@ const customerFolders = z
 
 /** Secrets: required in production; in development a throwaway value is generated and reported. */
 const secret = (check: (s: string) => string | null) =>
-  z.string().optional().superRefine((value, ctx) => {
-    if (value === undefined) return;
-    const problem = check(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      if (value === undefined) return;
+      const problem = check(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
 
 const atLeast32Bytes = (s: string) => (Buffer.byteLength(s) >= 32 ? null : 'must be at least 32 bytes');
 const sixtyFourHex = (s: string) => (hex64.test(s) ? null : 'must be 64 hexadecimal characters (32 random bytes)');
@@ -94,7 +108,10 @@ const schema = z.object({
 
   KAFKA_BROKERS: csvList.optional(),
   KAFKA_CLIENT_ID: z.string().min(1).default('svc'),
-  KAFKA_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]{0,100}$/, { error: 'may hold only letters, digits, ".", "_" and "-"' }).default(''),
+  KAFKA_TOPIC_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{0,100}$/, { error: 'may hold only letters, digits, ".", "_" and "-"' })
+    .default(''),
   KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(3),
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(7).default(1),
   KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
@@ -104,10 +121,19 @@ const schema = z.object({
   EFFECT_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
 
-  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, { error: 'must be a mongodb:// or mongodb+srv:// URI' }).optional(),
-  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, { error: 'must be a plain database name' }).default('svc'),
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, { error: 'must be a mongodb:// or mongodb+srv:// URI' })
+    .optional(),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, { error: 'must be a plain database name' })
+    .default('svc'),
 
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, { error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, { error: 'must be an smtp:// or smtps:// URL' })
+    .optional(),
   MAIL_FROM: z.string().min(3).default('svc <no-reply@svc.local>'),
 
   JWT_SECRET: secret(atLeast32Bytes),
@@ -143,15 +169,27 @@ const schema = z.object({
 
   RAG_ROOTS: z
     .string()
-    .transform((s) => s.split(':').map((x) => x.trim()).filter((x) => x.length > 0))
-    .pipe(z.array(z.string().regex(/^\//, { error: 'each root must be an absolute path' })).min(1, { error: 'must name at least one absolute path' }))
+    .transform((s) =>
+      s
+        .split(':')
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0),
+    )
+    .pipe(
+      z
+        .array(z.string().regex(/^\//, { error: 'each root must be an absolute path' }))
+        .min(1, { error: 'must name at least one absolute path' }),
+    )
     .optional(),
   RAG_DATA_DIR: z.string().regex(/^\//, { error: 'must be an absolute path' }).optional(),
   EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
   EMBEDDING_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   AUTH_URL: url.optional(),
   RAG_MAX_FILE_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(1_000_000),
-  RAG_PUSH_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 10mb' }).default('10mb'),
+  RAG_PUSH_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 10mb' })
+    .default('10mb'),
   RAG_PUSH_MAX_FILES: z.coerce.number().int().min(1).max(100_000).default(2000),
   RAG_QUERY_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   RAG_ROOTS_LAYOUT: z.enum(['per-customer', 'shared'], { error: 'must be per-customer or shared' }).default('per-customer'),
@@ -193,7 +231,10 @@ const schema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   HTTP_HOST: z.string().min(1).default('0.0.0.0'),
-  HTTP_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 100kb' }).default('100kb'),
+  HTTP_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, { error: 'must look like 100kb' })
+    .default('100kb'),
   TRUST_PROXY: z
     .string()
     .transform((value, ctx) => {
@@ -393,7 +434,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyValidationPerIpPerMinute: raw.KEY_VALIDATION_PER_IP_PER_MINUTE,
     keyRotationsPerHour: raw.KEY_ROTATIONS_PER_HOUR,
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
-    payments: { storeId: raw.PAYMENT_STORE_ID ?? null, allowTestMode: (raw.PAYMENT_ALLOW_TEST_MODE ?? (raw.NODE_ENV === 'development' ? 'true' : 'false')) === 'true' },
+    payments: {
+      storeId: raw.PAYMENT_STORE_ID ?? null,
+      allowTestMode: (raw.PAYMENT_ALLOW_TEST_MODE ?? (raw.NODE_ENV === 'development' ? 'true' : 'false')) === 'true',
+    },
     jwt: { issuer: raw.JWT_ISSUER, audience: raw.JWT_AUDIENCE },
     urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },
     http: { host: raw.HTTP_HOST, bodyLimit: raw.HTTP_BODY_LIMIT, trustProxy: raw.TRUST_PROXY },
@@ -418,7 +462,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function llmConfig(raw: Raw, problems: string[]): Config['llm'] {
   if (raw.LLM_URL === undefined) {
-    if (raw.LLM_MODEL !== undefined || raw.LLM_API_KEY !== undefined) problems.push('LLM_URL: required when LLM_MODEL or LLM_API_KEY is set');
+    if (raw.LLM_MODEL !== undefined || raw.LLM_API_KEY !== undefined)
+      problems.push('LLM_URL: required when LLM_MODEL or LLM_API_KEY is set');
     return null;
   }
   if (raw.LLM_MODEL === undefined) {

@@ -78,10 +78,14 @@ export function withoutDetails(report: HealthReport): HealthReport {
   };
 }
 
-export const mongoCheck = (db: Db): HealthCheck => async () => {
-  await db.command({ ping: 1 });
-};
+export const mongoCheck =
+  (db: Db): HealthCheck =>
+  async () => {
+    await db.command({ ping: 1 });
+  };
 
-export const kafkaCheck = (admin: Admin): HealthCheck => async () => {
-  await admin.describeCluster();
-};
+export const kafkaCheck =
+  (admin: Admin): HealthCheck =>
+  async () => {
+    await admin.describeCluster();
+  };

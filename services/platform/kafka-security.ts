@@ -39,7 +39,9 @@ export function kafkaSecurity(env: KafkaSecurityEnv, production: boolean, proble
   const sasl = saslOptions(env, problems);
   // PLAIN sends the password as it is: over a plaintext connection anyone on the path reads it.
   if (production && sasl?.mechanism === 'plain' && !ssl) {
-    problems.push('KAFKA_SASL_MECHANISM: plain sends the password in clear; set KAFKA_SSL=true or use scram-sha-512 when NODE_ENV=production');
+    problems.push(
+      'KAFKA_SASL_MECHANISM: plain sends the password in clear; set KAFKA_SSL=true or use scram-sha-512 when NODE_ENV=production',
+    );
   }
   return { ...(ssl ? { ssl } : {}), ...(sasl ? { sasl } : {}) };
 }
@@ -53,10 +55,14 @@ function tls(env: KafkaSecurityEnv, production: boolean, problems: string[]): Ka
   }
   const rejectUnauthorized = env.KAFKA_SSL_REJECT_UNAUTHORIZED !== 'false';
   if (!rejectUnauthorized && production) {
-    problems.push('KAFKA_SSL_REJECT_UNAUTHORIZED: false is refused when NODE_ENV=production (anyone could pose as the broker); give the CA in KAFKA_SSL_CA_FILE');
+    problems.push(
+      'KAFKA_SSL_REJECT_UNAUTHORIZED: false is refused when NODE_ENV=production (anyone could pose as the broker); give the CA in KAFKA_SSL_CA_FILE',
+    );
   }
   if ((env.KAFKA_SSL_CERT_FILE === undefined) !== (env.KAFKA_SSL_KEY_FILE === undefined)) {
-    problems.push('KAFKA_SSL_CERT_FILE: a client certificate needs its key, and a key its certificate: set both KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE, or neither');
+    problems.push(
+      'KAFKA_SSL_CERT_FILE: a client certificate needs its key, and a key its certificate: set both KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE, or neither',
+    );
   }
   const ca = pemFile('KAFKA_SSL_CA_FILE', env.KAFKA_SSL_CA_FILE, 'CERTIFICATE', problems);
   const cert = pemFile('KAFKA_SSL_CERT_FILE', env.KAFKA_SSL_CERT_FILE, 'CERTIFICATE', problems);
@@ -98,7 +104,9 @@ function saslOptions(env: KafkaSecurityEnv, problems: string[]): KafkaSasl | und
   const password = env.KAFKA_SASL_PASSWORD;
   if (mechanism === undefined) {
     if (username !== undefined || password !== undefined) {
-      problems.push('KAFKA_SASL_MECHANISM: required when KAFKA_SASL_USERNAME or KAFKA_SASL_PASSWORD is set (plain, scram-sha-256 or scram-sha-512)');
+      problems.push(
+        'KAFKA_SASL_MECHANISM: required when KAFKA_SASL_USERNAME or KAFKA_SASL_PASSWORD is set (plain, scram-sha-256 or scram-sha-512)',
+      );
     }
     return undefined;
   }

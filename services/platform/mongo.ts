@@ -10,7 +10,12 @@ export interface MongoHandle {
  * with no answer. An unreachable database then fails an operation in seconds (a transient error the
  * caller retries or answers 503 for), instead of holding a partition until the group rebalances.
  */
-export const MONGO_TIMEOUTS = { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, socketTimeoutMS: 20_000, waitQueueTimeoutMS: 10_000 } as const;
+export const MONGO_TIMEOUTS = {
+  serverSelectionTimeoutMS: 5000,
+  connectTimeoutMS: 5000,
+  socketTimeoutMS: 20_000,
+  waitQueueTimeoutMS: 10_000,
+} as const;
 
 export async function connectMongo(uri: string, dbName: string): Promise<MongoHandle> {
   const client = new MongoClient(uri, { ...MONGO_TIMEOUTS, appName: 'svc' });

@@ -17,7 +17,9 @@ interface Shared<T> {
  * stops it. For what a process may hold only once (an index file's lock) or should hold only once
  * (a browser).
  */
-export function sharedPerRuntime<T>(start: (rt: Runtime) => Promise<{ value: T; stop: () => Promise<void> }>): (rt: Runtime) => Promise<Lease<T>> {
+export function sharedPerRuntime<T>(
+  start: (rt: Runtime) => Promise<{ value: T; stop: () => Promise<void> }>,
+): (rt: Runtime) => Promise<Lease<T>> {
   const instances = new WeakMap<Runtime, Shared<T>>();
   return async (rt) => {
     let shared = instances.get(rt);

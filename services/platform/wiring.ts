@@ -77,5 +77,8 @@ export async function serveHttp(
     },
     options.mount,
   );
-  return listen(app, rt.config.http.host, options.port, { drainMs: rt.config.shutdownGraceMs / 2, ...(options.lean ? { lean: options.lean(app) } : {}) });
+  return listen(app, rt.config.http.host, options.port, {
+    drainMs: rt.config.shutdownGraceMs / 2,
+    ...(options.lean ? { lean: options.lean(app) } : {}),
+  });
 }

@@ -8,7 +8,10 @@ export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const message = issue?.code === 'invalid_type' && issue.path.length === 0 ? 'request body must be a JSON object' : (issue?.message ?? 'invalid request body');
+  const message =
+    issue?.code === 'invalid_type' && issue.path.length === 0
+      ? 'request body must be a JSON object'
+      : (issue?.message ?? 'invalid request body');
   throw ragError(400, 'BAD_REQUEST', message);
 }
 

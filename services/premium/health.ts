@@ -13,12 +13,10 @@ export interface RagFeatures {
  * from the customer's own code, hence contextAware), vision (a browser is installed), and test
  * generation (autoGenerate: from the indexed code, so it works when retrieval does).
  */
-export const featuresOf =
-  (rag: { retrievalReady(): boolean }, vision: { ready(): boolean }) =>
-  (): RagFeatures => {
-    const retrieval = rag.retrievalReady();
-    return { rag: retrieval, glmVision: vision.ready(), contextAware: retrieval, autoGenerate: retrieval };
-  };
+export const featuresOf = (rag: { retrievalReady(): boolean }, vision: { ready(): boolean }) => (): RagFeatures => {
+  const retrieval = rag.retrievalReady();
+  return { rag: retrieval, glmVision: vision.ready(), contextAware: retrieval, autoGenerate: retrieval };
+};
 
 export interface RagHealthOptions {
   /** Named in every answer (`svc-rag`, `svc-mcp`). */

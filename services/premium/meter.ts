@@ -23,12 +23,22 @@ export function checkQuota(deps: MeterDeps, caller: Caller, metric: Metric, amou
  * be recorded (Kafka down) is not served, and gives its hold back. The same for every face (HTTP,
  * MCP); operators, who have no key, are not metered.
  */
-export async function meter(deps: MeterDeps & { usagePublisher: Pick<EventPublisher, 'publish'> }, caller: Caller, metric: Metric, amount: number, correlationId: string): Promise<void> {
+export async function meter(
+  deps: MeterDeps & { usagePublisher: Pick<EventPublisher, 'publish'> },
+  caller: Caller,
+  metric: Metric,
+  amount: number,
+  correlationId: string,
+): Promise<void> {
   if (!caller.keyHash || amount <= 0) return;
   checkQuota(deps, caller, metric, amount);
   const hold = caller.reserve ? await caller.reserve(metric, amount) : undefined;
   if (hold === null) throw ragError(403, 'USAGE_EXCEEDED', INVALID_MESSAGES.USAGE_EXCEEDED, { upgrade: deps.config.urls.pricing });
-  const usage: UsageIncremented = newEvent('usage.incremented', { keyHash: caller.keyHash, metric, amount, period: currentPeriod() }, { correlationId });
+  const usage: UsageIncremented = newEvent(
+    'usage.incremented',
+    { keyHash: caller.keyHash, metric, amount, period: currentPeriod() },
+    { correlationId },
+  );
   try {
     await deps.usagePublisher.publish(usage);
   } catch (err) {

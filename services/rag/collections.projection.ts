@@ -89,6 +89,8 @@ export async function getCollection(db: Db, collectionId: string): Promise<RagCo
 
 /** A customer's collections, by name. */
 export async function collectionsOf(db: Db, customerId: string): Promise<RagCollection[]> {
-  const docs = await (await projectionCollection(db, collectionsProjection.collection)).find({ customerId, _deleted: { $ne: true } }).toArray();
+  const docs = await (await projectionCollection(db, collectionsProjection.collection))
+    .find({ customerId, _deleted: { $ne: true } })
+    .toArray();
   return docs.map(({ _id, _v, _pos, _deleted, ...rest }) => rest as RagCollection);
 }

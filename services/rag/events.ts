@@ -84,7 +84,14 @@ export type QueryServed = Event<'rag.query-served', QueryServedData>;
 /** Every event the retrieval context publishes. */
 export type RagEvent = CollectionConfigured | IndexRequested | IndexStarted | IndexCompleted | IndexFailed | QueryServed;
 
-export const RAG_EVENT_TYPES = ['rag.collection-configured', 'rag.index-requested', 'rag.index-started', 'rag.index-completed', 'rag.index-failed', 'rag.query-served'] as const satisfies readonly RagEvent['type'][];
+export const RAG_EVENT_TYPES = [
+  'rag.collection-configured',
+  'rag.index-requested',
+  'rag.index-started',
+  'rag.index-completed',
+  'rag.index-failed',
+  'rag.query-served',
+] as const satisfies readonly RagEvent['type'][];
 
 /** One collection's events stay ordered in one partition. */
 export const RAG_EVENTS: readonly EventDefinition[] = RAG_EVENT_TYPES.map((type) =>

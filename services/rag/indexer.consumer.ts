@@ -55,7 +55,13 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
     const fail = async (reason: string) => {
       const failed: IndexFailed = newEvent(
         'rag.index-failed',
-        { jobId: d.jobId, collectionId: d.collectionId, customerId: d.customerId, error: reason.slice(0, 500), durationMs: Date.now() - began },
+        {
+          jobId: d.jobId,
+          collectionId: d.collectionId,
+          customerId: d.customerId,
+          error: reason.slice(0, 500),
+          durationMs: Date.now() - began,
+        },
         { ...cause, eventId: derivedEventId(`${d.jobId}:failed`) },
       );
       await publishAndApply(publisher, db, jobsProjection, [failed]);
@@ -69,7 +75,11 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
       throw new PoisonJobError(reason);
     }
     const attempt = (job?.attempt ?? 0) + 1;
-    const started: IndexStarted = newEvent('rag.index-started', { jobId: d.jobId, collectionId: d.collectionId, attempt }, { ...cause, eventId: derivedEventId(`${d.jobId}:started:${attempt}`) });
+    const started: IndexStarted = newEvent(
+      'rag.index-started',
+      { jobId: d.jobId, collectionId: d.collectionId, attempt },
+      { ...cause, eventId: derivedEventId(`${d.jobId}:started:${attempt}`) },
+    );
     await publishAndApply(publisher, db, jobsProjection, [started]);
     const overBudget = AbortSignal.timeout(limits.jobBudgetMs);
     const signal = AbortSignal.any([context.signal, overBudget]);
@@ -77,13 +87,25 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
       const collection = await getCollection(db, d.collectionId);
       if (!collection) throw new IndexBudgetError(`collection ${d.collectionName} no longer exists`);
       const outcome = await retrieval.index(
-        { collectionId: d.collectionId, tenant: d.customerId, mode: d.source === 'files' ? 'pushed' : 'full', projectPath: collection.projectPath, pushed, files: d.files },
+        {
+          collectionId: d.collectionId,
+          tenant: d.customerId,
+          mode: d.source === 'files' ? 'pushed' : 'full',
+          projectPath: collection.projectPath,
+          pushed,
+          files: d.files,
+        },
         { heartbeat: context.heartbeat, signal },
       );
       if (d.keyHash && outcome.filesIndexed > 0) {
         const usage: UsageIncremented = newEvent(
           'usage.incremented',
-          { keyHash: d.keyHash, metric: 'filesIndexed', amount: outcome.filesIndexed, period: currentPeriod(event.metadata.occurredAt.getTime()) },
+          {
+            keyHash: d.keyHash,
+            metric: 'filesIndexed',
+            amount: outcome.filesIndexed,
+            period: currentPeriod(event.metadata.occurredAt.getTime()),
+          },
           { ...cause, eventId: derivedEventId(`${d.jobId}:usage`) },
         );
         await publisher.publish(usage);
@@ -95,7 +117,10 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
       );
       await publishAndApply(publisher, db, jobsProjection, [completed]);
       await starts.end(d.jobId);
-      log.info({ jobId: d.jobId, filesIndexed: outcome.filesIndexed, chunks: outcome.chunks, ms: Date.now() - began }, 'collection indexed');
+      log.info(
+        { jobId: d.jobId, filesIndexed: outcome.filesIndexed, chunks: outcome.chunks, ms: Date.now() - began },
+        'collection indexed',
+      );
     } catch (err) {
       if (overBudget.aborted && !context.signal.aborted) {
         const reason = `the job ran past its time budget of ${Math.round(limits.jobBudgetMs / 1000)} s`;

@@ -32,7 +32,11 @@ export const setupInput = z.object({
 });
 
 export const pushedFile = z.object({
-  path: z.string({ error: 'files[].path is required' }).min(1).max(1024).describe('Path relative to the project root, with / separators (e.g. "src/cart.ts").'),
+  path: z
+    .string({ error: 'files[].path is required' })
+    .min(1)
+    .max(1024)
+    .describe('Path relative to the project root, with / separators (e.g. "src/cart.ts").'),
   content: z.string({ error: 'files[].content is required' }).describe('The whole text of the file (UTF-8; binary files are refused).'),
 });
 
@@ -63,7 +67,11 @@ export const queryInput = z.object({
 });
 
 export const jobIdInput = z.object({
-  jobId: z.string({ error: 'jobId is required' }).min(1, { error: 'jobId is required' }).max(128).describe('The jobId an index request answered with.'),
+  jobId: z
+    .string({ error: 'jobId is required' })
+    .min(1, { error: 'jobId is required' })
+    .max(128)
+    .describe('The jobId an index request answered with.'),
 });
 
 export type SetupInput = z.infer<typeof setupInput>;

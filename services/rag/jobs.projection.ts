@@ -77,7 +77,13 @@ export const jobsProjection: Projection<JobDocument, RagEvent> = {
       }
       case 'rag.index-failed':
         if (!doc) return null;
-        return { ...doc, status: 'failed', error: event.data.error, finishedAt: event.metadata.occurredAt, durationMs: event.data.durationMs };
+        return {
+          ...doc,
+          status: 'failed',
+          error: event.data.error,
+          finishedAt: event.metadata.occurredAt,
+          durationMs: event.data.durationMs,
+        };
       case 'rag.collection-configured':
       case 'rag.query-served':
         return doc;

@@ -11,7 +11,15 @@ import { embeddingIdentity } from './indexing/embedding-text.ts';
 import { indexCollection, type FilePreparer } from './indexing/index-collection.ts';
 import { ragError } from '../premium/caller.ts';
 import { LruCache } from './lru-cache.ts';
-import { IndexBudgetError, type IndexHooks, type IndexOutcome, type IndexWork, type NameLookup, type Retrieval, type SearchHit } from './retrieval.ts';
+import {
+  IndexBudgetError,
+  type IndexHooks,
+  type IndexOutcome,
+  type IndexWork,
+  type NameLookup,
+  type Retrieval,
+  type SearchHit,
+} from './retrieval.ts';
 import { lookupName } from './name-lookup.ts';
 import type { SourceEntry } from './sources/source-file.ts';
 import { LIST_SOURCES, PREPARE_FILE, type Listed, type PrepareInput } from './indexing/index.task.ts';
@@ -70,7 +78,14 @@ export class LocalRetrieval implements Retrieval {
     this.#cache = new LruCache(options.cacheEntries);
     mkdirSync(options.dataDir, { recursive: true });
     // One task per tenant runs while others wait: a customer's big job cannot take every thread.
-    this.#pool = new WorkPool({ name: 'indexing', threads: options.work.threads, memoryMb: options.work.memoryMb, timeoutMs: options.work.fileBudgetMs, queuePerTenant: 64, runningPerTenant: 1 });
+    this.#pool = new WorkPool({
+      name: 'indexing',
+      threads: options.work.threads,
+      memoryMb: options.work.memoryMb,
+      timeoutMs: options.work.fileBudgetMs,
+      queuePerTenant: 64,
+      runningPerTenant: 1,
+    });
   }
 
   /** Loads the model now (start-up): a problem is reported by status(), not thrown. */
@@ -127,7 +142,9 @@ export class LocalRetrieval implements Retrieval {
     const cached = this.#cache.get(key);
     if (cached) return { hits: cached, cached: true };
     const [vector] = await model.queries.embed([query], 'query');
-    const hits = store.search(query, vector!, topK).map((h) => ({ id: h.id, content: h.content, score: h.score, metadata: { ...h.metadata } }));
+    const hits = store
+      .search(query, vector!, topK)
+      .map((h) => ({ id: h.id, content: h.content, score: h.score, metadata: { ...h.metadata } }));
     this.#cache.set(key, hits);
     return { hits, cached: false };
   }
@@ -150,11 +167,17 @@ export class LocalRetrieval implements Retrieval {
   }
 
   /** Listing runs on a worker: ignore rules are customer input, and a folder can be huge. */
-  #list(input: { root: string | null; pushed: { path: string; content: string }[] }, tenant: string, signal?: AbortSignal): Promise<Listed[]> {
+  #list(
+    input: { root: string | null; pushed: { path: string; content: string }[] },
+    tenant: string,
+    signal?: AbortSignal,
+  ): Promise<Listed[]> {
     const options = { tenant, timeoutMs: this.#options.work.listBudgetMs, ...(signal ? { signal } : {}) };
     return this.#pool.run(LIST_SOURCES, { ...input, maxFileBytes: this.#options.maxFileBytes }, options).catch((err: unknown) => {
-      if (err instanceof WorkBudgetError) throw new IndexBudgetError(`listing the sources ran past its ${err.budget === 'memory' ? 'memory' : 'time'} budget`, true);
-      if (err instanceof TaskError && (err.name === 'InvalidSourcePathError' || err.name === 'FolderMovedError')) throw new IndexBudgetError(err.message);
+      if (err instanceof WorkBudgetError)
+        throw new IndexBudgetError(`listing the sources ran past its ${err.budget === 'memory' ? 'memory' : 'time'} budget`, true);
+      if (err instanceof TaskError && (err.name === 'InvalidSourcePathError' || err.name === 'FolderMovedError'))
+        throw new IndexBudgetError(err.message);
       throw err;
     });
   }
@@ -173,7 +196,7 @@ export class LocalRetrieval implements Retrieval {
     const texts = new Map(pushed.map((f) => [f.path, f.content]));
     const listed = await this.#list({ root: work.mode === 'pushed' ? null : work.projectPath, pushed }, work.tenant, signal);
     // A pushed file's text goes to the worker that prepares it; a folder's file is read there, inside the folder.
-    return listed.map((e) => ('skipped' in e ? e : { ...e, read: async () => texts.get(e.path) ?? '' , pushed: texts.has(e.path) }));
+    return listed.map((e) => ('skipped' in e ? e : { ...e, read: async () => texts.get(e.path) ?? '', pushed: texts.has(e.path) }));
   }
 
   /** Each changed file read, chunked and embedded on a worker; one over its budget is skipped, not fatal to the job. */
@@ -227,7 +250,11 @@ export class LocalRetrieval implements Retrieval {
       (err: unknown) => {
         this.#problem = `the embedding model does not load: ${(err as Error).message}`;
         this.#embedder = undefined;
-        throw ragError(503, 'RETRIEVAL_UNAVAILABLE', 'retrieval is not available in this deployment right now (the embedding model does not load)');
+        throw ragError(
+          503,
+          'RETRIEVAL_UNAVAILABLE',
+          'retrieval is not available in this deployment right now (the embedding model does not load)',
+        );
       },
     );
     return this.#embedder;

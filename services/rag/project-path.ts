@@ -37,10 +37,20 @@ export type ProjectPathProblem = 'not-absolute' | 'not-yours';
  * resolved). Whether the path does not exist, is a file, or is someone else's, the answer is the
  * same `not-yours`: a refusal must not tell a caller what exists on the server.
  */
-export async function resolveProjectPath(given: string, folders: readonly string[]): Promise<{ path: string } | { problem: ProjectPathProblem }> {
+export async function resolveProjectPath(
+  given: string,
+  folders: readonly string[],
+): Promise<{ path: string } | { problem: ProjectPathProblem }> {
   if (!isAbsolute(given)) return { problem: 'not-absolute' };
   const real = await realpath(resolve(given)).catch(() => undefined);
-  if (real === undefined || !(await stat(real).then((s) => s.isDirectory(), () => false))) return { problem: 'not-yours' };
+  if (
+    real === undefined ||
+    !(await stat(real).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    return { problem: 'not-yours' };
   for (const folder of folders) {
     const realFolder = await realpath(folder).catch(() => undefined);
     if (realFolder !== undefined && isInside(realFolder, real)) return { path: real };
@@ -59,7 +69,8 @@ export async function stillTheFolder(projectPath: string): Promise<string | unde
 
 export const PROJECT_PATH_MESSAGES: Record<ProjectPathProblem, string> = {
   'not-absolute': 'projectPath must be an absolute path',
-  'not-yours': 'projectPath is not a folder of yours: set up a folder under your own folder of RAG_ROOTS (<root>/<customerId>/...), or push the files instead',
+  'not-yours':
+    'projectPath is not a folder of yours: set up a folder under your own folder of RAG_ROOTS (<root>/<customerId>/...), or push the files instead',
 };
 
 /** An operator may use any folder under the roots: its refusal says so. */

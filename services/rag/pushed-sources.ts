@@ -39,7 +39,9 @@ export class PushedSources {
 
   /** Bytes of pushed sources a customer keeps now. */
   async bytesOf(customerId: string): Promise<number> {
-    const [sum] = await this.#collection.aggregate<{ bytes: number }>([{ $match: { customerId } }, { $group: { _id: null, bytes: { $sum: '$size' } } }]).toArray();
+    const [sum] = await this.#collection
+      .aggregate<{ bytes: number }>([{ $match: { customerId } }, { $group: { _id: null, bytes: { $sum: '$size' } } }])
+      .toArray();
     return sum?.bytes ?? 0;
   }
 

@@ -28,7 +28,8 @@ export const ragErrorBody = (body: object): Record<string, unknown> => ({ succes
  */
 export const ragService: ServiceModule = {
   name: 'rag',
-  description: 'vision RAG: code retrieval (/api/rag/setup, /index, /query), page capture, analysis and visual tests (/api/glm/capture, /analyze, /test), and integration checks (/api/integration/validate, /generate, /report)',
+  description:
+    'vision RAG: code retrieval (/api/rag/setup, /index, /query), page capture, analysis and visual tests (/api/glm/capture, /analyze, /test), and integration checks (/api/integration/validate, /generate, /report)',
   async start(rt) {
     const { config } = rt;
     const log = rt.log.child({ service: 'rag' });
@@ -42,7 +43,12 @@ export const ragService: ServiceModule = {
       parts.onStop(() => integration.release());
       const { deps } = lease.value;
       const features = featuresOf(lease.value, vision.value);
-      const gate = new GateFirst({ validator: new RemoteValidator(config.authUrl), pricingUrl: config.urls.pricing, publisher: rt.publisher, errorBody: ragErrorBody });
+      const gate = new GateFirst({
+        validator: new RemoteValidator(config.authUrl),
+        pricingUrl: config.urls.pricing,
+        publisher: rt.publisher,
+        errorBody: ragErrorBody,
+      });
       const health = new RagHealth({ service: 'svc-rag', health: rt.health, version: VERSION, environment: config.env, features });
       parts.onStop(() => health.stop());
       const server = await serveHttp(rt, log, {

@@ -22,7 +22,8 @@ export const baselinesProjection: Projection<BaselineDocument, VisionEvent> = {
   name: 'vision-baselines',
   collection: 'vision_baselines',
   handles: ['glm.baseline-accepted'],
-  documentId: (event) => (event.type === 'glm.baseline-accepted' ? baselineIdOf(event.data.customerId, event.data.suite, event.data.check) : null),
+  documentId: (event) =>
+    event.type === 'glm.baseline-accepted' ? baselineIdOf(event.data.customerId, event.data.suite, event.data.check) : null,
   evolve(doc, event) {
     if (event.type !== 'glm.baseline-accepted') return doc;
     return { ...event.data, acceptedAt: event.metadata.occurredAt };

@@ -31,7 +31,10 @@ export class BlobStore {
   /** Bytes this customer's blobs take now (screenshots, their DOM and report, diff images). */
   async usedBytes(customerId: string): Promise<number> {
     const [total] = await this.#files
-      .aggregate<{ bytes: number }>([{ $match: { 'metadata.customerId': customerId } }, { $group: { _id: null, bytes: { $sum: '$length' } } }])
+      .aggregate<{ bytes: number }>([
+        { $match: { 'metadata.customerId': customerId } },
+        { $group: { _id: null, bytes: { $sum: '$length' } } },
+      ])
       .toArray();
     return total?.bytes ?? 0;
   }
@@ -39,7 +42,10 @@ export class BlobStore {
   /** Removes a blob of this customer's; another's, or one of another kind, is left alone (false). */
   async deleteOwned(id: string, customerId: string, kind: BlobKind): Promise<boolean> {
     if (!/^[0-9a-f]{24}$/i.test(id)) return false;
-    const file = await this.#files.findOne({ _id: new ObjectId(id), 'metadata.customerId': customerId, 'metadata.kind': kind }, { projection: { _id: 1 } });
+    const file = await this.#files.findOne(
+      { _id: new ObjectId(id), 'metadata.customerId': customerId, 'metadata.kind': kind },
+      { projection: { _id: 1 } },
+    );
     return file ? this.delete(id) : false;
   }
 
@@ -58,14 +64,25 @@ export class BlobStore {
   /** Blobs stored before `before`, oldest first, at most `limit`, from past `after` (the last of the previous page). */
   async storedBefore(before: Date, limit: number, after?: { uploadDate: Date; id: string }): Promise<{ id: string; uploadDate: Date }[]> {
     const filter = after
-      ? { $or: [{ uploadDate: { $gt: after.uploadDate, $lt: before } }, { uploadDate: after.uploadDate, _id: { $gt: new ObjectId(after.id) } }] }
+      ? {
+          $or: [
+            { uploadDate: { $gt: after.uploadDate, $lt: before } },
+            { uploadDate: after.uploadDate, _id: { $gt: new ObjectId(after.id) } },
+          ],
+        }
       : { uploadDate: { $lt: before } };
-    const files = await this.#files.find(filter, { projection: { _id: 1, uploadDate: 1 } }).sort({ uploadDate: 1, _id: 1 }).limit(limit).toArray();
+    const files = await this.#files
+      .find(filter, { projection: { _id: 1, uploadDate: 1 } })
+      .sort({ uploadDate: 1, _id: 1 })
+      .limit(limit)
+      .toArray();
     return files.map((f) => ({ id: f._id.toHexString(), uploadDate: f.uploadDate }));
   }
 
   async put(bytes: Buffer, meta: { customerId: string; kind: BlobKind; contentType: string }): Promise<string> {
-    const upload = this.#bucket.openUploadStream(`${meta.kind}`, { metadata: { customerId: meta.customerId, kind: meta.kind, contentType: meta.contentType } });
+    const upload = this.#bucket.openUploadStream(`${meta.kind}`, {
+      metadata: { customerId: meta.customerId, kind: meta.kind, contentType: meta.contentType },
+    });
     await new Promise<void>((resolve, reject) => {
       upload.once('finish', () => resolve());
       upload.once('error', reject);
@@ -77,7 +94,10 @@ export class BlobStore {
   /** The blob if it is this customer's (stored for them), else null: another's blob is no blob. */
   async getOwned(id: string, customerId: string, kind: BlobKind): Promise<Buffer | null> {
     if (!/^[0-9a-f]{24}$/i.test(id)) return null;
-    const file = await this.#bucket.find({ _id: new ObjectId(id) }).limit(1).next();
+    const file = await this.#bucket
+      .find({ _id: new ObjectId(id) })
+      .limit(1)
+      .next();
     const meta = file?.metadata as { customerId?: unknown; kind?: unknown } | undefined;
     if (meta?.customerId !== customerId || meta.kind !== kind) return null;
     return this.get(id);

@@ -43,7 +43,11 @@ export const imagePoolOf = (config: Pick<Config, 'vision'>): WorkPool => createI
  * image pool is the engine's; without one, a pool is made here, whose idle threads do not keep the
  * process alive.
  */
-export function visionDeps(rt: Pick<Runtime, 'mongo' | 'publisher' | 'config'>, pool: BrowserPool, images: WorkPool = imagePoolOf(rt.config)): VisionDeps {
+export function visionDeps(
+  rt: Pick<Runtime, 'mongo' | 'publisher' | 'config'>,
+  pool: BrowserPool,
+  images: WorkPool = imagePoolOf(rt.config),
+): VisionDeps {
   const { config } = rt;
   return {
     db: rt.mongo.db,
@@ -79,13 +83,23 @@ export const leaseVisionEngine: (rt: Runtime) => Promise<Lease<VisionEngine>> = 
       browserProblem = (err as Error).message;
       log.warn({ problem: browserProblem }, 'no browser: the vision operations answer 503 and /health says degraded');
     }
-    const pool = new BrowserPool({ ...(executablePath ? { executablePath } : {}), allowList: vision.allowedHosts, maxConcurrent: vision.poolSize });
+    const pool = new BrowserPool({
+      ...(executablePath ? { executablePath } : {}),
+      allowList: vision.allowedHosts,
+      maxConcurrent: vision.poolSize,
+    });
     parts.onStop(() => pool.close());
     const images = imagePoolOf(rt.config);
     parts.onStop(() => images.close());
     const deps = visionDeps(rt, pool, images);
     await deps.blobs.ensureIndexes();
-    const sweep = new RetentionSweep({ db: deps.db, blobs: deps.blobs, log, retentionDays: vision.retentionDays, intervalMs: RETENTION_SWEEP_EVERY_MS });
+    const sweep = new RetentionSweep({
+      db: deps.db,
+      blobs: deps.blobs,
+      log,
+      retentionDays: vision.retentionDays,
+      intervalMs: RETENTION_SWEEP_EVERY_MS,
+    });
     sweep.start();
     parts.onStop(() => sweep.stop());
     return { deps, ready: () => browserProblem === null };

@@ -80,7 +80,12 @@ export type BaselineAccepted = Event<'glm.baseline-accepted', BaselineAcceptedDa
 /** Every event the vision context publishes. */
 export type VisionEvent = ScreenshotCaptured | AnalysisCompleted | VisualTestCompleted | BaselineAccepted;
 
-export const VISION_EVENT_TYPES = ['glm.screenshot-captured', 'glm.analysis-completed', 'glm.visual-test-completed', 'glm.baseline-accepted'] as const satisfies readonly VisionEvent['type'][];
+export const VISION_EVENT_TYPES = [
+  'glm.screenshot-captured',
+  'glm.analysis-completed',
+  'glm.visual-test-completed',
+  'glm.baseline-accepted',
+] as const satisfies readonly VisionEvent['type'][];
 
 /** A customer's vision events stay ordered (a baseline before the runs compared with it). */
 export const VISION_EVENTS: readonly EventDefinition[] = VISION_EVENT_TYPES.map((type) =>

@@ -17,19 +17,32 @@ const selector = z.string().min(1).max(1000, { error: 'selector is at most 1000 
 
 const viewport = z
   .object({
-    width: z.number({ error: 'viewport width must be a number' }).int({ error: 'viewport width must be whole' }).min(16, { error: 'viewport width is 16-4096' }).max(4096, { error: 'viewport width is 16-4096' }),
-    height: z.number({ error: 'viewport height must be a number' }).int({ error: 'viewport height must be whole' }).min(16, { error: 'viewport height is 16-4096' }).max(4096, { error: 'viewport height is 16-4096' }),
+    width: z
+      .number({ error: 'viewport width must be a number' })
+      .int({ error: 'viewport width must be whole' })
+      .min(16, { error: 'viewport width is 16-4096' })
+      .max(4096, { error: 'viewport width is 16-4096' }),
+    height: z
+      .number({ error: 'viewport height must be a number' })
+      .int({ error: 'viewport height must be whole' })
+      .min(16, { error: 'viewport height is 16-4096' })
+      .max(4096, { error: 'viewport height is 16-4096' }),
   })
   .describe('Browser window size in CSS pixels (default 1280x800).');
 
 const waitFor = z
-  .union([z.enum(['load', 'domcontentloaded', 'networkidle']), z.object({ selector })], { error: 'waitFor is load, domcontentloaded, networkidle or {selector}' })
+  .union([z.enum(['load', 'domcontentloaded', 'networkidle']), z.object({ selector })], {
+    error: 'waitFor is load, domcontentloaded, networkidle or {selector}',
+  })
   .describe('When the page counts as ready: a load state (default load) or {selector} to wait for an element to be visible.');
 
 export const captureInput = z.object({
   url: pageUrl,
   selector: selector.optional().describe('Screenshot only the first element matching this CSS selector.'),
-  fullPage: z.boolean({ error: 'fullPage must be a boolean' }).default(false).describe('Capture the whole scrollable page instead of the viewport.'),
+  fullPage: z
+    .boolean({ error: 'fullPage must be a boolean' })
+    .default(false)
+    .describe('Capture the whole scrollable page instead of the viewport.'),
   viewport: viewport.optional(),
   waitFor: waitFor.optional(),
 });
@@ -45,11 +58,18 @@ export const analyzeInput = z
       .optional()
       .describe('A screenshot URL this service returned (analysed with its page data), or any image URL (image-level checks only).'),
     url: pageUrl.optional().describe('A page to capture now and analyse.'),
-    analysisType: z.enum(ANALYSIS_TYPES, { error: `analysisType must be one of ${ANALYSIS_TYPES.join(', ')}` }).describe(
-      'ui-elements: interactive elements with role, name, selector and box; layout: overlaps, overflow, off-screen, small tap targets, misalignment; ' +
-        'accessibility: axe-core violations incl. contrast; visual-bugs: broken images, clipped text, overlaps, blank regions, difference from a baseline; comprehensive: all.',
-    ),
-    baselineScreenshotId: z.string().min(1).max(64).optional().describe('visual-bugs: compare pixel by pixel with this earlier screenshot of yours.'),
+    analysisType: z
+      .enum(ANALYSIS_TYPES, { error: `analysisType must be one of ${ANALYSIS_TYPES.join(', ')}` })
+      .describe(
+        'ui-elements: interactive elements with role, name, selector and box; layout: overlaps, overflow, off-screen, small tap targets, misalignment; ' +
+          'accessibility: axe-core violations incl. contrast; visual-bugs: broken images, clipped text, overlaps, blank regions, difference from a baseline; comprehensive: all.',
+      ),
+    baselineScreenshotId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('visual-bugs: compare pixel by pixel with this earlier screenshot of yours.'),
     fullPage: z.boolean().default(false).describe('With url: capture the whole page.'),
     viewport: viewport.optional(),
   })
@@ -57,7 +77,9 @@ export const analyzeInput = z
     error: 'give exactly one of screenshotId, screenshotUrl or url',
   });
 
-const checkName = z.string({ error: 'each check needs a name' }).regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'check names are 1-64 of A-Z a-z 0-9 _ . -' });
+const checkName = z
+  .string({ error: 'each check needs a name' })
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'check names are 1-64 of A-Z a-z 0-9 _ . -' });
 
 export const testCheck = z.discriminatedUnion(
   'type',
@@ -67,8 +89,18 @@ export const testCheck = z.discriminatedUnion(
       name: checkName,
       selector: selector.optional(),
       fullPage: z.boolean().default(false),
-      maxDiffRatio: z.number().min(0).max(1).default(0.001).describe('Largest share of pixels that may differ from the baseline (default 0.001).'),
-      pixelThreshold: z.number().min(0).max(1).default(0.1).describe('How different a pixel must be to count (pixelmatch threshold, default 0.1).'),
+      maxDiffRatio: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.001)
+        .describe('Largest share of pixels that may differ from the baseline (default 0.001).'),
+      pixelThreshold: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.1)
+        .describe('How different a pixel must be to count (pixelmatch threshold, default 0.1).'),
     }),
     z.object({
       type: z.literal('element'),
@@ -80,7 +112,10 @@ export const testCheck = z.discriminatedUnion(
     z.object({
       type: z.literal('a11y'),
       name: checkName,
-      maxImpact: z.enum(['none', ...SEVERITIES]).default('moderate').describe('Worst axe-core impact allowed (none: any violation fails; default moderate).'),
+      maxImpact: z
+        .enum(['none', ...SEVERITIES])
+        .default('moderate')
+        .describe('Worst axe-core impact allowed (none: any violation fails; default moderate).'),
     }),
     z.object({
       type: z.literal('layout'),
@@ -96,14 +131,21 @@ export const testCheck = z.discriminatedUnion(
 );
 
 export const testSuiteInput = z.object({
-  name: z.string({ error: 'testSuite.name is required' }).regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'testSuite.name is 1-64 of A-Z a-z 0-9 _ . -' }),
+  name: z
+    .string({ error: 'testSuite.name is required' })
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'testSuite.name is 1-64 of A-Z a-z 0-9 _ . -' }),
   viewport: viewport.optional(),
-  checks: z.array(testCheck, { error: 'testSuite.checks must be an array of checks' }).min(1, { error: 'testSuite.checks is empty' }).max(20, { error: 'at most 20 checks per suite' }),
+  checks: z
+    .array(testCheck, { error: 'testSuite.checks must be an array of checks' })
+    .min(1, { error: 'testSuite.checks is empty' })
+    .max(20, { error: 'at most 20 checks per suite' }),
 });
 
 export const testInput = z.object({
   url: pageUrl,
-  testSuite: testSuiteInput.describe('A named list of checks: visual (against a baseline), element (exists/visible/text), a11y (maximum impact), layout (rules).'),
+  testSuite: testSuiteInput.describe(
+    'A named list of checks: visual (against a baseline), element (exists/visible/text), a11y (maximum impact), layout (rules).',
+  ),
 });
 
 export type CaptureInput = z.infer<typeof captureInput>;

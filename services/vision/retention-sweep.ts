@@ -82,7 +82,9 @@ export class RetentionSweep {
       screenshotsDeleted += done.modifiedCount;
       batch = [];
     };
-    for await (const shot of screenshots.find({ capturedAt: { $lt: cutoff }, _deleted: { $ne: true } } as Document, { projection: { _id: 1 } })) {
+    for await (const shot of screenshots.find({ capturedAt: { $lt: cutoff }, _deleted: { $ne: true } } as Document, {
+      projection: { _id: 1 },
+    })) {
       const id = String(shot._id);
       if (baselineShots.has(id)) baselinesKept++;
       else batch.push(id);

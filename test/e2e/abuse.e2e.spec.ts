@@ -43,7 +43,8 @@ describe('account service under abuse: sign-up and login limits, trusted proxies
     });
     return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
   };
-  const signup = (base: string, forwardedFor?: string, name = 'Abuse Test') => post(base, '/auth/signup', { email: email(), password: 'long enough', name }, forwardedFor);
+  const signup = (base: string, forwardedFor?: string, name = 'Abuse Test') =>
+    post(base, '/auth/signup', { email: email(), password: 'long enough', name }, forwardedFor);
 
   function expectLimited(res: Awaited<ReturnType<typeof post>>): void {
     expect(res.status).to.equal(429);
@@ -53,7 +54,13 @@ describe('account service under abuse: sign-up and login limits, trusted proxies
   }
 
   describe('behind a trusted proxy (TRUST_PROXY=loopback), 3 sign-ups per IP per hour', () => {
-    const face = accounts({ TRUST_PROXY: 'loopback', SIGNUPS_PER_IP_PER_HOUR: '3', SIGNUPS_PER_MINUTE: '1000', LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: '1000', LOGIN_FAILURES_PER_EMAIL: '10' });
+    const face = accounts({
+      TRUST_PROXY: 'loopback',
+      SIGNUPS_PER_IP_PER_HOUR: '3',
+      SIGNUPS_PER_MINUTE: '1000',
+      LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: '1000',
+      LOGIN_FAILURES_PER_EMAIL: '10',
+    });
 
     it('answers 429 with Retry-After to the 4th sign-up from one client, and still serves another client', async () => {
       for (let i = 0; i < 3; i++) expect((await signup(face.base, '203.0.113.5')).status, `sign-up ${i + 1}`).to.equal(201);
@@ -71,14 +78,24 @@ describe('account service under abuse: sign-up and login limits, trusted proxies
 
     it('lets exactly the limit (10) of 30 concurrent wrong passwords for one e-mail be tried; the rest get 429', async () => {
       const address = email();
-      expect((await post(face.base, '/auth/signup', { email: address, password: 'right password', name: 'Target' }, '198.51.100.1')).status).to.equal(201);
+      expect(
+        (await post(face.base, '/auth/signup', { email: address, password: 'right password', name: 'Target' }, '198.51.100.1')).status,
+      ).to.equal(201);
       // Spread over many addresses, as a botnet would: only the per-e-mail limit can stop it.
       const results = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => post(face.base, '/auth/login', { email: address, password: `wrong password ${i}` }, `198.51.100.${10 + i}`)),
+        Array.from({ length: 30 }, (_, i) =>
+          post(face.base, '/auth/login', { email: address, password: `wrong password ${i}` }, `198.51.100.${10 + i}`),
+        ),
       );
       const statuses = results.map((r) => r.status);
-      expect(statuses.filter((s) => s === 401), statuses.join(',')).to.have.length(10);
-      expect(statuses.filter((s) => s === 429), statuses.join(',')).to.have.length(20);
+      expect(
+        statuses.filter((s) => s === 401),
+        statuses.join(','),
+      ).to.have.length(10);
+      expect(
+        statuses.filter((s) => s === 429),
+        statuses.join(','),
+      ).to.have.length(20);
       for (const limited of results.filter((r) => r.status === 429)) expectLimited(limited);
       // The right password does not get through while the e-mail is limited either.
       expectLimited(await post(face.base, '/auth/login', { email: address, password: 'right password' }, '198.51.100.99'));

@@ -41,7 +41,11 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
 
   const email = () => `user-${randomUUID()}@example.test`;
   const json = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
   };
   const me = async (authorization?: string) => {
@@ -123,14 +127,22 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
       }
       const wrong = await json('/auth/signup', { email: address, password: 'another password', name: 'Outage' });
       expect(wrong.status).to.equal(409);
-      const retried = await eventually('the sign-up retried after the restart', async () => {
-        const res = await json('/auth/signup', { email: address, password: 'outage password', name: 'Outage' });
-        return res.status === 201 ? res : undefined;
-      }, 60_000);
+      const retried = await eventually(
+        'the sign-up retried after the restart',
+        async () => {
+          const res = await json('/auth/signup', { email: address, password: 'outage password', name: 'Outage' });
+          return res.status === 201 ? res : undefined;
+        },
+        60_000,
+      );
       expect((await me(`Bearer ${retried.body.token as string}`)).body).to.include({ email: address, tier: 'free' });
       expect((await json('/auth/signup', { email: address, password: 'outage password', name: 'Outage' })).status).to.equal(409);
       if (stack.MAILPIT_URL) {
-        await eventually('the welcome e-mail', async () => ((await mailTo(stack.MAILPIT_URL, address)).length > 0 ? true : undefined), 60_000);
+        await eventually(
+          'the welcome e-mail',
+          async () => ((await mailTo(stack.MAILPIT_URL, address)).length > 0 ? true : undefined),
+          60_000,
+        );
         expect(await mailTo(stack.MAILPIT_URL, address)).to.have.length(1);
       }
     });
@@ -140,7 +152,13 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
         for (let round = 0; round < 5; round++) {
           const address = email();
           const results = await Promise.all(
-            Array.from({ length: 8 }, (_, i) => json('/auth/signup', { email: address, password: passwords === 'the same password' ? 'one password' : `password ${i}`, name: `N${i}` })),
+            Array.from({ length: 8 }, (_, i) =>
+              json('/auth/signup', {
+                email: address,
+                password: passwords === 'the same password' ? 'one password' : `password ${i}`,
+                name: `N${i}`,
+              }),
+            ),
           );
           expect(results.map((r) => r.status).sort(), `round ${round}`).to.deep.equal([201, 409, 409, 409, 409, 409, 409, 409]);
           const stored = await platform.runtime.mongo.db.collection('accounts').find({ email: address }).toArray();
@@ -200,10 +218,28 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
     const cases: [string, () => string | undefined, string][] = [
       ['no Authorization header', () => undefined, 'missing bearer token'],
       ['a malformed header', () => 'Token abc', 'malformed authorization header'],
-      ['an expired token', () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free', iat: now() - 3600, exp: now() - 60 }, JWT_SECRET, { algorithm: 'HS256' })}`, 'token expired'],
-      ['a token signed with another secret', () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free' }, 'another-secret-another-secret-another', { algorithm: 'HS256' })}`, 'invalid token'],
-      ['an alg none token', () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free' }, '', { algorithm: 'none' })}`, 'invalid token'],
-      ['an HS512 token with the right secret', () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free' }, JWT_SECRET, { algorithm: 'HS512' })}`, 'invalid token'],
+      [
+        'an expired token',
+        () =>
+          `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free', iat: now() - 3600, exp: now() - 60 }, JWT_SECRET, { algorithm: 'HS256' })}`,
+        'token expired',
+      ],
+      [
+        'a token signed with another secret',
+        () =>
+          `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free' }, 'another-secret-another-secret-another', { algorithm: 'HS256' })}`,
+        'invalid token',
+      ],
+      [
+        'an alg none token',
+        () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free' }, '', { algorithm: 'none' })}`,
+        'invalid token',
+      ],
+      [
+        'an HS512 token with the right secret',
+        () => `Bearer ${jwt.sign({ sub: user.id, email: user.email, tier: 'free' }, JWT_SECRET, { algorithm: 'HS512' })}`,
+        'invalid token',
+      ],
       ['garbage', () => 'Bearer not.a.jwt', 'invalid token'],
     ];
     for (const [what, header, message] of cases) {
@@ -227,7 +263,8 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
     it('issues tokens with iss and aud, and refuses a token signed with the right secret that lacks or misstates them', async () => {
       const { token, user } = await signup();
       const claims = { sub: user.id, email: user.email, tier: 'free', ver: 0 };
-      const sign = (extra: Record<string, string>) => `Bearer ${jwt.sign({ ...claims, ...extra }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 })}`;
+      const sign = (extra: Record<string, string>) =>
+        `Bearer ${jwt.sign({ ...claims, ...extra }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 })}`;
       for (const [what, header] of [
         ['neither', sign({})],
         ['no aud', sign({ iss: 'svc' })],
@@ -247,10 +284,23 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
     it('answers /auth/me with the tier of the users projection after an upgrade, while the token still says free', async () => {
       const { token, user } = await signup();
       const at = new Date();
-      await platform.runtime.publisher.publish(newEvent('subscription.created', {
-        subscriptionId: `sub-${randomUUID()}`, customerId: 'cus-1', userId: user.id, email: user.email, name: null, variantId: '301789', tier: 'pro',
-        status: 'active', renewsAt: null, endsAt: null, providerUpdatedAt: at, customerPortalUrl: null, updatePaymentUrl: null,
-      }));
+      await platform.runtime.publisher.publish(
+        newEvent('subscription.created', {
+          subscriptionId: `sub-${randomUUID()}`,
+          customerId: 'cus-1',
+          userId: user.id,
+          email: user.email,
+          name: null,
+          variantId: '301789',
+          tier: 'pro',
+          status: 'active',
+          renewsAt: null,
+          endsAt: null,
+          providerUpdatedAt: at,
+          customerPortalUrl: null,
+          updatePaymentUrl: null,
+        }),
+      );
       const upgraded = await eventually('/auth/me at pro', async () => {
         const res = await me(`Bearer ${token}`);
         return res.body.tier === 'pro' ? res : undefined;
@@ -279,7 +329,9 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
       expect((await me(`Bearer ${login.body.token as string}`)).status).to.equal(200);
       // The log has it too: the users projection keeps the version the change moved to.
       const users = await projectionCollection(platform.runtime.mongo.db, usersProjection.collection);
-      await eventually('the projection at version 1', async () => ((await users.findOne({ email: address }))?.tokenVersion === 1 ? true : undefined));
+      await eventually('the projection at version 1', async () =>
+        (await users.findOne({ email: address }))?.tokenVersion === 1 ? true : undefined,
+      );
     });
 
     it('POST /auth/password: 401 without a token, 400 for a bad body, 403 for a wrong current password, then 429 like login', async () => {
@@ -329,7 +381,15 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
         const docs = await users.find().sort({ _id: 1 }).toArray();
         return docs.some((d) => d.email === address) ? docs : undefined;
       });
-      const result = await replayProjection({ kafka: rt.kafka, codec: rt.codec, catalog: rt.catalog, publisher: rt.publisher, db: rt.mongo.db, projection: usersProjection as never, log: rt.log });
+      const result = await replayProjection({
+        kafka: rt.kafka,
+        codec: rt.codec,
+        catalog: rt.catalog,
+        publisher: rt.publisher,
+        db: rt.mongo.db,
+        projection: usersProjection as never,
+        log: rt.log,
+      });
       expect(result.documents).to.equal(before.length);
       const after = await (await projectionCollection(rt.mongo.db, usersProjection.collection)).find().sort({ _id: 1 }).toArray();
       expect(after).to.deep.equal(before);
@@ -343,11 +403,25 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
       const mailer = smtpMailer(stack.SMTP_URL, 'svc <no-reply@svc.local>');
       let seen = 0;
       const effects = new Effects(rt.mongo.db);
-      const settings = { keyEncryptionKey: rt.config.secrets.keyEncryptionKey, reactivateUrl: rt.config.urls.reactivate, pricingUrl: rt.config.urls.pricing };
+      const settings = {
+        keyEncryptionKey: rt.config.secrets.keyEncryptionKey,
+        reactivateUrl: rt.config.urls.reactivate,
+        pricingUrl: rt.config.urls.pricing,
+      };
       const inner = mailHandler(effects, mailer, (e) => owedMail(e, settings), rt.log);
       const again = new ConsumerRunner({
-        kafka: rt.kafka, codec: rt.codec, publisher: rt.publisher, log: rt.log, groupId: `mailer-again-${randomUUID()}`,
-        topics: [rt.catalog.topicOf('account.registered')], handler: { handle: async (events, context) => { await inner.handle(events, context); seen += events.length; } },
+        kafka: rt.kafka,
+        codec: rt.codec,
+        publisher: rt.publisher,
+        log: rt.log,
+        groupId: `mailer-again-${randomUUID()}`,
+        topics: [rt.catalog.topicOf('account.registered')],
+        handler: {
+          handle: async (events, context) => {
+            await inner.handle(events, context);
+            seen += events.length;
+          },
+        },
       });
       await again.start();
       try {

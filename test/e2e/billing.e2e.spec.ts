@@ -17,7 +17,14 @@ import { keysService } from '../../services/keys/keys.service.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
-import { deliver as deliverWebhook, invoicePayload, providerTime, subscriptionPayload, type Payload, type PayloadOverrides } from '../support/lemonsqueezy.ts';
+import {
+  deliver as deliverWebhook,
+  invoicePayload,
+  providerTime,
+  subscriptionPayload,
+  type Payload,
+  type PayloadOverrides,
+} from '../support/lemonsqueezy.ts';
 import { mailTo, type SentMail } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
@@ -62,10 +69,16 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
   const db = () => platform.runtime.mongo.db;
   const newSubscription = () => ({ id: String(randomInt(10_000_000, 99_999_999)), email: `buyer-${randomUUID()}@example.test` });
 
-  const deliver = async (payload: Payload): Promise<number> => (await deliverWebhook(`http://127.0.0.1:${ports.webhooks}`, SIGNING_SECRET, payload)).status;
+  const deliver = async (payload: Payload): Promise<number> =>
+    (await deliverWebhook(`http://127.0.0.1:${ports.webhooks}`, SIGNING_SECRET, payload)).status;
 
   const subscriptionEvent = (name: string, sub: { id: string; email: string }, o: PayloadOverrides = {}) =>
-    subscriptionPayload(name, { subscriptionId: sub.id, userId: null, ...o, attributes: { user_email: sub.email, variant_id: PRO_VARIANT, ...o.attributes } });
+    subscriptionPayload(name, {
+      subscriptionId: sub.id,
+      userId: null,
+      ...o,
+      attributes: { user_email: sub.email, variant_id: PRO_VARIANT, ...o.attributes },
+    });
 
   const until = <T>(what: string, check: () => Promise<T | undefined>) => eventually(what, check, 30_000);
   const subscriptionIn = (id: string, status: string) =>
@@ -73,7 +86,10 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
       const s = await getSubscription(db(), id);
       return s?.status === status ? s : undefined;
     });
-  const keyOf = (id: string, check: (k: NonNullable<Awaited<ReturnType<typeof getKeyBySubscription>>>) => boolean = (k) => k.keyHash !== null) =>
+  const keyOf = (
+    id: string,
+    check: (k: NonNullable<Awaited<ReturnType<typeof getKeyBySubscription>>>) => boolean = (k) => k.keyHash !== null,
+  ) =>
     until(`key of ${id}`, async () => {
       const k = await getKeyBySubscription(db(), id);
       return k && check(k) ? k : undefined;
@@ -116,7 +132,13 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     const sub = newSubscription();
     await deliver(subscriptionEvent('subscription_created', sub));
     await keyOf(sub.id);
-    await deliver(invoicePayload('subscription_payment_success', { subscriptionId: sub.id, invoiceId: randomInt(1e6, 9e6), attributes: { user_email: sub.email } }));
+    await deliver(
+      invoicePayload('subscription_payment_success', {
+        subscriptionId: sub.id,
+        invoiceId: randomInt(1e6, 9e6),
+        attributes: { user_email: sub.email },
+      }),
+    );
     const endsAt = new Date(Date.now() + 3000);
     await deliver(subscriptionEvent('subscription_cancelled', sub, { attributes: { ends_at: providerTime(endsAt) } }));
     const cancelled = await subscriptionIn(sub.id, 'cancelled');
@@ -137,7 +159,9 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     const sub = newSubscription();
     await deliver(subscriptionEvent('subscription_created', sub));
     const first = await keyOf(sub.id);
-    await deliver(subscriptionEvent('subscription_cancelled', sub, { attributes: { ends_at: providerTime(new Date(Date.now() + 3_600_000)) } }));
+    await deliver(
+      subscriptionEvent('subscription_cancelled', sub, { attributes: { ends_at: providerTime(new Date(Date.now() + 3_600_000)) } }),
+    );
     await subscriptionIn(sub.id, 'cancelled');
     await deliver(subscriptionEvent('subscription_resumed', sub));
     const resumed = await subscriptionIn(sub.id, 'active');
@@ -151,7 +175,13 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     const sub = newSubscription();
     await deliver(subscriptionEvent('subscription_created', sub));
     await keyOf(sub.id);
-    await deliver(invoicePayload('subscription_payment_failed', { subscriptionId: sub.id, invoiceId: randomInt(1e6, 9e6), attributes: { user_email: sub.email } }));
+    await deliver(
+      invoicePayload('subscription_payment_failed', {
+        subscriptionId: sub.id,
+        invoiceId: randomInt(1e6, 9e6),
+        attributes: { user_email: sub.email },
+      }),
+    );
     await subscriptionIn(sub.id, 'past_due');
     expect((await getKeyBySubscription(db(), sub.id))?.tier).to.equal('pro');
     const [mail] = await mailsTo(sub.email, /payment/i);
@@ -168,13 +198,17 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     expect(await deliver(created)).to.equal(200);
     expect(await deliver(created)).to.equal(200);
     const older = subscriptionEvent('subscription_updated', sub, { attributes: { variant_id: TEAM_VARIANT } });
-    const newer = subscriptionEvent('subscription_updated', sub, { attributes: { variant_id: PRO_VARIANT, renews_at: providerTime(new Date(Date.now() + 86_400_000)) } });
+    const newer = subscriptionEvent('subscription_updated', sub, {
+      attributes: { variant_id: PRO_VARIANT, renews_at: providerTime(new Date(Date.now() + 86_400_000)) },
+    });
     await deliver(newer);
     await deliver(older);
     await deliver(newer);
     const renewed = await until('the newer update', async () => {
       const s = await getSubscription(db(), sub.id);
-      return s && s.lastProviderUpdatedAt?.toISOString() === new Date(String(newer.data.attributes.updated_at)).toISOString() ? s : undefined;
+      return s && s.lastProviderUpdatedAt?.toISOString() === new Date(String(newer.data.attributes.updated_at)).toISOString()
+        ? s
+        : undefined;
     });
     // the older one (team) arrived after it: still pro
     expect(renewed.tier).to.equal('pro');
@@ -191,7 +225,9 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     const before = dlqBefore.reduce((n, p) => n + Number(p.high), 0);
     expect(await deliver(subscriptionEvent('subscription_created', sub, { attributes: { variant_id: 999_999 } }))).to.equal(200);
     await until('a dead letter', async () => {
-      const after = (await platform.runtime.admin.fetchTopicOffsets(`${platform.runtime.catalog.topicOf('payment.webhook-received')}.dlq`)).reduce((n, p) => n + Number(p.high), 0);
+      const after = (
+        await platform.runtime.admin.fetchTopicOffsets(`${platform.runtime.catalog.topicOf('payment.webhook-received')}.dlq`)
+      ).reduce((n, p) => n + Number(p.high), 0);
       return after > before ? true : undefined;
     });
     expect(await getSubscription(db(), sub.id)).to.equal(null);
@@ -205,7 +241,12 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
         headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
         body: JSON.stringify(body),
       });
-    const valid = () => ({ customerId: `cus-${randomUUID()}`, email: 'api@example.test', tier: 'team', subscriptionId: `api-${randomUUID()}` });
+    const valid = () => ({
+      customerId: `cus-${randomUUID()}`,
+      email: 'api@example.test',
+      tier: 'team',
+      subscriptionId: `api-${randomUUID()}`,
+    });
 
     it('issues a key, stored (hashed) before the answer, and refuses a second for the subscription', async () => {
       const body = valid();
@@ -226,7 +267,11 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
       const wrong = await generate(valid(), 'cd'.repeat(32));
       expect(wrong.status).to.equal(401);
       expect(JSON.stringify(await wrong.json())).not.to.include(SHARED_SECRET);
-      const none = await fetch(`http://127.0.0.1:${ports.keys}/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(valid()) });
+      const none = await fetch(`http://127.0.0.1:${ports.keys}/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(valid()),
+      });
       expect(none.status).to.equal(401);
       const badTier = await generate({ ...valid(), tier: 'gold' });
       expect(badTier.status).to.equal(400);
@@ -247,11 +292,21 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     const mailsBefore = ((await (await fetch(`${stack.MAILPIT_URL}/api/v1/messages?limit=1`)).json()) as { total: number }).total;
     for (const projection of [subscriptionsProjection, keysProjection, usersProjection] as unknown as Projection<Document>[]) {
       const before = await (await projectionCollection(db(), projection.collection)).find().sort({ _id: 1 }).toArray();
-      await replayProjection({ kafka: rt.kafka, codec: rt.codec, catalog: rt.catalog, publisher: rt.publisher, db: db(), projection, log: rt.log });
+      await replayProjection({
+        kafka: rt.kafka,
+        codec: rt.codec,
+        catalog: rt.catalog,
+        publisher: rt.publisher,
+        db: db(),
+        projection,
+        log: rt.log,
+      });
       const after = await (await projectionCollection(db(), projection.collection)).find().sort({ _id: 1 }).toArray();
       expect(after, projection.name).to.deep.equal(before);
     }
-    expect((await rt.admin.fetchTopicOffsets(rt.catalog.topicOf('key.generated'))).reduce((n, p) => n + Number(p.high), 0)).to.equal(keyEventsBefore);
+    expect((await rt.admin.fetchTopicOffsets(rt.catalog.topicOf('key.generated'))).reduce((n, p) => n + Number(p.high), 0)).to.equal(
+      keyEventsBefore,
+    );
     const mailsAfter = ((await (await fetch(`${stack.MAILPIT_URL}/api/v1/messages?limit=1`)).json()) as { total: number }).total;
     expect(mailsAfter).to.equal(mailsBefore);
   });
@@ -306,7 +361,7 @@ describe('webhooks billing does not act on: test mode, another store (e2e)', fun
     return { sub, payload };
   };
 
-  it('acknowledges a test-mode and another store\'s subscription_created as ignored: no subscription, no key, no e-mail', async () => {
+  it("acknowledges a test-mode and another store's subscription_created as ignored: no subscription, no key, no e-mail", async () => {
     const testMode = created({ store: STORE_ID, testMode: true });
     const otherStore = created({ store: STORE_ID + 1, testMode: false });
     const live = created({ store: STORE_ID, testMode: false });
@@ -318,10 +373,14 @@ describe('webhooks billing does not act on: test mode, another store (e2e)', fun
     expect([first.status, second.status, third.status]).to.deep.equal([200, 200, 200]);
 
     // The live one's key e-mail: billing, the issuer and the mailer have all passed the two before it.
-    await eventually('the live subscription\'s key e-mail', async () => {
-      const mails = (await mailTo(stack.MAILPIT_URL, live.sub.email)).filter((m) => /API key/.test(m.Subject));
-      return mails.length > 0 ? mails : undefined;
-    }, 30_000);
+    await eventually(
+      "the live subscription's key e-mail",
+      async () => {
+        const mails = (await mailTo(stack.MAILPIT_URL, live.sub.email)).filter((m) => /API key/.test(m.Subject));
+        return mails.length > 0 ? mails : undefined;
+      },
+      30_000,
+    );
     for (const ignored of [testMode.sub, otherStore.sub]) {
       expect(await getSubscription(db(), ignored.id), ignored.id).to.equal(null);
       expect(await getKeyBySubscription(db(), ignored.id), ignored.id).to.equal(null);

@@ -32,7 +32,10 @@ describe('dead letters: seen, explained and re-driven once with the real `svc dl
 
   const svc = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+      const { stdout, stderr } = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', ...args], {
+        env: { ...process.env, ...env },
+        timeout: 60_000,
+      });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -47,7 +50,13 @@ describe('dead letters: seen, explained and re-driven once with the real `svc dl
     const port = await freePort();
     webhooks = `http://127.0.0.1:${port}`;
     // Billing starts without the variant: its subscriptions cannot be decided yet.
-    env = testEnv(stack, { WEBHOOKS_PORT: String(port), KEYS_PORT: String(await freePort()), PAYMENT_WEBHOOK_SECRET: SIGNING_SECRET, KEY_ENCRYPTION_KEY: 'ab'.repeat(32), PAYMENT_VARIANT_TIERS: '' });
+    env = testEnv(stack, {
+      WEBHOOKS_PORT: String(port),
+      KEYS_PORT: String(await freePort()),
+      PAYMENT_WEBHOOK_SECRET: SIGNING_SECRET,
+      KEY_ENCRYPTION_KEY: 'ab'.repeat(32),
+      PAYMENT_VARIANT_TIERS: '',
+    });
     rest = await startServices([keysService, webhookIngressService, mailerService], env, testLogger());
     billing = await startServices([billingService], env, testLogger());
   });
@@ -63,16 +72,26 @@ describe('dead letters: seen, explained and re-driven once with the real `svc dl
     const email = `dlq-${randomUUID()}@example.test`;
     const garbage = subscriptionPayload('subscription_cancelled', { attributes: { ends_at: 'garbage', variant_id: 'not-a-number' } });
     expect((await deliver(webhooks, SIGNING_SECRET, garbage)).status).to.equal(200);
-    const created = subscriptionPayload('subscription_created', { subscriptionId, userId: null, attributes: { user_email: email, variant_id: VARIANT } });
+    const created = subscriptionPayload('subscription_created', {
+      subscriptionId,
+      userId: null,
+      attributes: { user_email: email, variant_id: VARIANT },
+    });
     expect((await deliver(webhooks, SIGNING_SECRET, created)).status).to.equal(200);
 
-    const listed = await eventually('two dead letters', async () => {
-      const out = await svc('dlq', 'list');
-      return /payments\.webhooks\.dlq\s+2\s+2/.test(out.stdout) ? out : undefined;
-    }, 60_000);
+    const listed = await eventually(
+      'two dead letters',
+      async () => {
+        const out = await svc('dlq', 'list');
+        return /payments\.webhooks\.dlq\s+2\s+2/.test(out.stdout) ? out : undefined;
+      },
+      60_000,
+    );
     expect(listed.code).to.equal(EXIT.ok);
     const shown = await svc('dlq', 'show', 'payments.webhooks');
-    expect(shown.stdout).to.match(/error\s+PoisonMessageError: webhook \S+: subscription_cancelled: data\.attributes\.ends_at must be an ISO 8601 date-time/);
+    expect(shown.stdout).to.match(
+      /error\s+PoisonMessageError: webhook \S+: subscription_cancelled: data\.attributes\.ends_at must be an ISO 8601 date-time/,
+    );
     expect(shown.stdout).to.include(`error    UnknownVariantError: variant ${VARIANT} is not in PAYMENT_VARIANT_TIERS`);
     expect(shown.stdout).to.match(/from\s+\S*payments\.webhooks\/\d+@\d+/);
     expect(shown.stdout, 'no customer data without --payload').not.to.include(email);
@@ -84,16 +103,24 @@ describe('dead letters: seen, explained and re-driven once with the real `svc dl
     expect(redriven.code, redriven.stderr).to.equal(EXIT.ok);
     expect(redriven.stdout).to.match(/re-drove 2 dead letter\(s\) from \S+ to: \S*billing \(2\)/);
 
-    const key = await eventually('the key', async () => (await getKeyBySubscription(rest.runtime.mongo.db, subscriptionId))?.keyHash ?? undefined, 60_000);
+    const key = await eventually(
+      'the key',
+      async () => (await getKeyBySubscription(rest.runtime.mongo.db, subscriptionId))?.keyHash ?? undefined,
+      60_000,
+    );
     expect(key).to.match(/^[0-9a-f]{64}$/);
     await eventually('the key e-mail', async () => ((await mailTo(stack.MAILPIT_URL, email)).length === 1 ? true : undefined), 60_000);
     expect((await getSubscription(rest.runtime.mongo.db, subscriptionId))?.tier).to.equal('pro');
 
     // The garbage one failed again, as it must: it is back in the DLQ; nothing was applied twice.
-    const again = await eventually('the unusable one dead-lettered again', async () => {
-      const out = await svc('dlq', 'list');
-      return /payments\.webhooks\.dlq\s+3\s+1/.test(out.stdout) ? out : undefined;
-    }, 60_000);
+    const again = await eventually(
+      'the unusable one dead-lettered again',
+      async () => {
+        const out = await svc('dlq', 'list');
+        return /payments\.webhooks\.dlq\s+3\s+1/.test(out.stdout) ? out : undefined;
+      },
+      60_000,
+    );
     expect(again.code).to.equal(EXIT.ok);
     const second = await svc('dlq', 'redrive', 'payments.webhooks');
     expect(second.stdout).to.match(/re-drove 1 dead letter/);

@@ -37,7 +37,10 @@ describe('fuzz suite, short seeded run: every endpoint, no 5xx, crash, unanswere
     const slow = results.reduce((n, r) => n + r.slow, 0);
     if (slow > 0) process.stderr.write(`      fuzz smoke: ${slow} answer(s) over 1 s, not judged here (see npm run fuzz)\n`);
     const details = bad.map((r) => `${r.endpoint}:\n  ${r.examples.join('\n  ')}`).join('\n');
-    expect(bad.map((r) => r.endpoint), `${table(results)}\n\n${details}\n\nreproduce: npm run fuzz -- --seed=${SEED} --only '<endpoint>' --show <index>`).to.deep.equal([]);
+    expect(
+      bad.map((r) => r.endpoint),
+      `${table(results)}\n\n${details}\n\nreproduce: npm run fuzz -- --seed=${SEED} --only '<endpoint>' --show <index>`,
+    ).to.deep.equal([]);
     expect(results.filter((r) => r.requests > 0)).to.have.length.greaterThan(30);
   });
 });

@@ -51,7 +51,13 @@ function partialRequest(port: number, head: string, bodyStart: Buffer, deadlineM
       if (!Number.isFinite(length) || received.length < end + 4 + length) return;
       answered = true;
       clearTimeout(timer);
-      resolveAnswer({ status: Number(statusLine!.split(' ')[1]), headers, body: received.subarray(end + 4, end + 4 + length).toString('utf8'), closed, socket });
+      resolveAnswer({
+        status: Number(statusLine!.split(' ')[1]),
+        headers,
+        body: received.subarray(end + 4, end + 4 + length).toString('utf8'),
+        closed,
+        socket,
+      });
     });
     socket.on('end', () => resolveClosed());
     socket.on('error', (err) => {
@@ -92,7 +98,11 @@ describe('gate first, metrics private: what an anonymous caller can make the rag
     ops = `http://127.0.0.1:${opsPort}`;
     platform = await startServices(
       [keysService, ragService, mcpService],
-      retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }, { OPS_PORT: String(opsPort), RAG_PUSH_BODY_LIMIT: '10mb' }),
+      retrievalEnv(
+        stack,
+        { ports, dir, workspace, sharedSecret: SHARED_SECRET },
+        { OPS_PORT: String(opsPort), RAG_PUSH_BODY_LIMIT: '10mb' },
+      ),
       testLogger(),
     );
     apiKey = (await mintKey(`http://127.0.0.1:${ports.keys}`, SHARED_SECRET, 'pro', 'gate-first')).apiKey;
@@ -120,10 +130,17 @@ describe('gate first, metrics private: what an anonymous caller can make the rag
   });
 
   it('answers a gzip bomb without a key 401, without inflating it; with a key, 413 as before', async () => {
-    const bomb = gzipSync(Buffer.concat([Buffer.from('{"collectionName":"x","pad":"'), Buffer.alloc(100 * 1024 * 1024, 0x61), Buffer.from('"}')]), { level: 9 });
+    const bomb = gzipSync(
+      Buffer.concat([Buffer.from('{"collectionName":"x","pad":"'), Buffer.alloc(100 * 1024 * 1024, 0x61), Buffer.from('"}')]),
+      { level: 9 },
+    );
     expect(bomb.length).to.be.below(1024 * 1024);
     const post = (headers: Record<string, string>) =>
-      fetch(`${rag}/api/rag/index`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...headers }, body: bomb });
+      fetch(`${rag}/api/rag/index`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...headers },
+        body: bomb,
+      });
     const anonymous = await post({});
     expect(anonymous.status).to.equal(401);
     expect(await anonymous.json()).to.include({ success: false, code: 'UNAUTHORIZED' });
@@ -134,18 +151,37 @@ describe('gate first, metrics private: what an anonymous caller can make the rag
 
   it('still reads the body of an admitted request, gzip or not, once', async () => {
     const body = JSON.stringify({ query: 'anything', collectionName: 'none-here' });
-    for (const [encoding, bytes] of [['identity', Buffer.from(body)], ['gzip', gzipSync(body)]] as const) {
-      const res = await fetch(`${rag}/api/rag/query`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding, 'x-api-key': apiKey }, body: bytes });
+    for (const [encoding, bytes] of [
+      ['identity', Buffer.from(body)],
+      ['gzip', gzipSync(body)],
+    ] as const) {
+      const res = await fetch(`${rag}/api/rag/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding, 'x-api-key': apiKey },
+        body: bytes,
+      });
       // The body was read: the operation looked for the collection it names.
       expect(res.status, encoding).to.equal(404);
       expect(await res.json(), encoding).to.include({ success: false });
     }
-    const malformed = await fetch(`${rag}/api/rag/setup`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: '{"projectPath":' });
+    const malformed = await fetch(`${rag}/api/rag/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: '{"projectPath":',
+    });
     expect(malformed.status).to.equal(400);
     expect(await malformed.json()).to.include({ success: false, code: 'MALFORMED_JSON' });
     // Admitted once: the route's own check did not count the request a second time.
-    const first = await fetch(`${rag}/api/rag/query`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body });
-    const second = await fetch(`${rag}/api/rag/query`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body });
+    const first = await fetch(`${rag}/api/rag/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body,
+    });
+    const second = await fetch(`${rag}/api/rag/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body,
+    });
     expect(Number(first.headers.get('x-ratelimit-remaining')) - Number(second.headers.get('x-ratelimit-remaining'))).to.equal(1);
   });
 

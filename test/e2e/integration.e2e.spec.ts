@@ -72,13 +72,24 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
     const ports = await retrievalPorts();
     keys = `http://127.0.0.1:${ports.keys}`;
     rag = `http://127.0.0.1:${ports.rag}`;
-    const env = retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }, {
-      RAG_PUBLIC_URL: rag,
-      CAPTURE_ALLOWED_HOSTS: site.origin.replace('http://', ''),
-    });
+    const env = retrievalEnv(
+      stack,
+      { ports, dir, workspace, sharedSecret: SHARED_SECRET },
+      {
+        RAG_PUBLIC_URL: rag,
+        CAPTURE_ALLOWED_HOSTS: site.origin.replace('http://', ''),
+      },
+    );
     platform = await startServices([keysService, ragService], env, testLogger());
     acme = await mintKey(keys, SHARED_SECRET, 'pro', 'acme');
-    expect((await call('POST', '/api/rag/setup', { key: acme.apiKey, body: { projectPath: join(workspace, 'ui-kit'), collectionName: 'ui-kit' } })).status).to.equal(200);
+    expect(
+      (
+        await call('POST', '/api/rag/setup', {
+          key: acme.apiKey,
+          body: { projectPath: join(workspace, 'ui-kit'), collectionName: 'ui-kit' },
+        })
+      ).status,
+    ).to.equal(200);
     const indexed = await call('POST', '/api/rag/index', { key: acme.apiKey, body: { collectionName: 'ui-kit', wait: true } });
     expect(indexed.body.status, JSON.stringify(indexed.body)).to.equal('completed');
   });
@@ -94,14 +105,20 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
   async function call(method: string, path: string, options: { key?: string; body?: unknown } = {}): Promise<Answer> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.key) headers['x-api-key'] = options.key;
-    const res = await fetch(`${rag}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+    const res = await fetch(`${rag}${path}`, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    });
     const text = await res.text();
     const body = res.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as Record<string, unknown>) : {};
     return { status: res.status, headers: res.headers, body, text };
   }
 
-  const validate = (body: Record<string, unknown>) => call('POST', '/api/integration/validate', { key: acme.apiKey, body: { collectionName: 'ui-kit', ...body } });
-  const generate = (body: Record<string, unknown>) => call('POST', '/api/integration/generate', { key: acme.apiKey, body: { collectionName: 'ui-kit', ...body } });
+  const validate = (body: Record<string, unknown>) =>
+    call('POST', '/api/integration/validate', { key: acme.apiKey, body: { collectionName: 'ui-kit', ...body } });
+  const generate = (body: Record<string, unknown>) =>
+    call('POST', '/api/integration/generate', { key: acme.apiKey, body: { collectionName: 'ui-kit', ...body } });
   const checksOf = (a: Answer) => a.body.checks as CheckBody[];
 
   /** The fixture served from a copy with a bug put in: what a generated test must catch. */
@@ -114,31 +131,47 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
   }
 
   describe('validate', () => {
-    it('finds the component\'s file and lines, checks the live page, and passes what the page does', async () => {
+    it("finds the component's file and lines, checks the live page, and passes what the page does", async () => {
       const before = site.cartRequests.length;
       const answer = await validate({
         component: 'AddToCartButton',
         url: `${site.origin}/`,
-        expectedBehavior: 'It is visible. It is labelled "Add to cart". Clicking it opens the "Added to cart" dialog. It posts to /api/cart. It throws an Error when the productId is missing.',
+        expectedBehavior:
+          'It is visible. It is labelled "Add to cart". Clicking it opens the "Added to cart" dialog. It posts to /api/cart. It throws an Error when the productId is missing.',
       });
       expect(answer.status, answer.text).to.equal(200);
       const checks = checksOf(answer);
-      expect(checks.map((c) => c.status), JSON.stringify(checks, null, 1)).to.deep.equal(['passed', 'passed', 'passed', 'passed', 'passed']);
+      expect(
+        checks.map((c) => c.status),
+        JSON.stringify(checks, null, 1),
+      ).to.deep.equal(['passed', 'passed', 'passed', 'passed', 'passed']);
       expect(answer.body.valid).to.equal(true);
       expect(answer.body.confidence).to.equal(1);
       const evidence = answer.body.evidence as EvidenceBody[];
       const definition = evidence.find((e) => e.role === 'definition');
       // Its doc comment belongs to it: lines 3-28 of the file.
-      expect(definition, JSON.stringify(evidence)).to.include({ source: 'code', file: 'src/components/add-to-cart-button.js', startLine: 3, endLine: 28 });
+      expect(definition, JSON.stringify(evidence)).to.include({
+        source: 'code',
+        file: 'src/components/add-to-cart-button.js',
+        startLine: 3,
+        endLine: 28,
+      });
       expect(definition!.snippet).to.include('export function AddToCartButton');
-      expect(evidence.some((e) => e.role === 'use' && e.file === 'src/shop.js'), 'its use in shop.js').to.equal(true);
+      expect(
+        evidence.some((e) => e.role === 'use' && e.file === 'src/shop.js'),
+        'its use in shop.js',
+      ).to.equal(true);
       expect(evidence.find((e) => e.source === 'page' && e.role === 'element')?.selector).to.equal('[data-testid="add-to-cart"]');
       expect(site.cartRequests.length - before, 'the click really posted').to.equal(1);
       expect(site.cartRequests.at(-1)).to.deep.equal({ productId: 'sku-42', quantity: 1 });
     });
 
     it('fails a behaviour the page does not have, naming what happened instead', async () => {
-      const answer = await validate({ component: 'AddToCartButton', url: `${site.origin}/`, expectedBehavior: 'It is visible. Clicking it navigates to /checkout.html.' });
+      const answer = await validate({
+        component: 'AddToCartButton',
+        url: `${site.origin}/`,
+        expectedBehavior: 'It is visible. Clicking it navigates to /checkout.html.',
+      });
       expect(answer.status, answer.text).to.equal(200);
       const [visible, navigates] = checksOf(answer);
       expect(visible!.status).to.equal('passed');
@@ -148,7 +181,11 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
     });
 
     it('leaves what the evidence cannot decide unknown, and valid null rather than a guess', async () => {
-      const answer = await validate({ component: 'AddToCartButton', url: `${site.origin}/`, expectedBehavior: 'It is visible. Customers find it delightful.' });
+      const answer = await validate({
+        component: 'AddToCartButton',
+        url: `${site.origin}/`,
+        expectedBehavior: 'It is visible. Customers find it delightful.',
+      });
       expect(answer.status, answer.text).to.equal(200);
       expect(checksOf(answer).map((c) => c.status)).to.deep.equal(['passed', 'unknown']);
       expect(checksOf(answer)[1]!.decidedBy).to.equal(null);
@@ -157,21 +194,45 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
       expect(answer.body.judgedByModel).to.deep.equal([]);
     });
 
-    it('decides state and code claims: a disabled button, a link\'s navigation, a thrown error type', async () => {
-      const coupon = await validate({ component: 'CouponButton', url: `${site.origin}/`, expectedBehavior: 'It is disabled. It reads "Apply coupon".' });
-      expect(checksOf(coupon).map((c) => c.status), coupon.text).to.deep.equal(['passed', 'passed']);
-      const link = await validate({ component: 'CheckoutLink', url: `${site.origin}/`, expectedBehavior: 'Clicking it navigates to /checkout.html.' });
+    it("decides state and code claims: a disabled button, a link's navigation, a thrown error type", async () => {
+      const coupon = await validate({
+        component: 'CouponButton',
+        url: `${site.origin}/`,
+        expectedBehavior: 'It is disabled. It reads "Apply coupon".',
+      });
+      expect(
+        checksOf(coupon).map((c) => c.status),
+        coupon.text,
+      ).to.deep.equal(['passed', 'passed']);
+      const link = await validate({
+        component: 'CheckoutLink',
+        url: `${site.origin}/`,
+        expectedBehavior: 'Clicking it navigates to /checkout.html.',
+      });
       expect(checksOf(link)[0], link.text).to.include({ status: 'passed' });
-      const clamp = await validate({ component: 'clampQuantity', expectedBehavior: 'It throws a RangeError when the quantity is negative. It throws a SyntaxError. It is visible.' });
-      expect(checksOf(clamp).map((c) => c.status), clamp.text).to.deep.equal(['passed', 'failed', 'unknown']);
+      const clamp = await validate({
+        component: 'clampQuantity',
+        expectedBehavior: 'It throws a RangeError when the quantity is negative. It throws a SyntaxError. It is visible.',
+      });
+      expect(
+        checksOf(clamp).map((c) => c.status),
+        clamp.text,
+      ).to.deep.equal(['passed', 'failed', 'unknown']);
       expect(checksOf(clamp)[2]!.detail).to.include('pass url');
     });
 
     it('refuses bad input with 400 and an unknown collection with 404, and a private page with 400', async () => {
       expect((await validate({ component: '', expectedBehavior: 'x' })).status).to.equal(400);
-      const missing = await call('POST', '/api/integration/validate', { key: acme.apiKey, body: { component: 'X', expectedBehavior: 'It is visible.', collectionName: 'nope' } });
+      const missing = await call('POST', '/api/integration/validate', {
+        key: acme.apiKey,
+        body: { component: 'X', expectedBehavior: 'It is visible.', collectionName: 'nope' },
+      });
       expect(missing.status).to.equal(404);
-      const metadata = await validate({ component: 'AddToCartButton', expectedBehavior: 'It is visible.', url: 'http://169.254.169.254/latest/meta-data/' });
+      const metadata = await validate({
+        component: 'AddToCartButton',
+        expectedBehavior: 'It is visible.',
+        url: 'http://169.254.169.254/latest/meta-data/',
+      });
       expect(metadata.status, metadata.text).to.equal(400);
       expect(metadata.body.code).to.equal('BLOCKED_URL');
     });
@@ -205,19 +266,19 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
       expect(body.framework).to.equal('playwright');
       const spec = body.files[0]!;
       expect(spec.content).to.include('page.getByTestId("add-to-cart")');
-      expect(spec.content).to.include("page.getByRole('dialog', { name: \"Added to cart\" })");
+      expect(spec.content).to.include('page.getByRole(\'dialog\', { name: "Added to cart" })');
       const good = uiKitCopy(dir, 'e2e-good');
       writeGenerated(good, body.files);
       const passing = await runPlaywright(good, spec.path);
       expect(passing.code, passing.output).to.equal(0);
       expect(passing.output).to.include(`${body.cases.length} passed`);
-      const buggy = await brokenSite('e2e-site-bad', 'src/components/add-to-cart-button.js', "?.showModal()", '?.close()');
+      const buggy = await brokenSite('e2e-site-bad', 'src/components/add-to-cart-button.js', '?.showModal()', '?.close()');
       const failing = await runPlaywright(good, spec.path, `${buggy.origin}/`);
       expect(failing.code, failing.output).to.not.equal(0);
       expect(failing.output).to.match(/1 failed/);
     });
 
-    it('writes a visual test with its baseline that passes, and fails when the button\'s colour changes', async () => {
+    it("writes a visual test with its baseline that passes, and fails when the button's colour changes", async () => {
       const answer = await generate({ component: 'AddToCartButton', testType: 'visual', coverage: 'basic', url: `${site.origin}/` });
       expect(answer.status, answer.text).to.equal(200);
       const body = answer.body as unknown as GenerateBody;
@@ -254,15 +315,32 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
       for (const query of ['clamp quantity', 'clamp quantity', 'price format']) {
         expect((await call('POST', '/api/rag/query', { key, body: { collectionName: 'kit', query } })).status).to.equal(200);
       }
-      const v1 = await call('POST', '/api/integration/validate', { key, body: { collectionName: 'kit', component: 'clampQuantity', expectedBehavior: 'It throws a RangeError.' } });
-      const v2 = await call('POST', '/api/integration/validate', { key, body: { collectionName: 'kit', component: 'clampQuantity', expectedBehavior: 'It is fast.' } });
+      const v1 = await call('POST', '/api/integration/validate', {
+        key,
+        body: { collectionName: 'kit', component: 'clampQuantity', expectedBehavior: 'It throws a RangeError.' },
+      });
+      const v2 = await call('POST', '/api/integration/validate', {
+        key,
+        body: { collectionName: 'kit', component: 'clampQuantity', expectedBehavior: 'It is fast.' },
+      });
       expect([v1.body.valid, v2.body.valid]).to.deep.equal([true, null]);
-      const g = await call('POST', '/api/integration/generate', { key, body: { collectionName: 'kit', component: 'formatPrice', testType: 'unit' } });
+      const g = await call('POST', '/api/integration/generate', {
+        key,
+        body: { collectionName: 'kit', component: 'formatPrice', testType: 'unit' },
+      });
       expect(g.status, g.text).to.equal(200);
 
       const report = await call('POST', '/api/integration/report', { key, body: { projectName: 'UI kit' } });
       expect(report.status, report.text).to.equal(200);
-      const r = report.body as { metrics: { indexing: { runs: number; completed: number; filesIndexed: number }; queries: { count: number; cached: number; cacheHitRate: number } }; validations: { count: number; valid: number; undecided: number }; generations: { count: number; cases: number }; collections: Array<{ collectionName: string; files: number }> };
+      const r = report.body as {
+        metrics: {
+          indexing: { runs: number; completed: number; filesIndexed: number };
+          queries: { count: number; cached: number; cacheHitRate: number };
+        };
+        validations: { count: number; valid: number; undecided: number };
+        generations: { count: number; cases: number };
+        collections: Array<{ collectionName: string; files: number }>;
+      };
       expect(r.collections.map((c) => c.collectionName)).to.deep.equal(['kit']);
       expect(r.metrics.indexing).to.include({ runs: 1, completed: 1, filesIndexed: indexed.body.filesIndexed as number });
       expect(r.metrics.queries).to.include({ count: 3, cached: 1 });
@@ -283,7 +361,10 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
     it('is behind the gate: no key 401, a free key 403 subscription required', async () => {
       expect((await call('POST', '/api/integration/report', { body: { projectName: 'x' } })).status).to.equal(401);
       const free = await mintKey(keys, SHARED_SECRET, 'free', 'free');
-      const refused = await call('POST', '/api/integration/validate', { key: free.apiKey, body: { component: 'x', expectedBehavior: 'y' } });
+      const refused = await call('POST', '/api/integration/validate', {
+        key: free.apiKey,
+        body: { component: 'x', expectedBehavior: 'y' },
+      });
       expect(refused.status).to.equal(403);
     });
   });

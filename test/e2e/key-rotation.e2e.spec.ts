@@ -62,7 +62,11 @@ describe('key rotation: POST /keys/rotate (e2e)', function () {
   });
 
   const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, headers: res.headers, text, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
   };
@@ -117,10 +121,14 @@ describe('key rotation: POST /keys/rotate (e2e)', function () {
     // The new key goes only to the subscription's address, never into the answer.
     expect(res.text).not.to.match(KEY);
 
-    await eventually('the old key refused by /validate and the remote gate', async () => {
-      const [validated, gate] = await Promise.all([valid(oldKey), gated(oldKey)]);
-      return !validated && gate.status === 403 ? true : undefined;
-    }, 1000);
+    await eventually(
+      'the old key refused by /validate and the remote gate',
+      async () => {
+        const [validated, gate] = await Promise.all([valid(oldKey), gated(oldKey)]);
+        return !validated && gate.status === 403 ? true : undefined;
+      },
+      1000,
+    );
 
     const keys = await nthKey(email, 2);
     const newKey = keys[1]!;
@@ -136,8 +144,10 @@ describe('key rotation: POST /keys/rotate (e2e)', function () {
     // The old key rotates nothing any more, and the new key's e-mail is sent once.
     expect((await rotate({ 'x-api-key': oldKey })).status).to.equal(401);
     // The mailer records each key e-mail as done once sent; a second send would need a second claim.
-    await eventually('the new key\'s e-mail recorded as sent', async () =>
-      (await platform.runtime.mongo.db.collection('effects').findOne({ _id: `key-email:${hashKey(newKey)}` } as never))?.status === 'done' ? true : undefined,
+    await eventually("the new key's e-mail recorded as sent", async () =>
+      (await platform.runtime.mongo.db.collection('effects').findOne({ _id: `key-email:${hashKey(newKey)}` } as never))?.status === 'done'
+        ? true
+        : undefined,
     );
     expect(await mailedKeys(email)).to.deep.equal([oldKey, newKey]);
   });
@@ -156,7 +166,11 @@ describe('key rotation: POST /keys/rotate (e2e)', function () {
     // A revoked key authenticates nothing, not even its own replacement.
     expect((await rotate({ 'x-api-key': first })).status).to.equal(401);
 
-    const intruder = await post(`${accountsBase}/auth/signup`, { email: `intruder-${randomUUID().slice(0, 8)}@example.test`, password: 'correct horse battery', name: 'Eve' });
+    const intruder = await post(`${accountsBase}/auth/signup`, {
+      email: `intruder-${randomUUID().slice(0, 8)}@example.test`,
+      password: 'correct horse battery',
+      name: 'Eve',
+    });
     expect((await rotate({ authorization: `Bearer ${intruder.body.token as string}` }, { subscriptionId })).status).to.equal(404);
     expect((await rotate({ authorization: 'Bearer not.a.token' }, { subscriptionId })).status).to.equal(401);
 

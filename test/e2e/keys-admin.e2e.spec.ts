@@ -20,7 +20,11 @@ describe('the keys service with ADMIN_PORT: back-office routes off the public po
     this.timeout(STACK_TIMEOUT_MS);
     stack = await useStack();
     const [keysPort, adminPort] = [await freePort(), await freePort()];
-    platform = await startServices([keysService], testEnv(stack, { KEYS_PORT: String(keysPort), ADMIN_PORT: String(adminPort), WEBHOOK_SECRET: SHARED_SECRET }), testLogger());
+    platform = await startServices(
+      [keysService],
+      testEnv(stack, { KEYS_PORT: String(keysPort), ADMIN_PORT: String(adminPort), WEBHOOK_SECRET: SHARED_SECRET }),
+      testLogger(),
+    );
     publicUrl = `http://127.0.0.1:${keysPort}`;
     adminUrl = `http://127.0.0.1:${adminPort}`;
   });
@@ -31,7 +35,11 @@ describe('the keys service with ADMIN_PORT: back-office routes off the public po
   });
 
   const post = (url: string, body: unknown) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SHARED_SECRET}` }, body: JSON.stringify(body) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${SHARED_SECRET}` },
+      body: JSON.stringify(body),
+    });
   const generateBody = () => ({ customerId: 'cus-admin', email: 'admin@example.test', tier: 'pro', subscriptionId: `sub-${randomUUID()}` });
 
   it('reports the admin listener beside the public one', () => {
@@ -52,10 +60,14 @@ describe('the keys service with ADMIN_PORT: back-office routes off the public po
     const valid = await post(`${publicUrl}/validate`, { apiKey });
     expect(await valid.json()).to.deep.include({ valid: true, tier: 'pro' });
     expect((await post(`${adminUrl}/revoke`, { subscriptionId: body.subscriptionId })).status).to.equal(200);
-    const refused = await eventually('the revoked key refused', async () => {
-      const answer = (await (await post(`${publicUrl}/validate`, { apiKey })).json()) as { valid: boolean };
-      return answer.valid ? undefined : answer;
-    }, 2000);
+    const refused = await eventually(
+      'the revoked key refused',
+      async () => {
+        const answer = (await (await post(`${publicUrl}/validate`, { apiKey })).json()) as { valid: boolean };
+        return answer.valid ? undefined : answer;
+      },
+      2000,
+    );
     expect(refused).to.deep.include({ valid: false, code: 'DISABLED' });
   });
 

@@ -32,7 +32,11 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
     this.timeout(STACK_TIMEOUT_MS);
     stack = await useStack();
     const port = await freePort();
-    platform = await startServices([keysService], testEnv(stack, { KEYS_PORT: String(port), WEBHOOK_SECRET: SHARED_SECRET, PRICING_URL }), testLogger());
+    platform = await startServices(
+      [keysService],
+      testEnv(stack, { KEYS_PORT: String(port), WEBHOOK_SECRET: SHARED_SECRET, PRICING_URL }),
+      testLogger(),
+    );
     base = `http://127.0.0.1:${port}`;
     // A premium server on another "host": it validates over HTTP against {auth_url}.
     const app = express();
@@ -49,18 +53,28 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
   });
 
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
   };
   const mint = async (tier: 'free' | 'pro' | 'team') => {
     const subscriptionId = `sub-${randomUUID()}`;
-    const res = await post('/generate', { customerId: `cus-${tier}`, email: `${tier}@example.test`, tier, subscriptionId }, { authorization: `Bearer ${SHARED_SECRET}` });
+    const res = await post(
+      '/generate',
+      { customerId: `cus-${tier}`, email: `${tier}@example.test`, tier, subscriptionId },
+      { authorization: `Bearer ${SHARED_SECRET}` },
+    );
     expect(res.status).to.equal(201);
     return { apiKey: res.body.apiKey as string, subscriptionId };
   };
   const validate = (apiKey: string, extra: Record<string, unknown> = {}) => post('/validate', { apiKey, ...extra });
   const gated = (apiKey?: string, as: 'x-api-key' | 'bearer' = 'x-api-key') =>
-    fetch(`${premium.url}/premium`, { headers: apiKey ? (as === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-api-key': apiKey }) : {} });
+    fetch(`${premium.url}/premium`, {
+      headers: apiKey ? (as === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-api-key': apiKey }) : {},
+    });
 
   describe('POST /validate', () => {
     it('reports a pro key with unlimited usage and every feature', async () => {
@@ -80,8 +94,16 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
     it('reports a free key with its quotas and no features, and a team key at 6000/min', async () => {
       const free = await validate((await mint('free')).apiKey);
       expect(free.body).to.deep.include({ valid: true, tier: 'free' });
-      expect(free.body.usage).to.deep.equal({ queries: { used: 0, limit: 100, remaining: 100 }, filesIndexed: { used: 0, limit: 1000, remaining: 1000 } });
-      expect(free.body.features).to.deep.equal({ visionRAG: false, unlimitedIndexing: false, unlimitedQueries: false, prioritySupport: false });
+      expect(free.body.usage).to.deep.equal({
+        queries: { used: 0, limit: 100, remaining: 100 },
+        filesIndexed: { used: 0, limit: 1000, remaining: 1000 },
+      });
+      expect(free.body.features).to.deep.equal({
+        visionRAG: false,
+        unlimitedIndexing: false,
+        unlimitedQueries: false,
+        prioritySupport: false,
+      });
       const team = await validate((await mint('team')).apiKey);
       expect(team.body).to.deep.include({ valid: true, tier: 'team' });
       expect(team.headers.get('x-ratelimit-limit')).to.equal('6000');
@@ -129,17 +151,25 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       const rt = platform.runtime;
       const keyHash = hashKey(apiKey);
       await rt.publisher.publish(newEvent('usage.incremented', { keyHash, metric: 'queries', amount: 99, period: periodKey(new Date()) }));
-      await eventually('99 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 99 ? true : undefined));
+      await eventually('99 queries counted', async () =>
+        (await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 99 ? true : undefined,
+      );
       const last = await validate(apiKey);
       expect(last.body).to.deep.include({ valid: true });
       expect((last.body.usage as Record<string, unknown>).queries).to.deep.equal({ used: 99, limit: 100, remaining: 1 });
       await rt.publisher.publish(newEvent('usage.incremented', { keyHash, metric: 'queries', amount: 1, period: periodKey(new Date()) }));
-      await eventually('100 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 100 ? true : undefined));
+      await eventually('100 queries counted', async () =>
+        (await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 100 ? true : undefined,
+      );
       // Usage is cached for at most 500 ms in front of the projection: the refusal follows within that.
-      const exceeded = await eventually('the quota refusal', async () => {
-        const res = await validate(apiKey);
-        return res.body.valid === false ? res : undefined;
-      }, 2000);
+      const exceeded = await eventually(
+        'the quota refusal',
+        async () => {
+          const res = await validate(apiKey);
+          return res.body.valid === false ? res : undefined;
+        },
+        2000,
+      );
       expect(exceeded.body).to.deep.include({ valid: false, code: 'USAGE_EXCEEDED' });
       const usage = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(usage.status).to.equal(200);
@@ -154,11 +184,22 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       const raw = (bodyText: string, chunked: boolean, type = 'application/json') =>
         new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
           const url = new URL(`${base}/validate`);
-          const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': type, ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(bodyText)) }) } }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-          });
+          const req = httpRequest(
+            {
+              host: url.hostname,
+              port: url.port,
+              path: url.pathname,
+              method: 'POST',
+              headers: { 'content-type': type, ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(bodyText)) }) },
+            },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () =>
+                resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+              );
+            },
+          );
           req.on('error', reject);
           // Two writes without a Content-Length: Node sends the body chunked.
           if (chunked) req.write(bodyText.slice(0, 1));
@@ -198,7 +239,11 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
         }
       }
       // A caller's request id is kept by both, as every service keeps it.
-      const traced = await fetch(`${base}/validate`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'trace-42' }, body: JSON.stringify({ apiKey }) });
+      const traced = await fetch(`${base}/validate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'trace-42' },
+        body: JSON.stringify({ apiKey }),
+      });
       expect(traced.headers.get('x-request-id')).to.equal('trace-42');
     });
   });
@@ -286,11 +331,22 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       await eventually('6 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, period)).queries === 6 ? true : undefined));
       const collection = async () => projectionCollection(rt.mongo.db, usageProjection.collection);
       const before = await (await collection()).find().sort({ _id: 1 }).toArray();
-      await replayProjection({ kafka: rt.kafka, codec: rt.codec, catalog: rt.catalog, publisher: rt.publisher, db: rt.mongo.db, projection: usageProjection as never, log: rt.log });
+      await replayProjection({
+        kafka: rt.kafka,
+        codec: rt.codec,
+        catalog: rt.catalog,
+        publisher: rt.publisher,
+        db: rt.mongo.db,
+        projection: usageProjection as never,
+        log: rt.log,
+      });
       expect(await (await collection()).find().sort({ _id: 1 }).toArray()).to.deep.equal(before);
       const res = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(((await res.json()) as { usage: { queries: number } }).usage.queries).to.equal(6);
-      expect((await validate(apiKey)).body).to.deep.include({ valid: true, usage: { queries: { used: 6, limit: 100, remaining: 94 }, filesIndexed: { used: 0, limit: 1000, remaining: 1000 } } });
+      expect((await validate(apiKey)).body).to.deep.include({
+        valid: true,
+        usage: { queries: { used: 6, limit: 100, remaining: 94 }, filesIndexed: { used: 0, limit: 1000, remaining: 1000 } },
+      });
     });
 
     it('admits exactly one of 50 concurrent metered uses at one below the quota, and gives back a use not served', async () => {
@@ -300,13 +356,18 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       const asPremium: KeyValidator = {
         validate: async (apiKey, request) => {
           const outcome = await remote.validate(apiKey, request);
-          return outcome.result.valid ? { ...outcome, result: { ...outcome.result, features: { ...outcome.result.features, visionRAG: true } } } : outcome;
+          return outcome.result.valid
+            ? { ...outcome, result: { ...outcome.result, features: { ...outcome.result.features, visionRAG: true } } }
+            : outcome;
         },
         reserve: (apiKey, request) => remote.reserve(apiKey, request),
         release: (apiKey, reservation) => remote.release(apiKey, reservation),
       };
       let publishing: 'ok' | 'down' = 'ok';
-      const publisher = { publish: (...args: Parameters<typeof platform.runtime.publisher.publish>) => (publishing === 'down' ? Promise.reject(new Error('broker down')) : platform.runtime.publisher.publish(...args)) };
+      const publisher = {
+        publish: (...args: Parameters<typeof platform.runtime.publisher.publish>) =>
+          publishing === 'down' ? Promise.reject(new Error('broker down')) : platform.runtime.publisher.publish(...args),
+      };
       const app = express();
       app.use(keyGate({ validator: asPremium, pricingUrl: PRICING_URL, publisher }));
       app.get('/metered', (_req, res) => res.json({ ok: true }));
@@ -316,8 +377,13 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
         const { apiKey } = await mint('free');
         const rt = platform.runtime;
         const keyHash = hashKey(apiKey);
-        await rt.publisher.publish(newEvent('usage.incremented', { keyHash, metric: 'queries', amount: 99, period: periodKey(new Date()) }));
-        await eventually('99 queries counted', async () => ((await validate(apiKey)).body.usage as { queries: { used: number } } | undefined)?.queries.used === 99 || undefined);
+        await rt.publisher.publish(
+          newEvent('usage.incremented', { keyHash, metric: 'queries', amount: 99, period: periodKey(new Date()) }),
+        );
+        await eventually(
+          '99 queries counted',
+          async () => ((await validate(apiKey)).body.usage as { queries: { used: number } } | undefined)?.queries.used === 99 || undefined,
+        );
         const use = () => fetch(`${metered.url}/metered`, { headers: { 'x-api-key': apiKey } });
 
         // A use that cannot be recorded is not served, and its reservation is released.
@@ -325,19 +391,31 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
         expect((await use()).status).to.equal(503);
         publishing = 'ok';
 
-        const answers = await Promise.all(Array.from({ length: 50 }, async () => {
-          const res = await use();
-          return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-        }));
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, async () => {
+            const res = await use();
+            return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+          }),
+        );
         expect(answers.filter((a) => a.status === 200)).to.have.length(1);
         const refused = answers.filter((a) => a.status !== 200);
         expect(refused).to.have.length(49);
-        for (const r of refused) expect(r).to.deep.include({ status: 403, body: { error: 'monthly usage quota exceeded; upgrade for more', code: 'USAGE_EXCEEDED', upgrade: PRICING_URL } });
-        await eventually('100 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 100 ? true : undefined));
+        for (const r of refused)
+          expect(r).to.deep.include({
+            status: 403,
+            body: { error: 'monthly usage quota exceeded; upgrade for more', code: 'USAGE_EXCEEDED', upgrade: PRICING_URL },
+          });
+        await eventually('100 queries counted', async () =>
+          (await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries === 100 ? true : undefined,
+        );
         // A marker on the same key (same partition, applied in order) is the barrier: once it is
         // counted, every use published before it is too, and none was past the quota.
-        await rt.publisher.publish(newEvent('usage.incremented', { keyHash, metric: 'screenshotsAnalyzed', amount: 1, period: periodKey(new Date()) }));
-        await eventually('the marker counted', async () => ((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).screenshotsAnalyzed === 1 ? true : undefined));
+        await rt.publisher.publish(
+          newEvent('usage.incremented', { keyHash, metric: 'screenshotsAnalyzed', amount: 1, period: periodKey(new Date()) }),
+        );
+        await eventually('the marker counted', async () =>
+          (await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).screenshotsAnalyzed === 1 ? true : undefined,
+        );
         expect((await getUsage(rt.mongo.db, keyHash, periodKey(new Date()))).queries).to.equal(100);
       } finally {
         await metered.close();
@@ -349,10 +427,14 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       expect((await gated(apiKey)).status).to.equal(200);
       expect((await validate(apiKey)).body).to.deep.include({ valid: true });
       await post('/revoke', { subscriptionId }, { authorization: `Bearer ${SHARED_SECRET}` });
-      const refused = await eventually('the gate refusing the revoked key', async () => {
-        const res = await gated(apiKey);
-        return res.status === 403 ? res : undefined;
-      }, 1000);
+      const refused = await eventually(
+        'the gate refusing the revoked key',
+        async () => {
+          const res = await gated(apiKey);
+          return res.status === 403 ? res : undefined;
+        },
+        1000,
+      );
       expect(await refused.json()).to.deep.include({ code: 'DISABLED', upgrade: PRICING_URL });
     });
   });

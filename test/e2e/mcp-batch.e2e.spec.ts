@@ -45,7 +45,11 @@ describe('MCP batches: one request to the gate per message (e2e)', function () {
     const ports = await retrievalPorts();
     keys = `http://127.0.0.1:${ports.keys}`;
     mcp = `http://127.0.0.1:${ports.mcp}/mcp`;
-    platform = await startServices([keysService, mcpService], retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }), testLogger());
+    platform = await startServices(
+      [keysService, mcpService],
+      retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }),
+      testLogger(),
+    );
   });
 
   after(async () => {
@@ -71,12 +75,18 @@ describe('MCP batches: one request to the gate per message (e2e)', function () {
         : [];
     return { status: res.status, headers: res.headers, answers: parsed.flat() as RpcAnswer[] };
   };
-  const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
   const listTools = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
   const remaining = (posted: Posted) => Number(posted.headers.get('x-ratelimit-remaining'));
   const windowOf = (posted: Posted) => posted.headers.get('x-ratelimit-reset');
   const queriesUsed = async (apiKey: string) =>
-    ((await (await fetch(`${keys}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { usage: { queries: number } }).usage.queries;
+    ((await (await fetch(`${keys}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { usage: { queries: number } })
+      .usage.queries;
 
   /** A pro key with a collection of one pushed file to query. */
   const keyWithCollection = async (name: string): Promise<string> => {
@@ -97,7 +107,10 @@ describe('MCP batches: one request to the gate per message (e2e)', function () {
     // Measured within one rate window: a window that turns between the two requests starts afresh.
     for (let attempt = 0; ; attempt++) {
       const single = await post(apiKey, listTools(1));
-      const batch = await post(apiKey, Array.from({ length: K }, (_, i) => call(10 + i, 'rag_query', { query: 'say hello', collectionName: 'batch' })));
+      const batch = await post(
+        apiKey,
+        Array.from({ length: K }, (_, i) => call(10 + i, 'rag_query', { query: 'say hello', collectionName: 'batch' })),
+      );
       sent += K;
       expect(batch.status).to.equal(200);
       expect(batch.answers.map((a) => a.id).sort()).to.deep.equal([10, 11, 12, 13, 14]);
@@ -124,7 +137,10 @@ describe('MCP batches: one request to the gate per message (e2e)', function () {
       while (remaining(last) > LEFT) {
         const size = Math.min(MAX_BATCH, remaining(last) - LEFT);
         const previous = last;
-        last = await post(apiKey, Array.from({ length: size }, (_, i) => listTools(100 + i)));
+        last = await post(
+          apiKey,
+          Array.from({ length: size }, (_, i) => listTools(100 + i)),
+        );
         expect(last.status).to.equal(200);
         if (windowOf(previous) === windowOf(last)) expect(remaining(previous) - remaining(last), 'what a batch costs').to.equal(size);
       }
@@ -133,7 +149,10 @@ describe('MCP batches: one request to the gate per message (e2e)', function () {
     }
     expect(remaining(last)).to.equal(LEFT);
 
-    const refused = await post(apiKey, Array.from({ length: LEFT + 1 }, (_, i) => call(200 + i, 'rag_query', { query: 'say hello', collectionName: 'batch' })));
+    const refused = await post(
+      apiKey,
+      Array.from({ length: LEFT + 1 }, (_, i) => call(200 + i, 'rag_query', { query: 'say hello', collectionName: 'batch' })),
+    );
     expect(refused.status).to.equal(429);
     expect(refused.answers).to.have.length(1);
     expect(refused.answers[0]).to.deep.include({ id: null }).and.have.nested.property('error.data.code', 'RATE_LIMITED');
@@ -156,11 +175,17 @@ describe('MCP batches: one request to the gate per message (e2e)', function () {
   it(`refuses a batch of more than ${MAX_BATCH} messages with 400 Invalid Request, running none of it`, async () => {
     const { apiKey } = await mintKey(keys, SHARED_SECRET, 'pro', 'batch-cap');
     const before = await queriesUsed(apiKey);
-    const res = await post(apiKey, Array.from({ length: MAX_BATCH + 1 }, (_, i) => call(i + 1, 'rag_query', { query: 'x', collectionName: 'none' })));
+    const res = await post(
+      apiKey,
+      Array.from({ length: MAX_BATCH + 1 }, (_, i) => call(i + 1, 'rag_query', { query: 'x', collectionName: 'none' })),
+    );
     expect(res.status).to.equal(400);
     expect(res.answers[0]).to.deep.include({ jsonrpc: '2.0', id: null }).and.have.nested.property('error.code', -32600);
     expect(res.answers[0]!.error!.message).to.include(`at most ${MAX_BATCH} messages`);
-    const allowed = await post(apiKey, Array.from({ length: MAX_BATCH }, (_, i) => listTools(i + 1)));
+    const allowed = await post(
+      apiKey,
+      Array.from({ length: MAX_BATCH }, (_, i) => listTools(i + 1)),
+    );
     expect(allowed.status).to.equal(200);
     expect(allowed.answers).to.have.length(MAX_BATCH);
     expect(await queriesUsed(apiKey)).to.equal(before);

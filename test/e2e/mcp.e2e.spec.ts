@@ -20,7 +20,20 @@ import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 const SHARED_SECRET = 'ef'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
 const FIXTURE = resolve('test/fixtures/rag-repo');
-const TOOLS = ['rag_setup', 'rag_index', 'rag_index_status', 'rag_query', 'glm_capture', 'glm_analyze', 'glm_test', 'integration_validate', 'integration_generate', 'integration_report', 'health_check', 'api_info'];
+const TOOLS = [
+  'rag_setup',
+  'rag_index',
+  'rag_index_status',
+  'rag_query',
+  'glm_capture',
+  'glm_analyze',
+  'glm_test',
+  'integration_validate',
+  'integration_generate',
+  'integration_report',
+  'health_check',
+  'api_info',
+];
 const run = promisify(execFile);
 
 interface ToolAnswer {
@@ -58,10 +71,20 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     platform = await startServices(
       // The HTTP face and the MCP face in one process over one engine, as `svc start` runs them.
       [keysService, ragService, mcpService],
-      retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }, { PRICING_URL, RAG_PUSH_MAX_FILES: '20', RAG_MAX_FILE_BYTES: '20000' }),
+      retrievalEnv(
+        stack,
+        { ports, dir, workspace, sharedSecret: SHARED_SECRET },
+        { PRICING_URL, RAG_PUSH_MAX_FILES: '20', RAG_MAX_FILE_BYTES: '20000' },
+      ),
       testLogger(),
     );
-    for (const [name, tier] of [['acme', 'pro'], ['globex', 'team'], ['free', 'free'], ['free2', 'free']] as const) minted[name] = await mint(tier, name);
+    for (const [name, tier] of [
+      ['acme', 'pro'],
+      ['globex', 'team'],
+      ['free', 'free'],
+      ['free2', 'free'],
+    ] as const)
+      minted[name] = await mint(tier, name);
   });
 
   after(async () => {
@@ -81,7 +104,8 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     (await client.callTool({ name, arguments: args })) as ToolAnswer;
   const text = (answer: ToolAnswer): string => answer.content.map((c) => c.text ?? '').join('\n');
   const usage = async (apiKey: string) =>
-    ((await (await fetch(`${keys}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { usage: Record<string, number> }).usage;
+    ((await (await fetch(`${keys}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { usage: Record<string, number> })
+      .usage;
   /** A raw MCP request, to see the gate's HTTP answers before any MCP handling. */
   const raw = (method: string, headers: Record<string, string> = {}) =>
     fetch(mcp, {
@@ -94,7 +118,10 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     for (const modern of [false, true]) {
       const client = await connect(minted.acme!.apiKey, { modern });
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name), modern ? 'modern era' : 'legacy era').to.deep.equal(TOOLS);
+      expect(
+        tools.map((t) => t.name),
+        modern ? 'modern era' : 'legacy era',
+      ).to.deep.equal(TOOLS);
       for (const tool of tools) {
         expect(tool.description, tool.name).to.be.a('string').with.length.greaterThan(40);
         expect(tool.inputSchema.type).to.equal('object');
@@ -113,9 +140,15 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
   // Found by npm run fuzz: the SDK's recursive validation overflowed its stack and answered 500.
   it('answers a message nested 5,000 levels deep with 400 Invalid Request, and the next request normally', async () => {
     const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
-    const res = await fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': minted.acme!.apiKey }, body: deep });
+    const res = await fetch(mcp, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': minted.acme!.apiKey },
+      body: deep,
+    });
     expect(res.status).to.equal(400);
-    expect(await res.json()).to.deep.include({ jsonrpc: '2.0', id: null }).and.have.nested.property('error.code', -32600);
+    expect(await res.json())
+      .to.deep.include({ jsonrpc: '2.0', id: null })
+      .and.have.nested.property('error.code', -32600);
     const client = await connect(minted.acme!.apiKey);
     expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(TOOLS);
   });
@@ -125,11 +158,17 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     const url = new URL(mcp);
     const post = (body: string, headers: [string, string][] = [['content-type', 'application/json']], path = url.pathname) =>
       new Promise<number>((resolve, reject) => {
-        const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'POST', setHost: !headers.some(([n]) => n === 'host') }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
-        for (const [name, value] of [...headers, ['accept', 'application/json, text/event-stream'], ['x-api-key', minted.acme!.apiKey]] as [string, string][]) {
+        const req = httpRequest(
+          { host: url.hostname, port: url.port, path, method: 'POST', setHost: !headers.some(([n]) => n === 'host') },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        for (const [name, value] of [...headers, ['accept', 'application/json, text/event-stream'], ['x-api-key', minted.acme!.apiKey]] as [
+          string,
+          string,
+        ][]) {
           req.appendHeader(name, value);
         }
         req.on('error', reject);
@@ -137,21 +176,54 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
       });
     expect(await post('1.8885783587635846e+24')).to.equal(400);
     expect(await post('{"jsonrpc":"1.0","id":1,"method":"ping"}')).to.equal(400);
-    expect(await post('[{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}},{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}}]')).to.equal(400);
-    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json'], ['mcp-session-id', 'x'], ['mcp-session-id', 'x']])).to.equal(400);
-    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping"}', [['content-type', 'text/plain'], ['content-type', 'application/json']])).to.equal(415);
+    expect(
+      await post(
+        '[{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}},{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}}]',
+      ),
+    ).to.equal(400);
+    expect(
+      await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [
+        ['content-type', 'application/json'],
+        ['mcp-session-id', 'x'],
+        ['mcp-session-id', 'x'],
+      ]),
+    ).to.equal(400);
+    expect(
+      await post('{"jsonrpc":"2.0","id":1,"method":"ping"}', [
+        ['content-type', 'text/plain'],
+        ['content-type', 'application/json'],
+      ]),
+    ).to.equal(415);
     expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json;;;']])).to.equal(200);
     expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}')).to.equal(200);
     // An absolute-form target and a Host that is no authority: the SDK's adapter could not build its URL.
-    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json']], `http://127.0.0.1${url.pathname}`)).to.equal(200);
-    expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [['content-type', 'application/json'], ['host', 'no host/here']])).to.equal(200);
+    expect(
+      await post(
+        '{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}',
+        [['content-type', 'application/json']],
+        `http://127.0.0.1${url.pathname}`,
+      ),
+    ).to.equal(200);
+    expect(
+      await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}', [
+        ['content-type', 'application/json'],
+        ['host', 'no host/here'],
+      ]),
+    ).to.equal(200);
     // An id is a string, a number or null; echoing an object id 5,000 levels deep overflowed the stack.
     expect(await post(`{"jsonrpc":"2.0","id":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)},"method":"prompts/list"}`)).to.equal(400);
     const rpc = async (body: unknown) => {
-      const res = await fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': minted.acme!.apiKey }, body: JSON.stringify(body) });
+      const res = await fetch(mcp, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': minted.acme!.apiKey },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, body: (await res.json()) as { id: unknown; error?: { code: number } } };
     };
-    expect(await rpc({ jsonrpc: '2.0', id: 3, method: 'prompts/list', params: {} })).to.deep.equal({ status: 200, body: { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found: prompts/list' } } });
+    expect(await rpc({ jsonrpc: '2.0', id: 3, method: 'prompts/list', params: {} })).to.deep.equal({
+      status: 200,
+      body: { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found: prompts/list' } },
+    });
     const init = await rpc({ jsonrpc: '2.0', id: 4, method: 'initialize', params: {} });
     expect(init.status).to.equal(200);
     expect(init.body.error?.code).to.equal(-32602);
@@ -161,7 +233,11 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
   it('answers methods the transport does not have with 405 and Allow, keyed or not', async () => {
     for (const method of ['PUT', 'PATCH', 'OPTIONS', 'PROPFIND']) {
       for (const headers of [{}, { 'x-api-key': minted.acme!.apiKey }]) {
-        const res = await fetch(mcp, { method, headers: { 'content-type': 'application/json', ...headers }, ...(method === 'PUT' || method === 'PATCH' ? { body: '{}' } : {}) });
+        const res = await fetch(mcp, {
+          method,
+          headers: { 'content-type': 'application/json', ...headers },
+          ...(method === 'PUT' || method === 'PATCH' ? { body: '{}' } : {}),
+        });
         expect(res.status, method).to.equal(405);
         expect(res.headers.get('allow')).to.equal('POST, GET, DELETE');
       }
@@ -172,7 +248,9 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     for (const method of ['POST', 'GET', 'DELETE']) {
       const none = await raw(method);
       expect(none.status, `${method} without a key`).to.equal(401);
-      expect(await none.json()).to.have.property('error').that.is.a('string');
+      expect(await none.json())
+        .to.have.property('error')
+        .that.is.a('string');
       const invalid = await raw(method, { 'x-api-key': `svc_${'Z'.repeat(33)}` });
       expect(invalid.status, `${method} with an unknown key`).to.equal(403);
       expect(await invalid.json()).to.include({ code: 'NOT_FOUND', upgrade: PRICING_URL });
@@ -198,10 +276,20 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
 
     const setup = await callTool(client, 'rag_setup', { projectPath: join(workspace, 'shop'), collectionName: 'shop' });
     expect(setup.isError, text(setup)).to.not.equal(true);
-    expect(setup.structuredContent).to.include({ success: true, projectPath: join(workspace, 'shop'), collectionName: 'shop', vectorDB: 'local' });
+    expect(setup.structuredContent).to.include({
+      success: true,
+      projectPath: join(workspace, 'shop'),
+      collectionName: 'shop',
+      vectorDB: 'local',
+    });
 
     const index = await callTool(client, 'rag_index', { collectionName: 'shop' });
-    expect(index.structuredContent, text(index)).to.include({ success: true, status: 'completed', collectionName: 'shop', filesUnchanged: 0 });
+    expect(index.structuredContent, text(index)).to.include({
+      success: true,
+      status: 'completed',
+      collectionName: 'shop',
+      filesUnchanged: 0,
+    });
     const filesIndexed = Number(index.structuredContent!.filesIndexed);
     expect(filesIndexed).to.be.greaterThan(2);
     expect(text(index)).to.match(/completed/);
@@ -209,8 +297,14 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     const status = await callTool(client, 'rag_index_status', { jobId: index.structuredContent!.jobId });
     expect(status.structuredContent).to.include({ jobId: index.structuredContent!.jobId, status: 'completed', filesIndexed });
 
-    const answer = await callTool(client, 'rag_query', { query: 'where are failed calls tried again with growing waits', collectionName: 'shop', topK: 5 });
-    const results = answer.structuredContent!.results as { metadata: { file: string; symbol?: string; startLine: number; endLine: number } }[];
+    const answer = await callTool(client, 'rag_query', {
+      query: 'where are failed calls tried again with growing waits',
+      collectionName: 'shop',
+      topK: 5,
+    });
+    const results = answer.structuredContent!.results as {
+      metadata: { file: string; symbol?: string; startLine: number; endLine: number };
+    }[];
     expect(results).to.have.length(5);
     expect(results[0]!.metadata.file).to.equal('src/retry.ts');
     expect(results.find((r) => r.metadata.symbol === 'withBackoff')?.metadata).to.include({ startLine: 20, endLine: 31 });
@@ -227,14 +321,24 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
 
     // The integration tools over the same collection: code evidence with file and lines, an undecided
     // check left unknown (no url), and the report counting the query above.
-    const validation = await callTool(client, 'integration_validate', { component: 'withBackoff', collectionName: 'shop', expectedBehavior: 'It takes an operation parameter. It is visible.' });
+    const validation = await callTool(client, 'integration_validate', {
+      component: 'withBackoff',
+      collectionName: 'shop',
+      expectedBehavior: 'It takes an operation parameter. It is visible.',
+    });
     expect(validation.isError, text(validation)).to.not.equal(true);
-    expect((validation.structuredContent!.evidence as { role: string; file?: string; startLine?: number }[]).find((e) => e.role === 'definition')).to.include({ file: 'src/retry.ts', startLine: 20 });
+    expect(
+      (validation.structuredContent!.evidence as { role: string; file?: string; startLine?: number }[]).find(
+        (e) => e.role === 'definition',
+      ),
+    ).to.include({ file: 'src/retry.ts', startLine: 20 });
     expect((validation.structuredContent!.checks as { status: string }[]).map((c) => c.status)).to.deep.equal(['passed', 'unknown']);
     expect(validation.structuredContent!.valid).to.equal(null);
     expect(text(validation)).to.include('withBackoff: undecided');
     const report = await callTool(client, 'integration_report', { projectName: 'shop', collectionName: 'shop' });
-    expect((report.structuredContent!.report as { validations: { count: number }; metrics: { queries: { count: number } } }).validations.count).to.be.at.least(1);
+    expect(
+      (report.structuredContent!.report as { validations: { count: number }; metrics: { queries: { count: number } } }).validations.count,
+    ).to.be.at.least(1);
     expect((report.structuredContent!.report as { metrics: { queries: { count: number } } }).metrics.queries.count).to.equal(2);
 
     const health = await callTool(client, 'health_check');
@@ -255,8 +359,15 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
 
   it('indexes pushed files through rag_index and finds them', async () => {
     const client = await connect(minted.acme!.apiKey, { modern: true });
-    expect((await callTool(client, 'rag_setup', { projectPath: join(workspace, 'shop'), collectionName: 'pushed' })).isError).to.not.equal(true);
-    const files = [{ path: 'lib/greeting.ts', content: '/** Says hello to someone by name. */\nexport function greet(name: string): string {\n  return `hello ${name}`;\n}\n' }];
+    expect((await callTool(client, 'rag_setup', { projectPath: join(workspace, 'shop'), collectionName: 'pushed' })).isError).to.not.equal(
+      true,
+    );
+    const files = [
+      {
+        path: 'lib/greeting.ts',
+        content: '/** Says hello to someone by name. */\nexport function greet(name: string): string {\n  return `hello ${name}`;\n}\n',
+      },
+    ];
     const queued = await callTool(client, 'rag_index', { collectionName: 'pushed', files, wait: false });
     expect(queued.structuredContent).to.include({ success: true, collectionName: 'pushed' });
     const done = await eventually('the pushed job completed', async () => {
@@ -265,7 +376,9 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     });
     expect(done.structuredContent).to.include({ filesIndexed: 1 });
     const answer = await callTool(client, 'rag_query', { query: 'say hello to a person', collectionName: 'pushed' });
-    expect((answer.structuredContent!.results as { metadata: { file: string } }[]).map((r) => r.metadata.file)).to.include('lib/greeting.ts');
+    expect((answer.structuredContent!.results as { metadata: { file: string } }[]).map((r) => r.metadata.file)).to.include(
+      'lib/greeting.ts',
+    );
   });
 
   it('answers bad arguments and refused operations with tool errors that say what is wrong', async () => {
@@ -304,7 +417,9 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
   it("keeps collections and jobs to their customer: another customer's are not found", async () => {
     const acme = await connect(minted.acme!.apiKey);
     const globex = await connect(minted.globex!.apiKey);
-    expect((await callTool(acme, 'rag_setup', { projectPath: join(workspace, 'shop'), collectionName: 'private' })).isError).to.not.equal(true);
+    expect((await callTool(acme, 'rag_setup', { projectPath: join(workspace, 'shop'), collectionName: 'private' })).isError).to.not.equal(
+      true,
+    );
     const job = await callTool(acme, 'rag_index', { collectionName: 'private' });
     expect(job.structuredContent).to.include({ status: 'completed' });
     for (const [name, args] of [
@@ -330,24 +445,40 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     expect(revoke.status).to.equal(200);
     const refusal = await eventually(
       'the revoked key refused on the open session',
-      async () => callTool(client, 'health_check').then(() => undefined, (err: SdkHttpError) => err),
+      async () =>
+        callTool(client, 'health_check').then(
+          () => undefined,
+          (err: SdkHttpError) => err,
+        ),
       1000,
     );
     expect(refusal).to.be.instanceOf(SdkHttpError);
     expect(refusal.status).to.equal(403);
-    expect(refusal.message).to.match(/DISABLED/).and.not.include(key.apiKey);
+    expect(refusal.message)
+      .to.match(/DISABLED/)
+      .and.not.include(key.apiKey);
   });
 
   describe('svc mcp --stdio', () => {
     const svc = ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'mcp', '--stdio'];
-    const bridgeEnv = (apiKey: string): Record<string, string> => ({ PATH: process.env.PATH ?? '', SVC_API_KEY: apiKey, AUTH_URL: keys, MCP_URL: mcp });
+    const bridgeEnv = (apiKey: string): Record<string, string> => ({
+      PATH: process.env.PATH ?? '',
+      SVC_API_KEY: apiKey,
+      AUTH_URL: keys,
+      MCP_URL: mcp,
+    });
 
     it('serves the same tools over stdio in a child process, one round trip', async () => {
       const client = new Client({ name: 'mcp-e2e-stdio', version: '1.0.0' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: svc, env: bridgeEnv(minted.acme!.apiKey), stderr: 'pipe' }));
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: svc, env: bridgeEnv(minted.acme!.apiKey), stderr: 'pipe' }),
+      );
       clients.push(client);
       expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(TOOLS);
-      const answer = (await client.callTool({ name: 'rag_query', arguments: { query: 'where are failed calls tried again with growing waits', collectionName: 'shop' } })) as ToolAnswer;
+      const answer = (await client.callTool({
+        name: 'rag_query',
+        arguments: { query: 'where are failed calls tried again with growing waits', collectionName: 'shop' },
+      })) as ToolAnswer;
       expect(answer.isError, text(answer)).to.not.equal(true);
       expect((answer.structuredContent!.results as { metadata: { file: string } }[])[0]!.metadata.file).to.equal('src/retry.ts');
       const bad = (await client.callTool({ name: 'rag_query', arguments: { collectionName: 'shop' } })) as ToolAnswer;
@@ -366,11 +497,17 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
         headers: { 'content-type': 'application/json', authorization: `Bearer ${SHARED_SECRET}` },
         body: JSON.stringify({ subscriptionId: key.subscriptionId }),
       });
-      const refused = await eventually('the bridge reporting the refusal', async () => {
-        const answer = (await client.callTool({ name: 'health_check', arguments: {} })) as ToolAnswer;
-        return answer.isError ? answer : undefined;
-      }, 2000);
-      expect(text(refused)).to.match(/403/).and.match(/DISABLED/);
+      const refused = await eventually(
+        'the bridge reporting the refusal',
+        async () => {
+          const answer = (await client.callTool({ name: 'health_check', arguments: {} })) as ToolAnswer;
+          return answer.isError ? answer : undefined;
+        },
+        2000,
+      );
+      expect(text(refused))
+        .to.match(/403/)
+        .and.match(/DISABLED/);
       expect(refused.structuredContent).to.include({ code: 'DISABLED', status: 403 });
       await client.close();
     });
@@ -386,13 +523,19 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
       expect(missing.stderr).to.match(/SVC_API_KEY is required/);
       const unknown = await attempt(bridgeEnv(`svc_${'Q'.repeat(33)}`));
       expect(unknown.code).to.equal(77);
-      expect(unknown.stderr).to.match(/refused/).and.not.include('Q'.repeat(33));
+      expect(unknown.stderr)
+        .to.match(/refused/)
+        .and.not.include('Q'.repeat(33));
       const free = await attempt(bridgeEnv(minted.free!.apiKey));
       expect(free.code).to.equal(77);
-      expect(free.stderr).to.match(/free tier/).and.not.include(minted.free!.apiKey);
+      expect(free.stderr)
+        .to.match(/free tier/)
+        .and.not.include(minted.free!.apiKey);
       const down = await attempt({ ...bridgeEnv(minted.acme!.apiKey), AUTH_URL: `http://127.0.0.1:${await freePort()}` });
       expect(down.code).to.equal(69);
-      expect(down.stderr).to.match(/unreachable/).and.not.include(minted.acme!.apiKey);
+      expect(down.stderr)
+        .to.match(/unreachable/)
+        .and.not.include(minted.acme!.apiKey);
     });
   });
 });

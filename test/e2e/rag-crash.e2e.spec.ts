@@ -19,7 +19,7 @@ const run = promisify(execFile);
  * The indexer in a process of its own, killed (SIGKILL) in the middle of a job and started again:
  * the job carries on and ends completed, never left "running". And the operators' `svc rag`.
  */
-describe('vision RAG: a crash during indexing, and the operators\' CLI (e2e)', function () {
+describe("vision RAG: a crash during indexing, and the operators' CLI (e2e)", function () {
   this.timeout(300_000);
   let stack: StackEnv;
   let platform: RunningPlatform;
@@ -41,7 +41,11 @@ describe('vision RAG: a crash during indexing, and the operators\' CLI (e2e)', f
     cpSync(resolve('test/fixtures/rag-repo'), join(workspace, 'small'), { recursive: true });
     const ports = await retrievalPorts();
     rag = `http://127.0.0.1:${ports.rag}`;
-    env = retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }, { KAFKA_SESSION_TIMEOUT_MS: '10000', EMBEDDING_THREADS: '1' });
+    env = retrievalEnv(
+      stack,
+      { ports, dir, workspace, sharedSecret: SHARED_SECRET },
+      { KAFKA_SESSION_TIMEOUT_MS: '10000', EMBEDDING_THREADS: '1' },
+    );
     platform = await startServices([keysService], env, testLogger());
     apiKey = (await mintKey(`http://127.0.0.1:${ports.keys}`, SHARED_SECRET, 'team', 'crash')).apiKey;
   });
@@ -54,17 +58,29 @@ describe('vision RAG: a crash during indexing, and the operators\' CLI (e2e)', f
   });
 
   async function startRag(): Promise<ChildProcess> {
-    const proc = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'run', 'rag'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    const proc = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'run', 'rag'], {
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    });
     const died = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`svc run rag exited with ${code}`))));
-    await waitUntil('the rag service', async () => {
-      const health = await fetch(`${rag}/health`);
-      if ((await health.json() as { status: string }).status !== 'healthy') throw new Error('not healthy yet');
-    }, 120_000, died);
+    await waitUntil(
+      'the rag service',
+      async () => {
+        const health = await fetch(`${rag}/health`);
+        if (((await health.json()) as { status: string }).status !== 'healthy') throw new Error('not healthy yet');
+      },
+      120_000,
+      died,
+    );
     return proc;
   }
 
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${rag}${path}`, { method, headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${rag}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
@@ -74,18 +90,30 @@ describe('vision RAG: a crash during indexing, and the operators\' CLI (e2e)', f
     const accepted = await call('POST', '/api/rag/index', { collectionName: 'ops' });
     expect(accepted.status).to.equal(202);
     const jobId = String(accepted.body.jobId);
-    await eventually('the job running', async () => ((await call('GET', `/api/rag/index/${jobId}`)).body.status === 'running' ? true : undefined), 60_000);
+    await eventually(
+      'the job running',
+      async () => ((await call('GET', `/api/rag/index/${jobId}`)).body.status === 'running' ? true : undefined),
+      60_000,
+    );
     // Let it write some files before the crash.
-    await eventually('some files indexed', async () => (readdirSync(join(dir, 'rag')).some((f) => f.endsWith('.sqlite-wal') || f.endsWith('.sqlite')) ? true : undefined), 30_000);
+    await eventually(
+      'some files indexed',
+      async () => (readdirSync(join(dir, 'rag')).some((f) => f.endsWith('.sqlite-wal') || f.endsWith('.sqlite')) ? true : undefined),
+      30_000,
+    );
     child.kill('SIGKILL');
     await new Promise((r) => child!.once('exit', r));
     expect((await platform.runtime.mongo.db.collection('rag_index_jobs').findOne({ _id: jobId as never }))?.status).to.equal('running');
 
     child = await startRag();
-    const done = await eventually('the job completed after the restart', async () => {
-      const status = await call('GET', `/api/rag/index/${jobId}`);
-      return status.body.status === 'completed' || status.body.status === 'failed' ? status.body : undefined;
-    }, 240_000);
+    const done = await eventually(
+      'the job completed after the restart',
+      async () => {
+        const status = await call('GET', `/api/rag/index/${jobId}`);
+        return status.body.status === 'completed' || status.body.status === 'failed' ? status.body : undefined;
+      },
+      240_000,
+    );
     expect(done.status).to.equal('completed');
     const files = readdirSync(join(workspace, 'ops'), { recursive: true }).filter((f) => String(f).endsWith('.ts')).length;
     expect(Number(done.filesIndexed) + Number(done.filesUnchanged)).to.equal(files);
@@ -101,7 +129,10 @@ describe('vision RAG: a crash during indexing, and the operators\' CLI (e2e)', f
   it('`svc rag index`, `query` and `reindex` work for operators, with counts, and say clearly what is wrong', async () => {
     const svc = async (...args: string[]) => {
       try {
-        const out = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'rag', ...args], { env: { ...process.env, ...env }, timeout: 180_000 });
+        const out = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'rag', ...args], {
+          env: { ...process.env, ...env },
+          timeout: 180_000,
+        });
         return { code: 0, stdout: out.stdout, stderr: out.stderr };
       } catch (err) {
         const e = err as { code?: number; stdout?: string; stderr?: string };

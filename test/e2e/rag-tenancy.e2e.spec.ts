@@ -46,7 +46,13 @@ describe('vision RAG tenancy: one customer can neither read, stall nor overspend
       retrievalEnv(
         stack,
         { ports, dir, workspace, sharedSecret: SHARED_SECRET },
-        { RAG_ROOTS_LAYOUT: 'per-customer', RAG_MAX_COLLECTIONS: 'pro:3', RAG_PUSHED_MB: 'pro:1', RAG_MAX_FILE_BYTES: '700000', RAG_PUSH_BODY_LIMIT: '5mb' },
+        {
+          RAG_ROOTS_LAYOUT: 'per-customer',
+          RAG_MAX_COLLECTIONS: 'pro:3',
+          RAG_PUSHED_MB: 'pro:1',
+          RAG_MAX_FILE_BYTES: '700000',
+          RAG_PUSH_BODY_LIMIT: '5mb',
+        },
       ),
       testLogger(),
     );
@@ -73,7 +79,8 @@ describe('vision RAG tenancy: one customer can neither read, stall nor overspend
     const text = await res.text();
     return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
-  const setup = (who: MintedKey, collectionName: string, projectPath: string) => call('POST', '/api/rag/setup', who.apiKey, { projectPath, collectionName });
+  const setup = (who: MintedKey, collectionName: string, projectPath: string) =>
+    call('POST', '/api/rag/setup', who.apiKey, { projectPath, collectionName });
 
   it("sets up only the caller's own folders, and refuses every other path with one answer, whether it exists or not", async () => {
     const own = await setup(acme, 'shop', join(workspace, acme.customerId, 'shop'));
@@ -126,7 +133,7 @@ describe('vision RAG tenancy: one customer can neither read, stall nor overspend
     expect(done.body.filesIndexed).to.be.at.least(2);
   });
 
-  it("does not read through a folder replaced by a link after setup, and does not say where it points", async () => {
+  it('does not read through a folder replaced by a link after setup, and does not say where it points', async () => {
     const folder = join(workspace, globex.customerId, 'moving');
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, 'mine.ts'), 'export const mine = 1;\n');
@@ -154,11 +161,15 @@ describe('vision RAG tenancy: one customer can neither read, stall nor overspend
     expect((await setup(acme, 'two', join(workspace, acme.customerId, 'shop'))).status).to.equal(200);
     // pro:1 MB of pushed sources: a 600 KB file fits, a second does not.
     const big = `// ${'x'.repeat(600_000)}\n`;
-    expect((await call('POST', '/api/rag/index', acme.apiKey, { collectionName: 'two', files: [{ path: 'big1.ts', content: big }] })).status).to.equal(202);
+    expect(
+      (await call('POST', '/api/rag/index', acme.apiKey, { collectionName: 'two', files: [{ path: 'big1.ts', content: big }] })).status,
+    ).to.equal(202);
     const over = await call('POST', '/api/rag/index', acme.apiKey, { collectionName: 'two', files: [{ path: 'big2.ts', content: big }] });
     expect(over.status).to.equal(413);
     expect(over.body).to.include({ success: false, code: 'STORAGE_LIMIT' });
     // globex's room is its own.
-    expect((await call('POST', '/api/rag/index', globex.apiKey, { collectionName: 'own', files: [{ path: 'big.ts', content: big }] })).status).to.equal(202);
+    expect(
+      (await call('POST', '/api/rag/index', globex.apiKey, { collectionName: 'own', files: [{ path: 'big.ts', content: big }] })).status,
+    ).to.equal(202);
   });
 });

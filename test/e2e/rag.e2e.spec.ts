@@ -52,10 +52,20 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
     rag = `http://127.0.0.1:${ports.rag}`;
     platform = await startServices(
       [keysService, ragService],
-      retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }, { PRICING_URL, RAG_PUSH_MAX_FILES: '20', RAG_MAX_FILE_BYTES: '20000' }),
+      retrievalEnv(
+        stack,
+        { ports, dir, workspace, sharedSecret: SHARED_SECRET },
+        { PRICING_URL, RAG_PUSH_MAX_FILES: '20', RAG_MAX_FILE_BYTES: '20000' },
+      ),
       testLogger(),
     );
-    for (const [name, tier] of [['acme', 'pro'], ['globex', 'team'], ['free', 'free'], ['free2', 'free']] as const) minted[name] = (await mintKey(keys, SHARED_SECRET, tier, name)).apiKey;
+    for (const [name, tier] of [
+      ['acme', 'pro'],
+      ['globex', 'team'],
+      ['free', 'free'],
+      ['free2', 'free'],
+    ] as const)
+      minted[name] = (await mintKey(keys, SHARED_SECRET, tier, name)).apiKey;
   });
 
   after(async () => {
@@ -68,16 +78,23 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.key) headers['x-api-key'] = options.key;
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
-    const res = await fetch(`${rag}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+    const res = await fetch(`${rag}${path}`, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
   const usage = async (apiKey: string) =>
-    ((await (await fetch(`${keys}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { usage: Record<string, number> }).usage;
-  const setup = (key: string, collectionName: string, projectPath = join(workspace, 'shop')) => call('POST', '/api/rag/setup', { key, body: { projectPath, collectionName } });
+    ((await (await fetch(`${keys}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { usage: Record<string, number> })
+      .usage;
+  const setup = (key: string, collectionName: string, projectPath = join(workspace, 'shop')) =>
+    call('POST', '/api/rag/setup', { key, body: { projectPath, collectionName } });
   const indexNow = (key: string, collectionName: string, files?: { path: string; content: string }[]) =>
     call('POST', '/api/rag/index', { key, body: { collectionName, wait: true, ...(files ? { files } : {}) } });
-  const query = (key: string, collectionName: string, text: string, topK = 5) => call('POST', '/api/rag/query', { key, body: { query: text, collectionName, topK } });
+  const query = (key: string, collectionName: string, text: string, topK = 5) =>
+    call('POST', '/api/rag/query', { key, body: { query: text, collectionName, topK } });
 
   it('answers /health in its own shape, lists its paths at /api, and a CORS preflight without a key', async () => {
     const health = await call('GET', '/health');
@@ -86,9 +103,19 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
     expect(health.body.features).to.deep.equal({ rag: true, glmVision: true, contextAware: true, autoGenerate: true });
     expect(new Date(String(health.body.timestamp)).toISOString()).to.equal(health.body.timestamp);
     const api = await call('GET', '/api');
-    expect(api.body).to.deep.include({ health: '/health', rag: { setup: '/api/rag/setup', query: '/api/rag/query', index: '/api/rag/index' } });
+    expect(api.body).to.deep.include({
+      health: '/health',
+      rag: { setup: '/api/rag/setup', query: '/api/rag/query', index: '/api/rag/index' },
+    });
     for (const path of ['/api/rag/query', '/api/rag/setup', '/api/rag/index', '/api/rag/index/some-job']) {
-      const preflight = await fetch(`${rag}${path}`, { method: 'OPTIONS', headers: { origin: 'https://ide.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' } });
+      const preflight = await fetch(`${rag}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://ide.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type, authorization',
+        },
+      });
       expect(preflight.status, path).to.equal(204);
       expect(preflight.headers.get('access-control-allow-origin')).to.equal('*');
       expect(preflight.headers.get('access-control-allow-methods')).to.equal('GET, POST, PUT, DELETE, OPTIONS');
@@ -115,21 +142,31 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
       expect(free.body).to.include({ success: false, error: 'subscription required', upgrade: PRICING_URL });
     }
     // The key may come as a bearer token too (all a browser may send after a preflight).
-    expect((await call('POST', '/api/rag/setup', { bearer: minted.acme, body: { projectPath: join(workspace, 'shop'), collectionName: 'gate' } })).status).to.equal(200);
+    expect(
+      (
+        await call('POST', '/api/rag/setup', {
+          bearer: minted.acme,
+          body: { projectPath: join(workspace, 'shop'), collectionName: 'gate' },
+        })
+      ).status,
+    ).to.equal(200);
   });
 
-  it('429 with the rate-limit headers once a key passes its tier\'s rate', async () => {
+  it("429 with the rate-limit headers once a key passes its tier's rate", async () => {
     let last: Answer | undefined;
-    for (let i = 0; i < 61; i++) last = await call('POST', '/api/rag/query', { key: minted.free2, body: { query: 'x', collectionName: 'none' } });
+    for (let i = 0; i < 61; i++)
+      last = await call('POST', '/api/rag/query', { key: minted.free2, body: { query: 'x', collectionName: 'none' } });
     expect(last!.status).to.equal(429);
     expect(last!.body).to.include({ success: false, code: 'RATE_LIMITED' });
     expect(last!.headers.get('x-ratelimit-limit')).to.equal('60');
     expect(last!.headers.get('retry-after')).to.match(/^\d+$/);
   });
 
-  it('403 USAGE_EXCEEDED with upgrade when a use would pass the key\'s monthly quota', async () => {
+  it("403 USAGE_EXCEEDED with upgrade when a use would pass the key's monthly quota", async () => {
     const { apiKey } = await mintKey(keys, SHARED_SECRET, 'free', 'quota');
-    await platform.runtime.publisher.publish(newEvent('usage.incremented', { keyHash: hashKey(apiKey), metric: 'queries', amount: 100, period: currentPeriod() }));
+    await platform.runtime.publisher.publish(
+      newEvent('usage.incremented', { keyHash: hashKey(apiKey), metric: 'queries', amount: 100, period: currentPeriod() }),
+    );
     const over = await eventually('the quota used up', async () => {
       const answer = await query(apiKey, 'none', 'anything');
       return answer.body.code === 'USAGE_EXCEEDED' ? answer : undefined;
@@ -141,17 +178,36 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
   it('refuses project paths outside RAG_ROOTS, through .. and through symlinks, with 400', async () => {
     const outside = mkdtempSync(join(dir, 'outside-'));
     symlinkSync(outside, join(workspace, 'link-out'));
-    for (const projectPath of [join(workspace, '..'), `${workspace}/shop/../../`, join(workspace, 'link-out'), '/etc', 'relative/path', join(workspace, 'missing')]) {
+    for (const projectPath of [
+      join(workspace, '..'),
+      `${workspace}/shop/../../`,
+      join(workspace, 'link-out'),
+      '/etc',
+      'relative/path',
+      join(workspace, 'missing'),
+    ]) {
       const res = await setup(minted.acme!, 'paths', projectPath);
       expect(res.status, projectPath).to.equal(400);
       expect(res.body).to.include({ success: false, code: 'INVALID_PROJECT_PATH' });
     }
     const ok = await setup(minted.acme!, 'paths');
     expect(ok.status).to.equal(200);
-    expect(ok.body).to.deep.equal({ success: true, message: ok.body.message, projectPath: join(workspace, 'shop'), collectionName: 'paths', vectorDB: 'local' });
-    const bad = await call('POST', '/api/rag/setup', { key: minted.acme, body: { projectPath: join(workspace, 'shop'), collectionName: 'bad name!' } });
+    expect(ok.body).to.deep.equal({
+      success: true,
+      message: ok.body.message,
+      projectPath: join(workspace, 'shop'),
+      collectionName: 'paths',
+      vectorDB: 'local',
+    });
+    const bad = await call('POST', '/api/rag/setup', {
+      key: minted.acme,
+      body: { projectPath: join(workspace, 'shop'), collectionName: 'bad name!' },
+    });
     expect(bad.status).to.equal(400);
-    const remote = await call('POST', '/api/rag/setup', { key: minted.acme, body: { projectPath: join(workspace, 'shop'), collectionName: 'x', vectorDB: 'qdrant' } });
+    const remote = await call('POST', '/api/rag/setup', {
+      key: minted.acme,
+      body: { projectPath: join(workspace, 'shop'), collectionName: 'x', vectorDB: 'qdrant' },
+    });
     expect(remote.status).to.equal(400);
     expect(remote.body.code).to.equal('VECTOR_DB_NOT_CONFIGURED');
   });
@@ -174,11 +230,19 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
     const answer = await query(minted.acme!, 'shop', 'where are failed calls tried again with growing waits');
     expect(answer.status).to.equal(200);
     expect(answer.body).to.include({ success: true, cached: false, query: 'where are failed calls tried again with growing waits' });
-    const results = answer.body.results as { metadata: { file: string; startLine: number; endLine: number; type: string; symbol?: string } }[];
+    const results = answer.body.results as {
+      metadata: { file: string; startLine: number; endLine: number; type: string; symbol?: string };
+    }[];
     expect(results[0]!.metadata.file).to.equal('src/retry.ts');
     // withBackoff, the function that retries, is among the answers, with its own lines.
     const backoff = results.find((r) => r.metadata.symbol === 'withBackoff');
-    expect(backoff?.metadata).to.deep.include({ file: 'src/retry.ts', type: 'function', startLine: 20, endLine: 31, language: 'typescript' });
+    expect(backoff?.metadata).to.deep.include({
+      file: 'src/retry.ts',
+      type: 'function',
+      startLine: 20,
+      endLine: 31,
+      language: 'typescript',
+    });
 
     const repeat = await query(minted.acme!, 'shop', 'where are failed calls tried again with growing waits');
     expect(repeat.body.cached).to.equal(true);
@@ -186,12 +250,17 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
 
     const after = await eventually('usage counted', async () => {
       const now = await usage(minted.acme!);
-      return now.queries === before.queries! + 2 && now.filesIndexed === before.filesIndexed! + Number(job.body.filesIndexed) ? now : undefined;
+      return now.queries === before.queries! + 2 && now.filesIndexed === before.filesIndexed! + Number(job.body.filesIndexed)
+        ? now
+        : undefined;
     });
     expect(after.filesIndexed).to.equal(before.filesIndexed! + Number(job.body.filesIndexed));
 
     // One file changes: only it is indexed again, and the cached answer is gone.
-    writeFileSync(join(workspace, 'shop', 'src', 'retry.ts'), `${'// retried calls\n'}${await (await import('node:fs/promises')).readFile(join(workspace, 'shop', 'src', 'retry.ts'), 'utf8')}`);
+    writeFileSync(
+      join(workspace, 'shop', 'src', 'retry.ts'),
+      `${'// retried calls\n'}${await (await import('node:fs/promises')).readFile(join(workspace, 'shop', 'src', 'retry.ts'), 'utf8')}`,
+    );
     const again = await indexNow(minted.acme!, 'shop');
     expect(again.body).to.include({ status: 'completed', filesIndexed: 1, filesUnchanged: Number(job.body.filesIndexed) - 1 });
     const fresh = await query(minted.acme!, 'shop', 'where are failed calls tried again with growing waits');
@@ -200,7 +269,12 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
 
   it('indexes pushed files (relative paths only, within the limits) and removes nothing else', async () => {
     expect((await setup(minted.acme!, 'pushed')).status).to.equal(200);
-    const files = [{ path: 'lib/greeting.ts', content: '/** Says hello to someone by name. */\nexport function greet(name: string): string {\n  return `hello ${name}`;\n}\n' }];
+    const files = [
+      {
+        path: 'lib/greeting.ts',
+        content: '/** Says hello to someone by name. */\nexport function greet(name: string): string {\n  return `hello ${name}`;\n}\n',
+      },
+    ];
     const job = await indexNow(minted.acme!, 'pushed', files);
     expect(job.body).to.include({ status: 'completed', filesIndexed: 1 });
     const answer = await query(minted.acme!, 'pushed', 'say hello to a person');
@@ -209,7 +283,15 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
       const res = await indexNow(minted.acme!, 'pushed', [{ path, content: 'x' }]);
       expect(res.status, path).to.equal(400);
     }
-    expect((await indexNow(minted.acme!, 'pushed', Array.from({ length: 21 }, (_, i) => ({ path: `f${i}.ts`, content: 'x' })))).status).to.equal(413);
+    expect(
+      (
+        await indexNow(
+          minted.acme!,
+          'pushed',
+          Array.from({ length: 21 }, (_, i) => ({ path: `f${i}.ts`, content: 'x' })),
+        )
+      ).status,
+    ).to.equal(413);
     expect((await indexNow(minted.acme!, 'pushed', [{ path: 'big.ts', content: 'x'.repeat(20_001) }])).status).to.equal(413);
     const binary = await indexNow(minted.acme!, 'pushed', [{ path: 'logo.png', content: '\u0089PNG\u0000\u0000' }]);
     expect(binary.status).to.equal(400);
@@ -231,13 +313,23 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
   });
 
   it('answers bad input with a clear 400 and a JSON body', async () => {
-    for (const body of [{}, { query: '', collectionName: 'shop' }, { query: 'x', collectionName: 'shop', topK: 0 }, { query: 'x', collectionName: 'shop', topK: 51 }, { query: 5, collectionName: 'shop' }]) {
+    for (const body of [
+      {},
+      { query: '', collectionName: 'shop' },
+      { query: 'x', collectionName: 'shop', topK: 0 },
+      { query: 'x', collectionName: 'shop', topK: 51 },
+      { query: 5, collectionName: 'shop' },
+    ]) {
       const res = await call('POST', '/api/rag/query', { key: minted.acme, body });
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body).to.include({ success: false });
       expect(res.body.error).to.be.a('string');
     }
-    const notJson = await fetch(`${rag}/api/rag/query`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': minted.acme! }, body: '{"query":' });
+    const notJson = await fetch(`${rag}/api/rag/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': minted.acme! },
+      body: '{"query":',
+    });
     expect(notJson.status).to.equal(400);
     expect(await notJson.json()).to.include({ success: false, code: 'MALFORMED_JSON' });
   });

@@ -73,10 +73,14 @@ describe('effects survive a crash mid-effect, and a bad address does not block t
     await deadProcess().claim(`welcome-email:${userId}`);
     const claimedAt = Date.now();
     await platform.runtime.publisher.publish(newEvent('account.registered', { userId, email: address, name: 'Crash' }));
-    const mails = await eventually('the welcome e-mail', async () => {
-      const found = await mailTo(stack.MAILPIT_URL, address);
-      return found.length > 0 ? found : undefined;
-    }, 60_000);
+    const mails = await eventually(
+      'the welcome e-mail',
+      async () => {
+        const found = await mailTo(stack.MAILPIT_URL, address);
+        return found.length > 0 ? found : undefined;
+      },
+      60_000,
+    );
     expect(Date.now() - claimedAt, 'it waited for the lease').to.be.at.least(LEASE_MS - 200);
     expect(mails).to.have.length(1);
     expect((await new Effects(platform.runtime.mongo.db).get(`welcome-email:${userId}`))?.status).to.equal('done');
@@ -95,12 +99,26 @@ describe('effects survive a crash mid-effect, and a bad address does not block t
     await dead.claim(`issue-key:${subscriptionId}`);
     await dead.save(`issue-key:${subscriptionId}`, { event });
 
-    const status = (await deliver(webhooks, SIGNING_SECRET, subscriptionPayload('subscription_created', { subscriptionId, userId: null, attributes: { user_email: email, variant_id: PRO_VARIANT } }))).status;
+    const status = (
+      await deliver(
+        webhooks,
+        SIGNING_SECRET,
+        subscriptionPayload('subscription_created', {
+          subscriptionId,
+          userId: null,
+          attributes: { user_email: email, variant_id: PRO_VARIANT },
+        }),
+      )
+    ).status;
     expect(status).to.equal(200);
-    const [mail] = await eventually('the key e-mail', async () => {
-      const found = (await mailTo(stack.MAILPIT_URL, email)).filter((m) => /API key/.test(m.Subject));
-      return found.length > 0 ? found : undefined;
-    }, 60_000);
+    const [mail] = await eventually(
+      'the key e-mail',
+      async () => {
+        const found = (await mailTo(stack.MAILPIT_URL, email)).filter((m) => /API key/.test(m.Subject));
+        return found.length > 0 ? found : undefined;
+      },
+      60_000,
+    );
     expect(mail!.Text).to.include(apiKey);
     expect((await getKeyBySubscription(platform.runtime.mongo.db, subscriptionId))?.keyHash).to.equal(hashKey(apiKey));
     expect((await mailTo(stack.MAILPIT_URL, email)).filter((m) => /API key/.test(m.Subject))).to.have.length(1);
@@ -115,7 +133,11 @@ describe('effects survive a crash mid-effect, and a bad address does not block t
       dataDir = mkdtempSync(join(resolve('.data'), `test-${process.pid}-mailpit-`));
       own = await startOwnMailpit(dataDir, { allowedRecipients: '@accepted\\.test$' });
       // One partition: the refused e-mail and the next one share it, as they would under load.
-      refusing = await startServices([mailerService], testEnv(stack, { SMTP_URL: own.smtpUrl, KAFKA_TOPIC_PARTITIONS: '1', EFFECT_LEASE_MS: String(LEASE_MS) }), testLogger());
+      refusing = await startServices(
+        [mailerService],
+        testEnv(stack, { SMTP_URL: own.smtpUrl, KAFKA_TOPIC_PARTITIONS: '1', EFFECT_LEASE_MS: String(LEASE_MS) }),
+        testLogger(),
+      );
     });
 
     after(async () => {
@@ -131,13 +153,27 @@ describe('effects survive a crash mid-effect, and a bad address does not block t
       const good = newEvent('account.registered', { userId: randomUUID(), email: `someone-${randomUUID()}@accepted.test`, name: 'Good' });
       await rt.publisher.publish(bad);
       await rt.publisher.publish(good);
-      await eventually('the next e-mail', async () => ((await mailTo(own.apiUrl, good.data.email)).length === 1 ? true : undefined), 60_000);
-      const letters = await eventually('the dead letter', async () => {
-        const found = (await readDeadLetters({ kafka: rt.kafka, admin: rt.admin, topic: dlqTopic(rt.catalog.topicOf('account.registered')), groupPrefix: rt.config.kafka.topicPrefix, limit: 10 })).filter(
-          (l) => l.eventId === bad.metadata.eventId,
-        );
-        return found.length > 0 ? found : undefined;
-      }, 30_000);
+      await eventually(
+        'the next e-mail',
+        async () => ((await mailTo(own.apiUrl, good.data.email)).length === 1 ? true : undefined),
+        60_000,
+      );
+      const letters = await eventually(
+        'the dead letter',
+        async () => {
+          const found = (
+            await readDeadLetters({
+              kafka: rt.kafka,
+              admin: rt.admin,
+              topic: dlqTopic(rt.catalog.topicOf('account.registered')),
+              groupPrefix: rt.config.kafka.topicPrefix,
+              limit: 10,
+            })
+          ).filter((l) => l.eventId === bad.metadata.eventId);
+          return found.length > 0 ? found : undefined;
+        },
+        30_000,
+      );
       expect(letters[0]!.error).to.match(/PermanentError: .*reply 5\d\d/);
       expect(letters[0]!.error).not.to.include('refused.test');
       const effect = await new Effects(rt.mongo.db).get(`welcome-email:${bad.data.userId}`);

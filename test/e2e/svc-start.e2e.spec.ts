@@ -42,21 +42,52 @@ describe('`svc start`, stopped with one signal and started again on the same dat
 
   async function start(): Promise<Started> {
     services = { accounts: await freePort(), keys: await freePort(), webhooks: await freePort() };
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PAYMENT_VARIANT_TIERS: `${VARIANT}:pro`, PAYMENT_ALLOW_TEST_MODE: 'true', HTTP_HOST: '127.0.0.1' };
-    for (const name of ['KAFKA_BROKERS', 'MONGODB_URI', 'SMTP_URL', 'MAILPIT_URL', 'JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY', 'KAFKA_TOPIC_PREFIX', 'MONGODB_DB']) delete env[name];
-    Object.assign(env, { ACCOUNTS_PORT: String(services.accounts), KEYS_PORT: String(services.keys), WEBHOOKS_PORT: String(services.webhooks) });
-    const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'start', '--data-dir', dataDir, '--stack-ports', 'auto'], {
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      PAYMENT_VARIANT_TIERS: `${VARIANT}:pro`,
+      PAYMENT_ALLOW_TEST_MODE: 'true',
+      HTTP_HOST: '127.0.0.1',
+    };
+    for (const name of [
+      'KAFKA_BROKERS',
+      'MONGODB_URI',
+      'SMTP_URL',
+      'MAILPIT_URL',
+      'JWT_SECRET',
+      'WEBHOOK_SECRET',
+      'PAYMENT_WEBHOOK_SECRET',
+      'KEY_ENCRYPTION_KEY',
+      'KAFKA_TOPIC_PREFIX',
+      'MONGODB_DB',
+    ])
+      delete env[name];
+    Object.assign(env, {
+      ACCOUNTS_PORT: String(services.accounts),
+      KEYS_PORT: String(services.keys),
+      WEBHOOKS_PORT: String(services.webhooks),
     });
+    const child = spawn(
+      process.execPath,
+      ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'start', '--data-dir', dataDir, '--stack-ports', 'auto'],
+      {
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let text = '';
     child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-    await eventually('svc start to be ready', async () => {
-      if (child.exitCode !== null) throw new Error(`svc start exited with ${child.exitCode}:\n${text}`);
-      return text.includes('press Ctrl-C to stop') ? true : undefined;
-    }, 180_000);
+    await eventually(
+      'svc start to be ready',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`svc start exited with ${child.exitCode}:\n${text}`);
+        return text.includes('press Ctrl-C to stop') ? true : undefined;
+      },
+      180_000,
+    );
     const ports = [...text.matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]));
     const mailApi = /mail API (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
     if (!mailApi) throw new Error(`no mail API in:\n${text}`);
@@ -77,7 +108,11 @@ describe('`svc start`, stopped with one signal and started again on the same dat
   }
 
   const post = async (base: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
@@ -93,14 +128,22 @@ describe('`svc start`, stopped with one signal and started again on the same dat
     expect(signup.status).to.equal(201);
     const token = signup.body.token as string;
     const secrets = JSON.parse(readFileSync(join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
-    const subscriptionId = String(Date.now() % 90_000_000 + 10_000_000);
-    const webhook = subscriptionPayload('subscription_created', { subscriptionId, userId: null, attributes: { user_email: email, variant_id: VARIANT } });
+    const subscriptionId = String((Date.now() % 90_000_000) + 10_000_000);
+    const webhook = subscriptionPayload('subscription_created', {
+      subscriptionId,
+      userId: null,
+      attributes: { user_email: email, variant_id: VARIANT },
+    });
     expect((await deliver(`http://127.0.0.1:${services.webhooks}`, secrets.PAYMENT_WEBHOOK_SECRET!, webhook)).status).to.equal(200);
     const mailApi = running.mailApi;
-    const [keyMail] = await eventually('the key e-mail', async () => {
-      const mails = (await mailTo(mailApi, email)).filter((m) => /API key/.test(m.Subject));
-      return mails.length > 0 ? mails : undefined;
-    }, 60_000);
+    const [keyMail] = await eventually(
+      'the key e-mail',
+      async () => {
+        const mails = (await mailTo(mailApi, email)).filter((m) => /API key/.test(m.Subject));
+        return mails.length > 0 ? mails : undefined;
+      },
+      60_000,
+    );
     const apiKey = /svc_[A-Za-z0-9]{33}/.exec(keyMail!.Text)![0];
     expect((await post(keys(), '/validate', { apiKey })).body).to.include({ valid: true, tier: 'pro' });
 
@@ -111,13 +154,16 @@ describe('`svc start`, stopped with one signal and started again on the same dat
     // Day two, same data.
     running = await start();
     const me = await fetch(`${accounts()}/auth/me`, { headers: { authorization: `Bearer ${token}` } });
-    expect(me.status, 'yesterday\'s token').to.equal(200);
+    expect(me.status, "yesterday's token").to.equal(200);
     expect(await me.json()).to.include({ email, tier: 'pro' });
     expect((await post(accounts(), '/auth/login', { email, password })).status).to.equal(200);
     expect((await post(keys(), '/validate', { apiKey })).body).to.include({ valid: true, tier: 'pro' });
     expect((await post(accounts(), '/auth/signup', { email, password, name: 'Again' })).status).to.equal(409);
     const mails = await mailTo(running.mailApi, email);
-    expect(mails.map((m) => m.Subject).sort(), 'yesterday\'s mail is still there, and nothing was sent again').to.deep.equal(['Welcome to svc, Newcomer', 'Your svc API key']);
+    expect(mails.map((m) => m.Subject).sort(), "yesterday's mail is still there, and nothing was sent again").to.deep.equal([
+      'Welcome to svc, Newcomer',
+      'Your svc API key',
+    ]);
 
     const second = await stop(running, 'SIGTERM');
     expect(second.code, running.output()).to.equal(0);

@@ -82,15 +82,24 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     const ports = await retrievalPorts();
     keys = `http://127.0.0.1:${ports.keys}`;
     rag = `http://127.0.0.1:${ports.rag}`;
-    env = retrievalEnv(stack, { ports, dir, workspace: join(dir, 'workspace'), sharedSecret: SHARED_SECRET }, {
-      PRICING_URL,
-      RAG_PUBLIC_URL: rag,
-      // Only the fixture site and the image server: every other private address stays refused.
-      CAPTURE_ALLOWED_HOSTS: `127.0.0.1:${site.port},${imageOrigin.replace('http://', '')}`,
-      CAPTURE_TIMEOUT_MS: '30000',
-    });
+    env = retrievalEnv(
+      stack,
+      { ports, dir, workspace: join(dir, 'workspace'), sharedSecret: SHARED_SECRET },
+      {
+        PRICING_URL,
+        RAG_PUBLIC_URL: rag,
+        // Only the fixture site and the image server: every other private address stays refused.
+        CAPTURE_ALLOWED_HOSTS: `127.0.0.1:${site.port},${imageOrigin.replace('http://', '')}`,
+        CAPTURE_TIMEOUT_MS: '30000',
+      },
+    );
     platform = await startServices([keysService, ragService], env, testLogger());
-    for (const [name, tier] of [['acme', 'pro'], ['globex', 'team'], ['free', 'free']] as const) minted[name] = await mintKey(keys, SHARED_SECRET, tier, name);
+    for (const [name, tier] of [
+      ['acme', 'pro'],
+      ['globex', 'team'],
+      ['free', 'free'],
+    ] as const)
+      minted[name] = await mintKey(keys, SHARED_SECRET, tier, name);
   });
 
   after(async () => {
@@ -104,14 +113,19 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
   const call = async (method: string, path: string, options: { key?: string; body?: unknown } = {}): Promise<Answer> => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.key) headers['x-api-key'] = options.key;
-    const res = await fetch(path.startsWith('http') ? path : `${rag}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+    const res = await fetch(path.startsWith('http') ? path : `${rag}${path}`, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    });
     const bytes = Buffer.from(await res.arrayBuffer());
     const json = res.headers.get('content-type')?.includes('json') ? (JSON.parse(bytes.toString('utf8')) as Record<string, unknown>) : {};
     return { status: res.status, headers: res.headers, body: json, bytes };
   };
   const acme = () => minted.acme!.apiKey;
   const usage = async (apiKey: string) =>
-    ((await (await fetch(`${keys}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { usage: Record<string, number> }).usage;
+    ((await (await fetch(`${keys}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { usage: Record<string, number> })
+      .usage;
   const analyze = (body: Record<string, unknown>, key = acme()) => call('POST', '/api/glm/analyze', { key, body });
   const findings = (a: Answer) => a.body.findings as FindingBody[];
   const typesOf = (a: Answer) => new Set(findings(a).map((f) => f.type));
@@ -138,7 +152,10 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
   });
 
   it('captures a page, stores the PNG for its customer only, and refuses addresses the policy forbids', async () => {
-    const shot = await call('POST', '/api/glm/capture', { key: acme(), body: { url: `${site.origin}/analysis/clean`, viewport: { width: 1024, height: 700 } } });
+    const shot = await call('POST', '/api/glm/capture', {
+      key: acme(),
+      body: { url: `${site.origin}/analysis/clean`, viewport: { width: 1024, height: 700 } },
+    });
     expect(shot.status, JSON.stringify(shot.body)).to.equal(200);
     expect(shot.body).to.include({ success: true, width: 1024, height: 700, title: 'Analysis fixture: a well-built page' });
     expect(shot.body.screenshotUrl).to.equal(`${rag}/api/glm/screenshots/${String(shot.body.screenshotId)}`);
@@ -149,7 +166,12 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     expect([decoded.width, decoded.height]).to.deep.equal([1024, 700]);
     expect((await call('GET', String(shot.body.screenshotUrl), { key: minted.globex!.apiKey })).status).to.equal(404);
 
-    for (const url of [`${site.origin}/redirect-metadata`, 'http://169.254.169.254/latest/meta-data/', `http://127.0.0.1:${site.forbiddenPort}/`, 'file:///etc/passwd']) {
+    for (const url of [
+      `${site.origin}/redirect-metadata`,
+      'http://169.254.169.254/latest/meta-data/',
+      `http://127.0.0.1:${site.forbiddenPort}/`,
+      'file:///etc/passwd',
+    ]) {
       const refused = await call('POST', '/api/glm/capture', { key: acme(), body: { url } });
       expect(refused.status, url).to.equal(400);
       expect(refused.body).to.include({ success: false });
@@ -161,7 +183,7 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     expect(site.forbiddenConnections()).to.equal(0);
   });
 
-  it('finds each analysis type\'s defects on the defective page, nothing on the clean one, and meters each analysis', async () => {
+  it("finds each analysis type's defects on the defective page, nothing on the clean one, and meters each analysis", async () => {
     const before = await usage(acme());
     const defects = `${site.origin}/analysis/defects`;
     const ui = await analyze({ url: defects, analysisType: 'ui-elements' });
@@ -172,7 +194,10 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     const layout = await analyze({ screenshotId: ui.body.screenshotId, analysisType: 'layout' });
     for (const type of ['overlap', 'small-tap-target', 'off-screen', 'viewport-overflow']) expect(typesOf(layout), type).to.include(type);
 
-    const a11y = await analyze({ screenshotUrl: `${rag}/api/glm/screenshots/${String(ui.body.screenshotId)}`, analysisType: 'accessibility' });
+    const a11y = await analyze({
+      screenshotUrl: `${rag}/api/glm/screenshots/${String(ui.body.screenshotId)}`,
+      analysisType: 'accessibility',
+    });
     for (const type of ['axe:image-alt', 'axe:color-contrast']) expect(typesOf(a11y), type).to.include(type);
 
     const visual = await analyze({ screenshotId: ui.body.screenshotId, analysisType: 'visual-bugs' });
@@ -182,7 +207,10 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     for (const type of ['overlap', 'axe:image-alt', 'broken-image']) expect(typesOf(all), type).to.include(type);
 
     const clean = await analyze({ url: `${site.origin}/analysis/clean`, analysisType: 'comprehensive' });
-    expect(findings(clean).filter((f) => f.severity !== 'minor'), JSON.stringify(findings(clean).filter((f) => f.severity !== 'minor'))).to.deep.equal([]);
+    expect(
+      findings(clean).filter((f) => f.severity !== 'minor'),
+      JSON.stringify(findings(clean).filter((f) => f.severity !== 'minor')),
+    ).to.deep.equal([]);
 
     await eventually('six analyses metered', async () => {
       const now = await usage(acme());
@@ -240,7 +268,8 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     const run = (url: string) => call('POST', '/api/glm/test', { key: acme(), body: { url, testSuite: suite } });
     const first = await run(`${site.origin}/analysis/clean`);
     expect(first.status, JSON.stringify(first.body)).to.equal(200);
-    const byName = (a: Answer) => Object.fromEntries((a.body.results as { name: string; status: string; message: string; diffUrl?: string }[]).map((r) => [r.name, r]));
+    const byName = (a: Answer) =>
+      Object.fromEntries((a.body.results as { name: string; status: string; message: string; diffUrl?: string }[]).map((r) => [r.name, r]));
     expect(byName(first).page).to.include({ status: 'passed' });
     expect(byName(first).page!.message).to.match(/baseline/);
     expect(byName(first).heading).to.include({ status: 'passed' });
@@ -262,7 +291,10 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     expect(accepted.body.accepted).to.have.length(1);
     expect(byName(await run(`${site.origin}/analysis/clean-changed`)).page).to.include({ status: 'passed' });
     // Baselines are the customer's: another customer's first run records its own.
-    const theirs = await call('POST', '/api/glm/test', { key: minted.globex!.apiKey, body: { url: `${site.origin}/analysis/defects`, testSuite: suite } });
+    const theirs = await call('POST', '/api/glm/test', {
+      key: minted.globex!.apiKey,
+      body: { url: `${site.origin}/analysis/defects`, testSuite: suite },
+    });
     expect(byName(theirs).page!.message).to.match(/baseline/);
     expect(byName(theirs).a11y).to.include({ status: 'failed' });
     expect(byName(theirs).layout).to.include({ status: 'failed' });
@@ -282,14 +314,20 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
       expect(res.status, `${path} ${JSON.stringify(body)}`).to.equal(400);
       expect(res.body.error).to.match(message);
     }
-    const missing = await call('POST', '/api/glm/capture', { key: acme(), body: { url: `${site.origin}/analysis/clean`, selector: '#nothing-here' } });
+    const missing = await call('POST', '/api/glm/capture', {
+      key: acme(),
+      body: { url: `${site.origin}/analysis/clean`, selector: '#nothing-here' },
+    });
     expect(missing.status).to.equal(422);
     expect(missing.body).to.include({ code: 'SELECTOR_NOT_FOUND' });
   });
 
   it('`svc vision capture` and `svc vision test` print what the API answers, with exit codes', async () => {
     const svc = (...args: string[]) =>
-      run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'vision', ...args], { env: { ...process.env, ...env }, timeout: 120_000 }).then(
+      run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'vision', ...args], {
+        env: { ...process.env, ...env },
+        timeout: 120_000,
+      }).then(
         (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
         (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
       );
@@ -300,7 +338,13 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     expect(PNG.sync.read(readFileSync(out)).width).to.equal(1280);
 
     const suiteFile = join(dir, 'suite.json');
-    writeFileSync(suiteFile, JSON.stringify({ url: `${site.origin}/analysis/defects`, testSuite: { name: 'cli', checks: [{ type: 'a11y', name: 'a11y', maxImpact: 'moderate' }] } }));
+    writeFileSync(
+      suiteFile,
+      JSON.stringify({
+        url: `${site.origin}/analysis/defects`,
+        testSuite: { name: 'cli', checks: [{ type: 'a11y', name: 'a11y', maxImpact: 'moderate' }] },
+      }),
+    );
     const failing = await svc('test', suiteFile);
     expect(failing.code).to.equal(1);
     expect(JSON.parse(failing.stdout)).to.include({ success: true, suite: 'cli', passed: 0, failed: 1 });

@@ -56,10 +56,17 @@ describe('payment webhook ingress: verify, record in Kafka (e2e)', function () {
   /** Each test tags its requests with a request id of its own and finds its records by it (the correlation id). */
   const requestId = () => `wh-e2e-${randomUUID()}`;
   const recorded = (correlationId: string, timeoutMs = 30_000) =>
-    eventually(`the webhook recorded with correlation ${correlationId}`, async () => {
-      const found = received.filter((e): e is DeliveredEvent<PaymentWebhookReceived> => e.type === 'payment.webhook-received' && e.metadata.correlationId === correlationId);
-      return found.length > 0 ? found : undefined;
-    }, timeoutMs);
+    eventually(
+      `the webhook recorded with correlation ${correlationId}`,
+      async () => {
+        const found = received.filter(
+          (e): e is DeliveredEvent<PaymentWebhookReceived> =>
+            e.type === 'payment.webhook-received' && e.metadata.correlationId === correlationId,
+        );
+        return found.length > 0 ? found : undefined;
+      },
+      timeoutMs,
+    );
   const highWatermark = async () => (await platform.runtime.admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + BigInt(p.high), 0n);
 
   /** A refused delivery: its status and code, nothing on the topic, no secret or signature in the answer. */
@@ -105,27 +112,42 @@ describe('payment webhook ingress: verify, record in Kafka (e2e)', function () {
       const id = requestId();
       expect((await deliver(base, SECRET, raw, { headers: { 'x-request-id': id } })).status).to.equal(200);
       const [event] = await recorded(id);
-      expect(event!.data).to.include({ webhookId: '0b8d2f51-93c4-4a51-8e0e-5c1a7f3d9e22', eventName: 'subscription_payment_success', subscriptionId: '184220' });
+      expect(event!.data).to.include({
+        webhookId: '0b8d2f51-93c4-4a51-8e0e-5c1a7f3d9e22',
+        eventName: 'subscription_payment_success',
+        subscriptionId: '184220',
+      });
     });
 
     it('uses the SHA-256 of the raw body as webhook id when meta.webhook_id is absent', async () => {
       const id = requestId();
-      const res = await deliver(base, SECRET, subscriptionPayload('subscription_cancelled', { webhookId: null, subscriptionId: 9001 }), { headers: { 'x-request-id': id } });
+      const res = await deliver(base, SECRET, subscriptionPayload('subscription_cancelled', { webhookId: null, subscriptionId: 9001 }), {
+        headers: { 'x-request-id': id },
+      });
       expect(res.status).to.equal(200);
       const [event] = await recorded(id);
-      expect(event!.data).to.include({ webhookId: createHash('sha256').update(res.sent).digest('hex'), eventName: 'subscription_cancelled', subscriptionId: '9001' });
+      expect(event!.data).to.include({
+        webhookId: createHash('sha256').update(res.sent).digest('hex'),
+        eventName: 'subscription_cancelled',
+        subscriptionId: '9001',
+      });
     });
 
     it('reads the raw body whatever the content type says, even none', async () => {
       const id = requestId();
-      const res = await deliver(base, SECRET, subscriptionPayload('subscription_updated'), { headers: { 'x-request-id': id, 'content-type': null } });
+      const res = await deliver(base, SECRET, subscriptionPayload('subscription_updated'), {
+        headers: { 'x-request-id': id, 'content-type': null },
+      });
       expect(res.status).to.equal(200);
       expect((await recorded(id))[0]!.data.body).to.equal(res.sent.toString('utf8'));
     });
 
     it('answers 200 with ignored: true for an event billing does not act on, and still records it', async () => {
       const id = requestId();
-      const order = { meta: { event_name: 'order_created', webhook_id: randomUUID() }, data: { type: 'orders', id: '4109823', attributes: { status: 'paid' } } };
+      const order = {
+        meta: { event_name: 'order_created', webhook_id: randomUUID() },
+        data: { type: 'orders', id: '4109823', attributes: { status: 'paid' } },
+      };
       const res = await deliver(base, SECRET, order, { headers: { 'x-request-id': id } });
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ received: true, ignored: true });
@@ -154,7 +176,12 @@ describe('payment webhook ingress: verify, record in Kafka (e2e)', function () {
     it('a body that is not JSON: recorded as sent, under the SHA-256 of its bytes', async () => {
       const text = '{"meta": {"event_name": "subscription_created"';
       const { event } = await recordedAs(text);
-      expect(event.data).to.include({ body: text, eventName: '(unreadable)', webhookId: createHash('sha256').update(text).digest('hex'), subscriptionId: null });
+      expect(event.data).to.include({
+        body: text,
+        eventName: '(unreadable)',
+        webhookId: createHash('sha256').update(text).digest('hex'),
+        subscriptionId: null,
+      });
     });
 
     it('a body that is not UTF-8', async () => {
@@ -235,12 +262,20 @@ describe('payment webhook ingress: verify, record in Kafka (e2e)', function () {
       }
       const id = requestId();
       // The provider retries the same delivery (same bytes, same signature) until it gets a 2xx.
-      await eventually('a 200 for the retried webhook', async () => {
-        const res = await deliver(base, SECRET, bytes, { headers: { 'x-request-id': id } });
-        return res.status === 200 ? res : undefined;
-      }, 60_000);
+      await eventually(
+        'a 200 for the retried webhook',
+        async () => {
+          const res = await deliver(base, SECRET, bytes, { headers: { 'x-request-id': id } });
+          return res.status === 200 ? res : undefined;
+        },
+        60_000,
+      );
       const [event] = await recorded(id, 90_000);
-      expect(event!.data).to.include({ webhookId: payload.meta.webhook_id as string, eventName: 'subscription_updated', subscriptionId: '184220' });
+      expect(event!.data).to.include({
+        webhookId: payload.meta.webhook_id as string,
+        eventName: 'subscription_updated',
+        subscriptionId: '184220',
+      });
     });
   });
 });

@@ -62,14 +62,18 @@ async function allMail(mailpitUrl: string): Promise<MailSummary[]> {
 
 /** Waits until every consumer group has read everything and no sign-up waits for the outbox relay. */
 export async function settle(rt: Runtime, log: (line: string) => void): Promise<void> {
-  await eventually('every consumer group caught up and no sign-up pending', async () => {
-    const behind = await lagging(rt);
-    const pending = await rt.mongo.db.collection('accounts').countDocuments({ 'outbox.pending': true });
-    if (behind.length === 0 && pending === 0) return true;
-    const groupsBehind = [...new Set(behind.map((b) => b.split(' ')[0]))];
-    log(`  settling: ${behind.length} partition(s) behind (${groupsBehind.join(', ') || 'none'}), ${pending} sign-up(s) pending`);
-    return undefined;
-  }, 300_000);
+  await eventually(
+    'every consumer group caught up and no sign-up pending',
+    async () => {
+      const behind = await lagging(rt);
+      const pending = await rt.mongo.db.collection('accounts').countDocuments({ 'outbox.pending': true });
+      if (behind.length === 0 && pending === 0) return true;
+      const groupsBehind = [...new Set(behind.map((b) => b.split(' ')[0]))];
+      log(`  settling: ${behind.length} partition(s) behind (${groupsBehind.join(', ') || 'none'}), ${pending} sign-up(s) pending`);
+      return undefined;
+    },
+    300_000,
+  );
 }
 
 export async function audit(rt: Runtime, mailpitUrl: string, traffic: TrafficRecord, log: (line: string) => void): Promise<Audit> {
@@ -119,7 +123,10 @@ export async function audit(rt: Runtime, mailpitUrl: string, traffic: TrafficRec
     const id = m.MessageID.replace(/^<|>$/g, '');
     copies.set(id, (copies.get(id) ?? 0) + 1);
   }
-  const expected = [...traffic.signedUp.map((s) => `welcome.${s.userId}@svc.local`), ...traffic.subscribed.map((s) => `key.${s.subscriptionId}@svc.local`)];
+  const expected = [
+    ...traffic.signedUp.map((s) => `welcome.${s.userId}@svc.local`),
+    ...traffic.subscribed.map((s) => `key.${s.subscriptionId}@svc.local`),
+  ];
   const missing = expected.filter((id) => (copies.get(id) ?? 0) === 0).length;
   const twice = [...copies.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
 
@@ -127,8 +134,18 @@ export async function audit(rt: Runtime, mailpitUrl: string, traffic: TrafficRec
   let differing = 0;
   for (const projection of PROJECTIONS) {
     const before = await (await projectionCollection(db, projection.collection)).find().toArray();
-    const result = await replayProjection({ kafka: rt.kafka, codec: rt.codec, catalog: rt.catalog, publisher: rt.publisher, db, projection, log: rt.log });
-    const after = new Map((await (await projectionCollection(db, projection.collection)).find().toArray()).map((d) => [String(d._id), JSON.stringify(d)]));
+    const result = await replayProjection({
+      kafka: rt.kafka,
+      codec: rt.codec,
+      catalog: rt.catalog,
+      publisher: rt.publisher,
+      db,
+      projection,
+      log: rt.log,
+    });
+    const after = new Map(
+      (await (await projectionCollection(db, projection.collection)).find().toArray()).map((d) => [String(d._id), JSON.stringify(d)]),
+    );
     let differs = 0;
     for (const doc of before) if (after.get(String(doc._id)) !== JSON.stringify(doc)) differs++;
     differs += Math.max(0, after.size - before.length);

@@ -66,7 +66,13 @@ async function main(): Promise<number> {
     const stackEnv = reuse
       ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS!, MONGODB_URI: process.env.MONGODB_URI!, SMTP_URL: process.env.SMTP_URL! }
       : (stack = await startStack({ dataDir, ports: 'auto', progress: (l) => log(`  ${l}`) })).env;
-    const ports = { accounts: await freePort(), keys: await freePort(), webhooks: await freePort(), rag: await freePort(), mcp: await freePort() };
+    const ports = {
+      accounts: await freePort(),
+      keys: await freePort(),
+      webhooks: await freePort(),
+      rag: await freePort(),
+      mcp: await freePort(),
+    };
     const workspace = join(dataDir, 'workspace');
     const shared = randomBytes(32).toString('hex');
     const env: NodeJS.ProcessEnv = {
@@ -115,20 +121,41 @@ async function main(): Promise<number> {
     cpSync(resolve('test/fixtures/rag-repo'), join(workspace, b.customerId, 'shop'), { recursive: true });
     mkdirSync(join(workspace, a.customerId, 'own'), { recursive: true });
     const rag = (key: string, path: string, body: unknown, signal?: AbortSignal) =>
-      fetch(`${ragUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
-    for (const [who, folder] of [[b, 'shop'], [a, 'own']] as const) {
-      const setup = await rag(who.apiKey, '/api/rag/setup', { projectPath: join(workspace, who.customerId, folder), collectionName: folder });
+      fetch(`${ragUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      });
+    for (const [who, folder] of [
+      [b, 'shop'],
+      [a, 'own'],
+    ] as const) {
+      const setup = await rag(who.apiKey, '/api/rag/setup', {
+        projectPath: join(workspace, who.customerId, folder),
+        collectionName: folder,
+      });
       if (setup.status !== 200) throw new Error(`setting up ${folder} answered ${setup.status}`);
     }
     const indexed = await rag(b.apiKey, '/api/rag/index', { collectionName: 'shop', wait: true });
     if (indexed.status !== 200) throw new Error(`indexing B's collection answered ${indexed.status}`);
 
     const bValidate = async () => {
-      const res = await fetch(`${keysUrl}/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: b.apiKey }), signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${keysUrl}/validate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ apiKey: b.apiKey }),
+        signal: AbortSignal.timeout(30_000),
+      });
       return res.status === 200 && ((await res.json()) as { valid: boolean }).valid;
     };
     const bQuery = async () => {
-      const res = await rag(b.apiKey, '/api/rag/query', { query: 'where is the shipping cost computed?', collectionName: 'shop', topK: 5 }, AbortSignal.timeout(30_000));
+      const res = await rag(
+        b.apiKey,
+        '/api/rag/query',
+        { query: 'where is the shipping cost computed?', collectionName: 'shop', topK: 5 },
+        AbortSignal.timeout(30_000),
+      );
       return res.status === 200 && ((await res.json()) as { results: unknown[] }).results.length > 0;
     };
     const phase = async (seconds: number) => {
@@ -142,14 +169,30 @@ async function main(): Promise<number> {
 
     log(`noisy: A attacks for ${ATTACK_S} s while B goes on`);
     const attackStatuses = new Map<string, number>();
-    const count = (kind: string, status: string) => attackStatuses.set(`${kind} ${status}`, (attackStatuses.get(`${kind} ${status}`) ?? 0) + 1);
+    const count = (kind: string, status: string) =>
+      attackStatuses.set(`${kind} ${status}`, (attackStatuses.get(`${kind} ${status}`) ?? 0) + 1);
     let aUnanswered = 0;
     const pushes = fc.sample(hostilePush, { numRuns: 200, seed: 23 });
     const batches = fc.sample(rpcBatch('own'), { numRuns: 50, seed: 23 });
     const attacks: Array<[string, (i: number) => Promise<Response>]> = [
-      ['push', (i) => rag(a.apiKey, '/api/rag/index', { collectionName: 'own', files: pushes[i % pushes.length] }, AbortSignal.timeout(60_000))],
-      ['analyze-bomb', (i) => rag(a.apiKey, '/api/glm/analyze', { screenshotUrl: `${bombs.url}${['/bomb.png', '/claims-huge.png', '/bomb.svg'][i % 3]}`, analysisType: 'visual-bugs' }, AbortSignal.timeout(60_000))],
-      ['capture-svg', () => rag(a.apiKey, '/api/glm/capture', { url: `${bombs.url}/bomb.svg`, fullPage: true }, AbortSignal.timeout(60_000))],
+      [
+        'push',
+        (i) => rag(a.apiKey, '/api/rag/index', { collectionName: 'own', files: pushes[i % pushes.length] }, AbortSignal.timeout(60_000)),
+      ],
+      [
+        'analyze-bomb',
+        (i) =>
+          rag(
+            a.apiKey,
+            '/api/glm/analyze',
+            { screenshotUrl: `${bombs.url}${['/bomb.png', '/claims-huge.png', '/bomb.svg'][i % 3]}`, analysisType: 'visual-bugs' },
+            AbortSignal.timeout(60_000),
+          ),
+      ],
+      [
+        'capture-svg',
+        () => rag(a.apiKey, '/api/glm/capture', { url: `${bombs.url}/bomb.svg`, fullPage: true }, AbortSignal.timeout(60_000)),
+      ],
       [
         'mcp-batch',
         (i) =>
@@ -160,7 +203,16 @@ async function main(): Promise<number> {
             signal: AbortSignal.timeout(60_000),
           }),
       ],
-      ['others-folder', () => rag(a.apiKey, '/api/rag/setup', { projectPath: join(workspace, b.customerId, 'shop'), collectionName: 'stolen' }, AbortSignal.timeout(60_000))],
+      [
+        'others-folder',
+        () =>
+          rag(
+            a.apiKey,
+            '/api/rag/setup',
+            { projectPath: join(workspace, b.customerId, 'shop'), collectionName: 'stolen' },
+            AbortSignal.timeout(60_000),
+          ),
+      ],
     ];
     const attackUntil = performance.now() + ATTACK_S * 1000;
     const attacker = async (worker: number) => {
@@ -183,15 +235,38 @@ async function main(): Promise<number> {
     const queriesSent = idle.query.length + underAttack!.query.length;
     let metered = -1;
     for (const until = Date.now() + 30_000; Date.now() < until; ) {
-      const usage = (await (await fetch(`${keysUrl}/usage`, { headers: { authorization: `Bearer ${b.apiKey}` } })).json()) as { usage: { queries: number } };
+      const usage = (await (await fetch(`${keysUrl}/usage`, { headers: { authorization: `Bearer ${b.apiKey}` } })).json()) as {
+        usage: { queries: number };
+      };
       metered = usage.usage.queries;
       if (metered >= queriesSent) break;
       await new Promise((r) => setTimeout(r, 500));
     }
 
     const row = (name: string, idleT: Timed[], attackT: Timed[]) => {
-      const [i50, i99, a50, a99] = [percentile(idleT.map((t) => t.ms), 50), percentile(idleT.map((t) => t.ms), 99), percentile(attackT.map((t) => t.ms), 50), percentile(attackT.map((t) => t.ms), 99)];
-      return { name, line: `| B ${name} | ${idleT.length} / ${attackT.length} | ${i50.toFixed(1)} | ${i99.toFixed(1)} | ${a50.toFixed(1)} | ${a99.toFixed(1)} | ${(a99 / i99).toFixed(2)}x |`, ratio: a99 / i99 };
+      const [i50, i99, a50, a99] = [
+        percentile(
+          idleT.map((t) => t.ms),
+          50,
+        ),
+        percentile(
+          idleT.map((t) => t.ms),
+          99,
+        ),
+        percentile(
+          attackT.map((t) => t.ms),
+          50,
+        ),
+        percentile(
+          attackT.map((t) => t.ms),
+          99,
+        ),
+      ];
+      return {
+        name,
+        line: `| B ${name} | ${idleT.length} / ${attackT.length} | ${i50.toFixed(1)} | ${i99.toFixed(1)} | ${a50.toFixed(1)} | ${a99.toFixed(1)} | ${(a99 / i99).toFixed(2)}x |`,
+        ratio: a99 / i99,
+      };
     };
     const rows = [row('POST /validate', idle.validate, underAttack!.validate), row('POST /api/rag/query', idle.query, underAttack!.query)];
     const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -204,7 +279,9 @@ async function main(): Promise<number> {
     out('|---|---|');
     for (const [key, n] of [...attackStatuses].sort()) out(`| ${key} | ${n} |`);
     out('');
-    out(`B requests not answered as they should be: ${bLost}; B queries sent ${queriesSent}, metered ${metered}; A requests unanswered: ${aUnanswered}`);
+    out(
+      `B requests not answered as they should be: ${bLost}; B queries sent ${queriesSent}, metered ${metered}; A requests unanswered: ${aUnanswered}`,
+    );
     const met = rows.every((r) => r.ratio <= 2) && bLost === 0 && aUnanswered === 0 && metered === queriesSent;
     out(met ? 'targets met' : 'targets MISSED');
     return met ? 0 : 1;

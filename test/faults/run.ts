@@ -45,7 +45,13 @@ async function main(): Promise<number> {
     log(`faults: local stack under ${dataDir}`);
     stack = await startStack({ dataDir, ports: 'auto', mailMaxMessages: 0, progress: (l) => log(`  ${l}`) });
     const stackPorts: StackPorts = stack.ports;
-    const ports = { accounts: await freePort(), keys: await freePort(), webhooks: await freePort(), billing: await freePort(), mailer: await freePort() };
+    const ports = {
+      accounts: await freePort(),
+      keys: await freePort(),
+      webhooks: await freePort(),
+      billing: await freePort(),
+      mailer: await freePort(),
+    };
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: 'test',
@@ -85,7 +91,10 @@ async function main(): Promise<number> {
     };
     const stopAll = async () => Promise.all(services.map((s) => s.stop()));
     await startAll();
-    const traffic = new Traffic({ accounts: `http://127.0.0.1:${ports.accounts}`, webhooks: `http://127.0.0.1:${ports.webhooks}`, signingSecret, variant: VARIANT }, 600_000);
+    const traffic = new Traffic(
+      { accounts: `http://127.0.0.1:${ports.accounts}`, webhooks: `http://127.0.0.1:${ports.webhooks}`, signingSecret, variant: VARIANT },
+      600_000,
+    );
 
     // 1. The whole system restarted 5 times during a stream.
     let stopMs = 0;
@@ -109,7 +118,9 @@ async function main(): Promise<number> {
     const consumers = services.filter((s) => s.name !== 'webhooks');
     let kills = 0;
     if (phases.has(2)) {
-      log(`\nphase 2: ${consumers.map((s) => s.name).join(', ')} each killed (SIGKILL) 10 times during ${n(1000)} webhooks and ${n(100)} sign-ups`);
+      log(
+        `\nphase 2: ${consumers.map((s) => s.name).join(', ')} each killed (SIGKILL) 10 times during ${n(1000)} webhooks and ${n(100)} sign-ups`,
+      );
       const load = traffic.run({ signUps: n(100), webhooks: n(1000), perSecond: 6 });
       await Promise.all(
         consumers.map(async (proc, index) => {

@@ -41,10 +41,15 @@ export class ServiceProcess {
     const died = this.#exited.then((code) => {
       throw new Error(`${this.name} exited with ${code} before it was ready (see ${this.#logFile})`);
     });
-    await waitUntil(`${this.name} ready`, async () => {
-      const res = await fetch(this.healthUrl, { signal: AbortSignal.timeout(2000) });
-      if (res.status !== 200) throw new Error(`${this.name} /health answered ${res.status}`);
-    }, timeoutMs, died);
+    await waitUntil(
+      `${this.name} ready`,
+      async () => {
+        const res = await fetch(this.healthUrl, { signal: AbortSignal.timeout(2000) });
+        if (res.status !== 200) throw new Error(`${this.name} /health answered ${res.status}`);
+      },
+      timeoutMs,
+      died,
+    );
   }
 
   /** A clean stop: SIGTERM, then the process's own grace; killed if it outlives twice that. */

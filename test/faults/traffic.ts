@@ -92,7 +92,11 @@ export class Traffic {
   async subscribe(): Promise<void> {
     const subscriptionId = String(randomInt(100_000_000, 999_999_999));
     const email = `buyer-${randomUUID()}@example.test`;
-    const payload = subscriptionPayload('subscription_created', { subscriptionId, userId: null, attributes: { user_email: email, variant_id: this.#targets.variant } });
+    const payload = subscriptionPayload('subscription_created', {
+      subscriptionId,
+      userId: null,
+      attributes: { user_email: email, variant_id: this.#targets.variant },
+    });
     const status = await this.#retry(async () => {
       const res = await deliver(this.#targets.webhooks, this.#targets.signingSecret, payload);
       return res.status >= 500 ? undefined : res.status;

@@ -94,7 +94,20 @@ const PROTO_OBJECTS = [
 ];
 
 /** Numbers JSON allows but code rarely expects. */
-const ODD_NUMBERS = ['0', '-0', '1e309', '-1e309', '1e-400', '9007199254740993', '123456789012345678901234567890', '0.1', '-1', '2147483648', '1.5', '1E2'];
+const ODD_NUMBERS = [
+  '0',
+  '-0',
+  '1e309',
+  '-1e309',
+  '1e-400',
+  '9007199254740993',
+  '123456789012345678901234567890',
+  '0.1',
+  '-1',
+  '2147483648',
+  '1.5',
+  '1E2',
+];
 
 export const hugeString: fc.Arbitrary<JsonText> = fc
   .tuple(fc.constantFrom('a', 'é', '\\ud800', '\\"', '\\u0000', 'ab1 ', '\ud83d\ude00'), fc.integer({ min: 5_000, max: 90_000 }))
@@ -112,7 +125,9 @@ export const deepNesting: fc.Arbitrary<JsonText> = fc
 const unicodeString: fc.Arbitrary<JsonText> = fc.oneof(
   jsonOf(fc.string({ unit: 'binary', maxLength: 40 })),
   jsonOf(fc.string({ unit: 'grapheme', maxLength: 40 })),
-  fc.tuple(fc.string({ unit: 'grapheme-ascii', maxLength: 10 }), fc.constantFrom(...LONE_SURROGATES)).map(([s, lone]) => `"${s.replace(/["\\]/g, '')}${lone}"`),
+  fc
+    .tuple(fc.string({ unit: 'grapheme-ascii', maxLength: 10 }), fc.constantFrom(...LONE_SURROGATES))
+    .map(([s, lone]) => `"${s.replace(/["\\]/g, '')}${lone}"`),
 );
 
 /** A value of the wrong kind, or of the right kind with a content nobody planned for. */
@@ -130,7 +145,21 @@ export const nastyValue: fc.Arbitrary<JsonText> = fc.oneof(
 
 /** Field names besides the template's: prototype keys, operators, near-misses. */
 const extraKey = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', '$where', '$gt', '$set', 'tier', 'admin', 'valid', 'userId', '_id', 'status', ''),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    '$where',
+    '$gt',
+    '$set',
+    'tier',
+    'admin',
+    'valid',
+    'userId',
+    '_id',
+    'status',
+    '',
+  ),
   fc.string({ unit: 'grapheme-ascii', maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 8 }),
 );
@@ -148,8 +177,20 @@ export function templateBody(template: Template): fc.Arbitrary<Entry[]> {
       { arbitrary: template[name]!.map((v): Entry[] => [[name, v]]), weight: 12 },
       { arbitrary: nastyValue.map((v): Entry[] => [[name, v]]), weight: 5 },
       { arbitrary: fc.constant<Entry[]>([]), weight: 2 },
-      { arbitrary: fc.tuple(template[name]!, nastyValue).map(([a, b]): Entry[] => [[name, a], [name, b]]), weight: 1 },
-      { arbitrary: fc.tuple(nastyValue, template[name]!).map(([a, b]): Entry[] => [[name, a], [name, b]]), weight: 1 },
+      {
+        arbitrary: fc.tuple(template[name]!, nastyValue).map(([a, b]): Entry[] => [
+          [name, a],
+          [name, b],
+        ]),
+        weight: 1,
+      },
+      {
+        arbitrary: fc.tuple(nastyValue, template[name]!).map(([a, b]): Entry[] => [
+          [name, a],
+          [name, b],
+        ]),
+        weight: 1,
+      },
     );
   return fc
     .tuple(fc.tuple(...names.map(field)), fc.array(fc.tuple(extraKey, nastyValue), { maxLength: 3 }), fc.nat(3))
@@ -175,7 +216,26 @@ export const badJson = (template: Template): fc.Arbitrary<string> =>
     validBody(template).map((entries) => objectText(entries).replaceAll('"', "'")),
     validBody(template).map((entries) => `\ufeff${objectText(entries)}`),
     validBody(template).map((entries) => `/* c */${objectText(entries)}`),
-    fc.constantFrom('{', '}', '[', '{"a":}', '{"a" 1}', '{a:1}', 'NaN', 'Infinity', '-', 'undefined', '{"a":1,}', '[1,]', '"\\x41"', '"\\u12"', '\u0000', 'tru', '{"a":"\n"}', '0x1'),
+    fc.constantFrom(
+      '{',
+      '}',
+      '[',
+      '{"a":}',
+      '{"a" 1}',
+      '{a:1}',
+      'NaN',
+      'Infinity',
+      '-',
+      'undefined',
+      '{"a":1,}',
+      '[1,]',
+      '"\\x41"',
+      '"\\u12"',
+      '\u0000',
+      'tru',
+      '{"a":"\n"}',
+      '0x1',
+    ),
     fc.string({ unit: 'binary', maxLength: 60 }),
   );
 
@@ -196,7 +256,9 @@ const invalidUtf8 = fc.constantFrom(
 
 /** A body for an endpoint with this template, within or beyond `limitBytes`. */
 export function bodyArb(template: Template, limitBytes: number): fc.Arbitrary<BodyDraft> {
-  const utf8 = (kind: BodyKind) => (text: string): BodyDraft => ({ kind, bytes: Buffer.from(text, 'utf8') });
+  const utf8 =
+    (kind: BodyKind) =>
+    (text: string): BodyDraft => ({ kind, bytes: Buffer.from(text, 'utf8') });
   return fc.oneof(
     { arbitrary: templateBody(template).map(objectText).map(utf8('template')), weight: 40 },
     { arbitrary: validBody(template).map(objectText).map(utf8('valid')), weight: 14 },
@@ -204,15 +266,27 @@ export function bodyArb(template: Template, limitBytes: number): fc.Arbitrary<Bo
     { arbitrary: badJson(template).map(utf8('bad-json')), weight: 10 },
     { arbitrary: fc.constant(utf8('empty')('')), weight: 4 },
     {
-      arbitrary: fc.oneof(fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)), invalidUtf8).map((bytes): BodyDraft => ({ kind: 'bytes', bytes })),
+      arbitrary: fc
+        .oneof(
+          fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+          invalidUtf8,
+        )
+        .map((bytes): BodyDraft => ({ kind: 'bytes', bytes })),
       weight: 4,
     },
-    { arbitrary: validBody(template).map((entries) => entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')).map(utf8('form')), weight: 3 },
     {
-      arbitrary: fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom('a', '[', ' ')).map(([times, unit]): BodyDraft => ({
-        kind: 'oversize',
-        bytes: Buffer.from(`{"a":"${unit.repeat(limitBytes * times + 1024)}"}`, 'utf8'),
-      })),
+      arbitrary: validBody(template)
+        .map((entries) => entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'))
+        .map(utf8('form')),
+      weight: 3,
+    },
+    {
+      arbitrary: fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom('a', '[', ' ')).map(
+        ([times, unit]): BodyDraft => ({
+          kind: 'oversize',
+          bytes: Buffer.from(`{"a":"${unit.repeat(limitBytes * times + 1024)}"}`, 'utf8'),
+        }),
+      ),
       weight: 1,
     },
   );
@@ -230,7 +304,15 @@ export interface Encoding {
 const JSON_TYPE = 'application/json';
 
 export const encodingArb: fc.Arbitrary<Encoding> = fc.oneof(
-  { arbitrary: fc.constant<Encoding>({ contentType: JSON_TYPE, secondContentType: undefined, contentEncoding: undefined, transform: 'none' }), weight: 30 },
+  {
+    arbitrary: fc.constant<Encoding>({
+      contentType: JSON_TYPE,
+      secondContentType: undefined,
+      contentEncoding: undefined,
+      transform: 'none',
+    }),
+    weight: 30,
+  },
   {
     arbitrary: fc
       .constantFrom(
@@ -257,16 +339,37 @@ export const encodingArb: fc.Arbitrary<Encoding> = fc.oneof(
     weight: 8,
   },
   {
-    arbitrary: fc.constantFrom('text/plain', JSON_TYPE, 'application/xml').map((second): Encoding => ({ contentType: JSON_TYPE, secondContentType: second, contentEncoding: undefined, transform: 'none' })),
+    arbitrary: fc
+      .constantFrom('text/plain', JSON_TYPE, 'application/xml')
+      .map((second): Encoding => ({ contentType: JSON_TYPE, secondContentType: second, contentEncoding: undefined, transform: 'none' })),
     weight: 2,
   },
   {
     arbitrary: fc
-      .constantFrom<[string, Encoding['transform']]>(['gzip', 'gzip'], ['gzip', 'garbage-gzip'], ['deflate', 'garbage-gzip'], ['br', 'none'], ['identity', 'none'], ['compress', 'none'], ['gzip, gzip', 'gzip'], ['x-unknown', 'none'])
-      .map(([contentEncoding, transform]): Encoding => ({ contentType: JSON_TYPE, secondContentType: undefined, contentEncoding, transform })),
+      .constantFrom<[string, Encoding['transform']]>(
+        ['gzip', 'gzip'],
+        ['gzip', 'garbage-gzip'],
+        ['deflate', 'garbage-gzip'],
+        ['br', 'none'],
+        ['identity', 'none'],
+        ['compress', 'none'],
+        ['gzip, gzip', 'gzip'],
+        ['x-unknown', 'none'],
+      )
+      .map(
+        ([contentEncoding, transform]): Encoding => ({ contentType: JSON_TYPE, secondContentType: undefined, contentEncoding, transform }),
+      ),
     weight: 3,
   },
-  { arbitrary: fc.constant<Encoding>({ contentType: 'application/json; charset=utf-16', secondContentType: undefined, contentEncoding: undefined, transform: 'utf16' }), weight: 1 },
+  {
+    arbitrary: fc.constant<Encoding>({
+      contentType: 'application/json; charset=utf-16',
+      secondContentType: undefined,
+      contentEncoding: undefined,
+      transform: 'utf16',
+    }),
+    weight: 1,
+  },
 );
 
 export function encodeBody(bytes: Buffer, encoding: Encoding): Buffer {
@@ -296,19 +399,49 @@ export const noiseHeaders: fc.Arbitrary<[string, string][]> = fc.array(
       fc.oneof(
         fc.ipV4(),
         fc.ipV6(),
-        fc.constantFrom('', ',', 'unknown', '1.2.3.4, 5.6.7.8, 127.0.0.1', '::ffff:127.0.0.1', '999.999.999.999', '[::1]:80', 'a'.repeat(4000), '\u00ff\u00fe'),
+        fc.constantFrom(
+          '',
+          ',',
+          'unknown',
+          '1.2.3.4, 5.6.7.8, 127.0.0.1',
+          '::ffff:127.0.0.1',
+          '999.999.999.999',
+          '[::1]:80',
+          'a'.repeat(4000),
+          '\u00ff\u00fe',
+        ),
         fc.array(fc.ipV4(), { maxLength: 60 }).map((ips) => ips.join(', ')),
       ),
     ),
-    fc.tuple(fc.constant('X-Request-Id'), fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 200 }), fc.constantFrom('', 'a'.repeat(129), '../x', '\u00e9'))),
-    fc.tuple(fc.constantFrom('Accept'), fc.constantFrom('application/json, text/event-stream', '*/*', 'text/event-stream', 'text/html', '', 'application/json;q=0', 'garbage/')),
+    fc.tuple(
+      fc.constant('X-Request-Id'),
+      fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 200 }), fc.constantFrom('', 'a'.repeat(129), '../x', '\u00e9')),
+    ),
+    fc.tuple(
+      fc.constantFrom('Accept'),
+      fc.constantFrom(
+        'application/json, text/event-stream',
+        '*/*',
+        'text/event-stream',
+        'text/html',
+        '',
+        'application/json;q=0',
+        'garbage/',
+      ),
+    ),
     fc.tuple(fc.constant('Origin'), fc.constantFrom('https://evil.example', 'null', 'http://localhost:3000', '')),
     fc.tuple(fc.constant('Cookie'), fc.string({ unit: 'grapheme-ascii', maxLength: 100 })),
-    fc.tuple(fc.constantFrom('Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID'), fc.constantFrom('', '2025-03-26', '2025-06-18', '1999-01-01', 'x'.repeat(300), '\u0001')),
+    fc.tuple(
+      fc.constantFrom('Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID'),
+      fc.constantFrom('', '2025-03-26', '2025-06-18', '1999-01-01', 'x'.repeat(300), '\u0001'),
+    ),
     fc.tuple(fc.constant('Expect'), fc.constantFrom('100-continue', 'garbage')),
     fc.tuple(fc.constantFrom('Range', 'If-None-Match', 'If-Modified-Since'), fc.constantFrom('bytes=0-1', 'bytes=-1', '*', 'yesterday')),
     fc.tuple(fc.constant('User-Agent'), fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 50 }), fc.constant('u'.repeat(9000)))),
-    fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), fc.string({ unit: 'grapheme-ascii', maxLength: 60 }).map((s) => s.replace(/[\r\n]/g, ''))),
+    fc.tuple(
+      fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/),
+      fc.string({ unit: 'grapheme-ascii', maxLength: 60 }).map((s) => s.replace(/[\r\n]/g, '')),
+    ),
     // Malformed: no name, bad bytes, a value past the server's header size limit.
     fc.tuple(fc.constantFrom('', 'Bad Header', 'X-Nul\u0000', 'X\u00e9'), fc.constant('x')),
     fc.tuple(fc.constant('X-Ctl'), fc.constantFrom('a\u0000b', 'a\u0007b', '\u00ff')),
@@ -323,11 +456,36 @@ export function targetArb(path: string): fc.Arbitrary<string> {
     { arbitrary: fc.constant(path), weight: 30 },
     {
       arbitrary: fc
-        .constantFrom('?a=1', '?__proto__[admin]=1', '?constructor[prototype][x]=1', '?a[$gt]=', '?%zz', '?a=%E0%A4%A', `?${'q'.repeat(5000)}=1`, '?apiKey=x&apiKey=y', '#frag', '?')
+        .constantFrom(
+          '?a=1',
+          '?__proto__[admin]=1',
+          '?constructor[prototype][x]=1',
+          '?a[$gt]=',
+          '?%zz',
+          '?a=%E0%A4%A',
+          `?${'q'.repeat(5000)}=1`,
+          '?apiKey=x&apiKey=y',
+          '#frag',
+          '?',
+        )
         .map((q) => `${path}${q}`),
       weight: 4,
     },
-    { arbitrary: fc.constantFrom(`${path}/`, `/${path}`, path.toUpperCase(), `${path}%2f`, `${path}/..`, `${path}/%2e%2e`, `${path}%00`, `${path}/%E0%A4%A`, '*', `http://127.0.0.1${path}`), weight: 3 },
+    {
+      arbitrary: fc.constantFrom(
+        `${path}/`,
+        `/${path}`,
+        path.toUpperCase(),
+        `${path}%2f`,
+        `${path}/..`,
+        `${path}/%2e%2e`,
+        `${path}%00`,
+        `${path}/%E0%A4%A`,
+        '*',
+        `http://127.0.0.1${path}`,
+      ),
+      weight: 3,
+    },
   );
 }
 
@@ -335,11 +493,17 @@ export function targetArb(path: string): fc.Arbitrary<string> {
 export function methodArb(method: string): fc.Arbitrary<string> {
   return fc.oneof(
     { arbitrary: fc.constant(method), weight: 30 },
-    { arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'get', 'FOO'), weight: 3 },
+    {
+      arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'get', 'FOO'),
+      weight: 3,
+    },
   );
 }
 
-export const versionArb: fc.Arbitrary<string> = fc.oneof({ arbitrary: fc.constant('HTTP/1.1'), weight: 40 }, { arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/9.9', 'HTTP/1.1 extra'), weight: 1 });
+export const versionArb: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: fc.constant('HTTP/1.1'), weight: 40 },
+  { arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/9.9', 'HTTP/1.1 extra'), weight: 1 },
+);
 
 /** Credentials an endpoint accepts, in the headers they go in. */
 export interface AuthChoice {
@@ -360,9 +524,33 @@ export function requestArb(options: {
 }): fc.Arbitrary<RawRequest & { bodyKind: BodyKind }> {
   const host = fc.oneof(
     { arbitrary: fc.constant<[string, string][]>([['Host', `127.0.0.1:${options.port}`]]), weight: 30 },
-    { arbitrary: fc.constantFrom<[string, string][]>([], [['Host', 'evil.example']], [['Host', `127.0.0.1:${options.port}`], ['Host', 'evil.example']], [['Host', '']]), weight: 1 },
+    {
+      arbitrary: fc.constantFrom<[string, string][]>(
+        [],
+        [['Host', 'evil.example']],
+        [
+          ['Host', `127.0.0.1:${options.port}`],
+          ['Host', 'evil.example'],
+        ],
+        [['Host', '']],
+      ),
+      weight: 1,
+    },
   );
-  const connection = fc.oneof({ arbitrary: fc.constant<[string, string][]>([['Connection', 'close']]), weight: 10 }, { arbitrary: fc.constantFrom<[string, string][]>([], [['Connection', 'keep-alive']], [['Connection', 'upgrade'], ['Upgrade', 'websocket']]), weight: 2 });
+  const connection = fc.oneof(
+    { arbitrary: fc.constant<[string, string][]>([['Connection', 'close']]), weight: 10 },
+    {
+      arbitrary: fc.constantFrom<[string, string][]>(
+        [],
+        [['Connection', 'keep-alive']],
+        [
+          ['Connection', 'upgrade'],
+          ['Upgrade', 'websocket'],
+        ],
+      ),
+      weight: 2,
+    },
+  );
   return fc
     .record({
       method: methodArb(options.method),

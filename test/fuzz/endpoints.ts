@@ -54,7 +54,16 @@ const LIMIT_10MB = 10 * 1024 * 1024;
 const fakeKey = fc.stringMatching(/^svc_[A-Za-z0-9]{33}$/);
 const garbageToken = fc.oneof(
   fc.string({ unit: 'grapheme-ascii', maxLength: 80 }).map((s) => s.replace(/[\r\n]/g, '')),
-  fc.constantFrom('', ' ', 'null', 'undefined', 'x'.repeat(9000), 'eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJhZG1pbiJ9.', 'a.b.c', '\u00ff\u00fe'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    'undefined',
+    'x'.repeat(9000),
+    'eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJhZG1pbiJ9.',
+    'a.b.c',
+    '\u00ff\u00fe',
+  ),
 );
 
 type Headers = [string, string][];
@@ -73,7 +82,12 @@ function authArb(real: Headers[], wrongKinds: fc.Arbitrary<Headers>): fc.Arbitra
 const wrongAuth: fc.Arbitrary<Headers> = fc.oneof(
   garbageToken.map((t): Headers => [['Authorization', `Bearer ${t}`]]),
   garbageToken.map((t): Headers => [['Authorization', t]]),
-  fc.constantFrom<Headers>([['Authorization', 'Basic YWRtaW46YWRtaW4=']], [['Authorization', 'Bearer']], [['Authorization', 'bearer  x  y']], [['Authorization', '']]),
+  fc.constantFrom<Headers>(
+    [['Authorization', 'Basic YWRtaW46YWRtaW4=']],
+    [['Authorization', 'Bearer']],
+    [['Authorization', 'bearer  x  y']],
+    [['Authorization', '']],
+  ),
   fakeKey.map((k): Headers => [['X-API-Key', k]]),
   fakeKey.map((k): Headers => [['Authorization', `Bearer ${k}`]]),
   garbageToken.map((t): Headers => [['X-API-Key', t]]),
@@ -84,7 +98,10 @@ const bearer = (token: string): Headers[] => [[['Authorization', `Bearer ${token
 
 const str = (arb: fc.Arbitrary<string>) => jsonOf(arb);
 const word = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 30 });
-const email = fc.oneof(fc.emailAddress().map((e) => e.slice(0, 200)), fc.uuid().map((u) => `fuzz-${u}@example.test`));
+const email = fc.oneof(
+  fc.emailAddress().map((e) => e.slice(0, 200)),
+  fc.uuid().map((u) => `fuzz-${u}@example.test`),
+);
 const collectionName = fc.oneof(fc.stringMatching(/^fz[A-Za-z0-9_.-]{1,20}$/), fc.constantFrom('default', 'a', '-', '.', '..'));
 /** Pages the capture guard refuses before any browser opens: loopback, private, metadata, and not-http. */
 const blockedUrl = fc.constantFrom(
@@ -116,15 +133,17 @@ const noWaiting = (body: Buffer): Buffer => {
 };
 
 /** A token field in the answer is the one it issues. */
-const issuedField = (field: string) => (status: number, body: Buffer): string[] => {
-  if (status < 200 || status > 299) return [];
-  try {
-    const value = (JSON.parse(body.toString('utf8')) as Record<string, unknown>)[field];
-    return typeof value === 'string' ? [value] : [];
-  } catch {
-    return [];
-  }
-};
+const issuedField =
+  (field: string) =>
+  (status: number, body: Buffer): string[] => {
+    if (status < 200 || status > 299) return [];
+    try {
+      const value = (JSON.parse(body.toString('utf8')) as Record<string, unknown>)[field];
+      return typeof value === 'string' ? [value] : [];
+    } catch {
+      return [];
+    }
+  };
 
 export function endpoints(ctx: FuzzContext): Endpoint[] {
   const { ports } = ctx;
@@ -132,7 +151,14 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
   const add = (
     name: string,
     service: Endpoint['service'],
-    options: { template: Template; auth?: fc.Arbitrary<Headers>; limit?: number; path?: fc.Arbitrary<string>; guard?: (b: Buffer) => Buffer; sign?: fc.Arbitrary<(body: Buffer) => Headers> },
+    options: {
+      template: Template;
+      auth?: fc.Arbitrary<Headers>;
+      limit?: number;
+      path?: fc.Arbitrary<string>;
+      guard?: (b: Buffer) => Buffer;
+      sign?: fc.Arbitrary<(body: Buffer) => Headers>;
+    },
     issues?: Endpoint['issues'],
   ) => {
     const [method = 'GET', path = '/'] = name.split(' ');
@@ -154,25 +180,43 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
   const sharedAuth = authArb(bearer(ctx.sharedSecret), wrongAuth);
 
   // accounts
-  add('POST /auth/signup', 'accounts', {
-    template: {
-      email: jsonOf(email),
-      password: str(fc.string({ minLength: 8, maxLength: 40 })),
-      name: str(fc.oneof(word, fc.constantFrom('Ann', 'Zoë', 'visit evil.example', 'x'.repeat(101)))),
+  add(
+    'POST /auth/signup',
+    'accounts',
+    {
+      template: {
+        email: jsonOf(email),
+        password: str(fc.string({ minLength: 8, maxLength: 40 })),
+        name: str(fc.oneof(word, fc.constantFrom('Ann', 'Zoë', 'visit evil.example', 'x'.repeat(101)))),
+      },
     },
-  }, issuedField('token'));
-  add('POST /auth/login', 'accounts', {
-    template: {
-      email: jsonOf(fc.oneof(fc.constant(ctx.account.email), email, fc.constant(ctx.account.email.toUpperCase()))),
-      password: jsonOf(fc.oneof(fc.constant(ctx.account.password), fc.string({ minLength: 1, maxLength: 80 }))),
+    issuedField('token'),
+  );
+  add(
+    'POST /auth/login',
+    'accounts',
+    {
+      template: {
+        email: jsonOf(fc.oneof(fc.constant(ctx.account.email), email, fc.constant(ctx.account.email.toUpperCase()))),
+        password: jsonOf(fc.oneof(fc.constant(ctx.account.password), fc.string({ minLength: 1, maxLength: 80 }))),
+      },
     },
-  }, issuedField('token'));
+    issuedField('token'),
+  );
   add('GET /auth/me', 'accounts', { template: {}, auth: jwtAuth });
   // Never the real current password: a change would revoke the session the other endpoints use.
-  add('POST /auth/password', 'accounts', {
-    template: { currentPassword: str(fc.string({ minLength: 1, maxLength: 80 })), newPassword: str(fc.string({ minLength: 1, maxLength: 80 })) },
-    auth: jwtAuth,
-  }, issuedField('token'));
+  add(
+    'POST /auth/password',
+    'accounts',
+    {
+      template: {
+        currentPassword: str(fc.string({ minLength: 1, maxLength: 80 })),
+        newPassword: str(fc.string({ minLength: 1, maxLength: 80 })),
+      },
+      auth: jwtAuth,
+    },
+    issuedField('token'),
+  );
 
   // keys
   const metric = jsonOf(fc.constantFrom('queries', 'filesIndexed', 'screenshotsAnalyzed', 'tokens'));
@@ -185,18 +229,34 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
   });
   add('GET /usage', 'keys', { template: {}, auth: keyAuthFor('GET /usage') });
   add('POST /reserve', 'keys', {
-    template: { apiKey: jsonOf(fc.oneof(fc.constant(key('POST /reserve')), fakeKey)), metric, amount: jsonOf(fc.integer({ min: -5, max: 20_000 })) },
-  });
-  add('POST /release', 'keys', { template: { apiKey: jsonOf(fc.oneof(fc.constant(key('POST /release')), fakeKey)), reservation: jsonOf(fc.oneof(fc.uuid(), word)) } });
-  add('POST /generate', 'keys', {
     template: {
-      customerId: str(fc.oneof(word, fc.uuid())),
-      email: jsonOf(email),
-      tier: jsonOf(fc.constantFrom('free', 'pro', 'team', 'enterprise', 'TEAM')),
-      subscriptionId: str(fc.oneof(fc.uuid().map((u) => `fz-${u}`), word)),
+      apiKey: jsonOf(fc.oneof(fc.constant(key('POST /reserve')), fakeKey)),
+      metric,
+      amount: jsonOf(fc.integer({ min: -5, max: 20_000 })),
     },
-    auth: sharedAuth,
-  }, issuedField('apiKey'));
+  });
+  add('POST /release', 'keys', {
+    template: { apiKey: jsonOf(fc.oneof(fc.constant(key('POST /release')), fakeKey)), reservation: jsonOf(fc.oneof(fc.uuid(), word)) },
+  });
+  add(
+    'POST /generate',
+    'keys',
+    {
+      template: {
+        customerId: str(fc.oneof(word, fc.uuid())),
+        email: jsonOf(email),
+        tier: jsonOf(fc.constantFrom('free', 'pro', 'team', 'enterprise', 'TEAM')),
+        subscriptionId: str(
+          fc.oneof(
+            fc.uuid().map((u) => `fz-${u}`),
+            word,
+          ),
+        ),
+      },
+      auth: sharedAuth,
+    },
+    issuedField('apiKey'),
+  );
   add('POST /revoke', 'keys', {
     template: { subscriptionId: jsonOf(fc.oneof(fc.constant(ctx.revocable), word, fc.uuid())), reason: str(word) },
     auth: sharedAuth,
@@ -207,10 +267,15 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
   });
 
   // webhooks: the real signature of the exact bytes often, so the body reaches the log and billing.
-  const realWebhook = fc.constantFrom('subscription_created', 'subscription_updated', 'subscription_cancelled', 'subscription_payment_success', 'order_created').map((event) => {
-    const payload = subscriptionPayload(event, { subscriptionId: 990_000_000 + (event.length % 7), attributes: { user_email: `fuzz-hook@example.test`, variant_id: 1 } });
-    return payload;
-  });
+  const realWebhook = fc
+    .constantFrom('subscription_created', 'subscription_updated', 'subscription_cancelled', 'subscription_payment_success', 'order_created')
+    .map((event) => {
+      const payload = subscriptionPayload(event, {
+        subscriptionId: 990_000_000 + (event.length % 7),
+        attributes: { user_email: `fuzz-hook@example.test`, variant_id: 1 },
+      });
+      return payload;
+    });
   const sign = (body: Buffer): Headers => [['X-Signature', createHmac('sha256', ctx.paymentWebhookSecret).update(body).digest('hex')]];
   add('POST /webhooks/payment', 'webhooks', {
     template: {
@@ -220,7 +285,17 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     sign: fc.oneof(
       { arbitrary: fc.constant(sign), weight: 8 },
       { arbitrary: fc.constant((): Headers => []), weight: 2 },
-      { arbitrary: fc.constantFrom<Headers>([['X-Signature', '0'.repeat(64)]], [['X-Signature', 'zz']], [['X-Signature', '']], [['X-Signature', 'a'.repeat(10_000)]]).map((h) => () => h), weight: 2 },
+      {
+        arbitrary: fc
+          .constantFrom<Headers>(
+            [['X-Signature', '0'.repeat(64)]],
+            [['X-Signature', 'zz']],
+            [['X-Signature', '']],
+            [['X-Signature', 'a'.repeat(10_000)]],
+          )
+          .map((h) => () => h),
+        weight: 2,
+      },
       { arbitrary: fc.constant((body: Buffer): Headers => [...sign(body), ['X-Signature', 'f'.repeat(64)]]), weight: 1 },
     ),
   });
@@ -229,18 +304,39 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
   add('GET /api', 'rag', { template: {} });
   add('POST /api/rag/setup', 'rag', {
     template: {
-      projectPath: jsonOf(fc.constantFrom(ctx.workspace, `${ctx.workspace}/`, `${ctx.workspace}/../..`, '/', '/etc', 'relative/path', `${ctx.workspace}/nope`, `${ctx.workspace}\u0000`)),
+      projectPath: jsonOf(
+        fc.constantFrom(
+          ctx.workspace,
+          `${ctx.workspace}/`,
+          `${ctx.workspace}/../..`,
+          '/',
+          '/etc',
+          'relative/path',
+          `${ctx.workspace}/nope`,
+          `${ctx.workspace}\u0000`,
+        ),
+      ),
       collectionName: jsonOf(collectionName),
       vectorDB: jsonOf(fc.constantFrom('local', 'qdrant', 'weaviate', 'pinecone', 'mongo')),
     },
     auth: keyAuthFor('POST /api/rag/setup'),
   });
   const files = fc.oneof(
-    fc.array(fc.record({ path: fc.oneof(fc.constantFrom('src/a.ts', '../../x.ts', '/etc/passwd', '', 'a\u0000b.ts', 'node_modules/x.js'), word), content: fc.string({ maxLength: 200 }) }), { maxLength: 3 }),
+    fc.array(
+      fc.record({
+        path: fc.oneof(fc.constantFrom('src/a.ts', '../../x.ts', '/etc/passwd', '', 'a\u0000b.ts', 'node_modules/x.js'), word),
+        content: fc.string({ maxLength: 200 }),
+      }),
+      { maxLength: 3 },
+    ),
     hostilePush,
   );
   add('POST /api/rag/index', 'rag', {
-    template: { collectionName: jsonOf(fc.oneof(collectionName, fc.constant(ctx.collection))), files: jsonOf(files), wait: jsonOf(fc.constant(false)) },
+    template: {
+      collectionName: jsonOf(fc.oneof(collectionName, fc.constant(ctx.collection))),
+      files: jsonOf(files),
+      wait: jsonOf(fc.constant(false)),
+    },
     auth: keyAuthFor('POST /api/rag/index'),
     limit: LIMIT_10MB,
     guard: noWaiting,
@@ -250,7 +346,12 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     auth: keyAuthFor('GET /api/rag/index/:jobId'),
     path: fc.oneof(
       { arbitrary: fc.constant(`/api/rag/index/${ctx.jobId}`), weight: 3 },
-      { arbitrary: fc.oneof(word, fc.uuid(), fc.constantFrom('%E0%A4%A', '%00', '..%2f..%2f', '__proto__', 'constructor', 'x'.repeat(3000), '%ZZ')).map((id) => `/api/rag/index/${encodeURI(id).replace(/%25/g, '%')}`), weight: 5 },
+      {
+        arbitrary: fc
+          .oneof(word, fc.uuid(), fc.constantFrom('%E0%A4%A', '%00', '..%2f..%2f', '__proto__', 'constructor', 'x'.repeat(3000), '%ZZ'))
+          .map((id) => `/api/rag/index/${encodeURI(id).replace(/%25/g, '%')}`),
+        weight: 5,
+      },
     ),
   });
   add('POST /api/rag/query', 'rag', {
@@ -265,7 +366,13 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
   // glm: pages only the guard refuses, so no browser loads anything
   const viewport = jsonOf(fc.record({ width: fc.integer({ min: 0, max: 5000 }), height: fc.integer({ min: 0, max: 5000 }) }));
   add('POST /api/glm/capture', 'rag', {
-    template: { url: jsonOf(blockedUrl), selector: str(fc.constantFrom('#x', 'body', ':has(', 'a'.repeat(1001))), fullPage: jsonOf(fc.boolean()), viewport, waitFor: jsonOf(fc.constantFrom('load', 'networkidle', { selector: '#a' }, 'never')) },
+    template: {
+      url: jsonOf(blockedUrl),
+      selector: str(fc.constantFrom('#x', 'body', ':has(', 'a'.repeat(1001))),
+      fullPage: jsonOf(fc.boolean()),
+      viewport,
+      waitFor: jsonOf(fc.constantFrom('load', 'networkidle', { selector: '#a' }, 'never')),
+    },
     auth: keyAuthFor('POST /api/glm/capture'),
   });
   add('POST /api/glm/analyze', 'rag', {
@@ -281,20 +388,48 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
   add('POST /api/glm/test', 'rag', {
     template: {
       url: jsonOf(blockedUrl),
-      testSuite: jsonOf(fc.record({ name: word, checks: fc.array(fc.record({ name: fc.stringMatching(/^[a-z]{1,8}$/), type: fc.constantFrom('visual', 'element', 'text', 'accessibility', 'x'), selector: fc.constant('#a') }), { maxLength: 3 }) })),
+      testSuite: jsonOf(
+        fc.record({
+          name: word,
+          checks: fc.array(
+            fc.record({
+              name: fc.stringMatching(/^[a-z]{1,8}$/),
+              type: fc.constantFrom('visual', 'element', 'text', 'accessibility', 'x'),
+              selector: fc.constant('#a'),
+            }),
+            { maxLength: 3 },
+          ),
+        }),
+      ),
     },
     auth: keyAuthFor('POST /api/glm/test'),
   });
   const idPath = (prefix: string, suffix = '') =>
-    fc.oneof(fc.uuid(), word, fc.constantFrom('%E0%A4%A', '%00', '..%2f..%2fetc%2fpasswd', '__proto__', 'x'.repeat(3000), '%ZZ', '')).map((id) => `${prefix}${encodeURI(id).replace(/%25/g, '%')}${suffix}`);
-  add('POST /api/glm/baselines/:suite/accept', 'rag', { template: {}, auth: keyAuthFor('POST /api/glm/baselines/:suite/accept'), path: idPath('/api/glm/baselines/', '/accept') });
-  add('GET /api/glm/screenshots/:id', 'rag', { template: {}, auth: keyAuthFor('GET /api/glm/screenshots/:id'), path: idPath('/api/glm/screenshots/') });
+    fc
+      .oneof(fc.uuid(), word, fc.constantFrom('%E0%A4%A', '%00', '..%2f..%2fetc%2fpasswd', '__proto__', 'x'.repeat(3000), '%ZZ', ''))
+      .map((id) => `${prefix}${encodeURI(id).replace(/%25/g, '%')}${suffix}`);
+  add('POST /api/glm/baselines/:suite/accept', 'rag', {
+    template: {},
+    auth: keyAuthFor('POST /api/glm/baselines/:suite/accept'),
+    path: idPath('/api/glm/baselines/', '/accept'),
+  });
+  add('GET /api/glm/screenshots/:id', 'rag', {
+    template: {},
+    auth: keyAuthFor('GET /api/glm/screenshots/:id'),
+    path: idPath('/api/glm/screenshots/'),
+  });
   add('GET /api/glm/diffs/:id', 'rag', { template: {}, auth: keyAuthFor('GET /api/glm/diffs/:id'), path: idPath('/api/glm/diffs/') });
 
   // integration
   const component = str(fc.oneof(word, fc.constantFrom('addToCart', 'CartTotal', 'formatPrice', '<script>', '*')));
   add('POST /api/integration/validate', 'rag', {
-    template: { component, expectedBehavior: str(fc.oneof(word, fc.constantFrom('It adds an item. It returns the new total.', '.'.repeat(4001)))), context: str(word), collectionName: jsonOf(fc.oneof(collectionName, fc.constant(ctx.collection))), url: jsonOf(blockedUrl) },
+    template: {
+      component,
+      expectedBehavior: str(fc.oneof(word, fc.constantFrom('It adds an item. It returns the new total.', '.'.repeat(4001)))),
+      context: str(word),
+      collectionName: jsonOf(fc.oneof(collectionName, fc.constant(ctx.collection))),
+      url: jsonOf(blockedUrl),
+    },
     auth: keyAuthFor('POST /api/integration/validate'),
   });
   add('POST /api/integration/generate', 'rag', {
@@ -321,19 +456,53 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
 
   // mcp: JSON-RPC, single and batched, every tool with arguments near its schema
   const toolArgs = fc.oneof(
-    fc.record({ name: fc.constant('rag_query'), arguments: fc.record({ query: word, collectionName: fc.oneof(collectionName, fc.constant(ctx.collection)), topK: fc.integer({ min: -1, max: 60 }) }) }),
-    fc.record({ name: fc.constant('rag_setup'), arguments: fc.record({ projectPath: fc.constantFrom(ctx.workspace, '/etc'), collectionName }) }),
+    fc.record({
+      name: fc.constant('rag_query'),
+      arguments: fc.record({
+        query: word,
+        collectionName: fc.oneof(collectionName, fc.constant(ctx.collection)),
+        topK: fc.integer({ min: -1, max: 60 }),
+      }),
+    }),
+    fc.record({
+      name: fc.constant('rag_setup'),
+      arguments: fc.record({ projectPath: fc.constantFrom(ctx.workspace, '/etc'), collectionName }),
+    }),
     fc.record({ name: fc.constant('rag_index'), arguments: fc.record({ collectionName, files: files, wait: fc.constant(false) }) }),
     fc.record({ name: fc.constant('rag_index_status'), arguments: fc.record({ jobId: fc.oneof(fc.constant(ctx.jobId), word) }) }),
-    fc.record({ name: fc.constantFrom('glm_capture', 'glm_analyze', 'glm_test'), arguments: fc.record({ url: blockedUrl, analysisType: fc.constantFrom('layout', 'x') }) }),
-    fc.record({ name: fc.constantFrom('integration_validate', 'integration_generate', 'integration_report'), arguments: fc.record({ component: word, expectedBehavior: word, testType: fc.constantFrom('unit', 'e2e'), projectName: word, url: blockedUrl }) }),
+    fc.record({
+      name: fc.constantFrom('glm_capture', 'glm_analyze', 'glm_test'),
+      arguments: fc.record({ url: blockedUrl, analysisType: fc.constantFrom('layout', 'x') }),
+    }),
+    fc.record({
+      name: fc.constantFrom('integration_validate', 'integration_generate', 'integration_report'),
+      arguments: fc.record({
+        component: word,
+        expectedBehavior: word,
+        testType: fc.constantFrom('unit', 'e2e'),
+        projectName: word,
+        url: blockedUrl,
+      }),
+    }),
     fc.record({ name: fc.constantFrom('health_check', 'api_info', 'nope', '__proto__'), arguments: fc.constant({}) }),
   );
   const batches = rpcBatch(ctx.collection);
   const rpc = fc.record({
     jsonrpc: fc.constantFrom('2.0', '1.0'),
     id: fc.oneof(fc.nat(), word, fc.constant(null)),
-    method: fc.constantFrom('initialize', 'tools/list', 'tools/call', 'tools/call', 'tools/call', 'ping', 'notifications/initialized', 'resources/list', 'prompts/list', 'completion/complete', 'x/y'),
+    method: fc.constantFrom(
+      'initialize',
+      'tools/list',
+      'tools/call',
+      'tools/call',
+      'tools/call',
+      'ping',
+      'notifications/initialized',
+      'resources/list',
+      'prompts/list',
+      'completion/complete',
+      'x/y',
+    ),
     params: fc.oneof(
       toolArgs,
       fc.constant({ protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } }),
@@ -341,13 +510,19 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     ),
   });
   add('POST /mcp', 'mcp', {
-    template: { jsonrpc: jsonOf(fc.constantFrom('2.0', '1.0')), id: jsonOf(fc.oneof(fc.nat(), word)), method: rpc.map((r) => json(r.method)), params: rpc.map((r) => json(r.params)) },
+    template: {
+      jsonrpc: jsonOf(fc.constantFrom('2.0', '1.0')),
+      id: jsonOf(fc.oneof(fc.nat(), word)),
+      method: rpc.map((r) => json(r.method)),
+      params: rpc.map((r) => json(r.params)),
+    },
     auth: authArb(keyAuth(key('POST /mcp')), wrongAuth),
     limit: LIMIT_10MB,
     guard: (body) => {
       // A batch: a JSON array of requests, sometimes; now and then a long one of metered calls.
       const text = body.toString('latin1');
-      if (text.startsWith('{"jsonrpc"') && text.length % 11 === 0) return Buffer.from(JSON.stringify(fc.sample(batches, { numRuns: 1, seed: text.length })[0]), 'latin1');
+      if (text.startsWith('{"jsonrpc"') && text.length % 11 === 0)
+        return Buffer.from(JSON.stringify(fc.sample(batches, { numRuns: 1, seed: text.length })[0]), 'latin1');
       return noWaiting(text.startsWith('{"jsonrpc"') && text.length % 5 === 0 ? Buffer.from(`[${text},${text}]`, 'latin1') : body);
     },
   });
@@ -356,7 +531,10 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
   for (const service of ['accounts', 'keys', 'webhooks', 'rag', 'mcp'] as const) {
     add(`GET /health (${service})`, service, {
       template: {},
-      path: fc.oneof({ arbitrary: fc.constant('/health'), weight: 6 }, { arbitrary: fc.constantFrom('/health/live', '/metrics', '/health?x=%zz', '/health/', '/%'), weight: 2 }),
+      path: fc.oneof(
+        { arbitrary: fc.constant('/health'), weight: 6 },
+        { arbitrary: fc.constantFrom('/health/live', '/metrics', '/health?x=%zz', '/health/', '/%'), weight: 2 },
+      ),
       auth: fc.oneof(fc.constant<Headers>([]), wrongAuth, fc.constant(bearer(ctx.sharedSecret)[0]!)),
     });
   }

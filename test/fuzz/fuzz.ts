@@ -63,12 +63,19 @@ class LogWatch {
     if (found.length > 0) {
       const section = this.bySection.get(this.current) ?? { secrets: 0, examples: [] };
       section.secrets += found.length;
-      if (section.examples.length < 3) section.examples.push(`log line holds ${found.join(', ')}: ${mask(line, this.#secrets).slice(0, 600)}`);
+      if (section.examples.length < 3)
+        section.examples.push(`log line holds ${found.join(', ')}: ${mask(line, this.#secrets).slice(0, 600)}`);
       this.bySection.set(this.current, section);
     }
     // Not kept: the broker's own complaints while topics are created, and signed webhooks billing
     // cannot use going to the dead-letter topic as designed.
-    if (/"level":"(error|fatal)"/.test(line) && !line.includes('"component":"kafkajs"') && !line.includes('"msg":"message dead-lettered"') && this.errorLines.length < 200) this.errorLines.push(`[${this.current}] ${mask(line, this.#secrets).slice(0, 800)}`);
+    if (
+      /"level":"(error|fatal)"/.test(line) &&
+      !line.includes('"component":"kafkajs"') &&
+      !line.includes('"msg":"message dead-lettered"') &&
+      this.errorLines.length < 200
+    )
+      this.errorLines.push(`[${this.current}] ${mask(line, this.#secrets).slice(0, 800)}`);
   }
 }
 
@@ -127,7 +134,13 @@ function watchedLogger(watch: LogWatch, level: string): Logger {
   );
 }
 
-async function call(port: number, method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  port: number,
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
@@ -148,8 +161,18 @@ async function call(port: number, method: string, path: string, body: unknown, h
  * database, topics and secrets of its own; then the real things to look for: an account with its
  * password and token, and a team key per keyed endpoint minted with the shared secret.
  */
-export async function startTarget(stack: StackEnv, dir: string, options: { logLevel?: string; endpointNames: string[] }): Promise<FuzzTarget> {
-  const ports = { accounts: await freePort(), keys: await freePort(), webhooks: await freePort(), rag: await freePort(), mcp: await freePort() };
+export async function startTarget(
+  stack: StackEnv,
+  dir: string,
+  options: { logLevel?: string; endpointNames: string[] },
+): Promise<FuzzTarget> {
+  const ports = {
+    accounts: await freePort(),
+    keys: await freePort(),
+    webhooks: await freePort(),
+    rag: await freePort(),
+    mcp: await freePort(),
+  };
   const workspace = join(dir, 'workspace');
   const project = join(workspace, 'shop');
   mkdirSync(join(project, 'src'), { recursive: true });
@@ -158,7 +181,12 @@ export async function startTarget(stack: StackEnv, dir: string, options: { logLe
     'export function addToCart(cart: { items: string[] }, item: string): number {\n  cart.items.push(item);\n  return cart.items.length;\n}\n\nexport const formatPrice = (cents: number): string => `$${(cents / 100).toFixed(2)}`;\n',
   );
   const bombs = await startBombSite();
-  const secrets = { jwt: randomBytes(32).toString('hex'), shared: randomBytes(32).toString('hex'), payment: randomBytes(24).toString('hex'), kek: randomBytes(32).toString('hex') };
+  const secrets = {
+    jwt: randomBytes(32).toString('hex'),
+    shared: randomBytes(32).toString('hex'),
+    payment: randomBytes(24).toString('hex'),
+    kek: randomBytes(32).toString('hex'),
+  };
   const env = testEnv(stack, {
     ACCOUNTS_PORT: String(ports.accounts),
     KEYS_PORT: String(ports.keys),
@@ -192,7 +220,13 @@ export async function startTarget(stack: StackEnv, dir: string, options: { logLe
     const keys: FuzzContext['keys'] = {};
     const mint = async (label: string, emailAddress = `fuzz-${randomUUID()}@example.test`) => {
       const subscriptionId = `fuzz-sub-${randomUUID()}`;
-      const res = await call(ports.keys, 'POST', '/generate', { customerId: `fuzz-${label}`, email: emailAddress, tier: 'team', subscriptionId }, { authorization: `Bearer ${secrets.shared}` });
+      const res = await call(
+        ports.keys,
+        'POST',
+        '/generate',
+        { customerId: `fuzz-${label}`, email: emailAddress, tier: 'team', subscriptionId },
+        { authorization: `Bearer ${secrets.shared}` },
+      );
       if (res.status !== 201) throw new Error(`set-up: minting a key for ${label} answered ${res.status}`);
       return { apiKey: String(res.json.apiKey), subscriptionId };
     };
@@ -201,7 +235,13 @@ export async function startTarget(stack: StackEnv, dir: string, options: { logLe
     keys['POST /keys/rotate'] = await mint('rotate', account.email);
     const revocable = (await mint('revocable')).subscriptionId;
     const ragKey = { 'x-api-key': keys['POST /api/rag/setup']!.apiKey };
-    const setup = await call(ports.rag, 'POST', '/api/rag/setup', { projectPath: join(workspace, 'shop'), collectionName: 'fuzz-shop' }, ragKey);
+    const setup = await call(
+      ports.rag,
+      'POST',
+      '/api/rag/setup',
+      { projectPath: join(workspace, 'shop'), collectionName: 'fuzz-shop' },
+      ragKey,
+    );
     if (setup.status !== 200) throw new Error(`set-up: collection answered ${setup.status} ${JSON.stringify(setup.json)}`);
     const index = await call(ports.rag, 'POST', '/api/rag/index', { collectionName: 'fuzz-shop', wait: true }, ragKey);
     if (index.status !== 200) throw new Error(`set-up: indexing answered ${index.status} ${JSON.stringify(index.json)}`);
@@ -220,7 +260,15 @@ export async function startTarget(stack: StackEnv, dir: string, options: { logLe
       jobId: String(index.json.jobId),
       bombs: { url: bombs.url, paths: bombs.paths },
     };
-    const all = [secrets.jwt, secrets.shared, secrets.payment, secrets.kek, account.password, account.token, ...Object.values(keys).map((k) => k.apiKey)];
+    const all = [
+      secrets.jwt,
+      secrets.shared,
+      secrets.payment,
+      secrets.kek,
+      account.password,
+      account.token,
+      ...Object.values(keys).map((k) => k.apiKey),
+    ];
     watch.watch(all);
     return {
       platform,
@@ -276,7 +324,10 @@ export function requestAt(endpoint: Endpoint, seed: number, index: number): Requ
 }
 
 export function describeRequest(req: RequestDraft, max = 1500): string {
-  const head = [`${req.method} ${req.target.slice(0, 200)} ${req.version}`, ...req.headers.map(([k, v]) => `${k}: ${v.slice(0, 200)}${v.length > 200 ? `…(${v.length})` : ''}`)];
+  const head = [
+    `${req.method} ${req.target.slice(0, 200)} ${req.version}`,
+    ...req.headers.map(([k, v]) => `${k}: ${v.slice(0, 200)}${v.length > 200 ? `…(${v.length})` : ''}`),
+  ];
   const body = req.body.toString('utf8');
   return `${head.join('\n')}\n[framing ${req.framing}, body ${req.bodyKind}, ${req.body.length} bytes]\n${body.slice(0, max)}${body.length > max ? '…' : ''}`;
 }
@@ -308,7 +359,8 @@ export async function fuzz(target: FuzzTarget, options: RunOptions): Promise<Cou
   const all = endpoints(target.ctx).filter((e) => !options.only || options.only.some((o) => e.name.includes(o)));
   const results: Counts[] = [];
   const crashes: string[] = [];
-  const onCrash = (kind: string) => (err: unknown) => crashes.push(`${kind}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`.slice(0, 1500));
+  const onCrash = (kind: string) => (err: unknown) =>
+    crashes.push(`${kind}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`.slice(0, 1500));
   const onException = onCrash('uncaught exception');
   const onRejection = onCrash('unhandled rejection');
   process.on('uncaughtException', onException);
@@ -316,12 +368,25 @@ export async function fuzz(target: FuzzTarget, options: RunOptions): Promise<Cou
   try {
     for (const endpoint of all) {
       target.logs.current = endpoint.name;
-      const counts: Counts = { endpoint: endpoint.name, requests: 0, serverErrors: 0, crashes: 0, slow: 0, unanswered: 0, secrets: 0, statuses: new Map(), examples: [], ms: 0 };
+      const counts: Counts = {
+        endpoint: endpoint.name,
+        requests: 0,
+        serverErrors: 0,
+        crashes: 0,
+        slow: 0,
+        unanswered: 0,
+        secrets: 0,
+        statuses: new Map(),
+        examples: [],
+        ms: 0,
+      };
       const started = performance.now();
       const crashesBefore = crashes.length;
       const port = target.ctx.ports[endpoint.service];
       for (let batch = 0; batch * BATCH < options.runs; batch++) {
-        const drafts = fc.sample(endpoint.arb, { seed: batchSeed(options.seed, endpoint.name, batch), numRuns: BATCH }).slice(0, options.runs - batch * BATCH);
+        const drafts = fc
+          .sample(endpoint.arb, { seed: batchSeed(options.seed, endpoint.name, batch), numRuns: BATCH })
+          .slice(0, options.runs - batch * BATCH);
         let next = 0;
         const worker = async () => {
           while (next < drafts.length) {
@@ -345,11 +410,28 @@ export async function fuzz(target: FuzzTarget, options: RunOptions): Promise<Cou
       }
       counts.ms = performance.now() - started;
       results.push(counts);
-      options.progress?.(`${endpoint.name}: ${counts.requests} requests in ${(counts.ms / 1000).toFixed(1)} s; statuses ${[...counts.statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ')}`);
+      options.progress?.(
+        `${endpoint.name}: ${counts.requests} requests in ${(counts.ms / 1000).toFixed(1)} s; statuses ${[...counts.statuses]
+          .sort((a, b) => a[0] - b[0])
+          .map(([s, n]) => `${s}:${n}`)
+          .join(' ')}`,
+      );
     }
     target.logs.current = 'after';
     const setup = target.logs.bySection.get('setup');
-    if (setup) results.push({ endpoint: '(set-up)', requests: 0, serverErrors: 0, crashes: 0, slow: 0, unanswered: 0, secrets: setup.secrets, statuses: new Map(), examples: setup.examples, ms: 0 });
+    if (setup)
+      results.push({
+        endpoint: '(set-up)',
+        requests: 0,
+        serverErrors: 0,
+        crashes: 0,
+        slow: 0,
+        unanswered: 0,
+        secrets: setup.secrets,
+        statuses: new Map(),
+        examples: setup.examples,
+        ms: 0,
+      });
   } finally {
     process.off('uncaughtException', onException);
     process.off('unhandledRejection', onRejection);
@@ -375,7 +457,12 @@ function record(counts: Counts, endpoint: Endpoint, secrets: readonly string[], 
     problems.push(`unanswered after ${Math.round(res.ms)} ms${res.text ? `; got ${JSON.stringify(res.text.slice(0, 200))}` : ''}`);
   }
   const issued = new Set(endpoint.issues?.(res.status, res.body) ?? []);
-  const found = findSecrets(res.text, secrets, issued, `${req.target}\n${req.headers.map(([k, v]) => `${k}: ${v}`).join('\n')}\n${bodyAsServersRead(req.body)}`);
+  const found = findSecrets(
+    res.text,
+    secrets,
+    issued,
+    `${req.target}\n${req.headers.map(([k, v]) => `${k}: ${v}`).join('\n')}\n${bodyAsServersRead(req.body)}`,
+  );
   if (found.length > 0) {
     counts.secrets += found.length;
     problems.push(`answer holds ${found.join(', ')}: ${mask(res.text, secrets).slice(0, 400)}`);
@@ -388,10 +475,20 @@ export const failed = (c: Counts): boolean => c.serverErrors + c.crashes + c.slo
 export function table(results: readonly Counts[]): string {
   const width = Math.max(8, ...results.map((r) => r.endpoint.length));
   const cols = ['requests', '5xx', 'crashes', '> 1 s', 'unanswered', 'secrets seen'] as const;
-  const row = (name: string, values: (string | number)[]) => `| ${name.padEnd(width)} | ${values.map((v, i) => String(v).padStart(cols[i]!.length)).join(' | ')} |`;
+  const row = (name: string, values: (string | number)[]) =>
+    `| ${name.padEnd(width)} | ${values.map((v, i) => String(v).padStart(cols[i]!.length)).join(' | ')} |`;
   const lines = [row('endpoint', [...cols]), `|${'-'.repeat(width + 2)}|${cols.map((c) => '-'.repeat(c.length + 2)).join('|')}|`];
   for (const r of results) lines.push(row(r.endpoint, [r.requests, r.serverErrors, r.crashes, r.slow, r.unanswered, r.secrets]));
   const sum = (f: (c: Counts) => number) => results.reduce((n, c) => n + f(c), 0);
-  lines.push(row('total', [sum((c) => c.requests), sum((c) => c.serverErrors), sum((c) => c.crashes), sum((c) => c.slow), sum((c) => c.unanswered), sum((c) => c.secrets)]));
+  lines.push(
+    row('total', [
+      sum((c) => c.requests),
+      sum((c) => c.serverErrors),
+      sum((c) => c.crashes),
+      sum((c) => c.slow),
+      sum((c) => c.unanswered),
+      sum((c) => c.secrets),
+    ]),
+  );
   return lines.join('\n');
 }

@@ -33,19 +33,33 @@ export const hostilePath: fc.Arbitrary<string> = fc.oneof(
     `${'y'.repeat(1025)}`,
     `${'a'.repeat(110)}`,
   ),
-  fc.array(fc.constantFrom('a', 'b', 'node_modules', '.git', 'dist', '\u2028'), { minLength: 50, maxLength: 400 }).map((segments) => `${segments.join('/')}/deep.ts`),
+  fc
+    .array(fc.constantFrom('a', 'b', 'node_modules', '.git', 'dist', '\u2028'), { minLength: 50, maxLength: 400 })
+    .map((segments) => `${segments.join('/')}/deep.ts`),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }),
 );
 
 /** A push: a hostile `.gitignore`, a name the patterns chew on, and hostile paths beside it. */
 export const hostilePush: fc.Arbitrary<{ path: string; content: string }[]> = fc
-  .tuple(fc.array(ignorePattern, { minLength: 1, maxLength: 30 }), fc.array(fc.record({ path: hostilePath, content: fc.string({ maxLength: 80 }) }), { maxLength: 15 }))
-  .map(([patterns, files]) => [{ path: '.gitignore', content: patterns.join('\n') }, { path: 'a'.repeat(110), content: 'export const a = 1;\n' }, ...files]);
+  .tuple(
+    fc.array(ignorePattern, { minLength: 1, maxLength: 30 }),
+    fc.array(fc.record({ path: hostilePath, content: fc.string({ maxLength: 80 }) }), { maxLength: 15 }),
+  )
+  .map(([patterns, files]) => [
+    { path: '.gitignore', content: patterns.join('\n') },
+    { path: 'a'.repeat(110), content: 'export const a = 1;\n' },
+    ...files,
+  ]);
 
 /** A JSON-RPC batch of `size` tools/call requests of the cheapest metered tool. */
 export const rpcBatch = (collection: string): fc.Arbitrary<unknown[]> =>
   fc.integer({ min: 2, max: 150 }).map((size) =>
-    Array.from({ length: size }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'rag_query', arguments: { query: 'cart', collectionName: collection } } })),
+    Array.from({ length: size }, (_, id) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'rag_query', arguments: { query: 'cart', collectionName: collection } },
+    })),
   );
 
 /**

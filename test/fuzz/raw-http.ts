@@ -154,7 +154,14 @@ export function send(port: number, req: RawRequest, timeoutMs = 15_000): Promise
         resolve({ status: 0, headers: [], text: Buffer.concat(chunks).toString('latin1'), body: Buffer.alloc(0), ms, unanswered: true });
         return;
       }
-      resolve({ status: parsed.status, headers: parsed.headers, text: `${parsed.head}\r\n\r\n${parsed.body.toString('latin1')}`, body: parsed.body, ms, unanswered: false });
+      resolve({
+        status: parsed.status,
+        headers: parsed.headers,
+        text: `${parsed.head}\r\n\r\n${parsed.body.toString('latin1')}`,
+        body: parsed.body,
+        ms,
+        unanswered: false,
+      });
     };
     const timer = setTimeout(() => finish(parse(Buffer.concat(chunks), req.method, true)), timeoutMs);
     socket.on('data', (data: Buffer) => {

@@ -85,7 +85,9 @@ async function main(): Promise<number> {
       process.stdout.write(`\n${r.endpoint}:\n${r.examples.map((e) => `  ${e}`).join('\n')}\n`);
     }
     if (target.logs.errorLines.length > 0) {
-      process.stdout.write(`\n${target.logs.errorLines.length} error-level log lines (first 10):\n${target.logs.errorLines.slice(0, 10).join('\n')}\n`);
+      process.stdout.write(
+        `\n${target.logs.errorLines.length} error-level log lines (first 10):\n${target.logs.errorLines.slice(0, 10).join('\n')}\n`,
+      );
     }
     if (bad.length > 0) {
       process.stdout.write(

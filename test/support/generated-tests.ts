@@ -50,10 +50,15 @@ export function breakFile(dir: string, path: string, from: string, to: string): 
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunOutcome> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, env: { ...process.env, FORCE_COLOR: '0', ...env }, timeout: 180_000, maxBuffer: 20 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, output: `${stdout}\n${stderr}` });
-    });
+    execFile(
+      command,
+      args,
+      { cwd, env: { ...process.env, FORCE_COLOR: '0', ...env }, timeout: 180_000, maxBuffer: 20 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, output: `${stdout}\n${stderr}` });
+      },
+    );
   });
 }
 
@@ -74,5 +79,10 @@ export function runPlaywright(dir: string, file: string, pageUrl?: string): Prom
     `export default { testDir: '.', reporter: 'line', workers: 1, retries: 0, timeout: 30000,
   use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(chromiumForTests())}, chromiumSandbox: ${process.getuid?.() !== 0}, args: ['--disable-gpu'] } } };\n`,
   );
-  return run(process.execPath, [join(REPO, 'node_modules/@playwright/test/cli.js'), 'test', '--config', config, file], dir, pageUrl ? { PAGE_URL: pageUrl } : {});
+  return run(
+    process.execPath,
+    [join(REPO, 'node_modules/@playwright/test/cli.js'), 'test', '--config', config, file],
+    dir,
+    pageUrl ? { PAGE_URL: pageUrl } : {},
+  );
 }

@@ -54,7 +54,11 @@ export type SubscriptionPayloadEvent =
   | 'subscription_expired'
   | 'subscription_paused'
   | 'subscription_unpaused';
-export type InvoicePayloadEvent = 'subscription_payment_success' | 'subscription_payment_failed' | 'subscription_payment_recovered' | 'subscription_payment_refunded';
+export type InvoicePayloadEvent =
+  | 'subscription_payment_success'
+  | 'subscription_payment_failed'
+  | 'subscription_payment_recovered'
+  | 'subscription_payment_refunded';
 
 /** The provider's timestamp format: microseconds, UTC ("2026-11-21T10:04:11.000000Z"). */
 export const providerTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -110,7 +114,8 @@ export function invoicePayload(eventName: InvoicePayloadEvent | (string & {}), o
     payload.data.id = String(overrides.invoiceId);
     payload.data.links = { self: `https://api.lemonsqueezy.com/v1/subscription-invoices/${payload.data.id}` };
   }
-  if (overrides.subscriptionId !== undefined) payload.data.attributes.subscription_id = Number(overrides.subscriptionId) || String(overrides.subscriptionId);
+  if (overrides.subscriptionId !== undefined)
+    payload.data.attributes.subscription_id = Number(overrides.subscriptionId) || String(overrides.subscriptionId);
   return finish(payload, eventName, overrides);
 }
 
@@ -167,10 +172,16 @@ export interface Delivery {
 }
 
 /** POSTs a webhook to `<baseUrl>/webhooks/payment` the way the provider does: signed raw JSON. */
-export async function deliver(baseUrl: string, secret: string, payload: Payload | JsonObject | Buffer | string, options: DeliverOptions = {}): Promise<Delivery> {
+export async function deliver(
+  baseUrl: string,
+  secret: string,
+  payload: Payload | JsonObject | Buffer | string,
+  options: DeliverOptions = {},
+): Promise<Delivery> {
   const sent = Buffer.isBuffer(payload) ? payload : typeof payload === 'string' ? Buffer.from(payload, 'utf8') : toBody(payload);
   const signature = options.signature === undefined ? sign(secret, sent) : options.signature;
-  const eventName = Buffer.isBuffer(payload) || typeof payload === 'string' ? undefined : (payload.meta as JsonObject | undefined)?.event_name;
+  const eventName =
+    Buffer.isBuffer(payload) || typeof payload === 'string' ? undefined : (payload.meta as JsonObject | undefined)?.event_name;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     ...(typeof eventName === 'string' ? { 'x-event-name': eventName } : {}),

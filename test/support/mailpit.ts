@@ -38,13 +38,27 @@ export async function startOwnMailpit(dataDir: string, options: { allowedRecipie
   mkdirSync(dataDir, { recursive: true });
   const smtp = await freePort();
   const http = await freePort();
-  const args = ['--smtp', `127.0.0.1:${smtp}`, '--listen', `127.0.0.1:${http}`, '--database', join(dataDir, 'mailpit.db'), '--smtp-auth-accept-any', '--smtp-auth-allow-insecure'];
+  const args = [
+    '--smtp',
+    `127.0.0.1:${smtp}`,
+    '--listen',
+    `127.0.0.1:${http}`,
+    '--database',
+    join(dataDir, 'mailpit.db'),
+    '--smtp-auth-accept-any',
+    '--smtp-auth-allow-insecure',
+  ];
   if (options.allowedRecipients) args.push('--smtp-allowed-recipients', options.allowedRecipients);
   const proc = new ManagedProcess('mailpit', provision('mailpit'), args, join(dataDir, 'mailpit.log'));
   proc.start();
-  await waitUntil('own mailpit', async () => {
-    await smtpGreeting('127.0.0.1', smtp);
-    await httpOk(`http://127.0.0.1:${http}/readyz`);
-  }, 30_000, proc.diedEarly());
+  await waitUntil(
+    'own mailpit',
+    async () => {
+      await smtpGreeting('127.0.0.1', smtp);
+      await httpOk(`http://127.0.0.1:${http}/readyz`);
+    },
+    30_000,
+    proc.diedEarly(),
+  );
   return { smtpUrl: `smtp://127.0.0.1:${smtp}`, apiUrl: `http://127.0.0.1:${http}`, stop: () => proc.stop() };
 }

@@ -34,5 +34,8 @@ const runner = new ConsumerRunner({
 await runner.start();
 process.stdout.write('consuming\n');
 process.once('SIGTERM', () => {
-  void runner.stop().then(() => mongo.client.close()).then(() => process.exit(0));
+  void runner
+    .stop()
+    .then(() => mongo.client.close())
+    .then(() => process.exit(0));
 });

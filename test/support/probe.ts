@@ -24,7 +24,9 @@ export interface ProbeReset {
 export type ProbeEvent = Event<'probe.recorded', ProbeRecorded> | Event<'probe.reset', ProbeReset>;
 
 export function probeDefinitions(topic: string, { withReset = true } = {}): EventDefinition[] {
-  const defs: EventDefinition[] = [defineEvent<ProbeEvent>({ type: 'probe.recorded', topic, schema: 'probe/probe.recorded', key: (d) => d.probeId })];
+  const defs: EventDefinition[] = [
+    defineEvent<ProbeEvent>({ type: 'probe.recorded', topic, schema: 'probe/probe.recorded', key: (d) => d.probeId }),
+  ];
   if (withReset) defs.push(defineEvent<ProbeEvent>({ type: 'probe.reset', topic, schema: 'probe/probe.reset', key: (d) => d.probeId }));
   return defs;
 }

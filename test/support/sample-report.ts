@@ -20,7 +20,14 @@ export function sampleReport(): ProjectReport {
     generatedAt: '2026-11-30T12:00:00.000Z',
     since: '2026-11-01T00:00:00.000Z',
     collections: [
-      { collectionName: HOSTILE.collectionName, projectPath: '/srv/repos/shop', files: 412, chunks: 3188, indexedAt: day(20), lastJobStatus: 'completed' },
+      {
+        collectionName: HOSTILE.collectionName,
+        projectPath: '/srv/repos/shop',
+        files: 412,
+        chunks: 3188,
+        indexedAt: day(20),
+        lastJobStatus: 'completed',
+      },
       { collectionName: 'docs', projectPath: null, files: 37, chunks: 120, indexedAt: null, lastJobStatus: 'failed' },
     ],
     metrics: {
@@ -33,8 +40,24 @@ export function sampleReport(): ProjectReport {
         medianDurationMs: 31_000,
         recent: [
           { jobId: 'job-3', collectionName: 'docs', status: 'failed', filesIndexed: 0, chunks: 0, durationMs: 1_400, finishedAt: day(21) },
-          { jobId: 'job-2', collectionName: HOSTILE.collectionName, status: 'completed', filesIndexed: 37, chunks: 120, durationMs: 31_000, finishedAt: day(20) },
-          { jobId: 'job-1', collectionName: HOSTILE.collectionName, status: 'completed', filesIndexed: 412, chunks: 3188, durationMs: 63_000, finishedAt: day(2) },
+          {
+            jobId: 'job-2',
+            collectionName: HOSTILE.collectionName,
+            status: 'completed',
+            filesIndexed: 37,
+            chunks: 120,
+            durationMs: 31_000,
+            finishedAt: day(20),
+          },
+          {
+            jobId: 'job-1',
+            collectionName: HOSTILE.collectionName,
+            status: 'completed',
+            filesIndexed: 412,
+            chunks: 3188,
+            durationMs: 63_000,
+            finishedAt: day(2),
+          },
         ],
       },
       queries: {
@@ -86,12 +109,40 @@ export function sampleReport(): ProjectReport {
       invalid: 1,
       undecided: 1,
       recent: [
-        { validationId: 'v-5', component: HOSTILE.component, valid: true, confidence: 0.92, checks: { passed: 3, failed: 0, unknown: 0 }, validatedAt: day(22) },
-        { validationId: 'v-4', component: 'formatPrice', valid: false, confidence: 0.8, checks: { passed: 1, failed: 1, unknown: 0 }, validatedAt: day(18) },
-        { validationId: 'v-3', component: 'CartDrawer', valid: null, confidence: 0.4, checks: { passed: 2, failed: 0, unknown: 1 }, validatedAt: day(12) },
+        {
+          validationId: 'v-5',
+          component: HOSTILE.component,
+          valid: true,
+          confidence: 0.92,
+          checks: { passed: 3, failed: 0, unknown: 0 },
+          validatedAt: day(22),
+        },
+        {
+          validationId: 'v-4',
+          component: 'formatPrice',
+          valid: false,
+          confidence: 0.8,
+          checks: { passed: 1, failed: 1, unknown: 0 },
+          validatedAt: day(18),
+        },
+        {
+          validationId: 'v-3',
+          component: 'CartDrawer',
+          valid: null,
+          confidence: 0.4,
+          checks: { passed: 2, failed: 0, unknown: 1 },
+          validatedAt: day(12),
+        },
       ],
     },
-    generations: { count: 4, cases: 31, byTestType: [{ testType: 'unit', count: 3 }, { testType: 'e2e', count: 1 }] },
+    generations: {
+      count: 4,
+      cases: 31,
+      byTestType: [
+        { testType: 'unit', count: 3 },
+        { testType: 'e2e', count: 1 },
+      ],
+    },
   };
 }
 

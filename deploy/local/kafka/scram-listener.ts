@@ -31,17 +31,20 @@ export function withScramListener(properties: string, listener: KafkaScramListen
     return text.replace(line, (_m, value: string) => `${key}=${value},${item}`);
   };
   const prefix = `listener.name.${LISTENER.toLowerCase()}`;
-  return [
-    append('listeners', `${LISTENER}://${address}`),
-    append('advertised.listeners', `${LISTENER}://${address}`),
-    append('listener.security.protocol.map', `${LISTENER}:SASL_PLAINTEXT`),
-  ].reduce((text, step) => step(text), properties) + [
-    '',
-    '############################# SCRAM listener (tests only) #############################',
-    `${prefix}.sasl.enabled.mechanisms=SCRAM-SHA-512`,
-    `${prefix}.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;`,
-    '',
-  ].join('\n');
+  return (
+    [
+      append('listeners', `${LISTENER}://${address}`),
+      append('advertised.listeners', `${LISTENER}://${address}`),
+      append('listener.security.protocol.map', `${LISTENER}:SASL_PLAINTEXT`),
+    ].reduce((text, step) => step(text), properties) +
+    [
+      '',
+      '############################# SCRAM listener (tests only) #############################',
+      `${prefix}.sasl.enabled.mechanisms=SCRAM-SHA-512`,
+      `${prefix}.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;`,
+      '',
+    ].join('\n')
+  );
 }
 
 /** The `kafka-storage format --add-scram` argument that creates the listener's user. */

@@ -43,12 +43,24 @@ const GENERATE_STATUS: Record<GenerateErrorCode, number> = { COMPONENT_NOT_FOUND
  * are read; e2e / visual: a Playwright test from the live page.
  * Uses one `queries` and, for a page, one `screenshotsAnalyzed` once the page loaded.
  */
-export async function generateTests(deps: IntegrationDeps, caller: Caller, input: GenerateInput, correlationId: string): Promise<GenerateAnswer> {
+export async function generateTests(
+  deps: IntegrationDeps,
+  caller: Caller,
+  input: GenerateInput,
+  correlationId: string,
+): Promise<GenerateAnswer> {
   const started = performance.now();
   const browserTest = input.testType === 'e2e' || input.testType === 'visual';
-  if (browserTest && !input.url) throw ragError(400, 'BAD_REQUEST', `url is required for testType ${input.testType}: the page the component is on`);
-  if (browserTest && input.framework !== undefined && input.framework !== 'playwright') throw ragError(400, 'BAD_REQUEST', `testType ${input.testType} generates Playwright tests: leave framework out or set it to playwright`);
-  if (!browserTest && input.framework === 'playwright') throw ragError(400, 'BAD_REQUEST', `testType ${input.testType} generates mocha, vitest, jest or node:test tests, not playwright`);
+  if (browserTest && !input.url)
+    throw ragError(400, 'BAD_REQUEST', `url is required for testType ${input.testType}: the page the component is on`);
+  if (browserTest && input.framework !== undefined && input.framework !== 'playwright')
+    throw ragError(
+      400,
+      'BAD_REQUEST',
+      `testType ${input.testType} generates Playwright tests: leave framework out or set it to playwright`,
+    );
+  if (!browserTest && input.framework === 'playwright')
+    throw ragError(400, 'BAD_REQUEST', `testType ${input.testType} generates mocha, vitest, jest or node:test tests, not playwright`);
   const collection = await indexedCollection(deps.rag, caller, input.collectionName);
   if (browserTest) checkQuota(deps.rag, caller, 'screenshotsAnalyzed', 1);
   await meter(deps.rag, caller, 'queries', 1, correlationId);
@@ -56,13 +68,27 @@ export async function generateTests(deps: IntegrationDeps, caller: Caller, input
   let tests: GeneratedTests;
   let source: GenerateAnswer['source'] = null;
   if (browserTest) {
-    const facts = await examinePage(deps.vision, input.url as string, { component: input.component, click: input.coverage !== 'basic', a11y: false, screenshot: input.testType === 'visual' }, caller.customerId);
+    const facts = await examinePage(
+      deps.vision,
+      input.url as string,
+      { component: input.component, click: input.coverage !== 'basic', a11y: false, screenshot: input.testType === 'visual' },
+      caller.customerId,
+    );
     await meter(deps.rag, caller, 'screenshotsAnalyzed', 1, correlationId);
-    if (!facts.located) throw ragError(422, 'COMPONENT_NOT_ON_PAGE', `${input.component} was not found on ${facts.finalUrl} (tried: ${facts.tried.join('; ')})`);
+    if (!facts.located)
+      throw ragError(
+        422,
+        'COMPONENT_NOT_ON_PAGE',
+        `${input.component} was not found on ${facts.finalUrl} (tried: ${facts.tried.join('; ')})`,
+      );
     tests = playwrightTests({ component: input.component, testType: input.testType as 'e2e' | 'visual', coverage: input.coverage, facts });
   } else {
     const found = await moduleOf(deps, collection, input.component);
-    source = { file: found.definition.metadata.file, startLine: found.definition.metadata.startLine, endLine: found.definition.metadata.endLine };
+    source = {
+      file: found.definition.metadata.file,
+      startLine: found.definition.metadata.startLine,
+      endLine: found.definition.metadata.endLine,
+    };
     const packageJson = await readProjectFile(deps.rag, collection, 'package.json');
     tests = await generateOffLoop(deps, caller, {
       component: input.component,
@@ -111,7 +137,10 @@ async function generateOffLoop(deps: IntegrationDeps, caller: Caller, input: Gen
     outcome = await deps.generation.run(GENERATE_TESTS, input, { tenant: caller.customerId });
   } catch (err) {
     if (err instanceof WorkBudgetError) throw tooCostly(err);
-    if (err instanceof WorkQueueFull) throw new HttpError(429, 'TOO_BUSY', 'too many of your test generations are waiting; try again shortly', { headers: { 'Retry-After': '5' } });
+    if (err instanceof WorkQueueFull)
+      throw new HttpError(429, 'TOO_BUSY', 'too many of your test generations are waiting; try again shortly', {
+        headers: { 'Retry-After': '5' },
+      });
     if (err instanceof WorkPoolClosed) throw unavailable('test generation is stopping on this server; retry shortly');
     throw err;
   }
@@ -120,25 +149,45 @@ async function generateOffLoop(deps: IntegrationDeps, caller: Caller, input: Gen
 }
 
 function tooCostly(err: WorkBudgetError): HttpError {
-  if (err.budget === 'crash') return ragError(422, 'GENERATION_FAILED', 'generating tests for this code stopped the worker it ran on; nothing was generated');
-  return ragError(422, 'GENERATION_TOO_COSTLY', `generating tests for this code ran past its ${err.budget} budget: generate for a smaller module, or at a lower coverage`);
+  if (err.budget === 'crash')
+    return ragError(422, 'GENERATION_FAILED', 'generating tests for this code stopped the worker it ran on; nothing was generated');
+  return ragError(
+    422,
+    'GENERATION_TOO_COSTLY',
+    `generating tests for this code ran past its ${err.budget} budget: generate for a smaller module, or at a lower coverage`,
+  );
 }
 
 /** The component's definition, its module's text, and the files that use it. */
-async function moduleOf(deps: IntegrationDeps, collection: RagCollection, component: string): Promise<{ definition: SearchHit; source: string; usages: Array<{ path: string; source: string }> }> {
+async function moduleOf(
+  deps: IntegrationDeps,
+  collection: RagCollection,
+  component: string,
+): Promise<{ definition: SearchHit; source: string; usages: Array<{ path: string; source: string }> }> {
   const { definitions, mentions } = await deps.rag.retrieval.lookup(collection.collectionId, component, 20);
   // A JavaScript or TypeScript definition: the generator's languages.
   const definition = definitions.find((d) => /^(typescript|tsx|javascript)$/.test(d.metadata.language));
   if (!definition) {
     const elsewhere = definitions[0];
     throw elsewhere
-      ? ragError(422, 'NOT_SUPPORTED', `${component} is defined in ${elsewhere.metadata.file} (${elsewhere.metadata.language}); unit tests are generated for JavaScript and TypeScript`)
-      : ragError(404, 'COMPONENT_NOT_FOUND', `no definition of ${component} in collection ${collection.collectionName}: index the project, or check the name`);
+      ? ragError(
+          422,
+          'NOT_SUPPORTED',
+          `${component} is defined in ${elsewhere.metadata.file} (${elsewhere.metadata.language}); unit tests are generated for JavaScript and TypeScript`,
+        )
+      : ragError(
+          404,
+          'COMPONENT_NOT_FOUND',
+          `no definition of ${component} in collection ${collection.collectionName}: index the project, or check the name`,
+        );
   }
   const source = await readProjectFile(deps.rag, collection, definition.metadata.file);
-  if (source === null) throw ragError(409, 'SOURCE_GONE', `${definition.metadata.file} is in the index but no longer in the project: index it again`);
+  if (source === null)
+    throw ragError(409, 'SOURCE_GONE', `${definition.metadata.file} is in the index but no longer in the project: index it again`);
   const usages: Array<{ path: string; source: string }> = [];
-  for (const path of [...new Set(mentions.map((m) => m.metadata.file))].filter((p) => p !== definition.metadata.file).slice(0, MAX_USAGE_FILES)) {
+  for (const path of [...new Set(mentions.map((m) => m.metadata.file))]
+    .filter((p) => p !== definition.metadata.file)
+    .slice(0, MAX_USAGE_FILES)) {
     const text = await readProjectFile(deps.rag, collection, path);
     if (text !== null) usages.push({ path, source: text });
   }

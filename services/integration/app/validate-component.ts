@@ -46,7 +46,12 @@ const MAX_CHECKS = 30;
  * make modelValid, never valid, which a page's own text could otherwise talk into true.
  * Uses one `queries` (the retrieval) and, with a url, one `screenshotsAnalyzed` once the page loaded.
  */
-export async function validateComponent(deps: IntegrationDeps, caller: Caller, input: ValidateInput, correlationId: string): Promise<ValidateAnswer> {
+export async function validateComponent(
+  deps: IntegrationDeps,
+  caller: Caller,
+  input: ValidateInput,
+  correlationId: string,
+): Promise<ValidateAnswer> {
   const started = performance.now();
   const collection = await indexedCollection(deps.rag, caller, input.collectionName);
   const sentences = sentencesOf(input.expectedBehavior).slice(0, MAX_CHECKS);
@@ -58,7 +63,12 @@ export async function validateComponent(deps: IntegrationDeps, caller: Caller, i
   const facts = mergedFacts(code.definitions.map((d) => codeFacts(d.content, d.metadata.startLine)));
   let page: PageFacts | null = null;
   if (input.url) {
-    page = await examinePage(deps.vision, input.url, { component: input.component, click: claims.some(needsClick), a11y: true, screenshot: false }, caller.customerId);
+    page = await examinePage(
+      deps.vision,
+      input.url,
+      { component: input.component, click: claims.some(needsClick), a11y: true, screenshot: false },
+      caller.customerId,
+    );
     await meter(deps.rag, caller, 'screenshotsAnalyzed', 1, correlationId);
   }
 
@@ -66,7 +76,9 @@ export async function validateComponent(deps: IntegrationDeps, caller: Caller, i
   const checks = sentences.map((sentence, i) => judge(sentence, claims[i] ?? { kind: 'open' }, evidence));
   const issues = issuesOf(input.component, code.definitions.length, page);
   const judgedByModel: string[] = [];
-  const undecided = checks.map((c, index) => ({ index, description: c.description, status: c.status })).filter((c) => c.status === 'unknown');
+  const undecided = checks
+    .map((c, index) => ({ index, description: c.description, status: c.status }))
+    .filter((c) => c.status === 'unknown');
   if (deps.llm && undecided.length > 0) {
     const answer = await askModel(deps.llm, {
       component: input.component,
@@ -78,14 +90,21 @@ export async function validateComponent(deps: IntegrationDeps, caller: Caller, i
     for (const judged of answer.judged) {
       const check = checks[judged.index];
       if (!check) continue;
-      checks[judged.index] = { ...check, status: judged.status, detail: `judged by the language model: ${judged.reason}`, decidedBy: 'model' };
+      checks[judged.index] = {
+        ...check,
+        status: judged.status,
+        detail: `judged by the language model: ${judged.reason}`,
+        decidedBy: 'model',
+      };
       judgedByModel.push(check.description);
     }
   }
 
   const verdict = verdictOf(checks);
   if (judgedByModel.length > 0 && verdict.valid !== false) {
-    issues.push(`valid counts the evidence only: ${judgedByModel.length} of the checks ${judgedByModel.length === 1 ? 'was' : 'were'} decided by the language model alone (decidedBy "model"), whose verdict is modelValid`);
+    issues.push(
+      `valid counts the evidence only: ${judgedByModel.length} of the checks ${judgedByModel.length === 1 ? 'was' : 'were'} decided by the language model alone (decidedBy "model"), whose verdict is modelValid`,
+    );
   }
   const items = [...code.items, ...pageItems(page)];
   const validationId = randomUUID();
@@ -109,7 +128,18 @@ export async function validateComponent(deps: IntegrationDeps, caller: Caller, i
     { correlationId },
   );
   await publishAndApply(deps.rag.publisher, deps.rag.db, validationsProjection, [event]);
-  return { success: true, validationId, component: input.component, valid: verdict.valid, confidence: verdict.confidence, modelValid: verdict.modelValid, evidence: items, checks, issues, judgedByModel };
+  return {
+    success: true,
+    validationId,
+    component: input.component,
+    valid: verdict.valid,
+    confidence: verdict.confidence,
+    modelValid: verdict.modelValid,
+    evidence: items,
+    checks,
+    issues,
+    judgedByModel,
+  };
 }
 
 function mergedFacts(all: CodeFacts[]): CodeFacts | null {
@@ -125,7 +155,8 @@ function issuesOf(component: string, definitions: number, page: PageFacts | null
     const found = page.located;
     if (!found) issues.push(`${component} was not found on ${page.finalUrl}`);
     else {
-      if (found.count > 1) issues.push(`${found.count} elements on the page match ${describeLocator(found.locator)}; the first was checked`);
+      if (found.count > 1)
+        issues.push(`${found.count} elements on the page match ${describeLocator(found.locator)}; the first was checked`);
       if (!found.visible) issues.push(`${component} is on the page but not visible`);
       for (const v of page.a11y?.violations ?? []) issues.push(`accessibility (${v.impact}): ${v.help} [${v.id}]`);
       if (page.a11y?.error) issues.push(`the accessibility check could not run: ${page.a11y.error}`);
@@ -155,17 +186,24 @@ function pageItems(page: PageFacts | null): EvidenceItem[] {
       ...click.nativeDialogs.map((d) => `raised ${d.type} "${d.message.slice(0, 100)}"`),
       ...click.requests.map((r) => `sent ${r.method} ${r.path}${r.status !== null ? ` → ${r.status}` : ''}`),
     ].filter((x): x is string => x !== null);
-    items.push({ source: 'page', selector: describeLocator(found.locator), role: 'effect', snippet: `a click ${effects.length > 0 ? effects.join('; ') : 'changed nothing observable'}`, score: 1 });
+    items.push({
+      source: 'page',
+      selector: describeLocator(found.locator),
+      role: 'effect',
+      snippet: `a click ${effects.length > 0 ? effects.join('; ') : 'changed nothing observable'}`,
+      score: 1,
+    });
   }
   return items;
 }
 
 /** The evidence as the model reads it, piece by piece: each is fenced apart as untrusted data in the prompt. */
 function evidencePieces(items: EvidenceItem[], page: PageFacts | null): EvidencePiece[] {
-  const pieces = items.map((item): EvidencePiece =>
-    item.source === 'code'
-      ? { kind: `code ${item.role}`, text: `${item.file}:${item.startLine}-${item.endLine}\n${item.snippet}` }
-      : { kind: `page ${item.role}`, text: `${item.selector}: ${item.snippet}` },
+  const pieces = items.map(
+    (item): EvidencePiece =>
+      item.source === 'code'
+        ? { kind: `code ${item.role}`, text: `${item.file}:${item.startLine}-${item.endLine}\n${item.snippet}` }
+        : { kind: `page ${item.role}`, text: `${item.selector}: ${item.snippet}` },
   );
   if (page && !page.located) pieces.push({ kind: 'page', text: `the component was not found on ${page.finalUrl}` });
   return pieces;

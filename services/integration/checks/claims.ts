@@ -50,7 +50,21 @@ export function sentencesOf(text: string): string[] {
 const QUOTED = /["“'`]([^"”'`]{1,200})["”'`]/;
 const NEGATION = /\b(?:not|never|no longer|doesn't|does not|don't|do not|isn't|is not|cannot|can't|without)\b/i;
 const PATH = /(?:^|\s|["'`])((?:https?:\/\/[^\s"'`]+)|(?:\/[\w\-./~%?=&]*))/;
-const ROLE_NAMES = ['button', 'link', 'checkbox', 'textbox', 'heading', 'dialog', 'tab', 'switch', 'combobox', 'menu', 'slider', 'img', 'navigation'];
+const ROLE_NAMES = [
+  'button',
+  'link',
+  'checkbox',
+  'textbox',
+  'heading',
+  'dialog',
+  'tab',
+  'switch',
+  'combobox',
+  'menu',
+  'slider',
+  'img',
+  'navigation',
+];
 
 const quoted = (s: string): string | null => QUOTED.exec(s)?.[1]?.trim() ?? null;
 
@@ -73,8 +87,12 @@ export function claimOf(sentence: string): Claim {
     const target = PATH.exec(s)?.[1] ?? quoted(s);
     return { kind: 'navigates', negated, target: target ?? null };
   }
-  if (/\b(requests?|posts?|calls?|sends?|fetch(?:es)?|submits?)\b/.test(lower) && (PATH.test(s) || /\b(api|endpoint|server|backend)\b/.test(lower))) {
-    const method = /\b(GET|POST|PUT|PATCH|DELETE)\b/i.exec(s)?.[1]?.toUpperCase() ?? (/\bposts?\b|\bsubmits?\b/.test(lower) ? 'POST' : null);
+  if (
+    /\b(requests?|posts?|calls?|sends?|fetch(?:es)?|submits?)\b/.test(lower) &&
+    (PATH.test(s) || /\b(api|endpoint|server|backend)\b/.test(lower))
+  ) {
+    const method =
+      /\b(GET|POST|PUT|PATCH|DELETE)\b/i.exec(s)?.[1]?.toUpperCase() ?? (/\bposts?\b|\bsubmits?\b/.test(lower) ? 'POST' : null);
     const path = PATH.exec(s)?.[1] ?? null;
     return { kind: 'requests', negated, method, path };
   }
@@ -95,14 +113,25 @@ export function claimOf(sentence: string): Claim {
   }
   const role = new RegExp(`\\bis (?:a|an)\\s+(${ROLE_NAMES.join('|')})\\b`).exec(lower)?.[1];
   if (role) return { kind: 'role', negated, role };
-  const parameter = /\b(?:accepts?|takes?|has|receives?)\s+(?:an?\s+|the\s+)?[`"']?([A-Za-z_$][\w$]*)[`"']?\s+(?:prop|property|parameter|argument|option)\b/.exec(s)?.[1];
+  const parameter =
+    /\b(?:accepts?|takes?|has|receives?)\s+(?:an?\s+|the\s+)?[`"']?([A-Za-z_$][\w$]*)[`"']?\s+(?:prop|property|parameter|argument|option)\b/.exec(
+      s,
+    )?.[1];
   if (parameter) return { kind: 'parameter', negated, name: parameter };
   return { kind: 'open' };
 }
 
 /** Whether a claim is about the live page (and so needs a url to be decided). */
 export const isPageClaim = (claim: Claim): boolean =>
-  claim.kind === 'visible' || claim.kind === 'enabled' || claim.kind === 'name' || claim.kind === 'role' || claim.kind === 'opens-dialog' || claim.kind === 'navigates' || claim.kind === 'requests' || claim.kind === 'accessible';
+  claim.kind === 'visible' ||
+  claim.kind === 'enabled' ||
+  claim.kind === 'name' ||
+  claim.kind === 'role' ||
+  claim.kind === 'opens-dialog' ||
+  claim.kind === 'navigates' ||
+  claim.kind === 'requests' ||
+  claim.kind === 'accessible';
 
 /** Whether deciding the claim needs a click on the component. */
-export const needsClick = (claim: Claim): boolean => claim.kind === 'opens-dialog' || claim.kind === 'navigates' || claim.kind === 'requests';
+export const needsClick = (claim: Claim): boolean =>
+  claim.kind === 'opens-dialog' || claim.kind === 'navigates' || claim.kind === 'requests';

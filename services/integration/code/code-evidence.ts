@@ -27,7 +27,10 @@ const MAX_SNIPPET_CHARS = 4000;
 export const snippetOf = (content: string): string => {
   const lines = content.split('\n');
   const cut = lines.slice(0, MAX_SNIPPET_LINES).join('\n');
-  return (cut.length > MAX_SNIPPET_CHARS ? cut.slice(0, MAX_SNIPPET_CHARS) : cut) + (lines.length > MAX_SNIPPET_LINES || cut.length > MAX_SNIPPET_CHARS ? '\n…' : '');
+  return (
+    (cut.length > MAX_SNIPPET_CHARS ? cut.slice(0, MAX_SNIPPET_CHARS) : cut) +
+    (lines.length > MAX_SNIPPET_LINES || cut.length > MAX_SNIPPET_CHARS ? '\n…' : '')
+  );
 };
 
 /**
@@ -35,9 +38,19 @@ export const snippetOf = (content: string): string => {
  * and terms), then what retrieval finds for the behaviour, which may be where the behaviour really
  * lives (a handler, a style, a route).
  */
-export async function codeEvidence(retrieval: Retrieval, collectionId: string, component: string, behaviour: string, limit = 5): Promise<CodeEvidence> {
+export async function codeEvidence(
+  retrieval: Retrieval,
+  collectionId: string,
+  component: string,
+  behaviour: string,
+  limit = 5,
+): Promise<CodeEvidence> {
   const { definitions, mentions } = await retrieval.lookup(collectionId, component, limit);
-  const { hits } = await retrieval.search(collectionId, `${component} ${behaviour}`.slice(0, 2000), limit + definitions.length + mentions.length);
+  const { hits } = await retrieval.search(
+    collectionId,
+    `${component} ${behaviour}`.slice(0, 2000),
+    limit + definitions.length + mentions.length,
+  );
   const known = new Set([...definitions, ...mentions].map((h) => h.id));
   const related = hits.filter((h) => !known.has(h.id)).slice(0, limit);
   const top = related[0]?.score ?? 0;

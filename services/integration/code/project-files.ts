@@ -12,7 +12,11 @@ import { readContained } from '../../rag/sources/contained-read.ts';
  * set up, the file opened without following a last link and checked where it really is). null when
  * neither has it.
  */
-export async function readProjectFile(deps: Pick<RagDeps, 'pushed' | 'config'>, collection: RagCollection, path: string): Promise<string | null> {
+export async function readProjectFile(
+  deps: Pick<RagDeps, 'pushed' | 'config'>,
+  collection: RagCollection,
+  path: string,
+): Promise<string | null> {
   if (!validPushedPath(path)) return null;
   const pushed = await deps.pushed.get(collection.collectionId, path);
   if (pushed) return pushed.content;

@@ -11,7 +11,8 @@
  * an editor show code in another order than it runs ("Trojan Source": ALM, LRM, RLM, LRE..RLO, LRI..PDI)
  * and the byte-order mark. Lone surrogates too: they are not valid UTF-8, so the file would not be.
  */
-const UNSAFE = /[\0-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE =
+  /[\0-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 const unicodeEscape = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
@@ -45,18 +46,59 @@ export function escapeInvisibles(code: string): string {
  * above shown as `\uXXXX` escapes.
  */
 export function commentText(value: string): string {
-  return value
-    .replace(UNSAFE, unicodeEscape)
-    .replace(/\*\//g, '*\\/')
-    .replace(/\*$/, '\\u002a');
+  return value.replace(UNSAFE, unicodeEscape).replace(/\*\//g, '*\\/').replace(/\*$/, '\\u002a');
 }
 
 /** Reserved words in strict mode and modules (test files are ES modules or strict CommonJS under some runners). */
 const RESERVED = new Set([
-  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum', 'export',
-  'extends', 'false', 'finally', 'for', 'function', 'if', 'implements', 'import', 'in', 'instanceof', 'interface', 'let', 'new',
-  'null', 'package', 'private', 'protected', 'public', 'return', 'static', 'super', 'switch', 'this', 'throw', 'true', 'try',
-  'typeof', 'var', 'void', 'while', 'with', 'yield', 'arguments', 'eval',
+  'await',
+  'break',
+  'case',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'debugger',
+  'default',
+  'delete',
+  'do',
+  'else',
+  'enum',
+  'export',
+  'extends',
+  'false',
+  'finally',
+  'for',
+  'function',
+  'if',
+  'implements',
+  'import',
+  'in',
+  'instanceof',
+  'interface',
+  'let',
+  'new',
+  'null',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'return',
+  'static',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'true',
+  'try',
+  'typeof',
+  'var',
+  'void',
+  'while',
+  'with',
+  'yield',
+  'arguments',
+  'eval',
 ]);
 
 const IDENTIFIER_NAME = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u;

@@ -34,6 +34,9 @@ export function mountIntegrationRoutes(app: Express, deps: IntegrationDeps, gate
     const report = await projectReport(deps.rag, callerOf(admitted), parse(reportInput, req.body));
     if (report.format === 'json') res.json(report.body);
     // A report is the customer's own: never in a shared cache; the html carries its own CSP too.
-    else res.set({ 'Content-Type': report.contentType, 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' }).send(report.body);
+    else
+      res
+        .set({ 'Content-Type': report.contentType, 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' })
+        .send(report.body);
   });
 }

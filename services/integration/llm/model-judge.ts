@@ -48,10 +48,15 @@ const opening = (boundary: string, label: string) => `<<<DATA ${boundary} ${labe
 const closing = (boundary: string) => `<<<END DATA ${boundary}>>>`;
 
 /** The content with every occurrence of the boundary (any case) taken out: it cannot forge a fence. */
-const defused = (text: string, boundary: string): string => text.replace(new RegExp(boundary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '[boundary removed]');
+const defused = (text: string, boundary: string): string =>
+  text.replace(new RegExp(boundary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '[boundary removed]');
 
 /** Labels are ours, but kept to plain words so a label, too, can never carry a fence. */
-const plainLabel = (label: string): string => label.replace(/[^a-z0-9 ]/gi, ' ').replace(/\s+/g, ' ').trim();
+const plainLabel = (label: string): string =>
+  label
+    .replace(/[^a-z0-9 ]/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 function block(boundary: string, label: string, content: string): string {
   return [opening(boundary, plainLabel(label)), defused(content, boundary), closing(boundary)].join('\n');
@@ -102,12 +107,23 @@ export async function askModel(llm: NonNullable<Config['llm']>, question: ModelQ
     response = await fetchImpl(`${llm.url}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(llm.apiKey ? { authorization: `Bearer ${llm.apiKey}` } : {}) },
-      body: JSON.stringify({ model: llm.model, temperature: 0, messages: [{ role: 'system', content: system }, { role: 'user', content: user }], response_format: { type: 'json_object' } }),
+      body: JSON.stringify({
+        model: llm.model,
+        temperature: 0,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        response_format: { type: 'json_object' },
+      }),
       signal: AbortSignal.timeout(llm.timeoutMs),
     });
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    return { judged: [], problem: timedOut ? `the language model did not answer within ${llm.timeoutMs} ms` : 'the language model could not be reached' };
+    return {
+      judged: [],
+      problem: timedOut ? `the language model did not answer within ${llm.timeoutMs} ms` : 'the language model could not be reached',
+    };
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
@@ -115,8 +131,13 @@ export async function askModel(llm: NonNullable<Config['llm']>, question: ModelQ
   }
   const body: unknown = await response.json().catch(() => null);
   const content = (body as { choices?: Array<{ message?: { content?: unknown } }> } | null)?.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') return { judged: [], problem: 'the language model\'s answer has no message content' };
-  return { judged: parseJudgement(content, question.checks.map((c) => c.index)) };
+  if (typeof content !== 'string') return { judged: [], problem: "the language model's answer has no message content" };
+  return {
+    judged: parseJudgement(
+      content,
+      question.checks.map((c) => c.index),
+    ),
+  };
 }
 
 /** The model's JSON, kept to the checks asked about and to passed/failed; anything else is dropped. */

@@ -52,7 +52,10 @@ export interface ComponentNames {
 export const normalizeKey = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
 export function componentNames(component: string): ComponentNames {
-  const words = splitIdentifier(component.trim().replace(/[^\p{L}\p{N}_$-]+/gu, ' ')).flatMap((w) => w.split(/[\s_-]+/)).map((w) => w.toLowerCase()).filter(Boolean);
+  const words = splitIdentifier(component.trim().replace(/[^\p{L}\p{N}_$-]+/gu, ' '))
+    .flatMap((w) => w.split(/[\s_-]+/))
+    .map((w) => w.toLowerCase())
+    .filter(Boolean);
   const last = words.at(-1);
   const role = last !== undefined && words.length > 0 ? (ROLE_WORDS[last] ?? null) : null;
   const nameWords = role !== null && words.length > 1 ? words.slice(0, -1) : words;

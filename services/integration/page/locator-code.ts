@@ -19,7 +19,9 @@ export function locatorCode(spec: LocatorSpec, page = 'page'): string {
   const q = (s: string) => JSON.stringify(s);
   switch (spec.kind) {
     case 'test-id':
-      return spec.attribute === 'data-testid' ? `${page}.getByTestId(${q(spec.value)})` : `${page}.locator(${q(`[${spec.attribute}="${spec.value.replace(/["\\]/g, '\\$&')}"]`)})`;
+      return spec.attribute === 'data-testid'
+        ? `${page}.getByTestId(${q(spec.value)})`
+        : `${page}.locator(${q(`[${spec.attribute}="${spec.value.replace(/["\\]/g, '\\$&')}"]`)})`;
     case 'role':
       return `${page}.getByRole(${q(spec.role)}, { name: ${q(spec.name)}, exact: true })`;
     case 'text':

@@ -42,10 +42,17 @@ type AriaRole = Parameters<Page['getByRole']>[0];
 // see, so each answer is checked on this side), and this project compiles without the DOM library.
 // An element function must reach Playwright as a function (a string is evaluated, never called with
 // the element), hence Function objects built from source.
-const ELEMENT_FACTS = new Function('el', `return { tag: el.tagName.toLowerCase(), text: String(el.innerText ?? el.textContent ?? '').trim().slice(0, 500), href: el.getAttribute('href') };`) as (el: unknown) => unknown;
-const INSIDE_COUNT = new Function('el', 'selectors', `return selectors.filter((s) => {
+const ELEMENT_FACTS = new Function(
+  'el',
+  `return { tag: el.tagName.toLowerCase(), text: String(el.innerText ?? el.textContent ?? '').trim().slice(0, 500), href: el.getAttribute('href') };`,
+) as (el: unknown) => unknown;
+const INSIDE_COUNT = new Function(
+  'el',
+  'selectors',
+  `return selectors.filter((s) => {
   try { const node = document.querySelector(s); return node !== null && (node === el || el.contains(node)); } catch { return false; }
-}).length;`) as (el: unknown, selectors: string[]) => unknown;
+}).length;`,
+) as (el: unknown, selectors: string[]) => unknown;
 const OPEN_DIALOGS = `(() => {
   const visible = (el) => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el); return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none'; };
   const nameOf = (el) => {
@@ -61,13 +68,19 @@ const OPEN_DIALOGS = `(() => {
 
 function elementFacts(raw: unknown): { tag: string; text: string; href: string | null } {
   const r = (typeof raw === 'object' && raw !== null ? raw : {}) as { tag?: unknown; text?: unknown; href?: unknown };
-  return { tag: typeof r.tag === 'string' ? r.tag.slice(0, 50) : '', text: typeof r.text === 'string' ? r.text.slice(0, 500) : '', href: typeof r.href === 'string' ? r.href.slice(0, 2000) : null };
+  return {
+    tag: typeof r.tag === 'string' ? r.tag.slice(0, 50) : '',
+    text: typeof r.text === 'string' ? r.text.slice(0, 500) : '',
+    href: typeof r.href === 'string' ? r.href.slice(0, 2000) : null,
+  };
 }
 
 export function locatorFor(page: Page, spec: LocatorSpec): Locator {
   switch (spec.kind) {
     case 'test-id':
-      return spec.attribute === 'data-testid' ? page.getByTestId(spec.value) : page.locator(`[${spec.attribute}="${cssString(spec.value)}"]`);
+      return spec.attribute === 'data-testid'
+        ? page.getByTestId(spec.value)
+        : page.locator(`[${spec.attribute}="${cssString(spec.value)}"]`);
     case 'role':
       return page.getByRole(spec.role as AriaRole, { name: spec.name, exact: true });
     case 'text':
@@ -87,12 +100,20 @@ export async function probeComponent(page: Page, left: () => number, options: Pr
   const { locator, spec } = found;
   const located = await describe(locator, spec, left);
   const a11y = options.a11y ? await componentA11y(page, locator, left) : null;
-  const componentPng = options.screenshot && located.visible ? await locator.first().screenshot({ animations: 'disabled', caret: 'hide', timeout: left() }) : null;
+  const componentPng =
+    options.screenshot && located.visible
+      ? await locator.first().screenshot({ animations: 'disabled', caret: 'hide', timeout: left() })
+      : null;
   const click = options.click ? await clickAndWatch(page, locator.first(), located, left) : null;
   return { located, tried, click, a11y, componentPng };
 }
 
-async function locate(page: Page, names: ComponentNames, tried: string[], left: () => number): Promise<{ locator: Locator; spec: LocatorSpec } | null> {
+async function locate(
+  page: Page,
+  names: ComponentNames,
+  tried: string[],
+  left: () => number,
+): Promise<{ locator: Locator; spec: LocatorSpec } | null> {
   // 1. A test id naming the component: the most deliberate mark a page can carry.
   tried.push(`a test id (${TEST_ID_ATTRIBUTES.join(', ')}) equal to ${names.testIdKeys.join(' or ')} (ignoring case and separators)`);
   const ids: unknown = await page.evaluate(`(() => {
@@ -150,7 +171,10 @@ async function locate(page: Page, names: ComponentNames, tried: string[], left: 
 }
 
 const isTestId = (v: unknown): v is { attribute: string; value: string } =>
-  typeof v === 'object' && v !== null && typeof (v as { attribute?: unknown }).attribute === 'string' && typeof (v as { value?: unknown }).value === 'string';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as { attribute?: unknown }).attribute === 'string' &&
+  typeof (v as { value?: unknown }).value === 'string';
 
 /** Role and name from Playwright's aria snapshot of the element (`- button "Add to cart"`). */
 async function ariaOf(locator: Locator, left: () => number): Promise<{ role: string | null; name: string | null }> {
@@ -175,7 +199,9 @@ async function describe(locator: Locator, spec: LocatorSpec, left: () => number)
     first.boundingBox({ timeout: left() }).catch(() => null),
   ]);
   // isEnabled only speaks for form controls; anything else is enabled unless aria-disabled says not.
-  const enabled = (await first.isEnabled({ timeout: left() }).catch(() => true)) && (await first.getAttribute('aria-disabled', { timeout: left() })) !== 'true';
+  const enabled =
+    (await first.isEnabled({ timeout: left() }).catch(() => true)) &&
+    (await first.getAttribute('aria-disabled', { timeout: left() })) !== 'true';
   return {
     locator: spec,
     count,
@@ -214,7 +240,14 @@ async function openDialogs(page: Page): Promise<Array<{ name: string | null; han
 }
 
 async function clickAndWatch(page: Page, target: Locator, located: LocatedComponent, left: () => number): Promise<ClickEffect> {
-  const none = (reason: string): ClickEffect => ({ clicked: false, reason, navigatedTo: null, dialogs: [], nativeDialogs: [], requests: [] });
+  const none = (reason: string): ClickEffect => ({
+    clicked: false,
+    reason,
+    navigatedTo: null,
+    dialogs: [],
+    nativeDialogs: [],
+    requests: [],
+  });
   if (!located.visible) return none('the component is not visible');
   if (!located.enabled) return none('the component is disabled');
   const before = { url: page.url(), dialogs: new Set((await openDialogs(page)).map((d) => d.handle)) };
@@ -255,7 +288,8 @@ async function clickAndWatch(page: Page, target: Locator, located: LocatedCompon
     while (Date.now() < settleUntil && (inflight > 0 || Date.now() - lastActivity < QUIET_MS)) {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    if (navigated !== null) await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(left() - 500, 5000)) }).catch(() => undefined);
+    if (navigated !== null)
+      await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(left() - 500, 5000)) }).catch(() => undefined);
     const after = navigated !== null ? [] : await openDialogs(page);
     for (const entry of requests) {
       const response = await entry.request.response().catch(() => null);
@@ -277,4 +311,3 @@ async function clickAndWatch(page: Page, target: Locator, located: LocatedCompon
     page.off('dialog', onDialog);
   }
 }
-

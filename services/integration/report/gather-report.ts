@@ -43,7 +43,13 @@ export const REPORT_RECORDS_MAX = 5000;
  * FerretDB 1.24 pushes equality down to its storage and answers range and `$in` filters by decoding
  * the whole collection anyway.
  */
-async function ownRecords<T extends Document>(db: Db, logical: string, customerId: string, fields: Document, newestBy: string): Promise<T[]> {
+async function ownRecords<T extends Document>(
+  db: Db,
+  logical: string,
+  customerId: string,
+  fields: Document,
+  newestBy: string,
+): Promise<T[]> {
   const collection = await projectionCollection(db, logical);
   return collection
     .find({ customerId, _deleted: { $ne: true } } as Document)
@@ -66,9 +72,21 @@ export async function gatherReport(db: Db, caller: Caller, input: ReportInput, n
 
   const [collections, runs, validations, generations, metrics] = await Promise.all([
     collectionsOf(db, customerId),
-    ownRecords<TestRunFacts>(db, testRunsProjection.collection, customerId, only('runId', 'suite', 'url', 'passed', 'failed', 'ranAt'), 'ranAt'),
+    ownRecords<TestRunFacts>(
+      db,
+      testRunsProjection.collection,
+      customerId,
+      only('runId', 'suite', 'url', 'passed', 'failed', 'ranAt'),
+      'ranAt',
+    ),
     ownRecords<ValidationRecord>(db, validationsProjection.collection, customerId, BOOKKEEPING, 'validatedAt'),
-    ownRecords<GenerationFacts & { generatedAt: Date }>(db, generationsProjection.collection, customerId, only('testType', 'cases', 'generatedAt'), 'generatedAt'),
+    ownRecords<GenerationFacts & { generatedAt: Date }>(
+      db,
+      generationsProjection.collection,
+      customerId,
+      only('testType', 'cases', 'generatedAt'),
+      'generatedAt',
+    ),
     input.includeMetrics ? gatherMetrics(db, caller, { recent, inCollection }, now) : undefined,
   ]);
 
@@ -95,16 +113,31 @@ async function gatherMetrics(db: Db, caller: Caller, { recent, inCollection }: S
   const { customerId } = caller;
   const [jobs, queries, captures, analyses] = await Promise.all([
     ownRecords<IndexJob>(db, jobsProjection.collection, customerId, BOOKKEEPING, 'requestedAt'),
-    ownRecords<QueryFacts>(db, queriesProjection.collection, customerId, only('collectionName', 'cached', 'durationMs', 'servedAt'), 'servedAt'),
+    ownRecords<QueryFacts>(
+      db,
+      queriesProjection.collection,
+      customerId,
+      only('collectionName', 'cached', 'durationMs', 'servedAt'),
+      'servedAt',
+    ),
     ownRecords<Pick<Screenshot, 'capturedAt'>>(db, screenshotsProjection.collection, customerId, only('capturedAt'), 'capturedAt'),
-    ownRecords<AnalysisFacts & { analyzedAt: Date }>(db, analysesProjection.collection, customerId, only('findings', 'findingTypes', 'analyzedAt'), 'analyzedAt'),
+    ownRecords<AnalysisFacts & { analyzedAt: Date }>(
+      db,
+      analysesProjection.collection,
+      customerId,
+      only('findings', 'findingTypes', 'analyzedAt'),
+      'analyzedAt',
+    ),
   ]);
   return {
     // A job counts from when it was asked for: requestedAt is set on every job, finishedAt only on
     // those that ended, so a run still going since `since` is counted too.
     indexing: indexingFigures(jobs.filter((j) => recent(j.requestedAt) && inCollection(j.collectionName))),
     queries: queryFigures(queries.filter((q) => recent(q.servedAt) && inCollection(q.collectionName))),
-    vision: visionFigures(captures.filter((c) => recent(c.capturedAt)).length, analyses.filter((a) => recent(a.analyzedAt))),
+    vision: visionFigures(
+      captures.filter((c) => recent(c.capturedAt)).length,
+      analyses.filter((a) => recent(a.analyzedAt)),
+    ),
     usage: usageFigures(caller.usage, currentPeriod(now.getTime())),
   };
 }

@@ -65,9 +65,11 @@ function table(headers: readonly (string | Cell)[], rows: readonly (readonly (st
   return `<table><thead><tr>${headers.map((h) => cell('th', h)).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => cell('td', c)).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
-const section = (id: string, title: string, body: string): string => `<section id="${id}" aria-labelledby="${id}-h"><h2 id="${id}-h">${esc(title)}</h2>${body}</section>`;
+const section = (id: string, title: string, body: string): string =>
+  `<section id="${id}" aria-labelledby="${id}-h"><h2 id="${id}-h">${esc(title)}</h2>${body}</section>`;
 const figures = (items: readonly string[]): string => `<ul class="figures">${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul>`;
-const card = (value: string, label: string): string => `<div class="card"><div class="value">${esc(value)}</div><div class="label">${esc(label)}</div></div>`;
+const card = (value: string, label: string): string =>
+  `<div class="card"><div class="value">${esc(value)}</div><div class="label">${esc(label)}</div></div>`;
 const statusCell = (status: string): Cell => ({ text: status, className: `status-${status.replace(/[^a-z]/g, '')}` });
 
 export function renderHtml(report: ProjectReport): string {
@@ -81,7 +83,9 @@ export function renderHtml(report: ProjectReport): string {
     `<header><h1>${esc(title)}</h1><p class="meta">${esc(scope)}</p></header>`,
     `<section class="cards" aria-label="Key figures">${keyFigures(report)}</section>`,
     collectionsSection(report),
-    ...(report.metrics ? metricsSections(report.metrics) : [section('metrics', 'Metrics', noData('Indexing, query, vision and usage figures were left out (includeMetrics: false).'))]),
+    ...(report.metrics
+      ? metricsSections(report.metrics)
+      : [section('metrics', 'Metrics', noData('Indexing, query, vision and usage figures were left out (includeMetrics: false).'))]),
     visualTestsSection(report),
     validationsSection(report),
     generationsSection(report),
@@ -129,7 +133,14 @@ function collectionsSection({ collections }: ProjectReport): string {
     'Collections',
     table(
       ['Collection', 'Project path', num('Files'), num('Chunks'), 'Indexed', 'Last job'],
-      collections.map((c) => [c.collectionName, c.projectPath ?? DASH, num(formatCount(c.files)), num(formatCount(c.chunks)), formatWhen(c.indexedAt), c.lastJobStatus ? statusCell(c.lastJobStatus) : DASH]),
+      collections.map((c) => [
+        c.collectionName,
+        c.projectPath ?? DASH,
+        num(formatCount(c.files)),
+        num(formatCount(c.chunks)),
+        formatWhen(c.indexedAt),
+        c.lastJobStatus ? statusCell(c.lastJobStatus) : DASH,
+      ]),
     ),
   );
 }
@@ -145,7 +156,15 @@ function metricsSections({ indexing, queries, vision, usage }: ReportMetrics): s
       ? noData('No index runs yet.')
       : `<h3>Recent runs</h3>${table(
           ['Job', 'Collection', 'Status', num('Files'), num('Chunks'), num('Duration'), 'Finished'],
-          indexing.recent.map((j) => [j.jobId, j.collectionName, statusCell(j.status), num(formatCount(j.filesIndexed)), num(formatCount(j.chunks)), num(formatMs(j.durationMs)), formatWhen(j.finishedAt)]),
+          indexing.recent.map((j) => [
+            j.jobId,
+            j.collectionName,
+            statusCell(j.status),
+            num(formatCount(j.filesIndexed)),
+            num(formatCount(j.chunks)),
+            num(formatMs(j.durationMs)),
+            formatWhen(j.finishedAt),
+          ]),
         )}`,
   ].join('');
 
@@ -168,26 +187,56 @@ function metricsSections({ indexing, queries, vision, usage }: ReportMetrics): s
         id: 'queries-per-day',
         title: 'Queries per day (UTC)',
         description:
-          days.length === 0 ? 'No queries.' : `${days.length} days from ${days[0]!.day} to ${days.at(-1)!.day}; busiest ${busiest!.day} with ${busiest!.count}.`,
+          days.length === 0
+            ? 'No queries.'
+            : `${days.length} days from ${days[0]!.day} to ${days.at(-1)!.day}; busiest ${busiest!.day} with ${busiest!.count}.`,
       },
       dayColumns,
       { emptyNote: 'No queries yet.' },
     ),
-    queries.byCollection.length === 0 ? '' : `<h3>By collection</h3>${table(['Collection', num('Queries')], queries.byCollection.map((c) => [c.collectionName, num(formatCount(c.count))]))}`,
+    queries.byCollection.length === 0
+      ? ''
+      : `<h3>By collection</h3>${table(
+          ['Collection', num('Queries')],
+          queries.byCollection.map((c) => [c.collectionName, num(formatCount(c.count))]),
+        )}`,
   ].join('');
 
   const severityMax = SEVERITIES.reduce((m, s) => Math.max(m, vision.findings.bySeverity[s]), 0);
-  const severityRows: BarRow[] = SEVERITIES.map((s) => ({ label: s, value: vision.findings.bySeverity[s], max: severityMax, valueLabel: formatCount(vision.findings.bySeverity[s]), color: COLORS.severity[s] }));
+  const severityRows: BarRow[] = SEVERITIES.map((s) => ({
+    label: s,
+    value: vision.findings.bySeverity[s],
+    max: severityMax,
+    valueLabel: formatCount(vision.findings.bySeverity[s]),
+    color: COLORS.severity[s],
+  }));
   const visionBody = [
     figures([`Captures: ${formatCount(vision.captures)}`, `Analyses: ${formatCount(vision.analyses)}`]),
     '<h3>Findings by severity</h3>',
     vision.analyses === 0
       ? noData('No analyses yet.')
-      : barRows({ id: 'findings-by-severity', title: 'Findings by severity', description: SEVERITIES.map((s) => `${s}: ${vision.findings.bySeverity[s]}`).join(', ') }, severityRows),
-    vision.findings.byType.length === 0 ? '' : `<h3>Findings by type</h3>${table(['Type', num('Findings')], vision.findings.byType.map((t) => [t.type, num(formatCount(t.count))]))}`,
+      : barRows(
+          {
+            id: 'findings-by-severity',
+            title: 'Findings by severity',
+            description: SEVERITIES.map((s) => `${s}: ${vision.findings.bySeverity[s]}`).join(', '),
+          },
+          severityRows,
+        ),
+    vision.findings.byType.length === 0
+      ? ''
+      : `<h3>Findings by type</h3>${table(
+          ['Type', num('Findings')],
+          vision.findings.byType.map((t) => [t.type, num(formatCount(t.count))]),
+        )}`,
   ].join('');
 
-  return [section('indexing', 'Indexing', indexingBody), section('queries', 'Queries', queriesBody), section('vision', 'Vision', visionBody), usageSection(usage)];
+  return [
+    section('indexing', 'Indexing', indexingBody),
+    section('queries', 'Queries', queriesBody),
+    section('vision', 'Vision', visionBody),
+    usageSection(usage),
+  ];
 }
 
 function usageSection(usage: ReportMetrics['usage']): string {
@@ -206,7 +255,11 @@ function usageSection(usage: ReportMetrics['usage']): string {
     'usage',
     `Usage${usage.period === null ? '' : ` (${usage.period})`}`,
     barRows(
-      { id: 'usage-vs-quota', title: 'Usage against the monthly quota', description: rows.map((r) => `${r.label}: ${r.valueLabel}`).join('; ') },
+      {
+        id: 'usage-vs-quota',
+        title: 'Usage against the monthly quota',
+        description: rows.map((r) => `${r.label}: ${r.valueLabel}`).join('; '),
+      },
       rows,
       'No quotas on this key.',
     ),
@@ -225,16 +278,25 @@ function visualTestsSection({ visualTests }: ProjectReport): string {
     ],
   }));
   const body = [
-    figures([`Runs: ${formatCount(visualTests.runs)} (${formatCount(visualTests.passedRuns)} passed, ${formatCount(visualTests.failedRuns)} with failures)`]),
+    figures([
+      `Runs: ${formatCount(visualTests.runs)} (${formatCount(visualTests.passedRuns)} passed, ${formatCount(visualTests.failedRuns)} with failures)`,
+    ]),
     `<h3>Pass/fail history${visualTests.runs > history.length ? ` (the last ${history.length} runs)` : ''}</h3>`,
     columnChart(
       {
         id: 'visual-test-history',
         title: 'Visual test runs, oldest first: checks passed and failed',
-        description: history.map((r) => `${r.suite} ${r.ranAt.slice(0, 10)}: ${r.passed} passed, ${r.failed} failed`).join('; ') || 'No runs.',
+        description:
+          history.map((r) => `${r.suite} ${r.ranAt.slice(0, 10)}: ${r.passed} passed, ${r.failed} failed`).join('; ') || 'No runs.',
       },
       columns,
-      { legend: [{ label: 'passed', color: COLORS.passed }, { label: 'failed', color: COLORS.failed }], emptyNote: 'No visual test runs yet.' },
+      {
+        legend: [
+          { label: 'passed', color: COLORS.passed },
+          { label: 'failed', color: COLORS.failed },
+        ],
+        emptyNote: 'No visual test runs yet.',
+      },
     ),
     history.length === 0
       ? ''
@@ -248,9 +310,15 @@ function visualTestsSection({ visualTests }: ProjectReport): string {
 
 function validationsSection({ validations: v }: ProjectReport): string {
   const body = [
-    figures([`Validations: ${formatCount(v.count)} (${formatCount(v.valid)} valid, ${formatCount(v.invalid)} invalid, ${formatCount(v.undecided)} undecided)`]),
+    figures([
+      `Validations: ${formatCount(v.count)} (${formatCount(v.valid)} valid, ${formatCount(v.invalid)} invalid, ${formatCount(v.undecided)} undecided)`,
+    ]),
     splitBar(
-      { id: 'validation-verdicts', title: 'Validation verdicts', description: `${v.valid} valid, ${v.invalid} invalid, ${v.undecided} undecided` },
+      {
+        id: 'validation-verdicts',
+        title: 'Validation verdicts',
+        description: `${v.valid} valid, ${v.invalid} invalid, ${v.undecided} undecided`,
+      },
       [
         { label: 'valid', value: v.valid, color: COLORS.passed },
         { label: 'invalid', value: v.invalid, color: COLORS.failed },
@@ -262,7 +330,13 @@ function validationsSection({ validations: v }: ProjectReport): string {
       ? ''
       : `<h3>Recent</h3>${table(
           ['Validated', 'Component', 'Verdict', num('Confidence'), num('Checks passed / failed / unknown')],
-          v.recent.map((r) => [formatWhen(r.validatedAt), r.component, statusCell(verdictOf(r.valid)), num(formatRate(r.confidence)), num(`${r.checks.passed} / ${r.checks.failed} / ${r.checks.unknown}`)]),
+          v.recent.map((r) => [
+            formatWhen(r.validatedAt),
+            r.component,
+            statusCell(verdictOf(r.valid)),
+            num(formatRate(r.confidence)),
+            num(`${r.checks.passed} / ${r.checks.failed} / ${r.checks.unknown}`),
+          ]),
         )}`,
   ].join('');
   return section('validations', 'Validations', body);
@@ -271,7 +345,12 @@ function validationsSection({ validations: v }: ProjectReport): string {
 function generationsSection({ generations: g }: ProjectReport): string {
   const body = [
     figures([`Generations: ${formatCount(g.count)}, ${formatCount(g.cases)} test cases`]),
-    g.byTestType.length === 0 ? noData('No generated tests yet.') : table(['Test type', num('Generations')], g.byTestType.map((t) => [t.testType, num(formatCount(t.count))])),
+    g.byTestType.length === 0
+      ? noData('No generated tests yet.')
+      : table(
+          ['Test type', num('Generations')],
+          g.byTestType.map((t) => [t.testType, num(formatCount(t.count))]),
+        ),
   ].join('');
   return section('generations', 'Generated tests', body);
 }

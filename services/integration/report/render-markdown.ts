@@ -33,8 +33,22 @@ export function renderMarkdown(report: ProjectReport): string {
     report.collections.length === 0
       ? none('collections')
       : table(
-          [['Collection', 'left'], ['Project path', 'left'], ['Files', 'right'], ['Chunks', 'right'], ['Indexed', 'left'], ['Last job', 'left']],
-          report.collections.map((c) => [md(c.collectionName), c.projectPath === null ? DASH : md(c.projectPath), formatCount(c.files), formatCount(c.chunks), when(c.indexedAt), c.lastJobStatus === null ? DASH : md(c.lastJobStatus)]),
+          [
+            ['Collection', 'left'],
+            ['Project path', 'left'],
+            ['Files', 'right'],
+            ['Chunks', 'right'],
+            ['Indexed', 'left'],
+            ['Last job', 'left'],
+          ],
+          report.collections.map((c) => [
+            md(c.collectionName),
+            c.projectPath === null ? DASH : md(c.projectPath),
+            formatCount(c.files),
+            formatCount(c.chunks),
+            when(c.indexedAt),
+            c.lastJobStatus === null ? DASH : md(c.lastJobStatus),
+          ]),
         ),
   ];
   if (report.metrics) parts.push(...metricsSection(report.metrics));
@@ -56,8 +70,24 @@ function metricsSection({ indexing, queries, vision, usage }: ReportMetrics): st
     parts.push(
       '### Recent runs',
       table(
-        [['Job', 'left'], ['Collection', 'left'], ['Status', 'left'], ['Files', 'right'], ['Chunks', 'right'], ['Duration', 'right'], ['Finished', 'left']],
-        indexing.recent.map((j) => [md(j.jobId), md(j.collectionName), md(j.status), formatCount(j.filesIndexed), formatCount(j.chunks), formatMs(j.durationMs), when(j.finishedAt)]),
+        [
+          ['Job', 'left'],
+          ['Collection', 'left'],
+          ['Status', 'left'],
+          ['Files', 'right'],
+          ['Chunks', 'right'],
+          ['Duration', 'right'],
+          ['Finished', 'left'],
+        ],
+        indexing.recent.map((j) => [
+          md(j.jobId),
+          md(j.collectionName),
+          md(j.status),
+          formatCount(j.filesIndexed),
+          formatCount(j.chunks),
+          formatMs(j.durationMs),
+          when(j.finishedAt),
+        ]),
       ),
     );
   }
@@ -70,13 +100,28 @@ function metricsSection({ indexing, queries, vision, usage }: ReportMetrics): st
     ].join('\n'),
   );
   if (queries.byCollection.length > 0) {
-    parts.push('### By collection', table([['Collection', 'left'], ['Queries', 'right']], queries.byCollection.map((c) => [md(c.collectionName), formatCount(c.count)])));
+    parts.push(
+      '### By collection',
+      table(
+        [
+          ['Collection', 'left'],
+          ['Queries', 'right'],
+        ],
+        queries.byCollection.map((c) => [md(c.collectionName), formatCount(c.count)]),
+      ),
+    );
   }
   if (queries.perDay.length > 0) {
     const shown = queries.perDay.slice(-MARKDOWN_DAYS);
     parts.push(
       shown.length < queries.perDay.length ? `### Per day (the last ${MARKDOWN_DAYS} of ${queries.perDay.length})` : '### Per day',
-      table([['Day (UTC)', 'left'], ['Queries', 'right']], shown.map((d) => [md(d.day), formatCount(d.count)])),
+      table(
+        [
+          ['Day (UTC)', 'left'],
+          ['Queries', 'right'],
+        ],
+        shown.map((d) => [md(d.day), formatCount(d.count)]),
+      ),
     );
   }
 
@@ -84,18 +129,47 @@ function metricsSection({ indexing, queries, vision, usage }: ReportMetrics): st
     '## Vision',
     `- Captures: ${formatCount(vision.captures)}\n- Analyses: ${formatCount(vision.analyses)}`,
     '### Findings by severity',
-    table([['Severity', 'left'], ['Findings', 'right']], SEVERITIES.map((s) => [s, formatCount(vision.findings.bySeverity[s])])),
+    table(
+      [
+        ['Severity', 'left'],
+        ['Findings', 'right'],
+      ],
+      SEVERITIES.map((s) => [s, formatCount(vision.findings.bySeverity[s])]),
+    ),
   );
   if (vision.findings.byType.length > 0) {
-    parts.push('### Findings by type', table([['Type', 'left'], ['Findings', 'right']], vision.findings.byType.map((t) => [md(t.type), formatCount(t.count)])));
+    parts.push(
+      '### Findings by type',
+      table(
+        [
+          ['Type', 'left'],
+          ['Findings', 'right'],
+        ],
+        vision.findings.byType.map((t) => [md(t.type), formatCount(t.count)]),
+      ),
+    );
   }
 
-  parts.push(usage === null ? '## Usage\n\n_No key on this request: operators are not metered._' : `## Usage${usage.period === null ? '' : ` (${md(usage.period)})`}`);
+  parts.push(
+    usage === null
+      ? '## Usage\n\n_No key on this request: operators are not metered._'
+      : `## Usage${usage.period === null ? '' : ` (${md(usage.period)})`}`,
+  );
   if (usage !== null) {
     parts.push(
       table(
-        [['Metric', 'left'], ['Used', 'right'], ['Limit', 'right'], ['Remaining', 'right']],
-        usage.metrics.map((m) => [METRIC_NAMES[m.metric] ?? md(m.metric), formatCount(m.used), formatLimit(m.limit), formatLimit(m.remaining)]),
+        [
+          ['Metric', 'left'],
+          ['Used', 'right'],
+          ['Limit', 'right'],
+          ['Remaining', 'right'],
+        ],
+        usage.metrics.map((m) => [
+          METRIC_NAMES[m.metric] ?? md(m.metric),
+          formatCount(m.used),
+          formatLimit(m.limit),
+          formatLimit(m.remaining),
+        ]),
       ),
     );
   }
@@ -103,27 +177,51 @@ function metricsSection({ indexing, queries, vision, usage }: ReportMetrics): st
 }
 
 function visualTestsSection({ visualTests }: ProjectReport): string[] {
-  const parts = ['## Visual tests', `- Runs: ${formatCount(visualTests.runs)} (${formatCount(visualTests.passedRuns)} passed, ${formatCount(visualTests.failedRuns)} with failures)`];
+  const parts = [
+    '## Visual tests',
+    `- Runs: ${formatCount(visualTests.runs)} (${formatCount(visualTests.passedRuns)} passed, ${formatCount(visualTests.failedRuns)} with failures)`,
+  ];
   if (visualTests.history.length === 0) return [...parts, none('visual test runs')];
   return [
     ...parts,
     '### History (oldest first)',
     table(
-      [['Ran', 'left'], ['Suite', 'left'], ['URL', 'left'], ['Passed', 'right'], ['Failed', 'right']],
+      [
+        ['Ran', 'left'],
+        ['Suite', 'left'],
+        ['URL', 'left'],
+        ['Passed', 'right'],
+        ['Failed', 'right'],
+      ],
       visualTests.history.map((r) => [when(r.ranAt), md(r.suite), md(r.url), formatCount(r.passed), formatCount(r.failed)]),
     ),
   ];
 }
 
 function validationsSection({ validations: v }: ProjectReport): string[] {
-  const parts = ['## Validations', `- Validations: ${formatCount(v.count)} (${formatCount(v.valid)} valid, ${formatCount(v.invalid)} invalid, ${formatCount(v.undecided)} undecided)`];
+  const parts = [
+    '## Validations',
+    `- Validations: ${formatCount(v.count)} (${formatCount(v.valid)} valid, ${formatCount(v.invalid)} invalid, ${formatCount(v.undecided)} undecided)`,
+  ];
   if (v.recent.length === 0) return [...parts, none('validations')];
   return [
     ...parts,
     '### Recent',
     table(
-      [['Validated', 'left'], ['Component', 'left'], ['Verdict', 'left'], ['Confidence', 'right'], ['Checks passed / failed / unknown', 'right']],
-      v.recent.map((r) => [when(r.validatedAt), md(r.component), verdictOf(r.valid), formatRate(r.confidence), `${r.checks.passed} / ${r.checks.failed} / ${r.checks.unknown}`]),
+      [
+        ['Validated', 'left'],
+        ['Component', 'left'],
+        ['Verdict', 'left'],
+        ['Confidence', 'right'],
+        ['Checks passed / failed / unknown', 'right'],
+      ],
+      v.recent.map((r) => [
+        when(r.validatedAt),
+        md(r.component),
+        verdictOf(r.valid),
+        formatRate(r.confidence),
+        `${r.checks.passed} / ${r.checks.failed} / ${r.checks.unknown}`,
+      ]),
     ),
   ];
 }
@@ -131,5 +229,14 @@ function validationsSection({ validations: v }: ProjectReport): string[] {
 function generationsSection({ generations: g }: ProjectReport): string[] {
   const parts = ['## Generated tests', `- Generations: ${formatCount(g.count)}, ${formatCount(g.cases)} test cases`];
   if (g.byTestType.length === 0) return [...parts, none('generated tests')];
-  return [...parts, table([['Test type', 'left'], ['Generations', 'right']], g.byTestType.map((t) => [md(t.testType), formatCount(t.count)]))];
+  return [
+    ...parts,
+    table(
+      [
+        ['Test type', 'left'],
+        ['Generations', 'right'],
+      ],
+      g.byTestType.map((t) => [md(t.testType), formatCount(t.count)]),
+    ),
+  ];
 }

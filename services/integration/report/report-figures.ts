@@ -56,11 +56,20 @@ export function perDay(dates: readonly Date[]): Array<{ day: string; count: numb
 }
 
 /** Counts per key, largest first, ties by key: a stable order for tables and tests. */
-export function tally<T>(items: readonly T[], keyOf: (item: T) => string, amountOf: (item: T) => number = () => 1): Array<{ key: string; count: number }> {
+export function tally<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  amountOf: (item: T) => number = () => 1,
+): Array<{ key: string; count: number }> {
   const counts = new Map<string, number>();
   for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + amountOf(item));
-  return [...counts].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return [...counts]
+    .map(([key, count]) => ({ key, count }))
+    .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 /** At or after `since` (no since: everything). */
-export const atOrAfter = (since: Date | null) => (date: Date | null | undefined): boolean => since === null || (date instanceof Date && date.getTime() >= since.getTime());
+export const atOrAfter =
+  (since: Date | null) =>
+  (date: Date | null | undefined): boolean =>
+    since === null || (date instanceof Date && date.getTime() >= since.getTime());

@@ -19,6 +19,11 @@ export const formatWhen = (iso: string | null): string => (iso === null ? DASH :
 /** A quota of -1 is unlimited. */
 export const formatLimit = (limit: number): string => (limit === -1 ? 'unlimited' : formatCount(limit));
 
-export const verdictOf = (valid: boolean | null): 'valid' | 'invalid' | 'undecided' => (valid === true ? 'valid' : valid === false ? 'invalid' : 'undecided');
+export const verdictOf = (valid: boolean | null): 'valid' | 'invalid' | 'undecided' =>
+  valid === true ? 'valid' : valid === false ? 'invalid' : 'undecided';
 
-export const METRIC_NAMES: Record<string, string> = { queries: 'Queries', filesIndexed: 'Files indexed', screenshotsAnalyzed: 'Screenshots analyzed' };
+export const METRIC_NAMES: Record<string, string> = {
+  queries: 'Queries',
+  filesIndexed: 'Files indexed',
+  screenshotsAnalyzed: 'Screenshots analyzed',
+};

@@ -28,12 +28,22 @@ export type GenerationFacts = Pick<GenerationRecord, 'testType' | 'cases'>;
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-const newestFirst = <T>(at: (item: T) => Date, id: (item: T) => string) => (a: T, b: T): number => at(b).getTime() - at(a).getTime() || byName(id(a), id(b));
+const newestFirst =
+  <T>(at: (item: T) => Date, id: (item: T) => string) =>
+  (a: T, b: T): number =>
+    at(b).getTime() - at(a).getTime() || byName(id(a), id(b));
 
 export function collectionSummaries(collections: readonly RagCollection[]): CollectionSummary[] {
   return [...collections]
     .sort((a, b) => byName(a.collectionName, b.collectionName))
-    .map((c) => ({ collectionName: c.collectionName, projectPath: c.projectPath, files: c.files, chunks: c.chunks, indexedAt: iso(c.indexedAt), lastJobStatus: c.lastJobStatus }));
+    .map((c) => ({
+      collectionName: c.collectionName,
+      projectPath: c.projectPath,
+      files: c.files,
+      chunks: c.chunks,
+      indexedAt: iso(c.indexedAt),
+      lastJobStatus: c.lastJobStatus,
+    }));
 }
 
 export function indexingFigures(jobs: readonly IndexJob[]): ReportMetrics['indexing'] {
@@ -47,16 +57,32 @@ export function indexingFigures(jobs: readonly IndexJob[]): ReportMetrics['index
     totalDurationMs: sum(durations),
     medianDurationMs: median(durations),
     recent: [...jobs]
-      .sort(newestFirst((j) => j.requestedAt, (j) => j.jobId))
+      .sort(
+        newestFirst(
+          (j) => j.requestedAt,
+          (j) => j.jobId,
+        ),
+      )
       .slice(0, RECENT_JOBS)
-      .map((j) => ({ jobId: j.jobId, collectionName: j.collectionName, status: j.status, filesIndexed: j.filesIndexed, chunks: j.chunks, durationMs: j.durationMs, finishedAt: iso(j.finishedAt) })),
+      .map((j) => ({
+        jobId: j.jobId,
+        collectionName: j.collectionName,
+        status: j.status,
+        filesIndexed: j.filesIndexed,
+        chunks: j.chunks,
+        durationMs: j.durationMs,
+        finishedAt: iso(j.finishedAt),
+      })),
   };
 }
 
 export function queryFigures(queries: readonly QueryFacts[]): ReportMetrics['queries'] {
   const cached = queries.filter((q) => q.cached).length;
   const durations = queries.map((q) => q.durationMs);
-  const latencyMs = queries.length === 0 ? null : { p50: percentile(durations, 50)!, p95: percentile(durations, 95)!, max: durations.reduce((m, d) => Math.max(m, d), -Infinity) };
+  const latencyMs =
+    queries.length === 0
+      ? null
+      : { p50: percentile(durations, 50)!, p95: percentile(durations, 95)!, max: durations.reduce((m, d) => Math.max(m, d), -Infinity) };
   return {
     count: queries.length,
     cached,
@@ -85,7 +111,12 @@ export function usageFigures(usage: QuotaReport | undefined, period: string): Re
 
 export function visualTestSummary(runs: readonly TestRunFacts[]): VisualTestSummary {
   const history = [...runs]
-    .sort(newestFirst((r) => r.ranAt, (r) => r.runId))
+    .sort(
+      newestFirst(
+        (r) => r.ranAt,
+        (r) => r.runId,
+      ),
+    )
     .slice(0, TEST_HISTORY)
     .reverse()
     .map((r) => ({ runId: r.runId, suite: r.suite, url: r.url, ranAt: r.ranAt.toISOString(), passed: r.passed, failed: r.failed }));
@@ -100,9 +131,21 @@ export function validationSummary(validations: readonly ValidationRecord[]): Val
     invalid: validations.filter((v) => v.valid === false).length,
     undecided: validations.filter((v) => v.valid === null).length,
     recent: [...validations]
-      .sort(newestFirst((v) => v.validatedAt, (v) => v.validationId))
+      .sort(
+        newestFirst(
+          (v) => v.validatedAt,
+          (v) => v.validationId,
+        ),
+      )
       .slice(0, RECENT_VALIDATIONS)
-      .map((v) => ({ validationId: v.validationId, component: v.component, valid: v.valid, confidence: v.confidence, checks: { ...v.checks }, validatedAt: v.validatedAt.toISOString() })),
+      .map((v) => ({
+        validationId: v.validationId,
+        component: v.component,
+        valid: v.valid,
+        confidence: v.confidence,
+        checks: { ...v.checks },
+        validatedAt: v.validatedAt.toISOString(),
+      })),
   };
 }
 

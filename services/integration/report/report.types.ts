@@ -39,7 +39,15 @@ export interface ReportMetrics {
     totalDurationMs: number;
     medianDurationMs: number | null;
     /** Newest first, at most 20. */
-    recent: Array<{ jobId: string; collectionName: string; status: string; filesIndexed: number; chunks: number; durationMs: number | null; finishedAt: string | null }>;
+    recent: Array<{
+      jobId: string;
+      collectionName: string;
+      status: string;
+      filesIndexed: number;
+      chunks: number;
+      durationMs: number | null;
+      finishedAt: string | null;
+    }>;
   };
   queries: {
     count: number;
@@ -75,7 +83,14 @@ export interface ValidationSummary {
   invalid: number;
   undecided: number;
   /** Newest first, at most 20. */
-  recent: Array<{ validationId: string; component: string; valid: boolean | null; confidence: number; checks: { passed: number; failed: number; unknown: number }; validatedAt: string }>;
+  recent: Array<{
+    validationId: string;
+    component: string;
+    valid: boolean | null;
+    confidence: number;
+    checks: { passed: number; failed: number; unknown: number };
+    validatedAt: string;
+  }>;
 }
 
 export interface GenerationSummary {

@@ -85,7 +85,11 @@ function legend(items: readonly Omit<Segment, 'value'>[], y: number, x0 = 0): st
  * Columns of stacked segments (queries per day: one segment; test runs: passed and failed) with a
  * zero line and the top of the scale written on the left.
  */
-export function columnChart(text: ChartText, columns: readonly Column[], options: { legend?: readonly Omit<Segment, 'value'>[]; emptyNote?: string } = {}): string {
+export function columnChart(
+  text: ChartText,
+  columns: readonly Column[],
+  options: { legend?: readonly Omit<Segment, 'value'>[]; emptyNote?: string } = {},
+): string {
   if (columns.length === 0) return noData(options.emptyNote);
   const [left, right, top, axis] = [48, 8, options.legend ? 30 : 14, 30];
   const plotHeight = 160;
@@ -150,11 +154,22 @@ export function splitBar(text: ChartText, parts: readonly Segment[], emptyNote?:
   const bars = parts
     .map((p) => {
       const width = scaled(p.value, total, CHART_WIDTH);
-      const rect = width > 0 ? `<rect x="${n(x)}" y="0" width="${n(width)}" height="28" fill="${esc(p.color)}"><title>${esc(`${p.label}: ${p.value}`)}</title></rect>` : '';
+      const rect =
+        width > 0
+          ? `<rect x="${n(x)}" y="0" width="${n(width)}" height="28" fill="${esc(p.color)}"><title>${esc(`${p.label}: ${p.value}`)}</title></rect>`
+          : '';
       x += width;
       return rect;
     })
     .join('');
   const share = (p: Segment) => `${p.label} ${p.value} (${Math.round((Math.max(p.value, 0) / total) * 100)}%)`;
-  return frame(text, 62, bars + legend(parts.map((p) => ({ label: share(p), color: p.color })), 52));
+  return frame(
+    text,
+    62,
+    bars +
+      legend(
+        parts.map((p) => ({ label: share(p), color: p.color })),
+        52,
+      ),
+  );
 }

@@ -63,11 +63,18 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
     if (Number.isFinite(left) && left < count) {
       const reset = Number(res.getHeader('X-RateLimit-Reset') ?? Number.NaN);
       const retryAfter = Number.isFinite(reset) ? Math.max(1, Math.ceil(reset - Date.now() / 1000)) : 1;
-      res.set('Retry-After', String(retryAfter)).status(429).json({
-        jsonrpc: '2.0',
-        error: { code: -32000, message: `Rate limit exceeded: the batch holds ${count + 1} requests and the key has ${left + 1} left in this window; retry later or send fewer`, data: { code: 'RATE_LIMITED' } },
-        id: null,
-      });
+      res
+        .set('Retry-After', String(retryAfter))
+        .status(429)
+        .json({
+          jsonrpc: '2.0',
+          error: {
+            code: -32000,
+            message: `Rate limit exceeded: the batch holds ${count + 1} requests and the key has ${left + 1} left in this window; retry later or send fewer`,
+            data: { code: 'RATE_LIMITED' },
+          },
+          id: null,
+        });
       return false;
     }
     // One after the other: a refusal (another request of the key took the room meanwhile) is
@@ -76,82 +83,121 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
     return true;
   }
 
-  app.all(MCP_PATH, async (req: Request, res: Response, next) => {
-    // The transport's methods are POST, GET and DELETE; the SDK answered any other with a 500
-    // (found by npm run fuzz).
-    if (!MCP_METHODS.includes(req.method)) {
-      res.set('Allow', MCP_METHODS.join(', ')).status(405).json({ error: `${req.method} is not an MCP transport method`, code: 'METHOD_NOT_ALLOWED' });
-      return;
-    }
-    const admitted = await admitBeforeBody(req, res, () => admit(req, res));
-    if (!admitted) return;
-    res.locals.mcpAdmitted = admitted;
-    next();
-  }, json, async (req: Request, res: Response) => {
-    // The SDK validates a message recursively: thousands of levels overflow its stack and it answers
-    // 500 (found by npm run fuzz). No MCP message is anywhere near this deep.
-    // A body that is not a JSON-RPC 2.0 message or batch (a bare number, jsonrpc "1.0", a batch reusing an id) makes the SDK
-    // answer 500 (found by npm run fuzz); it is the client's malformed request.
-    const body: unknown = req.body;
-    if (req.method === 'POST' && body === undefined) {
-      // The JSON parser passed it over: not application/json (or a duplicated Content-Type, of which Node keeps the first).
-      res.status(415).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' }, id: null });
-      return;
-    }
-    // An Upgrade (a WebSocket handshake) is not served here; HTTP lets a server ignore it, and the
-    // SDK's request conversion fails on it with a 500 (found by npm run fuzz).
-    delete req.headers.upgrade;
-    if (/\bupgrade\b/i.test(String(req.headers.connection ?? ''))) delete req.headers.connection;
-    const twice = MCP_SINGLE_HEADERS.find((name) => req.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === name).length > 1);
-    if (twice) {
-      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${twice} given more than once` }, id: null });
-      return;
-    }
-    if (req.method === 'POST' && !isJsonRpcShaped(body)) {
-      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: a JSON-RPC 2.0 message is an object with jsonrpc "2.0", or an array of them' }, id: null });
-      return;
-    }
-    if (Array.isArray(body) && body.length > MAX_BATCH) {
-      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: a batch holds at most ${MAX_BATCH} messages, this one ${body.length}` }, id: null });
-      return;
-    }
-    // The body is parsed already; the SDK reads the header again and answers 500 to one whose
-    // parameters do not parse (`application/json;;;`, found by npm run fuzz).
-    if (req.method === 'POST') req.headers['content-type'] = 'application/json';
-    const badInitialize = Array.isArray(body) ? null : initializeWithoutVersion(body);
-    if (badInitialize !== null) {
-      // The SDK answers an initialize without a protocol version with a 500 (found by npm run fuzz).
-      res.status(200).json({ jsonrpc: '2.0', id: badInitialize, error: { code: -32602, message: 'Invalid params: initialize needs params.protocolVersion, capabilities and clientInfo' } });
-      return;
-    }
-    const unserved = unservedMethod(body);
-    if (unserved !== null) {
-      // The SDK answers a method of a capability this server does not declare (prompts, resources,
-      // completion, logging) with a 500 (found by npm run fuzz); JSON-RPC says -32601.
-      const single = !Array.isArray(body) ? (body as { id?: unknown }) : null;
-      if (single && single.id !== undefined) res.status(200).json({ jsonrpc: '2.0', id: single.id, error: { code: -32601, message: `Method not found: ${unserved}` } });
-      else if (single) res.status(202).end();
-      else res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: the batch holds ${unserved}, which this server does not serve` }, id: null });
-      return;
-    }
-    if (deeperThan(req.body, MAX_NESTING)) {
-      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: nested deeper than ${MAX_NESTING} levels` }, id: null });
-      return;
-    }
-    // The HTTP request was admitted as one; each further message of a batch is a request of its own.
-    if (Array.isArray(body) && body.length > 1 && !(await admitRest(req, res, body.length - 1))) return;
-    // The adapter builds the SDK's URL as `http://${Host}${req.url}`: an absolute-form request target
-    // (`POST http://host/mcp`, which HTTP/1.1 servers must accept) or a Host that is no authority made
-    // it throw, answered 500 (found by npm run fuzz). The SDK is handed the origin form and, when the
-    // Host cannot be part of a URL, a neutral one; nothing of ours reads them afterwards.
-    req.url = originForm(req.url);
-    if (!URL.canParse(`http://${req.headers.host ?? ''}${req.url}`)) req.headers.host = 'localhost';
-    const admitted = res.locals.mcpAdmitted as Admitted;
-    const auth: AuthInfo = { token: admitted.identity.keyHash, clientId: admitted.identity.customerId, scopes: ['visionRAG'] };
-    admissions.set(auth, { admitted, correlationId: req.id });
-    (req as Request & { auth?: AuthInfo }).auth = auth;
-    await serve(req, res, req.body);
-  });
+  app.all(
+    MCP_PATH,
+    async (req: Request, res: Response, next) => {
+      // The transport's methods are POST, GET and DELETE; the SDK answered any other with a 500
+      // (found by npm run fuzz).
+      if (!MCP_METHODS.includes(req.method)) {
+        res
+          .set('Allow', MCP_METHODS.join(', '))
+          .status(405)
+          .json({ error: `${req.method} is not an MCP transport method`, code: 'METHOD_NOT_ALLOWED' });
+        return;
+      }
+      const admitted = await admitBeforeBody(req, res, () => admit(req, res));
+      if (!admitted) return;
+      res.locals.mcpAdmitted = admitted;
+      next();
+    },
+    json,
+    async (req: Request, res: Response) => {
+      // The SDK validates a message recursively: thousands of levels overflow its stack and it answers
+      // 500 (found by npm run fuzz). No MCP message is anywhere near this deep.
+      // A body that is not a JSON-RPC 2.0 message or batch (a bare number, jsonrpc "1.0", a batch reusing an id) makes the SDK
+      // answer 500 (found by npm run fuzz); it is the client's malformed request.
+      const body: unknown = req.body;
+      if (req.method === 'POST' && body === undefined) {
+        // The JSON parser passed it over: not application/json (or a duplicated Content-Type, of which Node keeps the first).
+        res.status(415).json({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' },
+          id: null,
+        });
+        return;
+      }
+      // An Upgrade (a WebSocket handshake) is not served here; HTTP lets a server ignore it, and the
+      // SDK's request conversion fails on it with a 500 (found by npm run fuzz).
+      delete req.headers.upgrade;
+      if (/\bupgrade\b/i.test(String(req.headers.connection ?? ''))) delete req.headers.connection;
+      const twice = MCP_SINGLE_HEADERS.find((name) => req.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === name).length > 1);
+      if (twice) {
+        res
+          .status(400)
+          .json({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${twice} given more than once` }, id: null });
+        return;
+      }
+      if (req.method === 'POST' && !isJsonRpcShaped(body)) {
+        res.status(400).json({
+          jsonrpc: '2.0',
+          error: {
+            code: -32600,
+            message: 'Invalid Request: a JSON-RPC 2.0 message is an object with jsonrpc "2.0", or an array of them',
+          },
+          id: null,
+        });
+        return;
+      }
+      if (Array.isArray(body) && body.length > MAX_BATCH) {
+        res.status(400).json({
+          jsonrpc: '2.0',
+          error: { code: -32600, message: `Invalid Request: a batch holds at most ${MAX_BATCH} messages, this one ${body.length}` },
+          id: null,
+        });
+        return;
+      }
+      // The body is parsed already; the SDK reads the header again and answers 500 to one whose
+      // parameters do not parse (`application/json;;;`, found by npm run fuzz).
+      if (req.method === 'POST') req.headers['content-type'] = 'application/json';
+      const badInitialize = Array.isArray(body) ? null : initializeWithoutVersion(body);
+      if (badInitialize !== null) {
+        // The SDK answers an initialize without a protocol version with a 500 (found by npm run fuzz).
+        res.status(200).json({
+          jsonrpc: '2.0',
+          id: badInitialize,
+          error: { code: -32602, message: 'Invalid params: initialize needs params.protocolVersion, capabilities and clientInfo' },
+        });
+        return;
+      }
+      const unserved = unservedMethod(body);
+      if (unserved !== null) {
+        // The SDK answers a method of a capability this server does not declare (prompts, resources,
+        // completion, logging) with a 500 (found by npm run fuzz); JSON-RPC says -32601.
+        const single = !Array.isArray(body) ? (body as { id?: unknown }) : null;
+        if (single && single.id !== undefined)
+          res.status(200).json({ jsonrpc: '2.0', id: single.id, error: { code: -32601, message: `Method not found: ${unserved}` } });
+        else if (single) res.status(202).end();
+        else
+          res.status(400).json({
+            jsonrpc: '2.0',
+            error: { code: -32600, message: `Invalid Request: the batch holds ${unserved}, which this server does not serve` },
+            id: null,
+          });
+        return;
+      }
+      if (deeperThan(req.body, MAX_NESTING)) {
+        res.status(400).json({
+          jsonrpc: '2.0',
+          error: { code: -32600, message: `Invalid Request: nested deeper than ${MAX_NESTING} levels` },
+          id: null,
+        });
+        return;
+      }
+      // The HTTP request was admitted as one; each further message of a batch is a request of its own.
+      if (Array.isArray(body) && body.length > 1 && !(await admitRest(req, res, body.length - 1))) return;
+      // The adapter builds the SDK's URL as `http://${Host}${req.url}`: an absolute-form request target
+      // (`POST http://host/mcp`, which HTTP/1.1 servers must accept) or a Host that is no authority made
+      // it throw, answered 500 (found by npm run fuzz). The SDK is handed the origin form and, when the
+      // Host cannot be part of a URL, a neutral one; nothing of ours reads them afterwards.
+      req.url = originForm(req.url);
+      if (!URL.canParse(`http://${req.headers.host ?? ''}${req.url}`)) req.headers.host = 'localhost';
+      const admitted = res.locals.mcpAdmitted as Admitted;
+      const auth: AuthInfo = { token: admitted.identity.keyHash, clientId: admitted.identity.customerId, scopes: ['visionRAG'] };
+      admissions.set(auth, { admitted, correlationId: req.id });
+      (req as Request & { auth?: AuthInfo }).auth = auth;
+      await serve(req, res, req.body);
+    },
+  );
   return { close: () => handler.close() };
 }
 
@@ -169,7 +215,11 @@ export function isJsonRpcShaped(body: unknown): boolean {
   // JSON-RPC ids are strings, numbers or null; an object id (thousands of levels deep) overflowed
   // the stack when an answer echoed it (found by npm run fuzz).
   const one = (m: unknown) =>
-    m !== null && typeof m === 'object' && !Array.isArray(m) && (m as { jsonrpc?: unknown }).jsonrpc === '2.0' && validId((m as { id?: unknown }).id);
+    m !== null &&
+    typeof m === 'object' &&
+    !Array.isArray(m) &&
+    (m as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
+    validId((m as { id?: unknown }).id);
   if (!Array.isArray(body)) return one(body);
   // A batch whose requests share an id cannot be answered one answer per request.
   const ids = body.map((m) => (m as { id?: unknown } | null)?.id).filter((id) => id !== undefined && id !== null);
@@ -196,7 +246,12 @@ export function initializeWithoutVersion(body: unknown): string | number | null 
   const message = body as { method?: unknown; id?: unknown; params?: unknown } | null;
   if (message?.method !== 'initialize' || (typeof message.id !== 'string' && typeof message.id !== 'number')) return null;
   const params = message.params as { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown } | null | undefined;
-  const valid = typeof params?.protocolVersion === 'string' && typeof params.capabilities === 'object' && params.capabilities !== null && typeof params.clientInfo === 'object' && params.clientInfo !== null;
+  const valid =
+    typeof params?.protocolVersion === 'string' &&
+    typeof params.capabilities === 'object' &&
+    params.capabilities !== null &&
+    typeof params.clientInfo === 'object' &&
+    params.clientInfo !== null;
   return valid ? null : message.id;
 }
 

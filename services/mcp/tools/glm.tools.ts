@@ -12,7 +12,7 @@ export const glmCaptureTool = defineTool({
   name: 'glm_capture',
   title: 'Capture a web page',
   description:
-    'Loads a page in a headless browser and takes a screenshot (viewport, full page or one element), stored with the page\'s DOM and accessibility data at that moment. ' +
+    "Loads a page in a headless browser and takes a screenshot (viewport, full page or one element), stored with the page's DOM and accessibility data at that moment. " +
     'Returns screenshotId and screenshotUrl for glm_analyze. Private and internal addresses are refused.',
   input: captureInput,
   output: z.object({
@@ -28,7 +28,8 @@ export const glmCaptureTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   run: async (args, ctx) => (await capturePage(ctx.vision.deps, ctx.caller, args, ctx.correlationId)).answer,
-  render: (r) => `captured "${r.title}" (${r.width}×${r.height}) from ${r.finalUrl}: ${r.screenshotUrl}${r.blockedRequests > 0 ? ` (${r.blockedRequests} requests refused)` : ''}`,
+  render: (r) =>
+    `captured "${r.title}" (${r.width}×${r.height}) from ${r.finalUrl}: ${r.screenshotUrl}${r.blockedRequests > 0 ? ` (${r.blockedRequests} requests refused)` : ''}`,
 });
 
 const finding = z.object({
@@ -70,7 +71,7 @@ export const glmTestTool = defineTool({
   name: 'glm_test',
   title: 'Run a visual test suite',
   description:
-    'Runs a named suite of checks against a page: visual (pixel comparison with the suite\'s baseline; the first run records it), element (exists, visible, text), a11y (maximum axe impact), layout (rules). ' +
+    "Runs a named suite of checks against a page: visual (pixel comparison with the suite's baseline; the first run records it), element (exists, visible, text), a11y (maximum axe impact), layout (rules). " +
     'Returns passed/failed per check, with a diff image URL for visual failures. Each run counts one toward screenshotsAnalyzed.',
   input: testInput,
   output: z.object({
@@ -93,7 +94,8 @@ export const glmTestTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   run: (args, ctx) => runTestSuite(ctx.vision.deps, ctx.caller, args, ctx.correlationId),
-  render: (r) => `suite ${r.suite}: ${r.passed} passed, ${r.failed} failed\n${r.results.map((c) => `- ${c.status} ${c.name} (${c.type}): ${c.message}`).join('\n')}`,
+  render: (r) =>
+    `suite ${r.suite}: ${r.passed} passed, ${r.failed} failed\n${r.results.map((c) => `- ${c.status} ${c.name} (${c.type}): ${c.message}`).join('\n')}`,
 });
 
 export const GLM_TOOLS: readonly Tool[] = [glmCaptureTool, glmAnalyzeTool, glmTestTool];

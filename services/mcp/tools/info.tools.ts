@@ -10,7 +10,8 @@ const features = z.object({ rag: z.boolean(), glmVision: z.boolean(), contextAwa
 export const healthCheckTool = defineTool({
   name: 'health_check',
   title: 'Service health',
-  description: 'Tells whether the vision RAG service is healthy, degraded (up, but a feature does not work here) or unhealthy, and which features work in this deployment.',
+  description:
+    'Tells whether the vision RAG service is healthy, degraded (up, but a feature does not work here) or unhealthy, and which features work in this deployment.',
   input: z.object({}),
   output: z.object({
     status: z.enum(['healthy', 'degraded', 'unhealthy']),
@@ -28,12 +29,17 @@ export const healthCheckTool = defineTool({
       .join(', ')}`,
 });
 
-const quota = z.object({ used: z.number(), limit: z.number().describe('-1 is unlimited'), remaining: z.number().describe('-1 is unlimited') });
+const quota = z.object({
+  used: z.number(),
+  limit: z.number().describe('-1 is unlimited'),
+  remaining: z.number().describe('-1 is unlimited'),
+});
 
 export const apiInfoTool = defineTool({
   name: 'api_info',
   title: 'About this server and your key',
-  description: "Describes this server: its tools, the HTTP API beside it, the size limits of pushed files, and your key's tier, rate limit and monthly usage.",
+  description:
+    "Describes this server: its tools, the HTTP API beside it, the size limits of pushed files, and your key's tier, rate limit and monthly usage.",
   input: z.object({}),
   output: z.object({
     name: z.string(),
@@ -67,7 +73,12 @@ export const apiInfoTool = defineTool({
       tools: [...ctx.toolNames],
       http: API_PATHS,
       limits: { topKMax: TOP_K_MAX, pushMaxFiles: rag.pushMaxFiles, maxFileBytes: rag.maxFileBytes, pushBodyLimit: rag.pushBodyLimit },
-      caller: { customerId: ctx.identity.customerId, tier: ctx.identity.tier, requestsPerMinute: limitsOf(ctx.identity.tier).requestsPerMinute, usage: ctx.caller.usage ?? {} },
+      caller: {
+        customerId: ctx.identity.customerId,
+        tier: ctx.identity.tier,
+        requestsPerMinute: limitsOf(ctx.identity.tier).requestsPerMinute,
+        usage: ctx.caller.usage ?? {},
+      },
     };
   },
   render: (r) => {

@@ -48,8 +48,15 @@ export const integrationValidateTool = defineTool({
     const verdict = r.valid === null ? 'undecided' : r.valid ? 'valid' : 'not valid';
     const lines = r.checks.map((c) => `- [${c.status}${c.decidedBy === 'model' ? ', by the model' : ''}] ${c.description}: ${c.detail}`);
     const code = r.evidence.filter((e) => e.role === 'definition').map((e) => `${e.file}:${e.startLine}-${e.endLine}`);
-    const model = r.judgedByModel.length === 0 ? '' : `; with the model's answers: ${r.modelValid === null ? 'undecided' : r.modelValid ? 'valid' : 'not valid'}`;
-    return [`${r.component}: ${verdict} (confidence ${r.confidence})${model}${code.length > 0 ? `, defined at ${code.join(', ')}` : ''}`, ...lines, ...r.issues.map((i) => `issue: ${i}`)].join('\n');
+    const model =
+      r.judgedByModel.length === 0
+        ? ''
+        : `; with the model's answers: ${r.modelValid === null ? 'undecided' : r.modelValid ? 'valid' : 'not valid'}`;
+    return [
+      `${r.component}: ${verdict} (confidence ${r.confidence})${model}${code.length > 0 ? `, defined at ${code.join(', ')}` : ''}`,
+      ...lines,
+      ...r.issues.map((i) => `issue: ${i}`),
+    ].join('\n');
   },
 });
 
@@ -102,7 +109,9 @@ export const integrationReportTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   run: async (args, ctx) => {
     const result = await projectReport(ctx.integration.rag, ctx.caller, args);
-    return result.format === 'json' ? { success: true as const, format: 'json' as const, report: { ...result.body } } : { success: true as const, format: result.format, document: result.body };
+    return result.format === 'json'
+      ? { success: true as const, format: 'json' as const, report: { ...result.body } }
+      : { success: true as const, format: result.format, document: result.body };
   },
   render: (r) => (r.document !== undefined ? r.document : JSON.stringify(r.report, null, 2)),
 });

@@ -31,7 +31,8 @@ const jobOutput = z.object({
 
 const renderJob = (job: z.output<typeof jobOutput>): string => {
   const counts = `${job.filesIndexed} indexed, ${job.filesUnchanged} unchanged, ${job.filesSkipped} skipped, ${job.filesRemoved} removed, ${job.chunks} chunks`;
-  if (job.status === 'completed') return `index job ${job.jobId} on ${job.collectionName} completed in ${job.durationMs ?? 0} ms: ${counts}`;
+  if (job.status === 'completed')
+    return `index job ${job.jobId} on ${job.collectionName} completed in ${job.durationMs ?? 0} ms: ${counts}`;
   if (job.status === 'failed') return `index job ${job.jobId} on ${job.collectionName} failed: ${job.error ?? 'unknown error'}`;
   return `index job ${job.jobId} on ${job.collectionName} is ${job.status} (${counts} so far); follow it with rag_index_status`;
 };
@@ -41,9 +42,15 @@ export const ragSetupTool = defineTool({
   title: 'Set up a code collection',
   description:
     'Creates (or re-points) one of your collections over a project folder on the server, so it can be indexed and searched. ' +
-    'Call once per project, then rag_index, then rag_query. The folder must be inside the server\'s RAG_ROOTS; api_info tells your limits.',
+    "Call once per project, then rag_index, then rag_query. The folder must be inside the server's RAG_ROOTS; api_info tells your limits.",
   input: setupInput,
-  output: z.object({ success: z.literal(true), message: z.string(), projectPath: z.string(), collectionName: z.string(), vectorDB: z.enum(VECTOR_DBS) }),
+  output: z.object({
+    success: z.literal(true),
+    message: z.string(),
+    projectPath: z.string(),
+    collectionName: z.string(),
+    vectorDB: z.enum(VECTOR_DBS),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: (args, ctx) => setupCollection(ctx.engine.deps, ctx.caller, args, ctx.correlationId),
   render: (r) => `${r.message} (project ${r.projectPath}, vector store ${r.vectorDB})`,

@@ -57,13 +57,15 @@ export function createApp(options: AppOptions, mount: (app: Express) => void): E
   app.use(requestContext());
   app.use(metricsMiddleware(options.service));
   if (options.healthRoute) options.healthRoute(app);
-  else app.get('/health', async (req, res) => {
-    const report = await readiness(options.health);
-    const presented = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    const trusted = options.healthDetailsToken !== undefined && presented !== undefined && keysEqualConstantTime(presented, options.healthDetailsToken);
-    res.setHeader('Cache-Control', 'no-store');
-    res.status(report.status === 'ok' ? 200 : 503).json({ service: options.service, ...(trusted ? report : withoutDetails(report)) });
-  });
+  else
+    app.get('/health', async (req, res) => {
+      const report = await readiness(options.health);
+      const presented = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+      const trusted =
+        options.healthDetailsToken !== undefined && presented !== undefined && keysEqualConstantTime(presented, options.healthDetailsToken);
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(report.status === 'ok' ? 200 : 503).json({ service: options.service, ...(trusted ? report : withoutDetails(report)) });
+    });
   app.get('/health/live', (_req, res) => {
     const live = liveness(options.health);
     res.setHeader('Cache-Control', 'no-store');
@@ -102,7 +104,8 @@ function lazyRequestLogger(app: Express, options: AppOptions): void {
     configurable: true,
     get(this: Express['request'] & { [REQUEST_LOG]?: Logger }) {
       // A service's logger mostly has its name bound already; pino would write the key twice.
-      const bindings = options.log.bindings().service === options.service ? { requestId: this.id } : { service: options.service, requestId: this.id };
+      const bindings =
+        options.log.bindings().service === options.service ? { requestId: this.id } : { service: options.service, requestId: this.id };
       return (this[REQUEST_LOG] ??= options.log.child(bindings));
     },
     set(this: Express['request'] & { [REQUEST_LOG]?: Logger }, value: Logger) {
@@ -135,7 +138,10 @@ function errorHandler(log: Logger, shape: (body: ErrorBody) => Record<string, un
   return (err: unknown, req, res, _next) => {
     const l = req.log ?? log;
     if (err instanceof HttpError) {
-      res.set(err.headers).status(err.status).json(shape({ error: err.message, code: err.code, ...err.details }));
+      res
+        .set(err.headers)
+        .status(err.status)
+        .json(shape({ error: err.message, code: err.code, ...err.details }));
       return;
     }
     const parserType = (err as BodyParserError | null)?.type;
@@ -153,7 +159,12 @@ function errorHandler(log: Logger, shape: (body: ErrorBody) => Record<string, un
     }
     const fault = clientFault(err);
     if (fault !== undefined) {
-      res.status(fault).json(shape({ error: 'the request could not be read (its encoding, framing or path)', code: fault === 400 ? 'BAD_REQUEST' : 'CLIENT_ERROR' }));
+      res.status(fault).json(
+        shape({
+          error: 'the request could not be read (its encoding, framing or path)',
+          code: fault === 400 ? 'BAD_REQUEST' : 'CLIENT_ERROR',
+        }),
+      );
       return;
     }
     const answer = faultAnswer(err, req.id, l);
@@ -165,10 +176,18 @@ function errorHandler(log: Logger, shape: (body: ErrorBody) => Record<string, un
  * The answer to a failure no route turned into one: 503 with Retry-After when a dependency is out
  * (logged as a warning), else 500 with the request id (logged as an error, with its stack).
  */
-export function faultAnswer(err: unknown, requestId: string, log: Logger): { status: number; headers: Record<string, string>; body: ErrorBody } {
+export function faultAnswer(
+  err: unknown,
+  requestId: string,
+  log: Logger,
+): { status: number; headers: Record<string, string>; body: ErrorBody } {
   if (isTransient(err)) {
     log.warn({ err: (err as Error).message }, 'dependency unavailable');
-    return { status: 503, headers: { 'Retry-After': '5' }, body: { error: 'a dependency is unavailable; retry shortly', code: 'UNAVAILABLE' } };
+    return {
+      status: 503,
+      headers: { 'Retry-After': '5' },
+      body: { error: 'a dependency is unavailable; retry shortly', code: 'UNAVAILABLE' },
+    };
   }
   log.error({ err }, 'unhandled error');
   return { status: 500, headers: {}, body: { error: 'internal error', code: 'INTERNAL', requestId } };

@@ -61,7 +61,10 @@ export function ipLimitKey(ip: string): string {
     const [hi = 0, lo = 0] = groups.slice(6);
     return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
   }
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The client's limit bucket: ipLimitKey of its address as `trust proxy` works it out. */

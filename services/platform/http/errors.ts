@@ -5,7 +5,12 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(status: number, code: string, message: string, options: { headers?: Record<string, string>; details?: Record<string, unknown> } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { headers?: Record<string, string>; details?: Record<string, unknown> } = {},
+  ) {
     super(message);
     this.name = 'HttpError';
     this.status = status;

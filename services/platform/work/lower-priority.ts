@@ -26,7 +26,8 @@ export function lowerChildPriority(nice: number, match: (command: string) => boo
       }
     }
     const descends = (pid: number): boolean => {
-      for (let p = parents.get(pid), hops = 0; p !== undefined && p > 1 && hops < 64; p = parents.get(p), hops++) if (p === process.pid) return true;
+      for (let p = parents.get(pid), hops = 0; p !== undefined && p > 1 && hops < 64; p = parents.get(p), hops++)
+        if (p === process.pid) return true;
       return false;
     };
     for (const [pid, command] of commands) {

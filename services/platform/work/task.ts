@@ -26,7 +26,11 @@ export interface TaskMessage {
 /** What a worker answers. `error` carries a name so that the pool can rebuild what callers test for. */
 export type TaskReply =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly code?: string } };
+  | {
+      readonly id: number;
+      readonly ok: false;
+      readonly error: { readonly name: string; readonly message: string; readonly code?: string };
+    };
 
 /**
  * A failure a task reports on purpose (bad input, a refused file): rebuilt in the caller's thread

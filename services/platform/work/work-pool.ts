@@ -93,7 +93,8 @@ export class WorkPool {
   #closed = false;
 
   constructor(options: WorkPoolOptions) {
-    if (!Number.isInteger(options.threads) || options.threads < 1) throw new RangeError(`${options.name} pool: threads must be a positive integer`);
+    if (!Number.isInteger(options.threads) || options.threads < 1)
+      throw new RangeError(`${options.name} pool: threads must be a positive integer`);
     this.#options = options;
     this.#queue = new FairQueue(options.queuePerTenant);
   }
@@ -162,7 +163,10 @@ export class WorkPool {
 
   #spawn(): Slot {
     const worker = new Worker(WORKER_URL, {
-      resourceLimits: { maxOldGenerationSizeMb: this.#options.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.#options.memoryMb / 8)) },
+      resourceLimits: {
+        maxOldGenerationSizeMb: this.#options.memoryMb,
+        maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.#options.memoryMb / 8)),
+      },
       workerData: { nice: this.#options.nice ?? 10 },
       // A task's console output is not the service's log.
       stdout: true,
@@ -192,7 +196,11 @@ export class WorkPool {
       if (at >= 0) this.#slots.splice(at, 1);
       const pending = slot.running;
       this.#finish(slot);
-      if (pending) this.#settle(pending, slot.endedFor ?? failure ?? new WorkBudgetError('crash', `the ${this.#options.name} thread exited with code ${code}`));
+      if (pending)
+        this.#settle(
+          pending,
+          slot.endedFor ?? failure ?? new WorkBudgetError('crash', `the ${this.#options.name} thread exited with code ${code}`),
+        );
       this.#dispatch();
     });
     this.#slots.push(slot);

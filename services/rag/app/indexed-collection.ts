@@ -7,6 +7,7 @@ export async function indexedCollection(deps: Pick<RagDeps, 'db'>, caller: Calle
   const collectionId = collectionIdOf(caller.customerId, collectionName);
   const collection = await getCollection(deps.db, collectionId);
   if (!collection) throw notFound(`collection ${collectionName}`);
-  if (collection.indexVersion === 0) throw ragError(409, 'NOT_INDEXED', `collection ${collectionName} is not indexed yet: POST /api/rag/index first`);
+  if (collection.indexVersion === 0)
+    throw ragError(409, 'NOT_INDEXED', `collection ${collectionName} is not indexed yet: POST /api/rag/index first`);
   return collection;
 }

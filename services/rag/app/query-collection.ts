@@ -30,7 +30,16 @@ export async function queryCollection(deps: RagDeps, caller: Caller, input: Quer
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
   const served: QueryServed = newEvent(
     'rag.query-served',
-    { queryId: randomUUID(), collectionId, customerId: caller.customerId, collectionName: input.collectionName, keyHash: caller.keyHash, results: hits.length, cached, durationMs },
+    {
+      queryId: randomUUID(),
+      collectionId,
+      customerId: caller.customerId,
+      collectionName: input.collectionName,
+      keyHash: caller.keyHash,
+      results: hits.length,
+      cached,
+      durationMs,
+    },
     { correlationId },
   );
   await deps.publisher.publishOrdered([served]);

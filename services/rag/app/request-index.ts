@@ -35,11 +35,14 @@ export async function requestIndex(deps: RagDeps, caller: Caller, input: IndexIn
   let files: FileRef[] = [];
   let candidates: number;
   if (input.files) {
-    if (input.files.length === 0) throw ragError(400, 'BAD_REQUEST', 'files is empty: push at least one file, or leave files out to index the project folder');
-    if (input.files.length > deps.config.rag.pushMaxFiles) throw ragError(413, 'PAYLOAD_TOO_LARGE', `at most ${deps.config.rag.pushMaxFiles} files per push`);
+    if (input.files.length === 0)
+      throw ragError(400, 'BAD_REQUEST', 'files is empty: push at least one file, or leave files out to index the project folder');
+    if (input.files.length > deps.config.rag.pushMaxFiles)
+      throw ragError(413, 'PAYLOAD_TOO_LARGE', `at most ${deps.config.rag.pushMaxFiles} files per push`);
     const bad = input.files.find((f) => !validPushedPath(f.path));
     if (bad) throw ragError(400, 'INVALID_PATH', 'files[].path must be relative, with / separators and no . or .. segments');
-    if (input.files.some((f) => f.content.includes('\u0000'))) throw ragError(400, 'BINARY_CONTENT', 'files[].content must be text: binary files are not indexed');
+    if (input.files.some((f) => f.content.includes('\u0000')))
+      throw ragError(400, 'BINARY_CONTENT', 'files[].content must be text: binary files are not indexed');
     const big = input.files.find((f) => Buffer.byteLength(f.content, 'utf8') > deps.config.rag.maxFileBytes);
     if (big) throw ragError(413, 'PAYLOAD_TOO_LARGE', `a file is over RAG_MAX_FILE_BYTES (${deps.config.rag.maxFileBytes} bytes)`);
     candidates = input.files.length;
@@ -47,10 +50,15 @@ export async function requestIndex(deps: RagDeps, caller: Caller, input: IndexIn
       const limit = deps.config.rag.limits.pushedBytes[caller.tier];
       const adding = input.files.reduce((n, f) => n + Buffer.byteLength(f.content, 'utf8'), 0);
       if ((await deps.pushed.bytesOf(caller.customerId)) + adding > limit) {
-        throw ragError(413, 'STORAGE_LIMIT', `your ${caller.tier} plan keeps ${Math.floor(limit / 1048576)} MB of pushed sources; push fewer files or upgrade`, {
-          limitBytes: limit,
-          upgrade: deps.config.urls.pricing,
-        });
+        throw ragError(
+          413,
+          'STORAGE_LIMIT',
+          `your ${caller.tier} plan keeps ${Math.floor(limit / 1048576)} MB of pushed sources; push fewer files or upgrade`,
+          {
+            limitBytes: limit,
+            upgrade: deps.config.urls.pricing,
+          },
+        );
       }
     }
   } else {
@@ -64,7 +72,15 @@ export async function requestIndex(deps: RagDeps, caller: Caller, input: IndexIn
   const jobId = randomUUID();
   const event: IndexRequested = newEvent(
     'rag.index-requested',
-    { jobId, collectionId, customerId: caller.customerId, collectionName: input.collectionName, source: input.files ? 'files' : 'path', files, keyHash: caller.keyHash },
+    {
+      jobId,
+      collectionId,
+      customerId: caller.customerId,
+      collectionName: input.collectionName,
+      source: input.files ? 'files' : 'path',
+      files,
+      keyHash: caller.keyHash,
+    },
     { correlationId },
   );
   await publishAndApply(deps.publisher, deps.db, jobsProjection, [event]);
@@ -83,7 +99,12 @@ async function countCandidates(deps: RagDeps, projectPath: string, customerId: s
 }
 
 /** The job once it has ended, or as it stands when `timeoutMs` runs out. */
-export async function waitForJob(deps: Pick<RagDeps, 'db'>, jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<IndexJob | null> {
+export async function waitForJob(
+  deps: Pick<RagDeps, 'db'>,
+  jobId: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<IndexJob | null> {
   const deadline = Date.now() + timeoutMs;
   let delay = 50;
   for (;;) {

@@ -22,22 +22,35 @@ export interface SetupResult {
  */
 export async function setupCollection(deps: RagDeps, caller: Caller, input: SetupInput, correlationId: string): Promise<SetupResult> {
   if (input.vectorDB !== 'local') {
-    throw ragError(400, 'VECTOR_DB_NOT_CONFIGURED', `vectorDB "${input.vectorDB}" is not configured in this deployment; use "local" (the embedded index)`);
+    throw ragError(
+      400,
+      'VECTOR_DB_NOT_CONFIGURED',
+      `vectorDB "${input.vectorDB}" is not configured in this deployment; use "local" (the embedded index)`,
+    );
   }
   const operator = caller.keyHash === null;
   const resolved = await resolveProjectPath(input.projectPath, foldersOf(deps.config.rag.folders, caller.customerId, operator));
   if ('problem' in resolved) {
-    throw ragError(400, 'INVALID_PROJECT_PATH', operator && resolved.problem === 'not-yours' ? OPERATOR_PATH_MESSAGE : PROJECT_PATH_MESSAGES[resolved.problem]);
+    throw ragError(
+      400,
+      'INVALID_PROJECT_PATH',
+      operator && resolved.problem === 'not-yours' ? OPERATOR_PATH_MESSAGE : PROJECT_PATH_MESSAGES[resolved.problem],
+    );
   }
   const projectPath = resolved.path;
   const collectionId = collectionIdOf(caller.customerId, input.collectionName);
   if (caller.tier && !(await getCollection(deps.db, collectionId))) {
     const limit = deps.config.rag.limits.collections[caller.tier];
     if ((await collectionsOf(deps.db, caller.customerId)).length >= limit) {
-      throw ragError(403, 'COLLECTION_LIMIT', `your ${caller.tier} plan has room for ${limit} collections; set one of them up again instead, or upgrade`, {
-        limit,
-        upgrade: deps.config.urls.pricing,
-      });
+      throw ragError(
+        403,
+        'COLLECTION_LIMIT',
+        `your ${caller.tier} plan has room for ${limit} collections; set one of them up again instead, or upgrade`,
+        {
+          limit,
+          upgrade: deps.config.urls.pricing,
+        },
+      );
     }
   }
   const event: CollectionConfigured = newEvent(
@@ -46,5 +59,11 @@ export async function setupCollection(deps: RagDeps, caller: Caller, input: Setu
     { correlationId },
   );
   await publishAndApply(deps.publisher, deps.db, collectionsProjection, [event]);
-  return { success: true, message: `collection ${input.collectionName} is set up; index it with POST /api/rag/index`, projectPath, collectionName: input.collectionName, vectorDB: input.vectorDB };
+  return {
+    success: true,
+    message: `collection ${input.collectionName} is set up; index it with POST /api/rag/index`,
+    projectPath,
+    collectionName: input.collectionName,
+    vectorDB: input.vectorDB,
+  };
 }

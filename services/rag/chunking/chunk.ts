@@ -3,18 +3,7 @@
  * as an editor shows them, because the index store hands them back to people and to editors.
  */
 
-export const CHUNK_KINDS = [
-  'function',
-  'class',
-  'method',
-  'interface',
-  'type',
-  'enum',
-  'variable',
-  'module',
-  'section',
-  'text',
-] as const;
+export const CHUNK_KINDS = ['function', 'class', 'method', 'interface', 'type', 'enum', 'variable', 'module', 'section', 'text'] as const;
 
 /**
  * `variable` is the one kind beyond the usual set: a named top-level constant large enough to stand

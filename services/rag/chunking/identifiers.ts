@@ -48,7 +48,10 @@ export function termsOf(text: string): string[] {
  */
 function wholeName(token: string): string | undefined {
   if (token.includes('-') && !token.split('-').every((piece) => /^[\p{L}_$]/u.test(piece))) return undefined;
-  const whole = token.replaceAll('$', '').replace(/^_+|_+$/g, '').toLowerCase();
+  const whole = token
+    .replaceAll('$', '')
+    .replace(/^_+|_+$/g, '')
+    .toLowerCase();
   return whole === '' ? undefined : whole;
 }
 

@@ -24,9 +24,7 @@ export const GRAMMARS = [
 
 export type Grammar = (typeof GRAMMARS)[number];
 
-export type LanguageInfo =
-  | { id: string; chunker: 'code'; grammar: Grammar }
-  | { id: string; chunker: 'markdown' | 'text' };
+export type LanguageInfo = { id: string; chunker: 'code'; grammar: Grammar } | { id: string; chunker: 'markdown' | 'text' };
 
 const code = (id: string, grammar: Grammar): LanguageInfo => ({ id, chunker: 'code', grammar });
 const text = (id: string): LanguageInfo => ({ id, chunker: 'text' });
@@ -170,7 +168,10 @@ export function detectLanguage(path: string, content = ''): LanguageInfo {
 function fromShebang(content: string): LanguageInfo | undefined {
   if (!content.startsWith('#!')) return undefined;
   const newline = content.indexOf('\n');
-  const words = content.slice(2, newline < 0 ? undefined : newline).trim().split(/\s+/);
+  const words = content
+    .slice(2, newline < 0 ? undefined : newline)
+    .trim()
+    .split(/\s+/);
   let program = words[0]?.slice(words[0].lastIndexOf('/') + 1);
   if (program === 'env') program = words.slice(1).find((w) => !w.startsWith('-') && !w.includes('='));
   if (!program) return undefined;

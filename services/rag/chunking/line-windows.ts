@@ -133,7 +133,13 @@ export function numbered(spans: readonly Span[], base: ChunkBase): Chunk[] {
 export type ChunkBase = Omit<Chunk, 'content' | 'startLine' | 'endLine'>;
 
 export function toChunk(span: Span, base: ChunkBase): Chunk {
-  const chunk: Chunk = { content: span.content, startLine: span.start + 1, endLine: span.end + 1, kind: base.kind, language: base.language };
+  const chunk: Chunk = {
+    content: span.content,
+    startLine: span.start + 1,
+    endLine: span.end + 1,
+    kind: base.kind,
+    language: base.language,
+  };
   if (base.symbol !== undefined) chunk.symbol = base.symbol;
   if (base.part) chunk.part = base.part;
   return chunk;

@@ -65,7 +65,14 @@ export function headings(lines: readonly string[]): Heading[] {
     const underline = SETEXT.exec(line)?.[1];
     const text = lines[row - 1];
     const previous = found[found.length - 1];
-    if (underline && text !== undefined && !isBlank(text) && !NOT_SETEXT_TEXT.test(text) && previous?.lastRow !== row - 1 && codeEnd !== row - 1)
+    if (
+      underline &&
+      text !== undefined &&
+      !isBlank(text) &&
+      !NOT_SETEXT_TEXT.test(text) &&
+      previous?.lastRow !== row - 1 &&
+      codeEnd !== row - 1
+    )
       found.push({ row: row - 1, lastRow: row, level: underline[0] === '=' ? 1 : 2, title: text.trim() });
   }
   return found;

@@ -62,7 +62,9 @@ export class OnnxEmbedder implements Embedder {
     try {
       const unknown = session.inputNames.filter((n) => !KNOWN_INPUTS.has(n));
       if (!session.inputNames.includes('input_ids') || unknown.length > 0) {
-        throw new Error(`inputs are [${session.inputNames.join(', ')}]; a BERT-style encoder takes input_ids, attention_mask and optionally token_type_ids`);
+        throw new Error(
+          `inputs are [${session.inputNames.join(', ')}]; a BERT-style encoder takes input_ids, attention_mask and optionally token_type_ids`,
+        );
       }
       const output = folder.manifest.onnx.output ?? session.outputNames[0];
       if (output === undefined || !session.outputNames.includes(output)) {
@@ -129,7 +131,11 @@ export class OnnxEmbedder implements Embedder {
     const results = await this.#session.run(feeds, [this.#output]);
     const out = results[this.#output];
     if (out?.type !== 'float32') throw new Error(`output ${this.#output} is ${out?.type ?? 'missing'}, expected float32`);
-    const vectors = pool({ data: out.data as Float32Array, dims: out.dims }, rows.map((r) => r.length), this.folder.manifest.pooling);
+    const vectors = pool(
+      { data: out.data as Float32Array, dims: out.dims },
+      rows.map((r) => r.length),
+      this.folder.manifest.pooling,
+    );
     for (const tensor of Object.values(results)) tensor.dispose();
     return this.folder.manifest.normalize ? vectors.map(l2Normalize) : vectors;
   }

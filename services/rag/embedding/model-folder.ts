@@ -108,7 +108,9 @@ export async function readModelFolder(folder: string): Promise<ModelFolder> {
   const dir = resolve(folder);
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) {
-    throw new ModelFolderError(`model folder ${dir} does not exist (run deploy/local/models/provision.sh, or point the configuration at a folder with ${MANIFEST_FILE})`);
+    throw new ModelFolderError(
+      `model folder ${dir} does not exist (run deploy/local/models/provision.sh, or point the configuration at a folder with ${MANIFEST_FILE})`,
+    );
   }
   const manifest = await readManifest(dir);
   const onnxPath = join(dir, manifest.onnx.file);
@@ -119,7 +121,8 @@ export async function readModelFolder(folder: string): Promise<ModelFolder> {
     const path = join(dir, file);
     await requireFile(path, 'file listed in sha256');
     const got = await sha256File(path);
-    if (got !== want) throw new ModelFolderError(`model folder: ${path} has sha256 ${got}, the manifest says ${want} (damaged or replaced file)`);
+    if (got !== want)
+      throw new ModelFolderError(`model folder: ${path} has sha256 ${got}, the manifest says ${want} (damaged or replaced file)`);
   }
   const normalization = {
     lowercase: manifest.tokenizer.lowercase,

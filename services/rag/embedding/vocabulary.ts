@@ -41,7 +41,12 @@ export class VocabularyError extends Error {
   }
 }
 
-function withStandardTokens(vocab: ReadonlyMap<string, number>, specialTokens: readonly string[], maxInputCharsPerWord: number, unkToken = '[UNK]'): WordPieceVocabulary {
+function withStandardTokens(
+  vocab: ReadonlyMap<string, number>,
+  specialTokens: readonly string[],
+  maxInputCharsPerWord: number,
+  unkToken = '[UNK]',
+): WordPieceVocabulary {
   return {
     vocab,
     unkToken,
@@ -70,7 +75,11 @@ export function parseVocabTxt(file: string, text: string): WordPieceVocabulary {
   });
   if (vocab.size === 0) throw new VocabularyError(file, 'empty vocabulary');
   checkStandardTokens(file, vocab, '[UNK]');
-  return withStandardTokens(vocab, STANDARD_SPECIAL_TOKENS.filter((t) => vocab.has(t)), DEFAULT_MAX_INPUT_CHARS_PER_WORD);
+  return withStandardTokens(
+    vocab,
+    STANDARD_SPECIAL_TOKENS.filter((t) => vocab.has(t)),
+    DEFAULT_MAX_INPUT_CHARS_PER_WORD,
+  );
 }
 
 /** Fails when tokenizer.json normalises differently from what the manifest says. */
@@ -88,7 +97,8 @@ export function parseTokenizerJson(file: string, text: string, expected: BertNor
   }
   const { model, added_tokens: added, normalizer } = parsed.data;
   if (normalizer) {
-    if (normalizer.type !== 'BertNormalizer') throw new VocabularyError(file, `normalizer.type is ${normalizer.type}, only BertNormalizer is supported`);
+    if (normalizer.type !== 'BertNormalizer')
+      throw new VocabularyError(file, `normalizer.type is ${normalizer.type}, only BertNormalizer is supported`);
     const lowercase = normalizer.lowercase ?? true;
     // null means "follow lowercase", as in tokenizers.
     const stripAccents = normalizer.strip_accents ?? lowercase;

@@ -59,7 +59,9 @@ export class MemorySnapshot {
       const next = incoming[j];
       const takeOld =
         i < old.rows &&
-        (next === undefined || comparePaths(old.paths[i] as string, next.path) < 0 || (old.paths[i] === next.path && (old.ordinals[i] as number) < next.row.ordinal));
+        (next === undefined ||
+          comparePaths(old.paths[i] as string, next.path) < 0 ||
+          (old.paths[i] === next.path && (old.ordinals[i] as number) < next.row.ordinal));
       if (takeOld) {
         data.set(old.data.subarray(i * d, (i + 1) * d), k * d);
         rowIds[k] = old.rowIds[i] as number;

@@ -70,7 +70,6 @@ export class NameIndex {
     found.sort((a, b) => b.segments - a.segments || b.wholes - a.wholes || a.unnamed - b.unnamed || a.row - b.row);
     return found.slice(0, Math.max(0, k)).map(({ row, segments }) => ({ row, segments }));
   }
-
 }
 
 /**
@@ -88,7 +87,13 @@ export function splitSegments(symbol: string): string[] {
 function segmentOf(segment: string): Segment | undefined {
   const parts = splitIdentifier(segment);
   if (parts.length < 2) return undefined;
-  return { whole: segment.replaceAll(/[\s$]+/g, '').replace(/^_+|_+$/g, '').toLowerCase(), parts };
+  return {
+    whole: segment
+      .replaceAll(/[\s$]+/g, '')
+      .replace(/^_+|_+$/g, '')
+      .toLowerCase(),
+    parts,
+  };
 }
 
 function push(map: Map<string, number[]>, key: string, row: number): void {

@@ -31,7 +31,9 @@ export class QueryBatcher implements Embedder {
 
   embed(texts: readonly string[], kind: EmbeddingKind): Promise<Float32Array[]> {
     if (kind !== 'query') return this.#inner.embed(texts, kind);
-    const vectors = Promise.all(texts.map((text) => new Promise<Float32Array>((resolve, reject) => this.#waiting.push({ text, resolve, reject }))));
+    const vectors = Promise.all(
+      texts.map((text) => new Promise<Float32Array>((resolve, reject) => this.#waiting.push({ text, resolve, reject }))),
+    );
     void this.#drain();
     return vectors;
   }

@@ -125,9 +125,9 @@ export class IndexStore {
   /** Every indexed file, by path. */
   manifest(): FileRecord[] {
     this.#open();
-    return (this.#statements.manifest.all() as unknown as Array<{ path: string; hash: string; size: number; chunks: number; indexed_at: number }>).map(
-      (r) => ({ path: r.path, hash: r.hash, size: r.size, chunks: r.chunks, indexedAt: r.indexed_at }),
-    );
+    return (
+      this.#statements.manifest.all() as unknown as Array<{ path: string; hash: string; size: number; chunks: number; indexed_at: number }>
+    ).map((r) => ({ path: r.path, hash: r.hash, size: r.size, chunks: r.chunks, indexedAt: r.indexed_at }));
   }
 
   fileHash(path: string): string | undefined {
@@ -145,7 +145,11 @@ export class IndexStore {
   /** Chunks of one file in order (for tests, tools and the integrator's views). */
   fileChunks(path: string): Array<SearchHit['metadata'] & { content: string; ordinal: number }> {
     this.#open();
-    return (this.#statements.fileChunks.all(path) as unknown as ChunkRow[]).map((r) => ({ ...metadataOf(r), content: r.content, ordinal: r.ordinal }));
+    return (this.#statements.fileChunks.all(path) as unknown as ChunkRow[]).map((r) => ({
+      ...metadataOf(r),
+      content: r.content,
+      ordinal: r.ordinal,
+    }));
   }
 
   /**
@@ -211,7 +215,12 @@ export class IndexStore {
     this.#open();
     const match = ftsMatchExpression(query);
     if (match === undefined || k <= 0) return [];
-    const rows = this.#statements.bm25.all(match, Math.floor(k)) as unknown as Array<{ id: number; path: string; ordinal: number; score: number }>;
+    const rows = this.#statements.bm25.all(match, Math.floor(k)) as unknown as Array<{
+      id: number;
+      path: string;
+      ordinal: number;
+      score: number;
+    }>;
     // bm25() is lower-is-better; the lists here are larger-is-better.
     return rows.map((r) => ({ rowId: r.id, path: r.path, ordinal: r.ordinal, score: -r.score }));
   }
@@ -266,7 +275,10 @@ export class IndexStore {
     const { codeQuery } = lexical;
     const fused = reciprocalRankFusion(
       [
-        { items: lexical.bm25.map((r) => r.rowId), weight: codeQuery ? (options.bm25Weight ?? 1) : (options.plainTextBm25Weight ?? PLAIN_TEXT_BM25_WEIGHT) },
+        {
+          items: lexical.bm25.map((r) => r.rowId),
+          weight: codeQuery ? (options.bm25Weight ?? 1) : (options.plainTextBm25Weight ?? PLAIN_TEXT_BM25_WEIGHT),
+        },
         { items: semantic.map((r) => r.rowId), weight: options.vectorWeight ?? 1 },
         { items: lexical.named.map((r) => r.rowId), weight: options.namedWeight ?? 1 },
       ],
@@ -290,18 +302,24 @@ export class IndexStore {
     this.#open();
     const problems: string[] = [];
     const all = (sql: string) => this.#db.prepare(sql).all() as unknown as Array<Record<string, unknown>>;
-    for (const r of all(`SELECT f.path, f.chunks, count(c.id) AS actual FROM files f LEFT JOIN chunks c ON c.path = f.path GROUP BY f.path HAVING f.chunks != count(c.id)`)) {
+    for (const r of all(
+      `SELECT f.path, f.chunks, count(c.id) AS actual FROM files f LEFT JOIN chunks c ON c.path = f.path GROUP BY f.path HAVING f.chunks != count(c.id)`,
+    )) {
       problems.push(`${String(r.path)}: ${String(r.chunks)} chunks recorded, ${String(r.actual)} stored`);
     }
     const bytes = this.model.dimensions * 4;
-    for (const r of all(`SELECT c.id, c.path FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL OR length(v.embedding) != ${bytes}`)) {
+    for (const r of all(
+      `SELECT c.id, c.path FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL OR length(v.embedding) != ${bytes}`,
+    )) {
       problems.push(`${String(r.path)}: chunk ${String(r.id)} has no vector of ${bytes} bytes`);
     }
-    for (const r of all(`SELECT chunk_id FROM vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)`)) problems.push(`vector of missing chunk ${String(r.chunk_id)}`);
+    for (const r of all(`SELECT chunk_id FROM vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)`))
+      problems.push(`vector of missing chunk ${String(r.chunk_id)}`);
     for (const r of all(`SELECT c.id, c.path FROM chunks c WHERE c.id NOT IN (SELECT id FROM chunk_terms_docsize)`)) {
       problems.push(`${String(r.path)}: chunk ${String(r.id)} has no search terms`);
     }
-    for (const r of all(`SELECT id FROM chunk_terms_docsize WHERE id NOT IN (SELECT id FROM chunks)`)) problems.push(`search terms of missing chunk ${String(r.id)}`);
+    for (const r of all(`SELECT id FROM chunk_terms_docsize WHERE id NOT IN (SELECT id FROM chunks)`))
+      problems.push(`search terms of missing chunk ${String(r.id)}`);
     try {
       this.#db.exec(`INSERT INTO chunk_terms (chunk_terms) VALUES ('integrity-check')`);
     } catch (e) {
@@ -358,7 +376,13 @@ export class IndexStore {
     const paths: string[] = [];
     const symbols: Array<string | undefined> = [];
     let row = 0;
-    for (const r of this.#statements.allVectors.iterate() as Iterable<{ id: number; path: string; ordinal: number; symbol: string | null; embedding: Uint8Array }>) {
+    for (const r of this.#statements.allVectors.iterate() as Iterable<{
+      id: number;
+      path: string;
+      ordinal: number;
+      symbol: string | null;
+      embedding: Uint8Array;
+    }>) {
       if (row >= chunks || r.embedding.byteLength !== d * 4) throw new Error(`${this.file}: vector table disagrees with the chunk table`);
       bytes.set(r.embedding, row * d * 4);
       rowIds[row] = r.id;

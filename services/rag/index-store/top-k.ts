@@ -44,7 +44,11 @@ export class TopK {
       if (left >= this.#size) break;
       const right = left + 1;
       let worst = left;
-      if (right < this.#size && better(this.#scores[left] as number, this.#indexes[left] as number, this.#scores[right] as number, this.#indexes[right] as number)) worst = right;
+      if (
+        right < this.#size &&
+        better(this.#scores[left] as number, this.#indexes[left] as number, this.#scores[right] as number, this.#indexes[right] as number)
+      )
+        worst = right;
       if (!better(score, index, this.#scores[worst] as number, this.#indexes[worst] as number)) break;
       this.#scores[i] = this.#scores[worst] as number;
       this.#indexes[i] = this.#indexes[worst] as number;

@@ -41,6 +41,10 @@ function words(text: string): string[] {
 }
 
 /** The store's model identity for vectors made by `modelName` through `recipe`. */
-export function embeddingIdentity(modelName: string, dimensions: number, recipe: EmbeddingRecipe = DEFAULT_RECIPE): { name: string; dimensions: number } {
+export function embeddingIdentity(
+  modelName: string,
+  dimensions: number,
+  recipe: EmbeddingRecipe = DEFAULT_RECIPE,
+): { name: string; dimensions: number } {
   return { name: `${modelName}+${recipe.id}`, dimensions };
 }

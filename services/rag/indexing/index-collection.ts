@@ -63,7 +63,10 @@ export interface IndexCollectionOptions {
 }
 
 /** What preparing a file gives: its chunks with vectors, or why it is not (or no longer) indexed. */
-export type Prepared = { readonly unchanged: true } | { readonly skipped: SkipReason } | { readonly hash: string; readonly size: number; readonly records: ChunkRecord[] };
+export type Prepared =
+  | { readonly unchanged: true }
+  | { readonly skipped: SkipReason }
+  | { readonly hash: string; readonly size: number; readonly records: ChunkRecord[] };
 
 /** Prepares `source`, whose stored hash is `storedHash` (a file read again with that hash is `unchanged`). */
 export type FilePreparer = (source: SourceFile, storedHash: string | undefined) => Promise<Prepared>;
@@ -104,11 +107,26 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   const recipe = options.recipe ?? DEFAULT_RECIPE;
   const pulse = new Pulse(options.heartbeat, options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS);
-  const prepare = options.prepare ?? preparedHere({ embedder, batchSize, recipe, pulse, ...(signal ? { signal } : {}), ...(options.chunkOptions ? { chunkOptions: options.chunkOptions } : {}) });
+  const prepare =
+    options.prepare ??
+    preparedHere({
+      embedder,
+      batchSize,
+      recipe,
+      pulse,
+      ...(signal ? { signal } : {}),
+      ...(options.chunkOptions ? { chunkOptions: options.chunkOptions } : {}),
+    });
   const skipped = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
   const counts = { filesIndexed: 0, filesUnchanged: 0, filesSkipped: 0, chunks: 0 };
   const report = (phase: IndexProgress['phase'], filesTotal: number, path?: string) =>
-    options.onProgress?.({ phase, filesTotal, filesDone: counts.filesIndexed + counts.filesUnchanged, ...counts, ...(path ? { path } : {}) });
+    options.onProgress?.({
+      phase,
+      filesTotal,
+      filesDone: counts.filesIndexed + counts.filesUnchanged,
+      ...counts,
+      ...(path ? { path } : {}),
+    });
   const skip = (reason: SkipReason) => {
     skipped[reason]++;
     counts.filesSkipped++;
@@ -214,7 +232,14 @@ export function preparedHere(o: {
 export async function chunkAndEmbed(
   path: string,
   text: string,
-  o: { embedder: Embedder; batchSize: number; recipe: EmbeddingRecipe; pulse?: { maybe(): Promise<void> }; signal?: AbortSignal; chunkOptions?: Partial<ChunkOptions> },
+  o: {
+    embedder: Embedder;
+    batchSize: number;
+    recipe: EmbeddingRecipe;
+    pulse?: { maybe(): Promise<void> };
+    signal?: AbortSignal;
+    chunkOptions?: Partial<ChunkOptions>;
+  },
 ): Promise<ChunkRecord[]> {
   const chunks = await chunkFile(path, text, o.chunkOptions);
   const texts = chunks.map((chunk) => o.recipe.text(path, chunk));
@@ -224,7 +249,8 @@ export async function chunkAndEmbed(
     vectors.push(...(await o.embedder.embed(texts.slice(i, i + o.batchSize), 'document')));
     await o.pulse?.maybe();
   }
-  if (vectors.length !== chunks.length) throw new Error(`${path}: the embedder returned ${vectors.length} vectors for ${chunks.length} texts`);
+  if (vectors.length !== chunks.length)
+    throw new Error(`${path}: the embedder returned ${vectors.length} vectors for ${chunks.length} texts`);
   return chunks.map((chunk, i) => ({ ...chunk, vector: vectors[i] as Float32Array }));
 }
 

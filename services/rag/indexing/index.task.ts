@@ -26,7 +26,9 @@ export interface ListInput {
   readonly maxFileBytes: number;
 }
 
-export type Listed = { readonly path: string; readonly hash: string; readonly size: number } | { readonly path: string; readonly skipped: SkipReason };
+export type Listed =
+  | { readonly path: string; readonly hash: string; readonly size: number }
+  | { readonly path: string; readonly skipped: SkipReason };
 
 export interface PrepareInput {
   readonly root: string | null;
@@ -55,7 +57,9 @@ async function folder(root: string): Promise<string> {
 /** Every pushed file and the folder's files (a pushed path wins), as hashes and skip reasons. */
 export async function listSources(input: ListInput): Promise<Listed[]> {
   const entries = readPushedFiles(input.pushed, { maxFileBytes: input.maxFileBytes });
-  const listed: Listed[] = entries.map((e) => (isSkipped(e) ? { path: e.path, skipped: e.skipped } : { path: e.path, hash: e.hash, size: e.size }));
+  const listed: Listed[] = entries.map((e) =>
+    isSkipped(e) ? { path: e.path, skipped: e.skipped } : { path: e.path, hash: e.hash, size: e.size },
+  );
   if (input.root === null) return listed;
   const taken = new Set(listed.map((e) => e.path));
   for await (const e of walkProject(await folder(input.root), { maxFileBytes: input.maxFileBytes })) {

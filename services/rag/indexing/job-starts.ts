@@ -23,7 +23,11 @@ export class JobStarts {
 
   /** Records a start; returns the earlier starts that died mid-job. */
   async begin(jobId: string): Promise<number> {
-    const doc = await this.#collection.findOneAndUpdate({ _id: jobId }, { $inc: { starts: 1 }, $setOnInsert: { interrupted: 0 } }, { upsert: true, returnDocument: 'after' });
+    const doc = await this.#collection.findOneAndUpdate(
+      { _id: jobId },
+      { $inc: { starts: 1 }, $setOnInsert: { interrupted: 0 } },
+      { upsert: true, returnDocument: 'after' },
+    );
     if (!doc) return 0;
     return Math.max(0, doc.starts - 1 - doc.interrupted);
   }

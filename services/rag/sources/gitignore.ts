@@ -13,7 +13,7 @@
  *   matches the name at any depth below it;
  * - `*` and `?` do not match `/`; `[a-z]`, `[!a-z]`, `[^a-z]`, `[[:alpha:]]` are character classes,
  *   which do not match `/` either (not even `[[:punct:]]`, as in git's wildmatch);
- *   `**/` at the start matches any leading directories, `/**` at the end everything inside,
+ *   `**/ ` at the start matches any leading directories, `; /**` at the end everything inside,
  *   `/**\/` in the middle zero or more directories; any other `**` is a `*`.
  * A file under an ignored directory stays ignored whatever later rules say (git does not descend
  * into an ignored directory); `IgnoreStack.ignores` checks every ancestor first for that reason.

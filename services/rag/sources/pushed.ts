@@ -6,7 +6,14 @@
 
 import { IgnoreStack, parseIgnoreFile } from './gitignore.ts';
 import { InvalidSourcePathError, normalizeSourcePath } from './paths.ts';
-import { checkText, DEFAULT_MAX_FILE_BYTES, DEFAULT_SKIPPED_DIRECTORIES, decodeSource, inSkippedDirectory, skipByName } from './skip-rules.ts';
+import {
+  checkText,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_SKIPPED_DIRECTORIES,
+  decodeSource,
+  inSkippedDirectory,
+  skipByName,
+} from './skip-rules.ts';
 import { sourceFromText } from './source-file.ts';
 import type { SkipReason, SourceEntry } from './source-file.ts';
 

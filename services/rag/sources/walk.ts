@@ -126,7 +126,12 @@ async function examine(walk: Walk, path: string, real: string, known: Stats | un
   return file;
 }
 
-async function load(walk: Walk, path: string, real: string, known: Stats | undefined): Promise<{ text: string } | { path: string; skipped: SkipReason }> {
+async function load(
+  walk: Walk,
+  path: string,
+  real: string,
+  known: Stats | undefined,
+): Promise<{ text: string } | { path: string; skipped: SkipReason }> {
   if (known && known.size > walk.maxFileBytes) return skipped(path, 'too-large');
   // Opened without following a link and checked where it really is: a file swapped for a symlink
   // since it was listed is not read.

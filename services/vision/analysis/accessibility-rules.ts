@@ -9,7 +9,12 @@ import { SEVERITIES, type Finding, type PageReport } from './types.ts';
 export function accessibilityChecks(report: PageReport): Outcome {
   const { axe } = report;
   if (axe.version === null) {
-    return { findings: [], metrics: {}, checksRun: [], skipped: [{ check: 'axe', reason: axe.error ?? 'axe-core did not run in the page' }] };
+    return {
+      findings: [],
+      metrics: {},
+      checksRun: [],
+      skipped: [{ check: 'axe', reason: axe.error ?? 'axe-core did not run in the page' }],
+    };
   }
   const findings: Finding[] = [];
   const metrics: Record<string, number> = { violations: axe.violations.length, nodes: 0, contrastIncomplete: axe.contrastIncomplete };
@@ -31,6 +36,8 @@ export function accessibilityChecks(report: PageReport): Outcome {
     }
   }
   const checksRun = ['axe', ...(axe.contrastChecked ? ['axe:color-contrast'] : [])];
-  const skipped = axe.contrastChecked ? [] : [{ check: 'axe:color-contrast', reason: 'axe did not run its color-contrast rule on this page' }];
+  const skipped = axe.contrastChecked
+    ? []
+    : [{ check: 'axe:color-contrast', reason: 'axe did not run its color-contrast rule on this page' }];
   return { findings, metrics, checksRun, skipped };
 }

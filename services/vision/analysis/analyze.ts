@@ -105,17 +105,32 @@ function contextOf(input: AnalyzeInput, threshold: number): Context {
     try {
       decoded = { pixels: decodePng(input.png, maxDecodeBytes), problem: '' };
     } catch (error) {
-      const why = error instanceof ImageRefused && error.code === 'IMAGE_TOO_LARGE' ? 'the screenshot was not decoded' : 'the screenshot is not a readable PNG';
+      const why =
+        error instanceof ImageRefused && error.code === 'IMAGE_TOO_LARGE'
+          ? 'the screenshot was not decoded'
+          : 'the screenshot is not a readable PNG';
       decoded = { pixels: null, problem: `${why}: ${firstLine(error)}` };
     }
     return decoded;
   };
-  return { report, noReport, pixels: () => decode().pixels, noPixels: () => decode().problem, png: input.png, baselinePng: input.baselinePng, threshold, maxDecodeBytes };
+  return {
+    report,
+    noReport,
+    pixels: () => decode().pixels,
+    noPixels: () => decode().problem,
+    png: input.png,
+    baselinePng: input.baselinePng,
+    threshold,
+    maxDecodeBytes,
+  };
 }
 
 const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
 
-const skippedAll = (checks: readonly string[], reason: string): Outcome => ({ ...emptyOutcome(), skipped: checks.map((check) => ({ check, reason })) });
+const skippedAll = (checks: readonly string[], reason: string): Outcome => ({
+  ...emptyOutcome(),
+  skipped: checks.map((check) => ({ check, reason })),
+});
 
 function single(type: SingleType, context: Context): Single {
   const { report } = context;
@@ -163,7 +178,10 @@ function imageChecks(context: Context): Single {
     checkComparable(context.png, context.baselinePng, context.maxDecodeBytes);
     baseline = decodePng(context.baselinePng, context.maxDecodeBytes);
   } catch (error) {
-    const why = error instanceof ImageRefused && error.code === 'IMAGE_TOO_LARGE' ? 'the baseline was not compared' : 'the baseline is not a readable PNG';
+    const why =
+      error instanceof ImageRefused && error.code === 'IMAGE_TOO_LARGE'
+        ? 'the baseline was not compared'
+        : 'the baseline is not a readable PNG';
     out.skipped.push({ check: 'baseline-diff', reason: `${why}: ${firstLine(error)}` });
     return { outcome: out };
   }
@@ -198,7 +216,10 @@ function summarize(type: AnalysisType, outcome: Outcome): string {
     .join(', ');
   const found = problems.length === 0 ? 'no problems found' : `${plural(problems.length, 'problem')} found (${bySeverity})`;
   const ran = outcome.checksRun.length === 0 ? 'no check could run' : `${plural(outcome.checksRun.length, 'check')} run`;
-  const skipped = outcome.skipped.length === 0 ? '' : `, ${outcome.skipped.length} skipped (${outcome.skipped[0]!.reason}${outcome.skipped.length > 1 ? ', ...' : ''})`;
+  const skipped =
+    outcome.skipped.length === 0
+      ? ''
+      : `, ${outcome.skipped.length} skipped (${outcome.skipped[0]!.reason}${outcome.skipped.length > 1 ? ', ...' : ''})`;
   const elements = listed > 0 || type === 'ui-elements' ? `${plural(listed, 'interactive element')} listed, ` : '';
   return `${type}: ${elements}${found}; ${ran}${skipped}.`;
 }

@@ -46,7 +46,13 @@ const RUN = `(async () => {
   };
 })()`;
 
-const failed = (error: string): AxeReport => ({ version: null, error: error.slice(0, 300), violations: [], contrastChecked: false, contrastIncomplete: 0 });
+const failed = (error: string): AxeReport => ({
+  version: null,
+  error: error.slice(0, 300),
+  violations: [],
+  contrastChecked: false,
+  contrastIncomplete: 0,
+});
 
 /**
  * axe's violations in the page, within `budgetMs`. A failure (the page broke axe, or it ran out of
@@ -69,7 +75,7 @@ export async function runAxe(page: Page, budgetMs: number, world?: IsolatedWorld
     ]);
     return parseAxeReport(raw);
   } catch (error) {
-    return failed(error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error));
+    return failed(error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error));
   } finally {
     clearTimeout(timer);
     void own?.then((w) => w.close()).catch(() => undefined);

@@ -199,7 +199,9 @@ export function misalignmentFindings(report: PageReport): Finding[] {
     for (const child of group.children) {
       const off = Math.abs(position(child.box, line) - agreed.value);
       if (off < MISALIGNED_MIN_PX || off > MISALIGNED_MAX_PX) continue;
-      const excused = shared.some(({ alt, agreed: a }) => a.count * 2 > group.children.length && Math.abs(position(child.box, alt) - a.value) <= 0.5);
+      const excused = shared.some(
+        ({ alt, agreed: a }) => a.count * 2 > group.children.length && Math.abs(position(child.box, alt) - a.value) <= 0.5,
+      );
       if (excused) continue;
       out.push(misaligned(group, child, line, agreed, off));
     }

@@ -21,7 +21,8 @@ export interface Pixels {
  */
 export const DEFAULT_DECODE_BYTES = 512 * 1024 * 1024;
 
-const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** RGBA pixels of a PNG, refused (ImageRefused) before any decoding when its header promises more than `maxBytes`. */
 export function decodePng(png: Uint8Array, maxBytes = DEFAULT_DECODE_BYTES): Pixels {
@@ -88,7 +89,10 @@ function rowColour(img: Pixels, y: number): Rgba | null {
   let outliers = 0;
   for (let i = y * w * 4, end = i + w * 4; i < end; i += 4) {
     const same =
-      Math.abs(data[i]! - r) <= TOLERANCE && Math.abs(data[i + 1]! - g) <= TOLERANCE && Math.abs(data[i + 2]! - b) <= TOLERANCE && Math.abs(data[i + 3]! - a) <= TOLERANCE;
+      Math.abs(data[i]! - r) <= TOLERANCE &&
+      Math.abs(data[i + 1]! - g) <= TOLERANCE &&
+      Math.abs(data[i + 2]! - b) <= TOLERANCE &&
+      Math.abs(data[i + 3]! - a) <= TOLERANCE;
     if (!same && ++outliers > allowed) return null;
   }
   return colour;
@@ -112,7 +116,11 @@ export interface BlankScan {
   content: { top: number; bottom: number } | null;
 }
 
-const hex = (c: Rgba): string => `#${c.slice(0, 3).map((v) => v.toString(16).padStart(2, '0')).join('')}${c[3] === 255 ? '' : c[3].toString(16).padStart(2, '0')}`;
+const hex = (c: Rgba): string =>
+  `#${c
+    .slice(0, 3)
+    .map((v) => v.toString(16).padStart(2, '0'))
+    .join('')}${c[3] === 255 ? '' : c[3].toString(16).padStart(2, '0')}`;
 
 /**
  * Flat runs of rows. A band counts only between rows of content: the white below the content of a
@@ -193,7 +201,8 @@ export function diffPixels(a: Pixels, b: Pixels, threshold = 0.1): ImageDiff {
     return out;
   };
   const commonOut = Buffer.alloc(common.width * common.height * 4);
-  const inCommon = common.width > 0 && common.height > 0 ? pixelmatch(crop(a), crop(b), commonOut, common.width, common.height, { threshold }) : 0;
+  const inCommon =
+    common.width > 0 && common.height > 0 ? pixelmatch(crop(a), crop(b), commonOut, common.width, common.height, { threshold }) : 0;
 
   // Outside the common area everything counts as changed, drawn in the diff colour. The extent of a
   // wide image and a tall one can be far larger than either: past the limit it is not drawn at all.

@@ -39,7 +39,12 @@ export class ImageRefused extends Error {
 /** The IHDR chunk, which the format requires first; throws ImageRefused('NOT_A_PNG') otherwise. */
 export function readPngHeader(png: Uint8Array): PngHeader {
   const bytes = Buffer.isBuffer(png) ? png : Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-  if (bytes.length < 33 || !bytes.subarray(0, 8).equals(SIGNATURE) || bytes.readUInt32BE(8) !== 13 || bytes.toString('latin1', 12, 16) !== 'IHDR') {
+  if (
+    bytes.length < 33 ||
+    !bytes.subarray(0, 8).equals(SIGNATURE) ||
+    bytes.readUInt32BE(8) !== 13 ||
+    bytes.toString('latin1', 12, 16) !== 'IHDR'
+  ) {
     throw new ImageRefused('NOT_A_PNG', 'not a PNG image');
   }
   const width = bytes.readUInt32BE(16);
@@ -47,7 +52,14 @@ export function readPngHeader(png: Uint8Array): PngHeader {
   const bitDepth = bytes[24]!;
   const colorType = bytes[25]!;
   const channels = CHANNELS[colorType];
-  if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff || channels === undefined || ![1, 2, 4, 8, 16].includes(bitDepth)) {
+  if (
+    width === 0 ||
+    height === 0 ||
+    width > 0x7fffffff ||
+    height > 0x7fffffff ||
+    channels === undefined ||
+    ![1, 2, 4, 8, 16].includes(bitDepth)
+  ) {
     throw new ImageRefused('NOT_A_PNG', 'not a PNG image (its header is invalid)');
   }
   return { width, height, bitDepth, colorType, interlaced: bytes[28] === 1 };
@@ -76,11 +88,17 @@ export function checkDecodable(png: Uint8Array, maxBytes: number): PngHeader {
   if (header.interlaced) throw new ImageRefused('UNSUPPORTED_IMAGE', 'interlaced PNG images are not analysed');
   const pixels = header.width * header.height;
   if (pixels > MAX_IMAGE_PIXELS) {
-    throw new ImageRefused('IMAGE_TOO_LARGE', `the image is ${header.width}×${header.height} pixels, over the limit of ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`);
+    throw new ImageRefused(
+      'IMAGE_TOO_LARGE',
+      `the image is ${header.width}×${header.height} pixels, over the limit of ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`,
+    );
   }
   const needs = decodeBytes(header);
   if (needs > maxBytes) {
-    throw new ImageRefused('IMAGE_TOO_LARGE', `decoding the ${header.width}×${header.height} image needs about ${mb(needs)}, over the ${mb(maxBytes)} an analysis may use`);
+    throw new ImageRefused(
+      'IMAGE_TOO_LARGE',
+      `decoding the ${header.width}×${header.height} image needs about ${mb(needs)}, over the ${mb(maxBytes)} an analysis may use`,
+    );
   }
   return header;
 }

@@ -10,24 +10,25 @@ import { SEVERITIES, type AxeReport, type PageReport } from './types.ts';
 
 const LIMIT = 1_000_000; // CSS pixels: beyond any real layout, so a lie cannot make boxes huge
 
-const num = z.number().refine(Number.isFinite).transform((v) => Math.max(-LIMIT, Math.min(LIMIT, Math.round(v * 100) / 100)));
+const num = z
+  .number()
+  .refine(Number.isFinite)
+  .transform((v) => Math.max(-LIMIT, Math.min(LIMIT, Math.round(v * 100) / 100)));
 const size = num.transform((v) => Math.max(0, v));
 const str = (max: number) => z.string().transform((s) => s.slice(0, max));
 const box = z.object({ x: num, y: num, width: size, height: size });
 
 /** A list cut to `cap` before its items are parsed (so a huge list costs nothing), bad items dropped. */
 function list<T extends z.ZodType>(item: T, cap: number) {
-  return z
-    .unknown()
-    .transform((raw): z.output<T>[] => {
-      if (!Array.isArray(raw)) return [];
-      const out: z.output<T>[] = [];
-      for (const value of raw.slice(0, cap)) {
-        const parsed = item.safeParse(value);
-        if (parsed.success) out.push(parsed.data);
-      }
-      return out;
-    });
+  return z.unknown().transform((raw): z.output<T>[] => {
+    if (!Array.isArray(raw)) return [];
+    const out: z.output<T>[] = [];
+    for (const value of raw.slice(0, cap)) {
+      const parsed = item.safeParse(value);
+      if (parsed.success) out.push(parsed.data);
+    }
+    return out;
+  });
 }
 
 const placed = { selector: str(300), tag: str(40), box };
@@ -93,7 +94,10 @@ const axeNode = z.object({ target: str(300), html: str(300), failureSummary: str
 const axeViolation = z.object({
   id: str(80),
   // axe reports a null impact only for results that are not violations; treat one as moderate.
-  impact: z.enum(SEVERITIES).nullable().transform((v) => v ?? 'moderate'),
+  impact: z
+    .enum(SEVERITIES)
+    .nullable()
+    .transform((v) => v ?? 'moderate'),
   description: str(300),
   help: str(300),
   helpUrl: str(300),

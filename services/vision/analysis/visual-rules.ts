@@ -50,7 +50,9 @@ export function blankFindings(scan: BlankScan): Finding[] {
       {
         type: 'blank-region',
         severity: 'serious',
-        message: scan.colour ? `the screenshot is blank: one flat colour (${scan.colour})` : 'the screenshot is blank: flat colour bands and nothing else',
+        message: scan.colour
+          ? `the screenshot is blank: one flat colour (${scan.colour})`
+          : 'the screenshot is blank: flat colour bands and nothing else',
         box: { x: 0, y: 0, width: scan.width, height: scan.height },
         evidence: `no row of the ${scan.width}×${scan.height} image has content (every row is one colour, within 8 per channel)`,
       },
@@ -70,7 +72,11 @@ function diffSeverity(ratio: number): Severity {
   return ratio < 0.05 ? 'moderate' : 'serious';
 }
 
-export function baselineFindings(diff: ImageDiff, size: { width: number; height: number }, baseline: { width: number; height: number }): Finding[] {
+export function baselineFindings(
+  diff: ImageDiff,
+  size: { width: number; height: number },
+  baseline: { width: number; height: number },
+): Finding[] {
   const share = `${(diff.diffRatio * 100).toFixed(3)} % of pixels (${diff.diffPixels})`;
   if (!diff.sameSize) {
     return [
@@ -103,7 +109,13 @@ export function visualPageChecks(report: PageReport): Outcome {
   const overlaps = overlapFindings(report);
   return {
     findings: [...broken, ...clipped, ...overflowing, ...overlaps],
-    metrics: { images: report.images.length, brokenImages: broken.length, clippedText: clipped.length, overflowingText: overflowing.length, overlaps: overlaps.length },
+    metrics: {
+      images: report.images.length,
+      brokenImages: broken.length,
+      clippedText: clipped.length,
+      overflowingText: overflowing.length,
+      overlaps: overlaps.length,
+    },
     checksRun: ['broken-image', 'clipped-text', 'container-overflow', 'overlap'],
     skipped: [],
   };

@@ -24,7 +24,11 @@ export async function acceptBaselines(deps: VisionDeps, caller: Caller, suite: s
   const visual = run.results.filter((r) => r.kind === 'visual' && r.screenshotId !== null);
   if (visual.length === 0) throw ragError(409, 'NO_VISUAL_CHECKS', `the latest run of ${suite} has no visual check to accept`);
   const events: BaselineAccepted[] = visual.map((r) =>
-    newEvent('glm.baseline-accepted', { customerId: caller.customerId, suite, check: r.name, screenshotId: r.screenshotId!, reason: 'accepted' }, { correlationId }),
+    newEvent(
+      'glm.baseline-accepted',
+      { customerId: caller.customerId, suite, check: r.name, screenshotId: r.screenshotId!, reason: 'accepted' },
+      { correlationId },
+    ),
   );
   await publishAndApply(deps.publisher, deps.db, baselinesProjection, events);
   return { success: true, suite, runId: run.runId, accepted: visual.map((r) => ({ check: r.name, screenshotId: r.screenshotId! })) };

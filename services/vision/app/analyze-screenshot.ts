@@ -54,12 +54,19 @@ function ownScreenshotId(deps: VisionDeps, url: string): string | null {
 async function resolveSource(deps: VisionDeps, caller: VisionCaller, input: AnalyzeInput, correlationId: string): Promise<Source> {
   const id = input.screenshotId ?? (input.screenshotUrl ? ownScreenshotId(deps, input.screenshotUrl) : null);
   if (id) return { screenshotId: id, ...(await loadScreenshot(deps, caller, id)) };
-  if (input.screenshotUrl) return { screenshotId: null, png: await fetchImageAsPng(deps, input.screenshotUrl, caller.customerId), report: undefined };
+  if (input.screenshotUrl)
+    return { screenshotId: null, png: await fetchImageAsPng(deps, input.screenshotUrl, caller.customerId), report: undefined };
   // The capture is this analysis's screenshot: metered below as the analysis's one use.
-  const captured = await capturePage(deps, caller, { url: input.url!, fullPage: input.fullPage, ...(input.viewport ? { viewport: input.viewport } : {}) }, correlationId, {
-    source: 'analyze',
-    metered: false,
-  });
+  const captured = await capturePage(
+    deps,
+    caller,
+    { url: input.url!, fullPage: input.fullPage, ...(input.viewport ? { viewport: input.viewport } : {}) },
+    correlationId,
+    {
+      source: 'analyze',
+      metered: false,
+    },
+  );
   return { screenshotId: captured.answer.screenshotId, png: captured.png, report: captured.report };
 }
 
@@ -73,7 +80,12 @@ const countBy = <K extends string>(items: readonly { [P in 'severity']: K }[], k
  * page that cannot be loaded costs nothing. The analysis itself (decoding the PNG, its pixels)
  * runs on the image pool, within its time and memory budget, never on the serving event loop.
  */
-export async function analyzeScreenshot(deps: VisionDeps, caller: VisionCaller, input: AnalyzeInput, correlationId: string): Promise<AnalyzeAnswer> {
+export async function analyzeScreenshot(
+  deps: VisionDeps,
+  caller: VisionCaller,
+  input: AnalyzeInput,
+  correlationId: string,
+): Promise<AnalyzeAnswer> {
   const started = Date.now();
   checkQuota(deps, caller, 'screenshotsAnalyzed', 1);
   const baselinePng = input.baselineScreenshotId ? (await loadScreenshot(deps, caller, input.baselineScreenshotId)).png : undefined;

@@ -20,9 +20,17 @@ export async function deleteScreenshot(deps: Pick<VisionDeps, 'db' | 'blobs'>, c
   const shot = await getScreenshot(deps.db, screenshotId);
   if (!shot || shot.customerId !== caller.customerId) throw notFound(`screenshot ${screenshotId}`);
   const baselines = await projectionCollection(deps.db, baselinesProjection.collection);
-  const used = await baselines.findOne<{ suite: string; check: string }>({ customerId: caller.customerId, screenshotId, _deleted: { $ne: true } } as Document, { projection: { suite: 1, check: 1 } });
+  const used = await baselines.findOne<{ suite: string; check: string }>(
+    { customerId: caller.customerId, screenshotId, _deleted: { $ne: true } } as Document,
+    { projection: { suite: 1, check: 1 } },
+  );
   if (used) {
-    throw ragError(409, 'BASELINE_IN_USE', `screenshot ${screenshotId} is the baseline of check "${used.check}" of suite "${used.suite}": accept a newer run of the suite first`, { suite: used.suite, check: used.check });
+    throw ragError(
+      409,
+      'BASELINE_IN_USE',
+      `screenshot ${screenshotId} is the baseline of check "${used.check}" of suite "${used.suite}": accept a newer run of the suite first`,
+      { suite: used.suite, check: used.check },
+    );
   }
   for (const id of [shot.blobs.png, shot.blobs.dom, shot.blobs.report]) await deps.blobs.delete(id);
   // A tombstone, as a projection's own deletion leaves: the screenshot reads as absent everywhere.

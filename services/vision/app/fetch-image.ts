@@ -40,7 +40,8 @@ const tooLarge = (message: string): HttpError =>
  */
 export function pngFromBrowser(answer: unknown, maxDecodeBytes: number): Buffer {
   const { problem, png, width, height } = (answer ?? {}) as { problem?: unknown; png?: unknown; width?: unknown; height?: unknown };
-  if (problem === 'too-large') throw tooLarge(`the image is ${Number(width)}×${Number(height)} pixels, over the limit of ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`);
+  if (problem === 'too-large')
+    throw tooLarge(`the image is ${Number(width)}×${Number(height)} pixels, over the limit of ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`);
   if (problem === 'too-many-bytes') throw tooLarge(`the image is over ${MAX_IMAGE_BYTES / (1024 * 1024)} MB as a PNG`);
   if (typeof png !== 'string' || !png.startsWith(DATA_URL_PREFIX)) {
     throw new HttpError(422, 'NOT_AN_IMAGE', 'screenshotUrl does not load as an image (give a page as url instead)');
@@ -51,7 +52,8 @@ export function pngFromBrowser(answer: unknown, maxDecodeBytes: number): Buffer 
     checkDecodable(bytes, maxDecodeBytes);
   } catch (error) {
     if (error instanceof ImageRefused && error.code === 'IMAGE_TOO_LARGE') throw tooLarge(error.message);
-    if (error instanceof ImageRefused) throw new HttpError(422, 'NOT_AN_IMAGE', `screenshotUrl did not give a usable image: ${error.message}`);
+    if (error instanceof ImageRefused)
+      throw new HttpError(422, 'NOT_AN_IMAGE', `screenshotUrl did not give a usable image: ${error.message}`);
     throw error;
   }
   return bytes;
@@ -66,14 +68,18 @@ export async function fetchImageAsPng(deps: VisionDeps, url: string, tenant: str
   const { vision } = deps.config;
   let result: unknown;
   try {
-    ({ inspection: result } = await capture(deps.pool, { url, tenant, timeoutMs: vision.captureTimeoutMs, maxBytes: vision.captureMaxBytes }, async (page) => {
-      const world = await openIsolatedWorld(page);
-      try {
-        return await world.evaluate(TO_PNG, { maxString: MAX_DATA_URL_CHARS, maxTotal: MAX_DATA_URL_CHARS + 1000 });
-      } finally {
-        await world.close();
-      }
-    }));
+    ({ inspection: result } = await capture(
+      deps.pool,
+      { url, tenant, timeoutMs: vision.captureTimeoutMs, maxBytes: vision.captureMaxBytes },
+      async (page) => {
+        const world = await openIsolatedWorld(page);
+        try {
+          return await world.evaluate(TO_PNG, { maxString: MAX_DATA_URL_CHARS, maxTotal: MAX_DATA_URL_CHARS + 1000 });
+        } finally {
+          await world.close();
+        }
+      },
+    ));
   } catch (err) {
     throw captureFailure(err);
   }

@@ -25,7 +25,14 @@ export interface ImageWorkConfig {
 
 /** The pool the vision engine creates (and closes): image work is memory-heavy, so few threads. */
 export function createImagePool(config: ImageWorkConfig): WorkPool {
-  return new WorkPool({ name: 'images', threads: config.threads, memoryMb: config.memoryMb, timeoutMs: config.timeoutMs, queuePerTenant: 8, runningPerTenant: Math.max(1, config.threads - 1) });
+  return new WorkPool({
+    name: 'images',
+    threads: config.threads,
+    memoryMb: config.memoryMb,
+    timeoutMs: config.timeoutMs,
+    queuePerTenant: 8,
+    runningPerTenant: Math.max(1, config.threads - 1),
+  });
 }
 
 /** What the decoded images of one task may hold: the pool's memory budget, which its heap limit does not enforce on Buffers. */
@@ -34,11 +41,22 @@ export const decodeBudget = (memoryMb: number): number => memoryMb * 1024 * 1024
 /** `error` as the HttpError the faces answer with, when it is one of the pool's or an image refusal; else unchanged. */
 export function imageWorkFailure(error: unknown): unknown {
   if (error instanceof WorkBudgetError) {
-    const what = error.budget === 'time' ? 'ran past its time budget' : error.budget === 'memory' ? 'needed more memory than its budget' : 'failed on this image';
-    return new HttpError(422, 'IMAGE_WORK_OVER_BUDGET', `the image analysis ${what}; a smaller image or page would fit`, { details: { budget: error.budget } });
+    const what =
+      error.budget === 'time'
+        ? 'ran past its time budget'
+        : error.budget === 'memory'
+          ? 'needed more memory than its budget'
+          : 'failed on this image';
+    return new HttpError(422, 'IMAGE_WORK_OVER_BUDGET', `the image analysis ${what}; a smaller image or page would fit`, {
+      details: { budget: error.budget },
+    });
   }
-  if (error instanceof WorkQueueFull) return new HttpError(429, 'TOO_MANY_REQUESTS', 'too many image analyses of this customer are waiting; retry shortly', { headers: { 'Retry-After': '5' } });
-  if (error instanceof WorkPoolClosed) return new HttpError(503, 'UNAVAILABLE', 'the service is stopping; retry shortly', { headers: { 'Retry-After': '5' } });
+  if (error instanceof WorkQueueFull)
+    return new HttpError(429, 'TOO_MANY_REQUESTS', 'too many image analyses of this customer are waiting; retry shortly', {
+      headers: { 'Retry-After': '5' },
+    });
+  if (error instanceof WorkPoolClosed)
+    return new HttpError(503, 'UNAVAILABLE', 'the service is stopping; retry shortly', { headers: { 'Retry-After': '5' } });
   if (error instanceof TaskError && error.code === 'IMAGE_TOO_LARGE') {
     return new HttpError(413, 'IMAGE_TOO_LARGE', error.message.slice(0, 300), { details: { maxPixels: MAX_IMAGE_PIXELS } });
   }
@@ -58,4 +76,5 @@ export async function runImageTask<I, O>(pool: WorkPool, work: Task<I, O>, input
 }
 
 /** Structured clone hands a Buffer back as a plain Uint8Array: the same bytes, as a Buffer again. */
-export const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+export const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -24,7 +24,15 @@ export interface TestAnswer {
   runId: string;
   passed: number;
   failed: number;
-  results: { name: string; type: TestCheck['type']; status: 'passed' | 'failed'; message: string; diffUrl?: string; diffRatio?: number; screenshotId?: string }[];
+  results: {
+    name: string;
+    type: TestCheck['type'];
+    status: 'passed' | 'failed';
+    message: string;
+    diffUrl?: string;
+    diffRatio?: number;
+    screenshotId?: string;
+  }[];
 }
 
 type Visual = Extract<TestCheck, { type: 'visual' }>;
@@ -56,7 +64,18 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
       case 'visual': {
         const shot = !ownCapture(check)
           ? page
-          : await capturePage(deps, caller, { url: input.url, fullPage: check.fullPage, ...(check.selector !== undefined ? { selector: check.selector } : {}), ...viewport }, correlationId, { source: 'test' });
+          : await capturePage(
+              deps,
+              caller,
+              {
+                url: input.url,
+                fullPage: check.fullPage,
+                ...(check.selector !== undefined ? { selector: check.selector } : {}),
+                ...viewport,
+              },
+              correlationId,
+              { source: 'test' },
+            );
         const outcome = await visualCheck(deps, caller, suite.name, check, shot.answer.screenshotId, shot.png, correlationId);
         if (outcome.baseline) firstBaselines.push(outcome.baseline);
         results.push(outcome.result);
@@ -71,13 +90,34 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
         const findings = analyze('accessibility', { report: page.report, png: page.png }).findings;
         const allowed = check.maxImpact === 'none' ? -1 : SEVERITIES.indexOf(check.maxImpact);
         const over = findings.filter((f) => SEVERITIES.indexOf(f.severity) > allowed);
-        results.push(result(check, over.length === 0, over.length === 0 ? `no violation above ${check.maxImpact}` : `${plural(over.length, 'violation')} above ${check.maxImpact}: ${[...new Set(over.map((f) => f.type))].join(', ')}`));
+        results.push(
+          result(
+            check,
+            over.length === 0,
+            over.length === 0
+              ? `no violation above ${check.maxImpact}`
+              : `${plural(over.length, 'violation')} above ${check.maxImpact}: ${[...new Set(over.map((f) => f.type))].join(', ')}`,
+          ),
+        );
         break;
       }
       case 'layout': {
-        const rules = new Set<string>(check.rules ?? ['overlap', 'viewport-overflow', 'container-overflow', 'off-screen', 'small-tap-target', 'misaligned']);
+        const rules = new Set<string>(
+          check.rules ?? ['overlap', 'viewport-overflow', 'container-overflow', 'off-screen', 'small-tap-target', 'misaligned'],
+        );
         const hits = analyze('layout', { report: page.report, png: page.png }).findings.filter((f) => rules.has(f.type));
-        results.push(result(check, hits.length === 0, hits.length === 0 ? 'no layout problem of the rules checked' : `${plural(hits.length, 'problem')}: ${hits.slice(0, 5).map((f) => f.message).join('; ')}`));
+        results.push(
+          result(
+            check,
+            hits.length === 0,
+            hits.length === 0
+              ? 'no layout problem of the rules checked'
+              : `${plural(hits.length, 'problem')}: ${hits
+                  .slice(0, 5)
+                  .map((f) => f.message)
+                  .join('; ')}`,
+          ),
+        );
         break;
       }
     }
@@ -86,7 +126,18 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
   const runId = randomUUID();
   const run: VisualTestCompleted = newEvent(
     'glm.visual-test-completed',
-    { runId, customerId: caller.customerId, keyHash: caller.keyHash, suite: suite.name, url: input.url, screenshotId: page.answer.screenshotId, passed, failed: results.length - passed, results, durationMs: Date.now() - started },
+    {
+      runId,
+      customerId: caller.customerId,
+      keyHash: caller.keyHash,
+      suite: suite.name,
+      url: input.url,
+      screenshotId: page.answer.screenshotId,
+      passed,
+      failed: results.length - passed,
+      results,
+      durationMs: Date.now() - started,
+    },
     { correlationId },
   );
   if (firstBaselines.length > 0) await publishAndApply(deps.publisher, deps.db, baselinesProjection, firstBaselines);
@@ -110,7 +161,16 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
 }
 
 function result(check: TestCheck, ok: boolean, message: string, extra: Partial<CheckResultData> = {}): CheckResultData {
-  return { name: check.name, kind: check.type, status: ok ? 'passed' : 'failed', message, diffId: null, diffRatio: null, screenshotId: null, ...extra };
+  return {
+    name: check.name,
+    kind: check.type,
+    status: ok ? 'passed' : 'failed',
+    message,
+    diffId: null,
+    diffRatio: null,
+    screenshotId: null,
+    ...extra,
+  };
 }
 
 async function visualCheck(
@@ -125,7 +185,11 @@ async function visualCheck(
   const baseline = await getBaseline(deps.db, caller.customerId, suite, check.name);
   const reference = baseline ? await loadScreenshot(deps, caller, baseline.screenshotId).catch(gone) : null;
   if (!reference) {
-    const event: BaselineAccepted = newEvent('glm.baseline-accepted', { customerId: caller.customerId, suite, check: check.name, screenshotId, reason: 'first_run' }, { correlationId });
+    const event: BaselineAccepted = newEvent(
+      'glm.baseline-accepted',
+      { customerId: caller.customerId, suite, check: check.name, screenshotId, reason: 'first_run' },
+      { correlationId },
+    );
     const why = baseline ? 'the baseline screenshot was deleted' : 'no baseline yet';
     return { result: result(check, true, `${why}: this capture is now the baseline`, { screenshotId }), baseline: event };
   }
@@ -133,11 +197,28 @@ async function visualCheck(
   const [was, now] = [pngDimensions(reference.png), pngDimensions(png)];
   if (!was || !now || was.width !== now.width || was.height !== now.height) {
     const size = now ? `${now.width}×${now.height}` : 'not a PNG';
-    return { result: result(check, false, `the capture is ${size}, the baseline ${was ? `${was.width}×${was.height}` : 'not a PNG'}: sizes differ`, { screenshotId }) };
+    return {
+      result: result(
+        check,
+        false,
+        `the capture is ${size}, the baseline ${was ? `${was.width}×${was.height}` : 'not a PNG'}: sizes differ`,
+        { screenshotId },
+      ),
+    };
   }
   let diff: ImageDiff;
   try {
-    diff = await runImageTask(deps.images, compareImagesTask, { baseline: reference.png, current: png, threshold: check.pixelThreshold, maxDecodeBytes: decodeBudget(deps.config.vision.work.memoryMb) }, caller.customerId);
+    diff = await runImageTask(
+      deps.images,
+      compareImagesTask,
+      {
+        baseline: reference.png,
+        current: png,
+        threshold: check.pixelThreshold,
+        maxDecodeBytes: decodeBudget(deps.config.vision.work.memoryMb),
+      },
+      caller.customerId,
+    );
   } catch (error) {
     // One comparison past its budget fails its check; the run's other checks still count.
     if (error instanceof HttpError && (error.code === 'IMAGE_TOO_LARGE' || error.code === 'IMAGE_WORK_OVER_BUDGET')) {
@@ -145,10 +226,18 @@ async function visualCheck(
     }
     throw error;
   }
-  const diffId = diff.diffPng ? await deps.blobs.put(asBuffer(diff.diffPng), { customerId: caller.customerId, kind: 'diff', contentType: 'image/png' }) : null;
+  const diffId = diff.diffPng
+    ? await deps.blobs.put(asBuffer(diff.diffPng), { customerId: caller.customerId, kind: 'diff', contentType: 'image/png' })
+    : null;
   const ok = diff.diffRatio <= check.maxDiffRatio;
   const share = `${(diff.diffRatio * 100).toFixed(3)} % of pixels differ (${diff.diffPixels})`;
-  return { result: result(check, ok, ok ? `${share}, within ${check.maxDiffRatio * 100} %` : `${share}, over ${check.maxDiffRatio * 100} %`, { diffId, diffRatio: diff.diffRatio, screenshotId }) };
+  return {
+    result: result(check, ok, ok ? `${share}, within ${check.maxDiffRatio * 100} %` : `${share}, over ${check.maxDiffRatio * 100} %`, {
+      diffId,
+      diffRatio: diff.diffRatio,
+      screenshotId,
+    }),
+  };
 }
 
 /** A baseline whose screenshot is gone (deleted by its customer) is no baseline; other failures stand. */
@@ -169,7 +258,11 @@ function elementCheck(check: Extract<TestCheck, { type: 'element' }>, report: Pa
   const probe = report.probes?.find((p) => p.selector === check.selector);
   if (!probe?.exists) return result(check, false, `no element matches ${check.selector}`);
   if (probe.visible !== check.visible) return result(check, false, `${check.selector} is ${probe.visible ? 'visible' : 'not visible'}`);
-  if (check.text !== undefined && !probe.text.includes(check.text)) return result(check, false, `${check.selector} does not contain "${check.text}" (it reads "${probe.text.slice(0, 100)}")`);
-  return result(check, true, `${check.selector} ${check.visible ? 'is visible' : 'is not visible'}${check.text !== undefined ? ` and contains "${check.text}"` : ''}`);
+  if (check.text !== undefined && !probe.text.includes(check.text))
+    return result(check, false, `${check.selector} does not contain "${check.text}" (it reads "${probe.text.slice(0, 100)}")`);
+  return result(
+    check,
+    true,
+    `${check.selector} ${check.visible ? 'is visible' : 'is not visible'}${check.text !== undefined ? ` and contains "${check.text}"` : ''}`,
+  );
 }
-

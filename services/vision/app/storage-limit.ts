@@ -31,7 +31,10 @@ export function storageLimitBytes(vision: StorageConfig, caller: VisionCaller): 
 const inMb = (bytes: number): string => `${(bytes / MB).toFixed(1)} MB`;
 
 /** Refuses a new capture (403 STORAGE_LIMIT_REACHED, saying how to free space) once the customer's stored bytes reach its bound. */
-export async function admitStorage(deps: { blobs: Pick<BlobStore, 'usedBytes'>; config: { vision: StorageConfig; urls: { pricing: string } } }, caller: VisionCaller): Promise<void> {
+export async function admitStorage(
+  deps: { blobs: Pick<BlobStore, 'usedBytes'>; config: { vision: StorageConfig; urls: { pricing: string } } },
+  caller: VisionCaller,
+): Promise<void> {
   const limit = storageLimitBytes(deps.config.vision, caller);
   if (limit === null) return;
   const used = await deps.blobs.usedBytes(caller.customerId);

@@ -75,7 +75,12 @@ export class BrowserPool {
   }
 
   get stats(): PoolStats {
-    return { active: this.#slots.held, queued: this.#slots.queued, launches: this.#launches, connected: this.#current?.browser.isConnected() ?? false };
+    return {
+      active: this.#slots.held,
+      queued: this.#slots.queued,
+      launches: this.#launches,
+      connected: this.#current?.browser.isConnected() ?? false,
+    };
   }
 
   /**
@@ -96,14 +101,17 @@ export class BrowserPool {
     let lease: GuardedContext | undefined;
     try {
       const { browser, pid } = await this.#browser(options.deadline);
-      const guard = new SsrfGuard(this.#options.lookup ? { allowList: this.#allowList, lookup: this.#options.lookup } : { allowList: this.#allowList });
+      const guard = new SsrfGuard(
+        this.#options.lookup ? { allowList: this.#allowList, lookup: this.#options.lookup } : { allowList: this.#allowList },
+      );
       lease = await openGuardedContext(browser, {
         guard,
         maxBytes: options.maxBytes,
         viewport: options.viewport,
         timeoutMs: Math.max(1, Math.min(10_000, options.deadline - Date.now())),
       }).catch(async (error: unknown) => {
-        if (options.deadline - Date.now() <= 0) throw new CaptureError('TIMEOUT', 'the capture timed out while opening a browser context', { cause: error });
+        if (options.deadline - Date.now() <= 0)
+          throw new CaptureError('TIMEOUT', 'the capture timed out while opening a browser context', { cause: error });
         // A browser that cannot open a context in time is wedged: replace it.
         await this.#discard(browser, pid);
         throw new CaptureError('BROWSER_FAILED', 'the browser did not open a context', { cause: error });
@@ -144,11 +152,14 @@ export class BrowserPool {
   async #untilDeadline<T>(work: Promise<T>, lease: GuardedContext, deadline: number, browser: Browser): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new CaptureError('TIMEOUT', 'the capture did not finish in time'));
-        // Closing the context makes every pending call of the work fail fast.
-        void lease.close(this.#options.closeTimeoutMs ?? 5000);
-      }, Math.max(0, deadline - Date.now()));
+      timer = setTimeout(
+        () => {
+          reject(new CaptureError('TIMEOUT', 'the capture did not finish in time'));
+          // Closing the context makes every pending call of the work fail fast.
+          void lease.close(this.#options.closeTimeoutMs ?? 5000);
+        },
+        Math.max(0, deadline - Date.now()),
+      );
     });
     work.catch(() => undefined); // once the deadline has answered, the work's own failure is moot
     try {

@@ -75,8 +75,16 @@ const DEFAULT_VIEWPORT = { width: 1280, height: 800 } as const;
 const MAX_SIDE = 8192;
 
 export async function capture(pool: BrowserPool, request: CaptureRequest): Promise<CaptureResult>;
-export async function capture<T>(pool: BrowserPool, request: CaptureRequest, inspect: PageInspector<T>): Promise<CaptureResult & { readonly inspection: T }>;
-export async function capture<T>(pool: BrowserPool, request: CaptureRequest, inspect?: PageInspector<T>): Promise<CaptureResult & { readonly inspection?: T }> {
+export async function capture<T>(
+  pool: BrowserPool,
+  request: CaptureRequest,
+  inspect: PageInspector<T>,
+): Promise<CaptureResult & { readonly inspection: T }>;
+export async function capture<T>(
+  pool: BrowserPool,
+  request: CaptureRequest,
+  inspect?: PageInspector<T>,
+): Promise<CaptureResult & { readonly inspection?: T }> {
   const started = Date.now();
   validate(request);
   // Cheap refusals (file:, javascript:, a private IP literal...) before taking a browser slot; the
@@ -87,33 +95,31 @@ export async function capture<T>(pool: BrowserPool, request: CaptureRequest, ins
   if (early !== undefined) throw new CaptureError('BLOCKED_URL', `${request.url.slice(0, 200)}: ${early}`);
   const viewport = request.viewport ?? DEFAULT_VIEWPORT;
   const deadline = started + request.timeoutMs;
-  return pool.run({ deadline, maxBytes: request.maxBytes, viewport, ...(request.tenant !== undefined ? { tenant: request.tenant } : {}) }, async (lease) => {
-    const verdict = await lease.guard.checkUrl(request.url, ['http:', 'https:']);
-    if (!verdict.allowed) throw new CaptureError('BLOCKED_URL', `${request.url.slice(0, 200)}: ${verdict.reason}`);
-    const page = await lease.context.newPage();
-    // Pop-ups of the page are not what was asked for, and would compete for the capture's time.
-    lease.context.on('page', (other) => void (other !== page && other.close().catch(() => undefined)));
-    const left = () => {
-      const ms = deadline - Date.now();
-      if (ms <= 0) throw new CaptureError('TIMEOUT', `the capture did not finish within ${request.timeoutMs} ms`);
-      return ms;
-    };
-    try {
-      const result = await captureIn(page, lease, request, left);
-      if (!inspect) return result;
-      return { ...result, inspection: await inspect(page, left) };
-    } catch (error) {
-      throw classify(error, lease, request);
-    }
-  });
+  return pool.run(
+    { deadline, maxBytes: request.maxBytes, viewport, ...(request.tenant !== undefined ? { tenant: request.tenant } : {}) },
+    async (lease) => {
+      const verdict = await lease.guard.checkUrl(request.url, ['http:', 'https:']);
+      if (!verdict.allowed) throw new CaptureError('BLOCKED_URL', `${request.url.slice(0, 200)}: ${verdict.reason}`);
+      const page = await lease.context.newPage();
+      // Pop-ups of the page are not what was asked for, and would compete for the capture's time.
+      lease.context.on('page', (other) => void (other !== page && other.close().catch(() => undefined)));
+      const left = () => {
+        const ms = deadline - Date.now();
+        if (ms <= 0) throw new CaptureError('TIMEOUT', `the capture did not finish within ${request.timeoutMs} ms`);
+        return ms;
+      };
+      try {
+        const result = await captureIn(page, lease, request, left);
+        if (!inspect) return result;
+        return { ...result, inspection: await inspect(page, left) };
+      } catch (error) {
+        throw classify(error, lease, request);
+      }
+    },
+  );
 }
 
-async function captureIn(
-  page: Page,
-  lease: GuardedContext,
-  request: CaptureRequest,
-  left: () => number,
-): Promise<CaptureResult> {
+async function captureIn(page: Page, lease: GuardedContext, request: CaptureRequest, left: () => number): Promise<CaptureResult> {
   const waitFor = request.waitFor ?? 'load';
   const response = await page.goto(request.url, { waitUntil: typeof waitFor === 'string' ? waitFor : 'load', timeout: left() });
   if (typeof waitFor !== 'string') await page.waitForSelector(waitFor.selector, { state: 'visible', timeout: left() });
@@ -131,7 +137,10 @@ async function captureIn(
       page.title(),
       serializedDom(world, maxChars(request)),
       // A document with no body (an SVG, an image) has no accessibility tree: the snapshot would wait for one.
-      page.locator('body').count().then((bodies) => (bodies > 0 ? page.ariaSnapshot({ timeout: left() }) : '')),
+      page
+        .locator('body')
+        .count()
+        .then((bodies) => (bodies > 0 ? page.ariaSnapshot({ timeout: left() }) : '')),
       request.elements ? collectElements(page) : Promise.resolve(undefined),
     ]);
   } finally {
@@ -166,33 +175,55 @@ const maxChars = (request: CaptureRequest): number => request.maxDomChars ?? 2_0
  * String.prototype.slice and XMLSerializer the page cannot replace.
  */
 async function serializedDom(world: IsolatedWorld, max: number): Promise<[number, string]> {
-  const result: unknown = await world.evaluate(`(() => {
+  const result: unknown = await world.evaluate(
+    `(() => {
     const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
     const html = doctype + (document.documentElement ? document.documentElement.outerHTML : '');
     return [html.length, html.slice(0, ${max})];
-  })()`, { maxString: max, maxTotal: max + 100 });
+  })()`,
+    { maxString: max, maxTotal: max + 100 },
+  );
   const [length, html] = Array.isArray(result) ? result : [];
   return [typeof length === 'number' ? length : 0, typeof html === 'string' ? html.slice(0, max) : ''];
 }
 
-async function screenshot(page: Page, world: IsolatedWorld, request: CaptureRequest, maxPixels: number, left: () => number): Promise<{ png: Buffer; clipped: boolean }> {
+async function screenshot(
+  page: Page,
+  world: IsolatedWorld,
+  request: CaptureRequest,
+  maxPixels: number,
+  left: () => number,
+): Promise<{ png: Buffer; clipped: boolean }> {
   const options = { type: 'png', animations: 'disabled', caret: 'hide' } as const;
   if (request.selector !== undefined) {
     const element = page.locator(request.selector).first();
-    if ((await page.locator(request.selector).count()) === 0) throw new CaptureError('SELECTOR_NOT_FOUND', `no element matches ${request.selector}`);
+    if ((await page.locator(request.selector).count()) === 0)
+      throw new CaptureError('SELECTOR_NOT_FOUND', `no element matches ${request.selector}`);
     const box = await element.boundingBox({ timeout: left() });
     if (box === null || box.width < 1 || box.height < 1) throw new CaptureError('SELECTOR_NOT_FOUND', `${request.selector} is not visible`);
-    if (box.width * box.height > maxPixels) throw new CaptureError('TOO_LARGE', `${request.selector} is ${Math.round(box.width)}×${Math.round(box.height)} pixels, over the limit`);
+    if (box.width * box.height > maxPixels)
+      throw new CaptureError(
+        'TOO_LARGE',
+        `${request.selector} is ${Math.round(box.width)}×${Math.round(box.height)} pixels, over the limit`,
+      );
     return { png: await element.screenshot({ ...options, timeout: left() }), clipped: false };
   }
   if (!request.fullPage) return { png: await page.screenshot({ ...options, timeout: left() }), clipped: false };
   // The page states its own size; a lie only spoils its own capture, and the clip bounds the memory.
-  const size = await world.evaluate('document.documentElement ? [document.documentElement.scrollWidth, document.documentElement.scrollHeight] : [1, 1]', { maxTotal: 100 });
+  const size = await world.evaluate(
+    'document.documentElement ? [document.documentElement.scrollWidth, document.documentElement.scrollHeight] : [1, 1]',
+    { maxTotal: 100 },
+  );
   const [width, height] = Array.isArray(size) ? (size as unknown[]) : [];
   const clipWidth = Math.max(1, Math.min(Number(width) || 1, MAX_SIDE));
   const clipHeight = Math.max(1, Math.min(Number(height) || 1, Math.floor(maxPixels / clipWidth)));
   const clipped = clipWidth < (Number(width) || 1) || clipHeight < (Number(height) || 1);
-  const png = await page.screenshot({ ...options, fullPage: true, clip: { x: 0, y: 0, width: clipWidth, height: clipHeight }, timeout: left() });
+  const png = await page.screenshot({
+    ...options,
+    fullPage: true,
+    clip: { x: 0, y: 0, width: clipWidth, height: clipHeight },
+    timeout: left(),
+  });
   return { png, clipped };
 }
 
@@ -203,13 +234,19 @@ function classify(error: unknown, lease: GuardedContext, request: CaptureRequest
     return new CaptureError('BROWSER_FAILED', 'the browser crashed or disconnected during the capture', { cause: error });
   }
   if (lease.budget.exceeded && /net::ERR_/.test(message)) {
-    return new CaptureError('TOO_LARGE', `the page passed the ${request.maxBytes}-byte page weight limit before it loaded`, { cause: error });
+    return new CaptureError('TOO_LARGE', `the page passed the ${request.maxBytes}-byte page weight limit before it loaded`, {
+      cause: error,
+    });
   }
-  if (/net::ERR_(BLOCKED_BY_CLIENT|SOCKS_CONNECTION_FAILED|TUNNEL_CONNECTION_FAILED|PROXY_CONNECTION_FAILED)/.test(message) && lease.blocked.length > 0) {
+  if (
+    /net::ERR_(BLOCKED_BY_CLIENT|SOCKS_CONNECTION_FAILED|TUNNEL_CONNECTION_FAILED|PROXY_CONNECTION_FAILED)/.test(message) &&
+    lease.blocked.length > 0
+  ) {
     const first = lease.blocked[0];
     return new CaptureError('BLOCKED_URL', `the page or a redirect was refused: ${first?.url} (${first?.reason})`, { cause: error });
   }
-  if (/crash/i.test(message)) return new CaptureError('NAVIGATION_FAILED', 'the page crashed (it may have run out of memory)', { cause: error });
+  if (/crash/i.test(message))
+    return new CaptureError('NAVIGATION_FAILED', 'the page crashed (it may have run out of memory)', { cause: error });
   if (error instanceof errors.TimeoutError) return new CaptureError('TIMEOUT', firstLine(message), { cause: error });
   if (/Unexpected token|is not a valid selector|Failed to parse selector/i.test(message)) {
     return new CaptureError('INVALID_REQUEST', `bad selector: ${firstLine(message)}`, { cause: error });
@@ -222,8 +259,10 @@ const firstLine = (message: string): string => message.split('\n')[0] ?? message
 
 function validate(request: CaptureRequest): void {
   const problem = (what: string) => new CaptureError('INVALID_REQUEST', what);
-  if (typeof request.url !== 'string' || request.url.length === 0 || request.url.length > 8192) throw problem('url must be a string of 1 to 8192 characters');
-  if (!Number.isInteger(request.timeoutMs) || request.timeoutMs < 100 || request.timeoutMs > 300_000) throw problem('timeoutMs must be an integer from 100 to 300000');
+  if (typeof request.url !== 'string' || request.url.length === 0 || request.url.length > 8192)
+    throw problem('url must be a string of 1 to 8192 characters');
+  if (!Number.isInteger(request.timeoutMs) || request.timeoutMs < 100 || request.timeoutMs > 300_000)
+    throw problem('timeoutMs must be an integer from 100 to 300000');
   if (!Number.isInteger(request.maxBytes) || request.maxBytes < 1) throw problem('maxBytes must be a positive integer');
   const viewport = request.viewport;
   if (viewport !== undefined) {
@@ -231,7 +270,10 @@ function validate(request: CaptureRequest): void {
       if (!Number.isInteger(side) || side < 16 || side > 4096) throw problem('viewport width and height must be integers from 16 to 4096');
     }
   }
-  if (request.selector !== undefined && (typeof request.selector !== 'string' || request.selector.length === 0 || request.selector.length > 1000)) {
+  if (
+    request.selector !== undefined &&
+    (typeof request.selector !== 'string' || request.selector.length === 0 || request.selector.length > 1000)
+  ) {
     throw problem('selector must be a string of 1 to 1000 characters');
   }
   const waitFor: unknown = request.waitFor;

@@ -46,7 +46,6 @@ const clip = (url: string): string => (url.length > MAX_URL_CHARS ? `${url.slice
 
 export const PAGE_WEIGHT_REASON = 'page weight limit reached';
 
-
 export async function openGuardedContext(browser: Browser, options: GuardedContextOptions): Promise<GuardedContext> {
   const { guard } = options;
   const budget = new ByteBudget(options.maxBytes);

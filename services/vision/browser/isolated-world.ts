@@ -61,9 +61,18 @@ export async function openIsolatedWorld(page: Page): Promise<IsolatedWorld> {
   const session: CDPSession = await page.context().newCDPSession(page);
   try {
     const { frameTree } = await session.send('Page.getFrameTree');
-    const { executionContextId } = await session.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'svc-inspect', grantUniveralAccess: false });
+    const { executionContextId } = await session.send('Page.createIsolatedWorld', {
+      frameId: frameTree.frame.id,
+      worldName: 'svc-inspect',
+      grantUniveralAccess: false,
+    });
     const run = async (expression: string): Promise<unknown> => {
-      const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression, contextId: executionContextId, returnByValue: true, awaitPromise: true });
+      const { result, exceptionDetails } = await session.send('Runtime.evaluate', {
+        expression,
+        contextId: executionContextId,
+        returnByValue: true,
+        awaitPromise: true,
+      });
       if (exceptionDetails) {
         const described = exceptionDetails.exception?.description ?? exceptionDetails.text;
         throw new Error(String(described).split('\n')[0]!.slice(0, 300));

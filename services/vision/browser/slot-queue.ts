@@ -62,13 +62,21 @@ export class SlotQueue {
     return new Promise<Release>((grant, refuse) => {
       const waiter: Waiter = { tenant, grant, refuse, timer: undefined };
       if ((this.maxQueue === 0 && this.#held >= this.slots) || !this.#waiters.push(tenant, waiter)) {
-        refuse(new CaptureError('POOL_BUSY', `all ${this.slots} browser slots are busy and ${this.maxQueue} requests of this customer are already waiting`));
+        refuse(
+          new CaptureError(
+            'POOL_BUSY',
+            `all ${this.slots} browser slots are busy and ${this.maxQueue} requests of this customer are already waiting`,
+          ),
+        );
         return;
       }
-      waiter.timer = setTimeout(() => {
-        if (!this.#waiters.remove(tenant, waiter)) return;
-        refuse(new CaptureError('POOL_BUSY', `no browser slot became free within ${waitMs} ms`));
-      }, Math.max(0, waitMs));
+      waiter.timer = setTimeout(
+        () => {
+          if (!this.#waiters.remove(tenant, waiter)) return;
+          refuse(new CaptureError('POOL_BUSY', `no browser slot became free within ${waitMs} ms`));
+        },
+        Math.max(0, waitMs),
+      );
       this.#dispatch();
     });
   }

@@ -31,17 +31,31 @@ export type Lookup = (host: string) => Promise<readonly ResolvedAddress[]>;
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
 
 /** Host names refused without asking DNS: they name the machine itself or its provider's internals. */
-const BLOCKED_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
+const BLOCKED_NAMES = new Set([
+  'localhost',
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
 const BLOCKED_SUFFIXES = ['.localhost', '.internal', '.local', '.localdomain', '.home.arpa'];
 
 /** One spelling per host:port (IPv6 written out in full), to match a connection to a request. */
 export const targetKey = (host: string, port: number): string => {
   const name = normalizeHost(host);
-  return isIPv6(name) ? `[${parseIPv6(name).map((w) => w.toString(16)).join(':')}]:${port}` : `${name}:${port}`;
+  return isIPv6(name)
+    ? `[${parseIPv6(name)
+        .map((w) => w.toString(16))
+        .join(':')}]:${port}`
+    : `${name}:${port}`;
 };
 
 /** Where a URL would connect, or why it may not be fetched at all (scheme, no host). Pure. */
-export function urlTarget(url: string, schemes: readonly string[] = ['http:', 'https:', 'ws:', 'wss:']): Target | { readonly reason: string } {
+export function urlTarget(
+  url: string,
+  schemes: readonly string[] = ['http:', 'https:', 'ws:', 'wss:'],
+): Target | { readonly reason: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -78,7 +92,8 @@ export function judgeAddresses(allow: AllowList, target: Target, addresses: read
   if (addresses.length === 0) return { allowed: false, reason: `${target.host} did not resolve` };
   if (isAllowListed(allow, target.host, target.port)) return { allowed: true, addresses };
   for (const { address } of addresses) {
-    if (!isAllowListed(allow, address, target.port) && blockedAddressReason(address) !== undefined) return { allowed: false, reason: internalHostReason(target.host) };
+    if (!isAllowListed(allow, address, target.port) && blockedAddressReason(address) !== undefined)
+      return { allowed: false, reason: internalHostReason(target.host) };
   }
   return { allowed: true, addresses };
 }

@@ -16,7 +16,15 @@ import { dlqTopic, ensureTopics } from '../../../events/topics.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import type { StackEnv } from '../../../deploy/local/stack.ts';
 import { eventually, testLogger } from '../../support/env.ts';
-import { counterProjection, probeCatalog, probeCatalogV1, recorded, uniqueTopic, type Counter, type ProbeEvent } from '../../support/probe.ts';
+import {
+  counterProjection,
+  probeCatalog,
+  probeCatalogV1,
+  recorded,
+  uniqueTopic,
+  type Counter,
+  type ProbeEvent,
+} from '../../support/probe.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const log = testLogger();
@@ -53,14 +61,30 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     const catalog = probeCatalog(topic);
     const codec = new EventCodec(catalog);
     const publisher = new EventPublisher(kafka, codec, { timeoutMs: 5000 });
-    cleanups.push(() => publisher.disconnect(), () => admin.disconnect());
+    cleanups.push(
+      () => publisher.disconnect(),
+      () => admin.disconnect(),
+    );
     return { topic, catalog, codec, publisher, admin };
   }
 
-  function consume(codec: EventCodec, publisher: EventPublisher, topic: string, handle: (e: DeliveredEvent) => Promise<void>, groupId = `g-${randomUUID()}`) {
+  function consume(
+    codec: EventCodec,
+    publisher: EventPublisher,
+    topic: string,
+    handle: (e: DeliveredEvent) => Promise<void>,
+    groupId = `g-${randomUUID()}`,
+  ) {
     const runner = new ConsumerRunner({
-      kafka, codec, publisher, log, groupId, topics: [topic], handler: eachEvent(handle),
-      retries: 2, backoff: { initialMs: 10, maxMs: 50 },
+      kafka,
+      codec,
+      publisher,
+      log,
+      groupId,
+      topics: [topic],
+      handler: eachEvent(handle),
+      retries: 2,
+      backoff: { initialMs: 10, maxMs: 50 },
     });
     cleanups.push(() => runner.stop());
     return runner;
@@ -124,7 +148,12 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     }).start();
     const key = 'same-key';
     await publisher.publishRaw([
-      { topic, key, value: Buffer.from('not avro at all'), headers: { [HEADER.type]: 'probe.recorded', [HEADER.fingerprint]: 'ff'.repeat(32) } },
+      {
+        topic,
+        key,
+        value: Buffer.from('not avro at all'),
+        headers: { [HEADER.type]: 'probe.recorded', [HEADER.fingerprint]: 'ff'.repeat(32) },
+      },
     ]);
     await publisher.publish([recorded(key, 1, 'explode'), recorded(key, 2, 'after')]);
     await eventually('the event after the poison', async () => (received.includes('after') ? true : undefined));
@@ -146,57 +175,70 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
   });
 
   for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
-  const how = signal === 'SIGKILL' ? 'killed (SIGKILL) mid-stream' : 'stopped gracefully (SIGTERM) mid-stream, exiting within 10 s';
-  it(`loses nothing and applies nothing twice when a consumer process is ${how}`, async function () {
-    this.timeout(180_000);
-    const { topic, publisher } = await setup('crash');
-    const collection = `counters_${randomUUID().slice(0, 8)}`;
-    const group = `crash-${randomUUID()}`;
-    const probes = Array.from({ length: 12 }, (_, i) => `probe-${i}`);
-    const perProbe = 250;
-    const total = probes.length * perProbe;
-    for (let seq = 0; seq < perProbe; seq += 50) {
-      await publisher.publish(probes.flatMap((p) => Array.from({ length: 50 }, (_, i) => recorded(p, seq + i))));
-    }
-    const applied = async () => {
-      const docs = await db.collection(collection).find().toArray();
-      return docs.reduce((sum, d) => sum + (d.count as number), 0);
-    };
-    const startChild = async (): Promise<ChildProcess> => {
-      const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'test/support/probe-consumer.ts'], {
-        env: { ...process.env, KAFKA_BROKERS: env.KAFKA_BROKERS, MONGODB_URI: env.MONGODB_URI, MONGODB_DB: db.databaseName, PROBE_TOPIC: topic, PROBE_GROUP: group, PROBE_COLLECTION: collection, PROBE_CHUNK: '5' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      cleanups.push(async () => child.exitCode === null && child.kill('SIGKILL'));
-      return child;
-    };
+    const how = signal === 'SIGKILL' ? 'killed (SIGKILL) mid-stream' : 'stopped gracefully (SIGTERM) mid-stream, exiting within 10 s';
+    it(`loses nothing and applies nothing twice when a consumer process is ${how}`, async function () {
+      this.timeout(180_000);
+      const { topic, publisher } = await setup('crash');
+      const collection = `counters_${randomUUID().slice(0, 8)}`;
+      const group = `crash-${randomUUID()}`;
+      const probes = Array.from({ length: 12 }, (_, i) => `probe-${i}`);
+      const perProbe = 250;
+      const total = probes.length * perProbe;
+      for (let seq = 0; seq < perProbe; seq += 50) {
+        await publisher.publish(probes.flatMap((p) => Array.from({ length: 50 }, (_, i) => recorded(p, seq + i))));
+      }
+      const applied = async () => {
+        const docs = await db.collection(collection).find().toArray();
+        return docs.reduce((sum, d) => sum + (d.count as number), 0);
+      };
+      const startChild = async (): Promise<ChildProcess> => {
+        const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'test/support/probe-consumer.ts'], {
+          env: {
+            ...process.env,
+            KAFKA_BROKERS: env.KAFKA_BROKERS,
+            MONGODB_URI: env.MONGODB_URI,
+            MONGODB_DB: db.databaseName,
+            PROBE_TOPIC: topic,
+            PROBE_GROUP: group,
+            PROBE_COLLECTION: collection,
+            PROBE_CHUNK: '5',
+          },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        cleanups.push(async () => child.exitCode === null && child.kill('SIGKILL'));
+        return child;
+      };
 
-    const first = await startChild();
-    const atKill = await eventually('some events applied', async () => {
-      const n = await applied();
-      return n >= total / 10 ? n : undefined;
-    }, 60_000);
-    const signalled = Date.now();
-    first.kill(signal);
-    await once(first, 'exit');
-    expect(Date.now() - signalled, 'time to exit').to.be.lessThan(10_000);
-    const afterKill = await applied();
-    expect(afterKill, 'the stop landed mid-stream').to.be.lessThan(total);
-    expect(afterKill).to.be.at.least(atKill);
+      const first = await startChild();
+      const atKill = await eventually(
+        'some events applied',
+        async () => {
+          const n = await applied();
+          return n >= total / 10 ? n : undefined;
+        },
+        60_000,
+      );
+      const signalled = Date.now();
+      first.kill(signal);
+      await once(first, 'exit');
+      expect(Date.now() - signalled, 'time to exit').to.be.lessThan(10_000);
+      const afterKill = await applied();
+      expect(afterKill, 'the stop landed mid-stream').to.be.lessThan(total);
+      expect(afterKill).to.be.at.least(atKill);
 
-    const second = await startChild();
-    await eventually('every event applied', async () => ((await applied()) >= total ? true : undefined), 120_000);
-    second.kill('SIGTERM');
-    await once(second, 'exit');
+      const second = await startChild();
+      await eventually('every event applied', async () => ((await applied()) >= total ? true : undefined), 120_000);
+      second.kill('SIGTERM');
+      await once(second, 'exit');
 
-    const docs = await db.collection<Counter & Document>(collection).find().sort({ _id: 1 }).toArray();
-    expect(docs.map((d) => d.probeId)).to.deep.equal([...probes].sort());
-    for (const d of docs) {
-      expect(d.count, d.probeId).to.equal(perProbe);
-      expect(d.seqs, d.probeId).to.deep.equal(Array.from({ length: perProbe }, (_, i) => i));
-      expect(d._v).to.equal(perProbe);
-    }
-  });
+      const docs = await db.collection<Counter & Document>(collection).find().sort({ _id: 1 }).toArray();
+      expect(docs.map((d) => d.probeId)).to.deep.equal([...probes].sort());
+      for (const d of docs) {
+        expect(d.count, d.probeId).to.equal(perProbe);
+        expect(d.seqs, d.probeId).to.deep.equal(Array.from({ length: perProbe }, (_, i) => i));
+        expect(d._v).to.equal(perProbe);
+      }
+    });
   }
 
   it('applies one chunk that updates more documents than FerretDB has database connections (120), without hanging it', async function () {
@@ -204,7 +246,8 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     const collection = `counters_${randomUUID().slice(0, 8)}`;
     const applier = new ProjectionApplier(db, counterProjection(collection));
     const probes = Array.from({ length: 120 }, (_, i) => `wide-${i}`);
-    const chunk = (seq: number) => probes.map((p, i) => ({ ...recorded(p, seq), position: { topic: 'wide', partition: 0, offset: String(seq * 1000 + i) } }));
+    const chunk = (seq: number) =>
+      probes.map((p, i) => ({ ...recorded(p, seq), position: { topic: 'wide', partition: 0, offset: String(seq * 1000 + i) } }));
     await applier.handle(chunk(0));
     // 120 existing documents replaced by one chunk: as one update command of 120 statements it
     // would deadlock FerretDB's pool of 50 connections; the applier writes in batches.
@@ -251,7 +294,16 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     expect(live.find((d) => String(d._id) === 'probe-d')?._deleted).to.equal(true);
 
     const progress: number[] = [];
-    const result = await replayProjection({ kafka, codec, catalog, publisher, db, projection, log, onProgress: (p) => progress.push(p.done) });
+    const result = await replayProjection({
+      kafka,
+      codec,
+      catalog,
+      publisher,
+      db,
+      projection,
+      log,
+      onProgress: (p) => progress.push(p.done),
+    });
     expect(result.messages).to.equal(events.length + 1);
     expect(result.applied).to.equal(events.length + 1);
     const swapped = await projectionCollection(db, collection);
@@ -309,7 +361,16 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     await eventually('the guarded projection', async () => (applier.applied === applies ? true : undefined));
 
     const collection = `counters_${randomUUID().slice(0, 8)}`;
-    const result = await replayProjection({ kafka, codec, catalog, publisher, db, projection: spread(collection), log, bufferedDocuments: 2 });
+    const result = await replayProjection({
+      kafka,
+      codec,
+      catalog,
+      publisher,
+      db,
+      projection: spread(collection),
+      log,
+      bufferedDocuments: 2,
+    });
     expect(result.messages).to.equal(events.length + 2 + 1 + 10);
     expect(result.applied).to.equal(applies);
     expect(result.documents).to.equal(7);

@@ -52,9 +52,21 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
     const publisher = new EventPublisher(kafka, codec, { timeoutMs: 5000 });
     const projection = counterProjection(`counter_${randomUUID().slice(0, 8)}`);
     const projectionGroup = `projection-${randomUUID().slice(0, 8)}`;
-    const runner = new ConsumerRunner({ kafka, codec, publisher, log, groupId: projectionGroup, topics: [topic], handler: new ProjectionApplier(db, projection) });
+    const runner = new ConsumerRunner({
+      kafka,
+      codec,
+      publisher,
+      log,
+      groupId: projectionGroup,
+      topics: [topic],
+      handler: new ProjectionApplier(db, projection),
+    });
     await runner.start();
-    cleanups.push(() => publisher.disconnect(), () => runner.stop(), () => admin.deleteGroups([projectionGroup]));
+    cleanups.push(
+      () => publisher.disconnect(),
+      () => runner.stop(),
+      () => admin.deleteGroups([projectionGroup]),
+    );
     let loads = 0;
     const load = (id: string) => {
       loads++;
@@ -77,7 +89,16 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
 
     // Entries not in step live 1 ms, so a second read without a load proves the first was trusted.
     const cache = new ProjectionCache<Counter>(projection, [topic], { load, untrustedTtlMs: 1, trustedTtlMs: 60_000, now });
-    const feed = await startCacheFeed({ kafka, admin, codec, publisher, log, groupId: `feed-${randomUUID().slice(0, 8)}`, caches: [{ cache, projectionGroup }], pollMs: 50 });
+    const feed = await startCacheFeed({
+      kafka,
+      admin,
+      codec,
+      publisher,
+      log,
+      groupId: `feed-${randomUUID().slice(0, 8)}`,
+      caches: [{ cache, projectionGroup }],
+      pollMs: 50,
+    });
     cleanups.push(() => feed.stop());
     await eventually('the feed to be live', async () => (cache.live ? true : undefined));
     await eventually('a load in step with the projection', async () => {
@@ -108,7 +129,16 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
     await publisher.publish(recorded(probe, 1));
     await eventually('the projection to apply it', async () => ((await inDb(probe)) ? true : undefined));
     const cache = new ProjectionCache<Counter>(projection, [topic], { load, untrustedTtlMs: 1, trustedTtlMs: 60_000, now });
-    const feed = await startCacheFeed({ kafka, admin, codec, publisher, log, groupId: `feed-${randomUUID().slice(0, 8)}`, caches: [{ cache, projectionGroup }], pollMs: 50 });
+    const feed = await startCacheFeed({
+      kafka,
+      admin,
+      codec,
+      publisher,
+      log,
+      groupId: `feed-${randomUUID().slice(0, 8)}`,
+      caches: [{ cache, projectionGroup }],
+      pollMs: 50,
+    });
     await eventually('the feed to be live', async () => (cache.live ? true : undefined));
     await eventually('a trusted entry', async () => {
       await cache.get(probe);

@@ -64,15 +64,34 @@ describe('a consumer across a Kafka outage (integration)', function () {
       await kafkaServer.stop();
       const states = new Set<string>();
       const down = Date.now();
-      await eventually('20 s of outage', async () => {
-        states.add(runner.health().state);
-        return Date.now() - down > 20_000 ? true : undefined;
-      }, 30_000);
-      expect([...states].some((s) => s !== 'joined'), `health during the outage: ${[...states].join(', ')}`).to.equal(true);
+      await eventually(
+        '20 s of outage',
+        async () => {
+          states.add(runner.health().state);
+          return Date.now() - down > 20_000 ? true : undefined;
+        },
+        30_000,
+      );
+      expect(
+        [...states].some((s) => s !== 'joined'),
+        `health during the outage: ${[...states].join(', ')}`,
+      ).to.equal(true);
       await kafkaServer.start();
 
-      await eventually('a publish after the outage', async () => (await publisher.publish(recorded('after', 2)).then(() => true, () => undefined)), 60_000);
-      await eventually('the event after the outage', async () => (seen.some((e) => (e.data as { probeId: string }).probeId === 'after') ? true : undefined), 90_000);
+      await eventually(
+        'a publish after the outage',
+        async () =>
+          await publisher.publish(recorded('after', 2)).then(
+            () => true,
+            () => undefined,
+          ),
+        60_000,
+      );
+      await eventually(
+        'the event after the outage',
+        async () => (seen.some((e) => (e.data as { probeId: string }).probeId === 'after') ? true : undefined),
+        90_000,
+      );
       expect(runner.health()).to.deep.include({ ok: true, state: 'joined' });
     } finally {
       await runner.stop();

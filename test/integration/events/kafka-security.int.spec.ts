@@ -68,16 +68,24 @@ describe('Kafka with SASL/SCRAM (integration)', function () {
     cleanups.push(() => publisher.disconnect());
     const seen: DeliveredEvent[] = [];
     const runner = new ConsumerRunner({
-      kafka, codec, publisher, log, groupId: `g-${randomUUID()}`, topics: [topic],
+      kafka,
+      codec,
+      publisher,
+      log,
+      groupId: `g-${randomUUID()}`,
+      topics: [topic],
       handler: eachEvent(async (e) => void seen.push(e)),
-      retries: 1, backoff: { initialMs: 10, maxMs: 50 },
+      retries: 1,
+      backoff: { initialMs: 10, maxMs: 50 },
     });
     cleanups.push(() => runner.stop());
     await runner.start();
 
     const event = recorded('p-1', 1, 'over SASL');
     await publisher.publish([event]);
-    const got = await eventually('the event back through the SASL listener', async () => seen.find((e) => e.metadata.eventId === event.metadata.eventId));
+    const got = await eventually('the event back through the SASL listener', async () =>
+      seen.find((e) => e.metadata.eventId === event.metadata.eventId),
+    );
     expect(got.data).to.deep.include({ probeId: 'p-1', seq: 1 });
   });
 
@@ -109,7 +117,9 @@ describe('Kafka with SASL/SCRAM (integration)', function () {
         resolve({ code: child.exitCode, stdout, stderr }),
       );
     });
-    expect(result.stderr).to.match(/Kafka refused the credentials \(check KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD\): SASL SCRAM SHA512 authentication failed/);
+    expect(result.stderr).to.match(
+      /Kafka refused the credentials \(check KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD\): SASL SCRAM SHA512 authentication failed/,
+    );
     expect(result.code).to.equal(78);
     expect(result.stderr + result.stdout).not.to.include(wrong);
   });

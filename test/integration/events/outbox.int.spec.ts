@@ -39,7 +39,15 @@ describe('single-document outbox (integration)', () => {
     await admin.disconnect();
     codec = new EventCodec(probeCatalog(topic));
     publisher = new EventPublisher(kafka, codec, { timeoutMs: 5000 });
-    runner = new ConsumerRunner({ kafka, codec, publisher, log, groupId: `outbox-${randomUUID()}`, topics: [topic], handler: eachEvent(async (e) => void received.push(e)) });
+    runner = new ConsumerRunner({
+      kafka,
+      codec,
+      publisher,
+      log,
+      groupId: `outbox-${randomUUID()}`,
+      topics: [topic],
+      handler: eachEvent(async (e) => void received.push(e)),
+    });
     await runner.start();
     await db.collection('claims').createIndex({ email: 1 }, { unique: true });
   });
@@ -56,7 +64,9 @@ describe('single-document outbox (integration)', () => {
     const event = recorded('claim-1', 1);
     const result = await outbox.claim({ _id: 'claim-1', email: 'a@example.test' }, [event]);
     expect(result.status).to.equal('published');
-    const delivered = await eventually('the claimed event', async () => received.find((e) => e.metadata.eventId === event.metadata.eventId));
+    const delivered = await eventually('the claimed event', async () =>
+      received.find((e) => e.metadata.eventId === event.metadata.eventId),
+    );
     expect(result.status === 'published' && result.positions).to.deep.equal([delivered.position]);
     const stored = await db.collection('claims').findOne({ _id: 'claim-1' as never });
     expect(stored?.outbox.pending).to.equal(false);

@@ -51,14 +51,27 @@ class CustomerEvents {
 
   collection(collectionName: string, day: number): void {
     const collectionId = collectionIdOf(this.customerId, collectionName);
-    this.add('rag.collection-configured', { collectionId, customerId: this.customerId, collectionName, projectPath: `/srv/${collectionName}`, vectorDB: 'local' }, at(day, 8));
+    this.add(
+      'rag.collection-configured',
+      { collectionId, customerId: this.customerId, collectionName, projectPath: `/srv/${collectionName}`, vectorDB: 'local' },
+      at(day, 8),
+    );
   }
 
   /** A job requested at `day` 09:00 that ends (or not) 30 minutes later. */
-  job(jobId: string, collectionName: string, day: number, end: { completed: { files: number; manifest: number; chunks: number; ms: number } } | { failed: { ms: number } } | 'running'): void {
+  job(
+    jobId: string,
+    collectionName: string,
+    day: number,
+    end: { completed: { files: number; manifest: number; chunks: number; ms: number } } | { failed: { ms: number } } | 'running',
+  ): void {
     const collectionId = collectionIdOf(this.customerId, collectionName);
     const customerId = this.customerId;
-    this.add('rag.index-requested', { jobId, collectionId, customerId, collectionName, source: 'path', files: [], keyHash: null }, at(day, 9));
+    this.add(
+      'rag.index-requested',
+      { jobId, collectionId, customerId, collectionName, source: 'path', files: [], keyHash: null },
+      at(day, 9),
+    );
     this.add('rag.index-started', { jobId, collectionId, attempt: 1 }, new Date(at(day, 9).getTime() + 1000));
     const endedAt = new Date(at(day, 9).getTime() + 30 * 60_000);
     if (end === 'running') return;
@@ -83,7 +96,16 @@ class CustomerEvents {
   }
 
   query(collectionName: string, durationMs: number, cached: boolean, servedAt: Date): void {
-    const data: QueryServedData = { queryId: randomUUID(), collectionId: collectionIdOf(this.customerId, collectionName), customerId: this.customerId, collectionName, keyHash: 'k', results: 5, cached, durationMs };
+    const data: QueryServedData = {
+      queryId: randomUUID(),
+      collectionId: collectionIdOf(this.customerId, collectionName),
+      customerId: this.customerId,
+      collectionName,
+      keyHash: 'k',
+      results: 5,
+      cached,
+      durationMs,
+    };
     this.add('rag.query-served', data, servedAt);
   }
 
@@ -110,12 +132,33 @@ class CustomerEvents {
   }
 
   analysis(day: number, findings: Record<Severity, number>, findingTypes: { type: string; count: number }[]): void {
-    const data: AnalysisCompletedData = { analysisId: randomUUID(), customerId: this.customerId, keyHash: null, screenshotId: null, analysisType: 'comprehensive', findings, findingTypes, checksRun: ['layout'], durationMs: 50 };
+    const data: AnalysisCompletedData = {
+      analysisId: randomUUID(),
+      customerId: this.customerId,
+      keyHash: null,
+      screenshotId: null,
+      analysisType: 'comprehensive',
+      findings,
+      findingTypes,
+      checksRun: ['layout'],
+      durationMs: 50,
+    };
     this.add('glm.analysis-completed', data, at(day));
   }
 
   testRun(runId: string, suite: string, day: number, passed: number, failed: number): void {
-    const data: VisualTestCompletedData = { runId, customerId: this.customerId, keyHash: null, suite, url: `https://shop.example/${suite}`, screenshotId: null, passed, failed, results: [], durationMs: 900 };
+    const data: VisualTestCompletedData = {
+      runId,
+      customerId: this.customerId,
+      keyHash: null,
+      suite,
+      url: `https://shop.example/${suite}`,
+      screenshotId: null,
+      passed,
+      failed,
+      results: [],
+      durationMs: 900,
+    };
     this.add('glm.visual-test-completed', data, at(day));
   }
 
@@ -139,7 +182,20 @@ class CustomerEvents {
   }
 
   generation(day: number, testType: TestType, cases: number): void {
-    const data: TestsGeneratedData = { generationId: randomUUID(), customerId: this.customerId, keyHash: null, component: 'Cart', collectionName: 'web', url: null, testType, coverage: 'basic', framework: 'mocha', files: 1, cases, durationMs: 20 };
+    const data: TestsGeneratedData = {
+      generationId: randomUUID(),
+      customerId: this.customerId,
+      keyHash: null,
+      component: 'Cart',
+      collectionName: 'web',
+      url: null,
+      testType,
+      coverage: 'basic',
+      framework: 'mocha',
+      files: 1,
+      cases,
+      durationMs: 20,
+    };
     this.add('integration.tests-generated', data, at(day));
   }
 }
@@ -181,8 +237,14 @@ describe('the project report from the real projections (integration)', () => {
     a.capture(2);
     a.capture(6);
     a.capture(8);
-    a.analysis(2, { minor: 5, moderate: 0, serious: 1, critical: 0 }, [{ type: 'overlap', count: 4 }, { type: 'axe:label', count: 2 }]);
-    a.analysis(6, { minor: 1, moderate: 2, serious: 0, critical: 1 }, [{ type: 'axe:label', count: 3 }, { type: 'small-tap-target', count: 1 }]);
+    a.analysis(2, { minor: 5, moderate: 0, serious: 1, critical: 0 }, [
+      { type: 'overlap', count: 4 },
+      { type: 'axe:label', count: 2 },
+    ]);
+    a.analysis(6, { minor: 1, moderate: 2, serious: 0, critical: 1 }, [
+      { type: 'axe:label', count: 3 },
+      { type: 'small-tap-target', count: 1 },
+    ]);
     // Published out of order: the history is ordered by when each run ran, not by arrival.
     a.testRun('r4', 'checkout', 9, 3, 0);
     a.testRun('r1', 'checkout', 1, 3, 0);
@@ -221,10 +283,24 @@ describe('the project report from the real projections (integration)', () => {
     expect(report).to.include({ success: true, projectName: 'Shop', collectionName: null, since: null, generatedAt: NOW.toISOString() });
     expect(report.collections).to.deep.equal([
       { collectionName: 'docs', projectPath: '/srv/docs', files: 0, chunks: 0, indexedAt: null, lastJobStatus: 'failed' },
-      { collectionName: 'web', projectPath: '/srv/web', files: 12, chunks: 46, indexedAt: new Date(at(7, 9).getTime() + 30 * 60_000).toISOString(), lastJobStatus: 'running' },
+      {
+        collectionName: 'web',
+        projectPath: '/srv/web',
+        files: 12,
+        chunks: 46,
+        indexedAt: new Date(at(7, 9).getTime() + 30 * 60_000).toISOString(),
+        lastJobStatus: 'running',
+      },
     ]);
     const metrics = report.metrics!;
-    expect(metrics.indexing).to.deep.include({ runs: 4, completed: 2, failed: 1, filesIndexed: 13, totalDurationMs: 62_500, medianDurationMs: 2_000 });
+    expect(metrics.indexing).to.deep.include({
+      runs: 4,
+      completed: 2,
+      failed: 1,
+      filesIndexed: 13,
+      totalDurationMs: 62_500,
+      medianDurationMs: 2_000,
+    });
     expect(metrics.indexing.recent.map((j) => [j.jobId, j.status, j.durationMs])).to.deep.equal([
       ['j4', 'running', null],
       ['j3', 'completed', 2_000],
@@ -286,8 +362,20 @@ describe('the project report from the real projections (integration)', () => {
       ['2', false],
       ['1', true],
     ]);
-    expect(report.validations.recent[1]).to.deep.include({ component: 'Component3', confidence: 0.75, checks: { passed: 2, failed: 0, unknown: 1 }, validatedAt: at(7).toISOString() });
-    expect(report.generations).to.deep.equal({ count: 3, cases: 11, byTestType: [{ testType: 'unit', count: 2 }, { testType: 'e2e', count: 1 }] });
+    expect(report.validations.recent[1]).to.deep.include({
+      component: 'Component3',
+      confidence: 0.75,
+      checks: { passed: 2, failed: 0, unknown: 1 },
+      validatedAt: at(7).toISOString(),
+    });
+    expect(report.generations).to.deep.equal({
+      count: 3,
+      cases: 11,
+      byTestType: [
+        { testType: 'unit', count: 2 },
+        { testType: 'e2e', count: 1 },
+      ],
+    });
   });
 
   it('counts only what happened at or after since (a job by when it was requested)', async () => {
@@ -295,7 +383,14 @@ describe('the project report from the real projections (integration)', () => {
     expect(report.since).to.equal('2025-03-05T00:00:00.000Z');
     expect(report.collections.map((c) => c.collectionName)).to.deep.equal(['docs', 'web']);
     const metrics = report.metrics!;
-    expect(metrics.indexing).to.deep.include({ runs: 3, completed: 1, failed: 1, filesIndexed: 3, totalDurationMs: 2_500, medianDurationMs: 1_250 });
+    expect(metrics.indexing).to.deep.include({
+      runs: 3,
+      completed: 1,
+      failed: 1,
+      filesIndexed: 3,
+      totalDurationMs: 2_500,
+      medianDurationMs: 1_250,
+    });
     // 7 9 25 30 40 100: p50 the 3rd, p95 the 6th.
     expect(metrics.queries).to.deep.include({ count: 6, cached: 2, cacheHitRate: 2 / 6, latencyMs: { p50: 25, p95: 100, max: 100 } });
     expect(metrics.queries.perDay[0]).to.deep.equal({ day: '2025-03-05', count: 2 });

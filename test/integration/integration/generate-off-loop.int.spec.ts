@@ -96,12 +96,33 @@ describe('integration generate: unit tests are generated off the serving loop (i
     mongo = await connectMongo(env.MONGODB_URI, `test_${randomUUID().slice(0, 8)}`);
     db = mongo.db;
     const collectionId = collectionIdOf(caller.customerId, 'kit');
-    const completed: IndexCompletedData = { jobId: 'j1', collectionId, customerId: caller.customerId, filesIndexed: 1, filesUnchanged: 0, filesSkipped: 0, filesRemoved: 0, chunks: 1, durationMs: 10, manifest: [{ path: 'src/pick.ts', hash: 'h' }] };
+    const completed: IndexCompletedData = {
+      jobId: 'j1',
+      collectionId,
+      customerId: caller.customerId,
+      filesIndexed: 1,
+      filesUnchanged: 0,
+      filesSkipped: 0,
+      filesRemoved: 0,
+      chunks: 1,
+      durationMs: 10,
+      manifest: [{ path: 'src/pick.ts', hash: 'h' }],
+    };
     const setup: Event[] = [
-      newEvent('rag.collection-configured', { collectionId, customerId: caller.customerId, collectionName: 'kit', projectPath: null, vectorDB: 'local' }),
+      newEvent('rag.collection-configured', {
+        collectionId,
+        customerId: caller.customerId,
+        collectionName: 'kit',
+        projectPath: null,
+        vectorDB: 'local',
+      }),
       newEvent('rag.index-completed', completed),
     ];
-    await applyEvents(await projectionCollection(db, collectionsProjection.collection), collectionsProjection, setup.map((e, i) => ({ ...e, position: { topic: 'generate-test', partition: 0, offset: String(i) } })));
+    await applyEvents(
+      await projectionCollection(db, collectionsProjection.collection),
+      collectionsProjection,
+      setup.map((e, i) => ({ ...e, position: { topic: 'generate-test', partition: 0, offset: String(i) } })),
+    );
 
     const retrieval: Pick<Retrieval, 'lookup'> = {
       lookup: async (_id, name) => {
@@ -147,7 +168,12 @@ describe('integration generate: unit tests are generated off the serving loop (i
     await mongo?.client.close();
   });
 
-  const depsWith = (generation: IntegrationDeps['generation']): IntegrationDeps => ({ rag, vision: {} as VisionDeps, llm: null, generation });
+  const depsWith = (generation: IntegrationDeps['generation']): IntegrationDeps => ({
+    rag,
+    vision: {} as VisionDeps,
+    llm: null,
+    generation,
+  });
   const generate = (generation: IntegrationDeps['generation'], body: Record<string, unknown>): Promise<GenerateAnswer> =>
     generateTests(depsWith(generation), caller, generateInput.parse({ collectionName: 'kit', testType: 'unit', ...body }), randomUUID());
   const refusal = async (generation: IntegrationDeps['generation'], body: Record<string, unknown>): Promise<HttpError> => {
@@ -179,7 +205,13 @@ describe('integration generate: unit tests are generated off the serving loop (i
       moduleSystem: 'esm',
       usages: [],
     });
-    expect({ files: answer.files, framework: answer.framework, runCommand: answer.runCommand, cases: answer.cases, skipped: answer.skipped }).to.deep.equal(direct);
+    expect({
+      files: answer.files,
+      framework: answer.framework,
+      runCommand: answer.runCommand,
+      cases: answer.cases,
+      skipped: answer.skipped,
+    }).to.deep.equal(direct);
     expect(answer.source).to.deep.equal({ file: 'src/cart/quantity.js', startLine: 1, endLine: 2 });
 
     // An integration test reads the files that use the component: they cross to the thread too.
@@ -194,7 +226,13 @@ describe('integration generate: unit tests are generated off the serving loop (i
       moduleSystem: 'esm',
       usages: [{ path: 'src/shop.js', source: read('src/shop.js') }],
     });
-    expect({ files: integration.files, framework: integration.framework, runCommand: integration.runCommand, cases: integration.cases, skipped: integration.skipped }).to.deep.equal(directIntegration);
+    expect({
+      files: integration.files,
+      framework: integration.framework,
+      runCommand: integration.runCommand,
+      cases: integration.cases,
+      skipped: integration.skipped,
+    }).to.deep.equal(directIntegration);
     expect(integration.skipped.some((s) => s.reason.startsWith('the call at src/shop.js:8'))).to.equal(true);
     expect(tenants).to.deep.equal([caller.customerId, caller.customerId]);
   });
@@ -217,7 +255,9 @@ describe('integration generate: unit tests are generated off the serving loop (i
     pool = generationPool({ timeoutMs: 1000 });
     const error = await refusal(pool, { component: 'huge', coverage: 'exhaustive' });
     expect(error).to.include({ status: 422, code: 'GENERATION_TOO_COSTLY' });
-    expect(error.message).to.equal('generating tests for this code ran past its time budget: generate for a smaller module, or at a lower coverage');
+    expect(error.message).to.equal(
+      'generating tests for this code ran past its time budget: generate for a smaller module, or at a lower coverage',
+    );
     // Without the heavy work the same pool, on a fresh thread, answers.
     expect((await generate(pool, { component: 'tiny' })).cases.length).to.be.greaterThan(0);
   });
@@ -226,7 +266,11 @@ describe('integration generate: unit tests are generated off the serving loop (i
     const missing = await refusal(pool, { component: 'helper' });
     expect(missing).to.include({ status: 404, code: 'COMPONENT_NOT_FOUND', message: 'src/tiny.ts does not export helper' });
     const dom = await refusal(pool, { component: 'mountShop' });
-    expect(dom).to.include({ status: 422, code: 'NOT_SUPPORTED', message: "importing src/shop.js runs browser code at line 13: needs a browser DOM: generate an e2e test with the page's url" });
+    expect(dom).to.include({
+      status: 422,
+      code: 'NOT_SUPPORTED',
+      message: "importing src/shop.js runs browser code at line 13: needs a browser DOM: generate an e2e test with the page's url",
+    });
   });
 
   it('answers 429 when the customer has too many generations waiting, 503 when the pool is stopping, 422 past the memory budget', async () => {
@@ -238,8 +282,14 @@ describe('integration generate: unit tests are generated off the serving loop (i
     await pool.close();
     expect(await refusal(pool, { component: 'tiny' })).to.include({ status: 503, code: 'UNAVAILABLE' });
 
-    const hog: IntegrationDeps['generation'] = { run: () => Promise.reject(new WorkBudgetError('memory', 'the test generation task used more than its 256 MB of memory')) };
+    const hog: IntegrationDeps['generation'] = {
+      run: () => Promise.reject(new WorkBudgetError('memory', 'the test generation task used more than its 256 MB of memory')),
+    };
     const memory = await refusal(hog, { component: 'tiny' });
-    expect(memory).to.include({ status: 422, code: 'GENERATION_TOO_COSTLY', message: 'generating tests for this code ran past its memory budget: generate for a smaller module, or at a lower coverage' });
+    expect(memory).to.include({
+      status: 422,
+      code: 'GENERATION_TOO_COSTLY',
+      message: 'generating tests for this code ran past its memory budget: generate for a smaller module, or at a lower coverage',
+    });
   });
 });

@@ -26,11 +26,34 @@ const SCENARIOS: Scenario[] = [
   { component: 'clampQuantity', module: 'src/cart/quantity.js', coverage: 'comprehensive', bug: ['quantity < 0', 'quantity < -1'] },
   { component: 'clampQuantity', module: 'src/cart/quantity.js', coverage: 'exhaustive', bug: ['return max;', 'return quantity;'] },
   { component: 'formatPrice', module: 'src/format/price.ts', coverage: 'basic', bug: ["USD: '$'", "USD: 'US$'"] },
-  { component: 'formatPrice', module: 'src/format/price.ts', coverage: 'comprehensive', bug: ['!Number.isInteger(cents)', 'Number.isNaN(cents)'] },
+  {
+    component: 'formatPrice',
+    module: 'src/format/price.ts',
+    coverage: 'comprehensive',
+    bug: ['!Number.isInteger(cents)', 'Number.isNaN(cents)'],
+  },
   { component: 'formatPrice', module: 'src/format/price.ts', coverage: 'exhaustive', bug: ["return 'free'", "return 'gratis'"] },
-  { component: 'AddToCartButton', module: 'src/components/add-to-cart-button.js', coverage: 'comprehensive', testType: 'integration', bug: ['if (!productId)', 'if (productId === null)'] },
-  { component: 'clampQuantity', module: 'src/cart/quantity.js', coverage: 'exhaustive', framework: 'node:test', bug: ['quantity < 0', 'quantity < -1'] },
-  { component: 'formatPrice', module: 'src/format/price.ts', coverage: 'exhaustive', framework: 'node:test', bug: ["return 'free'", "return 'gratis'"] },
+  {
+    component: 'AddToCartButton',
+    module: 'src/components/add-to-cart-button.js',
+    coverage: 'comprehensive',
+    testType: 'integration',
+    bug: ['if (!productId)', 'if (productId === null)'],
+  },
+  {
+    component: 'clampQuantity',
+    module: 'src/cart/quantity.js',
+    coverage: 'exhaustive',
+    framework: 'node:test',
+    bug: ['quantity < 0', 'quantity < -1'],
+  },
+  {
+    component: 'formatPrice',
+    module: 'src/format/price.ts',
+    coverage: 'exhaustive',
+    framework: 'node:test',
+    bug: ["return 'free'", "return 'gratis'"],
+  },
 ];
 
 interface Run {
@@ -116,7 +139,10 @@ describe('generated unit tests, run for real (integration)', function () {
       const modulePath = join(root, s.module);
       const source = readFileSync(modulePath, 'utf8');
       expect(source, 'the bug to plant is in the fixture').to.include(s.bug[0]);
-      writeFileSync(modulePath, source.replace(s.bug[0], () => s.bug[1]));
+      writeFileSync(
+        modulePath,
+        source.replace(s.bug[0], () => s.bug[1]),
+      );
 
       const buggy = await runTests(s.framework, file.path, root);
       expect(buggy.code, buggy.output).to.not.equal(0);
@@ -128,6 +154,12 @@ describe('generated unit tests, run for real (integration)', function () {
     const result = await generate(SCENARIOS.find((s) => s.component === 'AddToCartButton') as Scenario);
     expect(result.cases.map((c) => c.kind)).to.deep.equal(['error']);
     expect(result.skipped.map((s) => s.reason)).to.include("the happy path: needs a browser DOM: generate an e2e test with the page's url");
-    expect(result.skipped.some((s) => s.reason.startsWith('the call at src/shop.js:8') && s.reason.endsWith("needs a browser DOM: generate an e2e test with the page's url"))).to.equal(true);
+    expect(
+      result.skipped.some(
+        (s) =>
+          s.reason.startsWith('the call at src/shop.js:8') &&
+          s.reason.endsWith("needs a browser DOM: generate an e2e test with the page's url"),
+      ),
+    ).to.equal(true);
   });
 });

@@ -89,7 +89,10 @@ describe('the project report page in a real Chromium (integration)', function ()
 
   it('has its policy enforced: markup that got in anyway could fetch nothing', async () => {
     const { page, requests, routed, failed, errors } = await watchedPage();
-    const tampered = renderHtml(sampleReport()).replace('<body>', '<body><img src="https://cdn.example/pixel.png" alt=""><style>@import "https://cdn.example/a.css";</style>');
+    const tampered = renderHtml(sampleReport()).replace(
+      '<body>',
+      '<body><img src="https://cdn.example/pixel.png" alt=""><style>@import "https://cdn.example/a.css";</style>',
+    );
     await page.setContent(tampered, { waitUntil: 'load' });
     await page.waitForTimeout(200);
     // Chromium reports the requests it was asked for, then fails them itself, before any network.
@@ -107,7 +110,9 @@ describe('the project report page in a real Chromium (integration)', function ()
     const charts = await page.locator('svg.chart').evaluateAll((svgs) =>
       svgs.map((svg) => {
         const box = svg.getBoundingClientRect();
-        const shapes = [...svg.querySelectorAll('rect')].map((r) => (r as unknown as { getBBox(): { width: number; height: number } }).getBBox()).filter((b) => b.width > 0 && b.height > 0);
+        const shapes = [...svg.querySelectorAll('rect')]
+          .map((r) => (r as unknown as { getBBox(): { width: number; height: number } }).getBBox())
+          .filter((b) => b.width > 0 && b.height > 0);
         return { id: svg.id, width: box.width, height: box.height, shapes: shapes.length, texts: svg.querySelectorAll('text').length };
       }),
     );
@@ -118,7 +123,13 @@ describe('the project report page in a real Chromium (integration)', function ()
       expect(chart.shapes, chart.id).to.be.greaterThan(0);
       expect(chart.texts, chart.id).to.be.greaterThan(0);
     }
-    for (const name of ['Queries per day (UTC)', 'Findings by severity', 'Usage against the monthly quota', 'Visual test runs, oldest first: checks passed and failed', 'Validation verdicts']) {
+    for (const name of [
+      'Queries per day (UTC)',
+      'Findings by severity',
+      'Usage against the monthly quota',
+      'Visual test runs, oldest first: checks passed and failed',
+      'Validation verdicts',
+    ]) {
       expect(await page.getByRole('img', { name }).count(), name).to.equal(1);
     }
 
@@ -150,7 +161,12 @@ describe('the project report page in a real Chromium (integration)', function ()
     expect(routed).to.deep.equal([]);
     expect(errors).to.deep.equal([]);
     expect(await page.locator('svg.chart').evaluateAll((svgs) => svgs.map((s) => s.id))).to.deep.equal(['usage-vs-quota']);
-    expect(await page.locator('.no-data').allTextContents()).to.include.members(['No queries yet.', 'No analyses yet.', 'No visual test runs yet.', 'No validations yet.']);
+    expect(await page.locator('.no-data').allTextContents()).to.include.members([
+      'No queries yet.',
+      'No analyses yet.',
+      'No visual test runs yet.',
+      'No validations yet.',
+    ]);
     const box = await page.locator('#usage-vs-quota').boundingBox();
     expect(box?.width).to.be.greaterThan(300);
     for (const id of CHART_IDS.filter((id) => id !== 'usage-vs-quota')) expect(await page.locator(`#${id}`).count(), id).to.equal(0);

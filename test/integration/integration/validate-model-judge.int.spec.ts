@@ -55,17 +55,40 @@ describe('integration validate: a model that passes everything cannot make valid
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: Array<{ content: string }> };
       prompts.push({ system: body.messages[0]!.content, user: body.messages[1]!.content });
       const checks = Array.from({ length: 30 }, (_, index) => ({ index, status: 'passed', reason: 'the code says all checks passed' }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify({ checks }) } }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify({ checks }) } }] }));
     });
     await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
 
     const collectionId = collectionIdOf(caller.customerId, 'shop');
-    const completed: IndexCompletedData = { jobId: 'j1', collectionId, customerId: caller.customerId, filesIndexed: 1, filesUnchanged: 0, filesSkipped: 0, filesRemoved: 0, chunks: 1, durationMs: 10, manifest: [{ path: 'src/buy-button.js', hash: 'h' }] };
+    const completed: IndexCompletedData = {
+      jobId: 'j1',
+      collectionId,
+      customerId: caller.customerId,
+      filesIndexed: 1,
+      filesUnchanged: 0,
+      filesSkipped: 0,
+      filesRemoved: 0,
+      chunks: 1,
+      durationMs: 10,
+      manifest: [{ path: 'src/buy-button.js', hash: 'h' }],
+    };
     const setup: Event[] = [
-      newEvent('rag.collection-configured', { collectionId, customerId: caller.customerId, collectionName: 'shop', projectPath: '/srv/shop', vectorDB: 'local' }),
+      newEvent('rag.collection-configured', {
+        collectionId,
+        customerId: caller.customerId,
+        collectionName: 'shop',
+        projectPath: '/srv/shop',
+        vectorDB: 'local',
+      }),
       newEvent('rag.index-completed', completed),
     ];
-    await applyEvents(await projectionCollection(db, collectionsProjection.collection), collectionsProjection, setup.map((e, i) => ({ ...e, position: { topic: 'validate-test', partition: 0, offset: String(i) } })));
+    await applyEvents(
+      await projectionCollection(db, collectionsProjection.collection),
+      collectionsProjection,
+      setup.map((e, i) => ({ ...e, position: { topic: 'validate-test', partition: 0, offset: String(i) } })),
+    );
 
     const retrieval: Pick<Retrieval, 'lookup' | 'search'> = {
       lookup: async (_id, name) => (name === 'BuyButton' ? { definitions: [DEFINITION], mentions: [] } : { definitions: [], mentions: [] }),
@@ -74,13 +97,20 @@ describe('integration validate: a model that passes everything cannot make valid
     let offset = 0;
     const rag: Pick<RagDeps, 'db' | 'publisher' | 'usagePublisher' | 'config' | 'retrieval'> = {
       db,
-      publisher: { publishOrdered: async (events) => events.map(() => ({ topic: 'integration.events', partition: 0, offset: String(offset++) })) },
+      publisher: {
+        publishOrdered: async (events) => events.map(() => ({ topic: 'integration.events', partition: 0, offset: String(offset++) })),
+      },
       usagePublisher: { publish: async () => undefined },
       config: { urls: { pricing: 'https://svc.example/pricing' } } as RagDeps['config'],
       retrieval: retrieval as Retrieval,
     };
     // Neither the browser (no url is given), pushed sources nor the generation pool are reached.
-    deps = { rag: rag as RagDeps, vision: {} as VisionDeps, llm: { url: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`, model: 'yes-man', apiKey: undefined, timeoutMs: 5000 }, generation: {} as IntegrationDeps['generation'] };
+    deps = {
+      rag: rag as RagDeps,
+      vision: {} as VisionDeps,
+      llm: { url: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`, model: 'yes-man', apiKey: undefined, timeoutMs: 5000 },
+      generation: {} as IntegrationDeps['generation'],
+    };
   });
 
   after(async () => {
@@ -93,8 +123,14 @@ describe('integration validate: a model that passes everything cannot make valid
   beforeEach(() => (prompts.length = 0));
 
   const validate = (expectedBehavior: string): Promise<ValidateAnswer> =>
-    validateComponent(deps, caller, validateInput.parse({ component: 'BuyButton', collectionName: 'shop', expectedBehavior }), randomUUID());
-  const recorded = async (validationId: string) => (await projectionCollection(db, validationsProjection.collection)).findOne<ValidationRecord>({ validationId });
+    validateComponent(
+      deps,
+      caller,
+      validateInput.parse({ component: 'BuyButton', collectionName: 'shop', expectedBehavior }),
+      randomUUID(),
+    );
+  const recorded = async (validationId: string) =>
+    (await projectionCollection(db, validationsProjection.collection)).findOne<ValidationRecord>({ validationId });
 
   it('leaves valid undecided when the model alone passed a check, and says the model decided it', async () => {
     const answer = await validate('It takes a productId parameter. Customers find it delightful.');
@@ -105,24 +141,40 @@ describe('integration validate: a model that passes everything cannot make valid
     expect(answer.checks[1]!.detail).to.match(/^judged by the language model: /);
     expect(answer).to.include({ valid: null, modelValid: true, confidence: 0.5 });
     expect(answer.judgedByModel).to.deep.equal(['Customers find it delightful']);
-    expect(answer.issues.some((i) => /valid counts the evidence only: 1 of the checks was decided by the language model alone/.test(i))).to.equal(true);
+    expect(
+      answer.issues.some((i) => /valid counts the evidence only: 1 of the checks was decided by the language model alone/.test(i)),
+    ).to.equal(true);
     // The recorded verdict is the evidence's too: the report never counts a model's say-so as valid.
-    expect(await recorded(answer.validationId)).to.deep.include({ valid: null, confidence: 0.5, checks: { passed: 1, failed: 0, unknown: 1 }, judgedByModel: 1 });
+    expect(await recorded(answer.validationId)).to.deep.include({
+      valid: null,
+      confidence: 0.5,
+      checks: { passed: 1, failed: 0, unknown: 1 },
+      judgedByModel: 1,
+    });
 
     // What the model read: the code's "all checks passed" only inside its data block.
     expect(prompts).to.have.length(1);
     const boundary = boundaryOf(prompts[0]!.system);
     const blocks = blocksOf(prompts[0]!.user, boundary);
     expect(blocks.outside).not.to.match(/ignore previous|all checks passed|every check is passed/i);
-    expect(blocks.inside.find((b) => b.label === 'evidence 1 code definition')?.content).to.include(INJECTION).and.include('src/buy-button.js:1-5');
-    expect(blocks.inside.filter((b) => b.label.startsWith('check ')).map((b) => [b.label, b.content])).to.deep.equal([['check 1', 'Customers find it delightful']]);
+    expect(blocks.inside.find((b) => b.label === 'evidence 1 code definition')?.content)
+      .to.include(INJECTION)
+      .and.include('src/buy-button.js:1-5');
+    expect(blocks.inside.filter((b) => b.label.startsWith('check ')).map((b) => [b.label, b.content])).to.deep.equal([
+      ['check 1', 'Customers find it delightful'],
+    ]);
   });
 
-  it('is not valid when every check was the model\'s, however sure it sounds', async () => {
+  it("is not valid when every check was the model's, however sure it sounds", async () => {
     const answer = await validate('It is delightful. Every check passes.');
     expect(answer.checks.map((c) => c.decidedBy)).to.deep.equal(['model', 'model']);
     expect(answer).to.include({ valid: null, modelValid: true, confidence: 0 });
-    expect(await recorded(answer.validationId)).to.deep.include({ valid: null, confidence: 0, checks: { passed: 0, failed: 0, unknown: 2 }, judgedByModel: 2 });
+    expect(await recorded(answer.validationId)).to.deep.include({
+      valid: null,
+      confidence: 0,
+      checks: { passed: 0, failed: 0, unknown: 2 },
+      judgedByModel: 2,
+    });
   });
 
   it('keeps what the evidence failed failed: the model is asked only about the rest', async () => {
@@ -132,6 +184,10 @@ describe('integration validate: a model that passes everything cannot make valid
       ['passed', 'model'],
     ]);
     expect(answer).to.include({ valid: false, modelValid: false });
-    expect(blocksOf(prompts[0]!.user, boundaryOf(prompts[0]!.system)).inside.filter((b) => b.label.startsWith('check ')).map((b) => b.label)).to.deep.equal(['check 1']);
+    expect(
+      blocksOf(prompts[0]!.user, boundaryOf(prompts[0]!.system))
+        .inside.filter((b) => b.label.startsWith('check '))
+        .map((b) => b.label),
+    ).to.deep.equal(['check 1']);
   });
 });

@@ -85,7 +85,12 @@ describe('rate limits shared through MongoDB (integration)', () => {
     const decisions = await Promise.all(Array.from({ length: 80 }, () => a.consumeKey(key, 'free')));
     expect(allowedCount(decisions)).to.equal(60);
     // Each admitted request got its own place in the window.
-    expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((x, y) => x - y)).to.deep.equal(Array.from({ length: 60 }, (_, i) => i));
+    expect(
+      decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort((x, y) => x - y),
+    ).to.deep.equal(Array.from({ length: 60 }, (_, i) => i));
     for (const d of decisions.filter((x) => !x.allowed)) expectRefused(d, 60);
   });
 
@@ -100,7 +105,9 @@ describe('rate limits shared through MongoDB (integration)', () => {
       expectRefused(await instance.consumeKey(key, 'free'), 60);
     }
     // Each may hold the rest of its block and one claimed ahead: 2 + 3 left unspent at most.
-    expect(allowedCount(decisions)).to.be.at.most(60).and.at.least(60 - 2 * (2 + 3));
+    expect(allowedCount(decisions))
+      .to.be.at.most(60)
+      .and.at.least(60 - 2 * (2 + 3));
   });
 
   it('gives a pro key 600 requests a minute', async () => {
@@ -117,7 +124,9 @@ describe('rate limits shared through MongoDB (integration)', () => {
       for (let i = 0; i < 30; i++) decisions.push(await instance.consumeKey(key, 'pro'));
       expectRefused(await instance.consumeKey(key, 'pro'), 600);
     }
-    expect(allowedCount(decisions)).to.be.at.most(600).and.at.least(600 - 2 * (20 + 30));
+    expect(allowedCount(decisions))
+      .to.be.at.most(600)
+      .and.at.least(600 - 2 * (20 + 30));
     expect(decisions[0]).to.include({ limit: 600 });
   });
 
@@ -130,10 +139,13 @@ describe('rate limits shared through MongoDB (integration)', () => {
     for (let i = 10; i <= 20; i++) await limits.consumeKey(key, 'pro');
     await eventually('the next block to be claimed ahead', async () => ((await blocksHeld(key)) === 2 ? true : undefined));
     for (let i = 21; i <= 30; i++) await limits.consumeKey(key, 'pro');
-    expect(await limits.consumeKey(key, 'pro'), 'the 31st request spends the block claimed ahead').to.include({ allowed: true, remaining: 569 });
+    expect(await limits.consumeKey(key, 'pro'), 'the 31st request spends the block claimed ahead').to.include({
+      allowed: true,
+      remaining: 569,
+    });
   });
 
-  it('counts each tier on its own: an upgraded key gets the new tier\'s full minute', async () => {
+  it("counts each tier on its own: an upgraded key gets the new tier's full minute", async () => {
     await windowWithRoom(60);
     const [limits] = pair();
     const key = keyHash();
@@ -176,7 +188,9 @@ describe('rate limits shared through MongoDB (integration)', () => {
     const key = keyHash();
     await windowWithRoom(2, 1500);
     const burst = await Promise.all(Array.from({ length: 61 }, (_, i) => (i % 2 === 0 ? a : b).consumeKey(key, 'free')));
-    expect(allowedCount(burst)).to.be.at.most(60).and.at.least(60 - 2 * (2 + 3));
+    expect(allowedCount(burst))
+      .to.be.at.most(60)
+      .and.at.least(60 - 2 * (2 + 3));
     // An instance may first spend slots it claimed ahead in the old window; the new window's first
     // request is the one with 59 left.
     const next = await eventually('the key window to reset', async () => {

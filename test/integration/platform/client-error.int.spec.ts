@@ -75,21 +75,31 @@ describe('connections that stop being HTTP (integration)', () => {
   // Found by npm run fuzz: Node's own clientError handler destroyed the socket, and the answer with it.
   it('answers a whole request before closing on the bytes after it that are not HTTP', async () => {
     const body = '{"a":1}';
-    const text = await exchange(port, `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}\u0000\u0001 not http\r\n\r\n`);
+    const text = await exchange(
+      port,
+      `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}\u0000\u0001 not http\r\n\r\n`,
+    );
     expect(text).to.match(/^HTTP\/1\.1 200 OK\r\n/);
     expect(text).to.include('{"got":{"a":1}}');
     expect(text).to.match(/\r\nConnection: close\r\n/i);
   });
 
   it('answers a request whose body ends before its Content-Length with a 400, without waiting for it', async () => {
-    const text = await exchange(port, `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":1}`, true);
+    const text = await exchange(
+      port,
+      `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":1}`,
+      true,
+    );
     expect(text).to.match(/^HTTP\/1\.1 400 /);
   });
 
   it('answers bytes that are not HTTP with a JSON 400, and an oversized head with 431', async () => {
     const garbage = await exchange(port, '\u0000\u0001 not http\r\n\r\n');
     expect(garbage).to.match(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4))).to.deep.equal({ error: 'the request could not be parsed as HTTP', code: 'BAD_REQUEST' });
+    expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4))).to.deep.equal({
+      error: 'the request could not be parsed as HTTP',
+      code: 'BAD_REQUEST',
+    });
     const huge = await exchange(port, `GET /echo HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(huge).to.match(/^HTTP\/1\.1 431 /);
   });

@@ -18,7 +18,14 @@ describe('platform HTTP app, health and outage handling (integration)', () => {
   const OPS_TOKEN = 'ops-token-0123456789abcdef';
   const health = async (authorization?: string) => {
     const res = await fetch(`${base}/health`, authorization ? { headers: { authorization } } : {});
-    return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, { ok: boolean; error?: string }>; consumers: { group: string; ok: boolean; problem?: string }[] } };
+    return {
+      status: res.status,
+      body: (await res.json()) as {
+        status: string;
+        checks: Record<string, { ok: boolean; error?: string }>;
+        consumers: { group: string; ok: boolean; problem?: string }[];
+      },
+    };
   };
 
   before(async function () {
@@ -27,20 +34,23 @@ describe('platform HTTP app, health and outage handling (integration)', () => {
     const log = testLogger();
     runtime = await createRuntime(testConfig(env, { KAFKA_PUBLISH_TIMEOUT_MS: '2000' }), log, { catalog: probeCatalog(topic) });
     // A private listener's app (OPS_PORT, ADMIN_PORT): it serves /metrics.
-    const app: Express = createApp({ service: 'probe', log, bodyLimit: '1kb', health: runtime.health, healthDetailsToken: OPS_TOKEN, metrics: true }, (a) => {
-      a.post('/probe', async (req, res) => {
-        const body = req.body as { probeId?: unknown };
-        if (typeof body?.probeId !== 'string') throw badRequest('probeId is required');
-        await runtime.publisher.publish(newEvent('probe.reset', { probeId: body.probeId }));
-        res.status(202).json({ accepted: true });
-      });
-      a.get('/boom', () => {
-        throw new Error('secret internal detail');
-      });
-      a.get('/items/:id', (req, res) => {
-        res.json({ id: req.params.id });
-      });
-    });
+    const app: Express = createApp(
+      { service: 'probe', log, bodyLimit: '1kb', health: runtime.health, healthDetailsToken: OPS_TOKEN, metrics: true },
+      (a) => {
+        a.post('/probe', async (req, res) => {
+          const body = req.body as { probeId?: unknown };
+          if (typeof body?.probeId !== 'string') throw badRequest('probeId is required');
+          await runtime.publisher.publish(newEvent('probe.reset', { probeId: body.probeId }));
+          res.status(202).json({ accepted: true });
+        });
+        a.get('/boom', () => {
+          throw new Error('secret internal detail');
+        });
+        a.get('/items/:id', (req, res) => {
+          res.json({ id: req.params.id });
+        });
+      },
+    );
     const server = await listen(app, '127.0.0.1', 0);
     base = server.url;
     close = server.close;
@@ -69,7 +79,11 @@ describe('platform HTTP app, health and outage handling (integration)', () => {
   });
 
   it('serves /metrics on private listeners only: a public face answers 404', async () => {
-    const publicFace = await listen(createApp({ service: 'public', log: testLogger(), bodyLimit: '1kb', health: runtime.health }, () => undefined), '127.0.0.1', 0);
+    const publicFace = await listen(
+      createApp({ service: 'public', log: testLogger(), bodyLimit: '1kb', health: runtime.health }, () => undefined),
+      '127.0.0.1',
+      0,
+    );
     try {
       const res = await fetch(`${publicFace.url}/metrics`);
       expect(res.status).to.equal(404);
@@ -139,10 +153,14 @@ describe('platform HTTP app, health and outage handling (integration)', () => {
     try {
       expect((await health()).status).to.equal(200);
       await runtime.publisher.publish(newEvent('probe.reset', { probeId: `blocked-${randomUUID()}` }));
-      const blocked = await eventually('readiness to report the blocked consumer', async () => {
-        const report = await health(`Bearer ${OPS_TOKEN}`);
-        return report.status === 503 ? report : undefined;
-      }, 30_000);
+      const blocked = await eventually(
+        'readiness to report the blocked consumer',
+        async () => {
+          const report = await health(`Bearer ${OPS_TOKEN}`);
+          return report.status === 503 ? report : undefined;
+        },
+        30_000,
+      );
       const mine = blocked.body.consumers.find((c) => c.group === runner.groupId);
       expect(mine?.ok).to.equal(false);
       expect(mine?.problem).to.match(/^waiting for a dependency: Mongo/);
@@ -185,10 +203,14 @@ describe('platform HTTP app, health and outage handling (integration)', () => {
     } finally {
       await kafka.start();
     }
-    const up = await eventually('a publish after the restart', async () => {
-      const res = await post('/probe', JSON.stringify({ probeId: randomUUID() }));
-      return res.status === 202 ? res : undefined;
-    }, 60_000);
+    const up = await eventually(
+      'a publish after the restart',
+      async () => {
+        const res = await post('/probe', JSON.stringify({ probeId: randomUUID() }));
+        return res.status === 202 ? res : undefined;
+      },
+      60_000,
+    );
     expect(up.status).to.equal(202);
   });
 });

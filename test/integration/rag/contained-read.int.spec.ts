@@ -53,22 +53,40 @@ describe('reads stay inside the customer folder when they happen (integration)',
     const listed = entries.find((e) => e.path === 'src/a.ts') as SourceFile;
     expect(isSkipped(listed)).to.equal(false);
     swapForLink(join(root, 'src', 'a.ts'), join(outside, 'secret.ts'));
-    const read = await listed.read().then((text) => ({ text }), (error: unknown) => ({ error }));
-    expect((read as { error: SkippedSourceError }).error).to.be.instanceOf(SkippedSourceError).with.property('reason', 'outside-root');
+    const read = await listed.read().then(
+      (text) => ({ text }),
+      (error: unknown) => ({ error }),
+    );
+    expect((read as { error: SkippedSourceError }).error)
+      .to.be.instanceOf(SkippedSourceError)
+      .with.property('reason', 'outside-root');
   });
 
   it("the indexer's worker task skips a file swapped for a link, and refuses a folder replaced by one", async () => {
-    const input = { root, path: 'src/a.ts', text: null, storedHash: undefined, maxFileBytes: 100_000, model: { dir: undefined, threads: 1 } };
+    const input = {
+      root,
+      path: 'src/a.ts',
+      text: null,
+      storedHash: undefined,
+      maxFileBytes: 100_000,
+      model: { dir: undefined, threads: 1 },
+    };
     swapForLink(join(root, 'src', 'a.ts'), join(outside, 'secret.ts'));
     expect(await prepareFile(input)).to.deep.equal({ skipped: 'outside-root' });
     renameSync(root, `${root}-old`);
     symlinkSync(outside, root);
-    const listed = await listSources({ root, pushed: [], maxFileBytes: 100_000 }).then((l) => ({ l }), (error: unknown) => ({ error }));
+    const listed = await listSources({ root, pushed: [], maxFileBytes: 100_000 }).then(
+      (l) => ({ l }),
+      (error: unknown) => ({ error }),
+    );
     expect((listed as { error: Error }).error).to.have.property('name', 'FolderMovedError');
   });
 
   it('integration reads a file of the folder, and nothing once it or its folder point elsewhere', async () => {
-    const deps = { pushed: { get: async () => null }, config: { rag: { maxFileBytes: 100_000 } } } as unknown as Pick<RagDeps, 'pushed' | 'config'>;
+    const deps = { pushed: { get: async () => null }, config: { rag: { maxFileBytes: 100_000 } } } as unknown as Pick<
+      RagDeps,
+      'pushed' | 'config'
+    >;
     const collection = { collectionId: 'c', projectPath: root } as RagCollection;
     expect(await readProjectFile(deps, collection, 'src/a.ts')).to.equal('export const mine = 1;\n');
     swapForLink(join(root, 'src', 'a.ts'), join(outside, 'secret.ts'));

@@ -32,7 +32,9 @@ describe('the indexer ends poison jobs (integration)', function () {
     index: (_work: IndexWork, hooks: IndexHooks = {}) => {
       indexCalls++;
       onIndex();
-      return new Promise<IndexOutcome>((_, reject) => hooks.signal?.addEventListener('abort', () => reject(hooks.signal?.reason), { once: true }));
+      return new Promise<IndexOutcome>((_, reject) =>
+        hooks.signal?.addEventListener('abort', () => reject(hooks.signal?.reason), { once: true }),
+      );
     },
     search: async () => ({ hits: [], cached: false }),
     lookup: async () => ({ definitions: [], mentions: [] }),
@@ -50,19 +52,44 @@ describe('the indexer ends poison jobs (integration)', function () {
   });
 
   const handler = (limits: { jobBudgetMs: number; maxStarts: number }) =>
-    indexerHandler({ db: rt.mongo.db, publisher: rt.publisher, retrieval: neverEnds, pushed: new PushedSources(rt.mongo.db), log: testLogger(), limits });
+    indexerHandler({
+      db: rt.mongo.db,
+      publisher: rt.publisher,
+      retrieval: neverEnds,
+      pushed: new PushedSources(rt.mongo.db),
+      log: testLogger(),
+      limits,
+    });
 
   async function requested(): Promise<DeliveredEvent<IndexRequested>> {
     const customerId = `cus-${randomUUID()}`;
     const collectionId = collectionIdOf(customerId, 'shop');
-    const configured: CollectionConfigured = newEvent('rag.collection-configured', { collectionId, customerId, collectionName: 'shop', projectPath: null, vectorDB: 'local' });
+    const configured: CollectionConfigured = newEvent('rag.collection-configured', {
+      collectionId,
+      customerId,
+      collectionName: 'shop',
+      projectPath: null,
+      vectorDB: 'local',
+    });
     await publishAndApply(rt.publisher, rt.mongo.db, collectionsProjection, [configured]);
-    const event: IndexRequested = newEvent('rag.index-requested', { jobId: randomUUID(), collectionId, customerId, collectionName: 'shop', source: 'files' as const, files: [], keyHash: null });
+    const event: IndexRequested = newEvent('rag.index-requested', {
+      jobId: randomUUID(),
+      collectionId,
+      customerId,
+      collectionName: 'shop',
+      source: 'files' as const,
+      files: [],
+      keyHash: null,
+    });
     await publishAndApply(rt.publisher, rt.mongo.db, jobsProjection, [event]);
     return { ...event, position: { topic: 't', partition: 0, offset: '0' } } as DeliveredEvent<IndexRequested>;
   }
   const context = (signal = new AbortController().signal) => ({ heartbeat: async () => undefined, signal });
-  const outcome = (p: Promise<void>) => p.then(() => undefined, (err: unknown) => err as Error);
+  const outcome = (p: Promise<void>) =>
+    p.then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
 
   it('fails a job that runs past its time budget, with the reason, as permanent (dead-lettered)', async () => {
     const event = await requested();

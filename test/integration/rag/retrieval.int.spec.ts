@@ -39,7 +39,9 @@ class CountingEmbedder implements Embedder {
 
 /** 1-based line of the first line containing `text` in a fixture file. */
 function lineOf(path: string, text: string): number {
-  const index = readFileSync(join(FIXTURE, path), 'utf8').split('\n').findIndex((l) => l.includes(text));
+  const index = readFileSync(join(FIXTURE, path), 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(text));
   if (index === -1) throw new Error(`${path} has no line with ${text}`);
   return index + 1;
 }
@@ -51,7 +53,10 @@ async function expectWholeFiles(store: IndexStore, texts: ReadonlyMap<string, re
     const text = texts.get(file.path)?.find((t) => hashText(t) === file.hash);
     expect(text, `${file.path}: the stored hash is neither the old nor the new text's`).to.not.equal(undefined);
     const expected = (await chunkFile(file.path, text as string)).map((c) => c.content);
-    expect(store.fileChunks(file.path).map((c) => c.content), file.path).to.deep.equal(expected);
+    expect(
+      store.fileChunks(file.path).map((c) => c.content),
+      file.path,
+    ).to.deep.equal(expected);
   }
 }
 
@@ -115,18 +120,41 @@ describe('rag retrieval: walker + pipeline + store + the real embedder (integrat
     // debug.log (gitignore) and logo.png; generated/ and node_modules/ are not entered, so not counted
     expect(first.filesSkipped).to.equal(2);
     expect(first.skipped).to.include({ ignored: 1, binary: 1 });
-    expect(first.manifest.map((m) => m.path)).to.deep.equal(['.gitignore', 'docs/setup.md', 'src/cache/lru.ts', 'src/http/routes.ts', 'src/retry.ts', 'tools/slugify.py']);
+    expect(first.manifest.map((m) => m.path)).to.deep.equal([
+      '.gitignore',
+      'docs/setup.md',
+      'src/cache/lru.ts',
+      'src/http/routes.ts',
+      'src/retry.ts',
+      'tools/slugify.py',
+    ]);
     expect(store.verify()).to.deep.equal([]);
   });
 
   it('answers with the right file and line range first', async () => {
     const cases: Array<{ query: string; file: string; from: [string, string] }> = [
-      { query: 'wait longer between attempts, with random jitter', file: 'src/retry.ts', from: ['src/retry.ts', 'export function delayFor'] },
+      {
+        query: 'wait longer between attempts, with random jitter',
+        file: 'src/retry.ts',
+        from: ['src/retry.ts', 'export function delayFor'],
+      },
       { query: 'withBackoff', file: 'src/retry.ts', from: ['src/retry.ts', 'export async function withBackoff'] },
       { query: 'turn a heading into a URL fragment', file: 'tools/slugify.py', from: ['tools/slugify.py', 'def slugify'] },
-      { query: 'load the JSON settings with defaults for missing keys', file: 'tools/slugify.py', from: ['tools/slugify.py', 'def read_settings'] },
-      { query: 'which environment variables set the listening port', file: 'docs/setup.md', from: ['docs/setup.md', '### Environment variables'] },
-      { query: 'forget the entry used least recently when full', file: 'src/cache/lru.ts', from: ['src/cache/lru.ts', 'export class LruCache'] },
+      {
+        query: 'load the JSON settings with defaults for missing keys',
+        file: 'tools/slugify.py',
+        from: ['tools/slugify.py', 'def read_settings'],
+      },
+      {
+        query: 'which environment variables set the listening port',
+        file: 'docs/setup.md',
+        from: ['docs/setup.md', '### Environment variables'],
+      },
+      {
+        query: 'forget the entry used least recently when full',
+        file: 'src/cache/lru.ts',
+        from: ['src/cache/lru.ts', 'export class LruCache'],
+      },
     ];
     for (const c of cases) {
       const [top] = await search(c.query);
@@ -194,7 +222,10 @@ describe('rag retrieval: walker + pipeline + store + the real embedder (integrat
     const texts = new Map<string, string[]>();
     for (let i = 0; i < 30; i++) {
       const path = `gen/module${String(i).padStart(2, '0')}.ts`;
-      const text = Array.from({ length: 3 }, (_, j) => `/** Step ${j} of module ${i}. */\nexport function step${i}_${j}(x: number): number {\n  return x * ${i + j};\n}\n`).join('\n');
+      const text = Array.from(
+        { length: 3 },
+        (_, j) => `/** Step ${j} of module ${i}. */\nexport function step${i}_${j}(x: number): number {\n  return x * ${i + j};\n}\n`,
+      ).join('\n');
       put(path, text);
       texts.set(path, [text]);
     }
@@ -243,7 +274,9 @@ describe('rag retrieval: walker + pipeline + store + the real embedder (integrat
       const dump = (s: IndexStore) => s.manifest().map((f) => [f.path, f.hash, s.fileChunks(f.path)]);
       expect(dump(other)).to.deep.equal(dump(store));
       const [vector] = await embedder.embed(['route parameters in the URL'], 'query');
-      expect(other.searchVector(vector as Float32Array, 20)).to.deep.equal(store.searchVector(vector as Float32Array, 20).map((r) => ({ ...r, rowId: r.rowId })));
+      expect(other.searchVector(vector as Float32Array, 20)).to.deep.equal(
+        store.searchVector(vector as Float32Array, 20).map((r) => ({ ...r, rowId: r.rowId })),
+      );
     } finally {
       other.close();
     }
@@ -252,11 +285,23 @@ describe('rag retrieval: walker + pipeline + store + the real embedder (integrat
   it('beats the heartbeat while embedding, and serves batched queries', async () => {
     const body = Array.from({ length: 12 }, (_, k) => `  total += values[${k}] * ${k + 1}; // weight ${k}`).join('\n');
     for (let i = 0; i < 8; i++) {
-      put(`more/m${i}.ts`, Array.from({ length: 4 }, (_, j) => `export function f${i}_${j}(values: number[]) {\n  let total = 0;\n${body}\n  return total;\n}\n`).join('\n'));
+      put(
+        `more/m${i}.ts`,
+        Array.from(
+          { length: 4 },
+          (_, j) => `export function f${i}_${j}(values: number[]) {\n  let total = 0;\n${body}\n  return total;\n}\n`,
+        ).join('\n'),
+      );
     }
     const beats: number[] = [];
     const started = performance.now();
-    await indexCollection({ store, embedder, files: walkProject(source), heartbeat: () => void beats.push(performance.now()), heartbeatIntervalMs: 50 });
+    await indexCollection({
+      store,
+      embedder,
+      files: walkProject(source),
+      heartbeat: () => void beats.push(performance.now()),
+      heartbeatIntervalMs: 50,
+    });
     const took = performance.now() - started;
     expect(beats.length, `${took.toFixed(0)} ms of work`).to.be.at.least(2);
     const gaps = beats.slice(1).map((t, i) => t - (beats[i] as number));

@@ -101,7 +101,11 @@ describe('Vision analyses on real captures (integration)', function () {
 
   it('accessibility finds the unlabeled button, the image without alt and the low-contrast text', () => {
     const result = analyze('accessibility', shot('/analysis/defects'));
-    expect(pairs(result.findings)).to.have.members(['axe:button-name #icon-button', 'axe:image-alt #no-alt', 'axe:color-contrast #low-contrast']);
+    expect(pairs(result.findings)).to.have.members([
+      'axe:button-name #icon-button',
+      'axe:image-alt #no-alt',
+      'axe:color-contrast #low-contrast',
+    ]);
     const contrast = result.findings.find((f) => f.type === 'axe:color-contrast');
     expect(contrast?.severity).to.equal('serious');
     expect(contrast?.evidence).to.include('#aaaaaa').and.include('dequeuniversity.com');

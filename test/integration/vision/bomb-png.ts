@@ -17,7 +17,11 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /** The signature and an IHDR chunk (8-bit RGBA unless told), as the header checks read them. */
-export function pngHead(width: number, height: number, options: { bitDepth?: number; colorType?: number; interlace?: number } = {}): Buffer {
+export function pngHead(
+  width: number,
+  height: number,
+  options: { bitDepth?: number; colorType?: number; interlace?: number } = {},
+): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);

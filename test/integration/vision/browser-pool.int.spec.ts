@@ -25,7 +25,12 @@ describe('Browser pool (integration)', function () {
     pools.push(pool);
     return pool;
   };
-  const request = (path: string): CaptureRequest => ({ url: `${site.origin}${path}`, timeoutMs: 20_000, maxBytes: 1_000_000, viewport: { width: 320, height: 200 } });
+  const request = (path: string): CaptureRequest => ({
+    url: `${site.origin}${path}`,
+    timeoutMs: 20_000,
+    maxBytes: 1_000_000,
+    viewport: { width: 320, height: 200 },
+  });
 
   before(async function () {
     this.timeout(600_000); // a first run provisions Chromium

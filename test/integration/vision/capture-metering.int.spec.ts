@@ -35,7 +35,10 @@ describe('Captures are admitted and metered (integration)', function () {
     filesIndexed: { used: 0, limit: -1, remaining: -1 },
     screenshotsAnalyzed: { used, limit, remaining: limit === -1 ? -1 : Math.max(0, limit - used) },
   });
-  const metered = (keyHash: string) => usage.filter((e) => (e.data as { keyHash?: string }).keyHash === keyHash).map((e) => [e.type, (e.data as { metric: string; amount: number }).metric, (e.data as { amount: number }).amount]);
+  const metered = (keyHash: string) =>
+    usage
+      .filter((e) => (e.data as { keyHash?: string }).keyHash === keyHash)
+      .map((e) => [e.type, (e.data as { metric: string; amount: number }).metric, (e.data as { amount: number }).amount]);
   const asked = (path: string) => site.requests.filter((r) => r.path === path).length;
 
   before(async function () {
@@ -66,7 +69,10 @@ describe('Captures are admitted and metered (integration)', function () {
 
     caller.usage = quota(2, 2);
     const before = asked('/basic');
-    const refused = await capturePage(deps, caller, { url: `${site.origin}/basic`, fullPage: false }, 'corr-3').then(() => undefined, (e: unknown) => e);
+    const refused = await capturePage(deps, caller, { url: `${site.origin}/basic`, fullPage: false }, 'corr-3').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).to.be.instanceOf(HttpError);
     expect(refused).to.include({ status: 403, code: 'USAGE_EXCEEDED' });
     expect(asked('/basic'), 'the page was not loaded').to.equal(before);
@@ -77,7 +83,15 @@ describe('Captures are admitted and metered (integration)', function () {
     const caller: Caller = { customerId: 'cust-suite', keyHash: 'kh-suite', usage: quota(0, -1) };
     const suite = testInput.parse({
       url: `${site.origin}/analysis/clean`,
-      testSuite: { name: 'two-shots', viewport: { width: 800, height: 600 }, checks: [{ type: 'visual', name: 'page' }, { type: 'visual', name: 'whole', fullPage: true }, { type: 'a11y', name: 'a11y' }] },
+      testSuite: {
+        name: 'two-shots',
+        viewport: { width: 800, height: 600 },
+        checks: [
+          { type: 'visual', name: 'page' },
+          { type: 'visual', name: 'whole', fullPage: true },
+          { type: 'a11y', name: 'a11y' },
+        ],
+      },
     });
     const run = await runTestSuite(deps, caller, suite, 'corr-suite');
     expect(run.results.map((r) => r.status)).to.deep.equal(['passed', 'passed', 'passed']);
@@ -86,7 +100,10 @@ describe('Captures are admitted and metered (integration)', function () {
 
     const tight: Caller = { customerId: 'cust-tight', keyHash: 'kh-tight', usage: quota(0, 1) };
     const before = asked('/analysis/clean');
-    const refused = await runTestSuite(deps, tight, suite, 'corr-tight').then(() => undefined, (e: unknown) => e);
+    const refused = await runTestSuite(deps, tight, suite, 'corr-tight').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).to.include({ status: 403, code: 'USAGE_EXCEEDED' });
     expect(asked('/analysis/clean'), 'refused before any capture').to.equal(before);
     expect(metered('kh-tight')).to.deep.equal([]);

@@ -67,9 +67,15 @@ describe('Page capture in a real Chromium (integration)', function () {
     expect(result.finalUrl).to.equal(`${site.origin}/basic`);
     expect(result.status).to.equal(200);
     expect(result.dom).to.include('<h1>Hello capture</h1>').and.include('id="swatch"');
-    expect(result.accessibility).to.include('heading "Hello capture" [level=1]').and.include('button "Press me"').and.include('navigation "Primary"');
+    expect(result.accessibility)
+      .to.include('heading "Hello capture" [level=1]')
+      .and.include('button "Press me"')
+      .and.include('navigation "Primary"');
     expect(result.elements?.find((e) => e.tag === 'button')).to.include({ name: 'Press me' });
-    expect(result.elements?.find((e) => e.tag === 'h1')).to.include({ x: 0 }).and.have.property('y').greaterThanOrEqual(80);
+    expect(result.elements?.find((e) => e.tag === 'h1'))
+      .to.include({ x: 0 })
+      .and.have.property('y')
+      .greaterThanOrEqual(80);
     expect(result.blockedRequests).to.deep.equal([]);
     expect(result.bytesReceived).to.be.greaterThan(500);
     expect(Date.parse(result.capturedAt)).to.be.closeTo(Date.now(), 60_000);
@@ -89,7 +95,11 @@ describe('Page capture in a real Chromium (integration)', function () {
     expect(Date.now() - started).to.be.lessThan(10_000);
     expect(result.dom).to.include('failed,failed,failed,failed,failed');
     const blocked = result.blockedRequests.map((b) => `${b.url} ${b.reason}`);
-    const expectBlocked = (pattern: RegExp) => expect(blocked.some((b) => pattern.test(b)), `${pattern} in\n${blocked.join('\n')}`).to.equal(true);
+    const expectBlocked = (pattern: RegExp) =>
+      expect(
+        blocked.some((b) => pattern.test(b)),
+        `${pattern} in\n${blocked.join('\n')}`,
+      ).to.equal(true);
     expectBlocked(/^http:\/\/10\.255\.255\.1\/pixel\.png private/);
     expectBlocked(/^http:\/\/10\.255\.255\.1\/style\.css private/);
     expectBlocked(/^http:\/\/169\.254\.169\.254\/latest\/meta-data\/iam\/ link-local/);
@@ -112,9 +122,21 @@ describe('Page capture in a real Chromium (integration)', function () {
 
   it('refuses file:, javascript:, data: and private URLs before using the browser', async () => {
     // A pool of its own, never used: a refusal that took a slot would launch its browser.
-    const unused = new BrowserPool({ executablePath: chromiumForTests(), allowList: parseAllowList(`127.0.0.1:${site.port}`), maxConcurrent: 1 });
+    const unused = new BrowserPool({
+      executablePath: chromiumForTests(),
+      allowList: parseAllowList(`127.0.0.1:${site.port}`),
+      maxConcurrent: 1,
+    });
     try {
-      for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,<h1>x</h1>', 'http://169.254.169.254/', 'http://[::1]/', 'http://localhost/', `http://127.0.0.1:${site.forbiddenPort}/`]) {
+      for (const url of [
+        'file:///etc/passwd',
+        'javascript:alert(1)',
+        'data:text/html,<h1>x</h1>',
+        'http://169.254.169.254/',
+        'http://[::1]/',
+        'http://localhost/',
+        `http://127.0.0.1:${site.forbiddenPort}/`,
+      ]) {
         const error = await expectCode(capture(unused, { ...base(), url }), 'BLOCKED_URL');
         expect(error.message).to.match(/scheme|loopback|link-local|internal/);
       }
@@ -137,7 +159,10 @@ describe('Page capture in a real Chromium (integration)', function () {
     expect(result.title).to.equal('Same host');
     // Page and image reached the fixture under the name (the browser handed the name to the proxy,
     // whose one answer was 127.0.0.1); the second, private answer was never asked for.
-    expect(site.requests.filter((r) => r.host === `rebind.test:${site.port}`).map((r) => r.path)).to.include.members(['/with-image', '/blob/x']);
+    expect(site.requests.filter((r) => r.host === `rebind.test:${site.port}`).map((r) => r.path)).to.include.members([
+      '/with-image',
+      '/blob/x',
+    ]);
     expect(lookups).to.deep.equal(['rebind.test']);
     expect(result.blockedRequests).to.deep.equal([]);
   });
@@ -151,7 +176,9 @@ describe('Page capture in a real Chromium (integration)', function () {
   it('stops at the page-weight limit: later requests refused and reported', async () => {
     const result = await capture(pool, { ...base(), url: `${site.origin}/heavy`, maxBytes: 250_000, waitFor: { selector: '#done' } });
     expect(result.pageWeightExceeded).to.equal(true);
-    expect(result.blockedRequests.filter((b) => b.reason === 'page weight limit reached').map((b) => b.url)).to.include(`${site.origin}/blob/5`);
+    expect(result.blockedRequests.filter((b) => b.reason === 'page weight limit reached').map((b) => b.url)).to.include(
+      `${site.origin}/blob/5`,
+    );
     const served = site.requests.filter((r) => r.path.startsWith('/blob/')).length;
     expect(served).to.be.lessThan(6);
   });
@@ -166,7 +193,9 @@ describe('Page capture in a real Chromium (integration)', function () {
 
   it('cuts the DOM at maxDomChars, in the page, and says so', async () => {
     const result = await capture(pool, { ...base(), url: `${site.origin}/basic`, maxDomChars: 100 });
-    expect(result.dom).to.have.length(100).and.match(/^<!DOCTYPE html><html lang="en">/);
+    expect(result.dom)
+      .to.have.length(100)
+      .and.match(/^<!DOCTYPE html><html lang="en">/);
     expect(result.truncated).to.include({ dom: true });
   });
 
@@ -179,18 +208,24 @@ describe('Page capture in a real Chromium (integration)', function () {
   });
 
   it('gives each capture a fresh context: nothing a page stores is seen by the next', async () => {
-    const first = await pool.run({ deadline: Date.now() + 20_000, maxBytes: 1_000_000, viewport: { width: 300, height: 200 } }, async ({ context }) => {
-      const page = await context.newPage();
-      await page.goto(`${site.origin}/basic`);
-      await page.evaluate("document.cookie = 'customer=a; max-age=3600'; localStorage.setItem('k', 'a')");
-      return page.evaluate('document.cookie');
-    });
+    const first = await pool.run(
+      { deadline: Date.now() + 20_000, maxBytes: 1_000_000, viewport: { width: 300, height: 200 } },
+      async ({ context }) => {
+        const page = await context.newPage();
+        await page.goto(`${site.origin}/basic`);
+        await page.evaluate("document.cookie = 'customer=a; max-age=3600'; localStorage.setItem('k', 'a')");
+        return page.evaluate('document.cookie');
+      },
+    );
     expect(first).to.equal('customer=a');
-    const second = await pool.run({ deadline: Date.now() + 20_000, maxBytes: 1_000_000, viewport: { width: 300, height: 200 } }, async ({ context }) => {
-      const page = await context.newPage();
-      await page.goto(`${site.origin}/basic`);
-      return page.evaluate("[document.cookie, localStorage.getItem('k')]");
-    });
+    const second = await pool.run(
+      { deadline: Date.now() + 20_000, maxBytes: 1_000_000, viewport: { width: 300, height: 200 } },
+      async ({ context }) => {
+        const page = await context.newPage();
+        await page.goto(`${site.origin}/basic`);
+        return page.evaluate("[document.cookie, localStorage.getItem('k')]");
+      },
+    );
     expect(second).to.deep.equal(['', null]);
   });
 });

@@ -17,7 +17,13 @@ describe('Browser slots shared fairly between customers (integration)', function
   let executablePath: string;
   const pools: BrowserPool[] = [];
 
-  const request = (path: string, tenant: string): CaptureRequest => ({ url: `${site.origin}${path}`, tenant, timeoutMs: 60_000, maxBytes: 1_000_000, viewport: { width: 320, height: 200 } });
+  const request = (path: string, tenant: string): CaptureRequest => ({
+    url: `${site.origin}${path}`,
+    tenant,
+    timeoutMs: 60_000,
+    maxBytes: 1_000_000,
+    viewport: { width: 320, height: 200 },
+  });
   const held = () => site.requests.filter((r) => r.path.startsWith('/hold/')).map((r) => r.path.slice('/hold/'.length));
 
   /** Releases the page held now, then waits until the next capture holds one, `times` times. */
@@ -75,6 +81,11 @@ describe('Browser slots shared fairly between customers (integration)', function
     expect(pool.stats).to.include({ active: 1, queued: 3 });
     await releaseInTurn(4);
     await Promise.all([...a, b]);
-    expect(site.requests.slice(start).filter((r) => r.path.startsWith('/hold/')).map((r) => r.path)).to.deep.equal(['/hold/q-a1', '/hold/q-b1', '/hold/q-a2', '/hold/q-a3']);
+    expect(
+      site.requests
+        .slice(start)
+        .filter((r) => r.path.startsWith('/hold/'))
+        .map((r) => r.path),
+    ).to.deep.equal(['/hold/q-a1', '/hold/q-b1', '/hold/q-a2', '/hold/q-a3']);
   });
 });

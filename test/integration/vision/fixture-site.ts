@@ -59,16 +59,22 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     if (path === '/analysis/clean') return page(res, fixture('analysis/clean.html'));
     if (path === '/analysis/clean-csp') {
       // No script of any origin may run: axe must still get in (page.evaluate is not subject to CSP).
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" });
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+      });
       return res.end(fixture('analysis/clean.html'));
     }
-    if (path === '/analysis/clean-changed') return page(res, fixture('analysis/clean.html').replace('<h1>Account settings</h1>', '<h1>Account preferences and billing</h1>'));
+    if (path === '/analysis/clean-changed')
+      return page(res, fixture('analysis/clean.html').replace('<h1>Account settings</h1>', '<h1>Account preferences and billing</h1>'));
     if (path.startsWith('/blob/')) {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': blob.length, 'cache-control': 'no-store' });
       return res.end(blob);
     }
-    if (path === '/tall') return page(res, '<title>Tall</title><body style="margin:0"><div style="height:30000px;background:linear-gradient(red,blue)"></div>');
-    if (path === '/oom') return page(res, '<title>Greedy</title><script>const a = []; for (;;) a.push(new Array(1e6).fill(Math.random()));</script>');
+    if (path === '/tall')
+      return page(res, '<title>Tall</title><body style="margin:0"><div style="height:30000px;background:linear-gradient(red,blue)"></div>');
+    if (path === '/oom')
+      return page(res, '<title>Greedy</title><script>const a = []; for (;;) a.push(new Array(1e6).fill(Math.random()));</script>');
     if (path === '/with-image') return page(res, '<title>Same host</title><img id="same" src="/blob/x" alt="same host">');
     if (path === '/redirect-metadata') {
       res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });

@@ -46,7 +46,11 @@ const lyingPage = (png: Buffer): string => `<!doctype html><title>not an image</
   Document.prototype.createElement = function (name, options) { return name === 'canvas' ? canvas : create.call(this, name, options); };
 </script>`;
 
-const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (e: unknown) => e);
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 /** Peak resident memory of this process so far, in MB (getrusage: it never goes down). */
 const peakRssMb = (): number => process.resourceUsage().maxRSS / 1024;
@@ -117,7 +121,7 @@ describe('Images given by URL: header checks and the image pool (integration)', 
     expect(deps.images.stats().threads, 'the analysis started an image thread').to.equal(1);
   });
 
-  it('answers 422 when the analysis runs past the pool\'s time budget, not 500', async () => {
+  it("answers 422 when the analysis runs past the pool's time budget, not 500", async () => {
     const strict = new WorkPool({ name: 'images', threads: 1, memoryMb: 512, timeoutMs: 1, queuePerTenant: 8 });
     try {
       const error = await failureOf(analyze({ screenshotUrl: `${origin}/small.png` }, { ...deps, images: strict }));

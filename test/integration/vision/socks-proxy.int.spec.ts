@@ -82,7 +82,9 @@ describe('SOCKS5 egress proxy (integration, no browser)', () => {
       socket.on('data', (c: Buffer) => chunks.push(c));
       socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
     });
-    expect(response).to.match(/^HTTP\/1\.1 200/).and.include('Vision fixture');
+    expect(response)
+      .to.match(/^HTTP\/1\.1 200/)
+      .and.include('Vision fixture');
     expect(lookups).to.deep.equal(['site.test']);
     expect(budget.used).to.equal(Buffer.byteLength(response));
   });

@@ -35,8 +35,13 @@ describe('Stored screenshots: per-customer bound and retention (integration)', f
   let deps: VisionDeps;
   const MB = 1024 * 1024;
 
-  const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (e: unknown) => e);
-  const shoot = (caller: VisionCaller, path = '/basic') => capturePage(deps, caller, { url: `${site.origin}${path}`, fullPage: false }, 'corr-store');
+  const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+    promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  const shoot = (caller: VisionCaller, path = '/basic') =>
+    capturePage(deps, caller, { url: `${site.origin}${path}`, fullPage: false }, 'corr-store');
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
@@ -66,7 +71,9 @@ describe('Stored screenshots: per-customer bound and retention (integration)', f
     const refused = await failureOf(shoot(pro));
     expect(refused).to.be.instanceOf(HttpError);
     expect(refused).to.include({ status: 403, code: 'STORAGE_LIMIT_REACHED' });
-    expect((refused as HttpError).message).to.match(/DELETE \/api\/glm\/screenshots\/\{id\}/).and.match(/30 days/);
+    expect((refused as HttpError).message)
+      .to.match(/DELETE \/api\/glm\/screenshots\/\{id\}/)
+      .and.match(/30 days/);
     expect((refused as HttpError).details).to.include({ limitBytes: MB, retentionDays: 30 });
     expect(site.requests.length, 'refused before the page was loaded').to.equal(before);
 
@@ -74,7 +81,9 @@ describe('Stored screenshots: per-customer bound and retention (integration)', f
     await shoot({ customerId: 'cust-other', keyHash: 'kh-other', tier: 'pro' });
     await shoot({ ...pro, tier: 'team' });
 
-    expect(await deleteDiff(deps, { customerId: 'cust-other', keyHash: 'kh-other' }, diffId).catch((e: HttpError) => e.status)).to.equal(404);
+    expect(await deleteDiff(deps, { customerId: 'cust-other', keyHash: 'kh-other' }, diffId).catch((e: HttpError) => e.status)).to.equal(
+      404,
+    );
     await deleteDiff(deps, pro, diffId);
     await shoot(pro);
   });
@@ -82,7 +91,13 @@ describe('Stored screenshots: per-customer bound and retention (integration)', f
   it('deletes a screenshot on request, but not one a suite compares with', async () => {
     const caller: VisionCaller = { customerId: 'cust-delete', keyHash: 'kh-delete', tier: 'team' };
     const [kept, dropped] = [(await shoot(caller)).answer.screenshotId, (await shoot(caller)).answer.screenshotId];
-    const baseline: BaselineAccepted = newEvent('glm.baseline-accepted', { customerId: caller.customerId, suite: 's', check: 'c', screenshotId: kept, reason: 'accepted' });
+    const baseline: BaselineAccepted = newEvent('glm.baseline-accepted', {
+      customerId: caller.customerId,
+      suite: 's',
+      check: 'c',
+      screenshotId: kept,
+      reason: 'accepted',
+    });
     await publishAndApply(deps.publisher, deps.db, baselinesProjection, [baseline]);
 
     expect(await failureOf(deleteScreenshot(deps, caller, kept))).to.include({ status: 409, code: 'BASELINE_IN_USE' });
@@ -96,18 +111,36 @@ describe('Stored screenshots: per-customer bound and retention (integration)', f
 
   it('sweeps screenshots older than the retention, keeping the baselines and everything recent', async () => {
     const caller: VisionCaller = { customerId: 'cust-old', keyHash: 'kh-old', tier: 'team' };
-    const [baseline, old, recent] = [(await shoot(caller)).answer.screenshotId, (await shoot(caller)).answer.screenshotId, (await shoot(caller)).answer.screenshotId];
-    const accepted: BaselineAccepted = newEvent('glm.baseline-accepted', { customerId: caller.customerId, suite: 'old-suite', check: 'page', screenshotId: baseline, reason: 'first_run' });
+    const [baseline, old, recent] = [
+      (await shoot(caller)).answer.screenshotId,
+      (await shoot(caller)).answer.screenshotId,
+      (await shoot(caller)).answer.screenshotId,
+    ];
+    const accepted: BaselineAccepted = newEvent('glm.baseline-accepted', {
+      customerId: caller.customerId,
+      suite: 'old-suite',
+      check: 'page',
+      screenshotId: baseline,
+      reason: 'first_run',
+    });
     await publishAndApply(deps.publisher, deps.db, baselinesProjection, [accepted]);
-    const orphan = await deps.blobs.put(Buffer.from('a capture whose event was never published'), { customerId: caller.customerId, kind: 'png', contentType: 'image/png' });
+    const orphan = await deps.blobs.put(Buffer.from('a capture whose event was never published'), {
+      customerId: caller.customerId,
+      kind: 'png',
+      contentType: 'image/png',
+    });
 
     // Forty days pass for all but the recent capture.
     const longAgo = new Date(Date.now() - 40 * 24 * 3600 * 1000);
     const screenshots = await projectionCollection(deps.db, screenshotsProjection.collection);
-    const aged = (await screenshots.find({ _id: { $in: [baseline, old] } } as Document).toArray()) as unknown as { blobs: Record<string, string> }[];
+    const aged = (await screenshots.find({ _id: { $in: [baseline, old] } } as Document).toArray()) as unknown as {
+      blobs: Record<string, string>;
+    }[];
     const agedBlobs = [...aged.flatMap((s) => Object.values(s.blobs)), orphan];
     await screenshots.updateMany({ _id: { $in: [baseline, old] } } as Document, { $set: { capturedAt: longAgo } });
-    await deps.db.collection('vision_blobs.files').updateMany({ _id: { $in: agedBlobs.map((id) => new ObjectId(id)) } }, { $set: { uploadDate: longAgo } });
+    await deps.db
+      .collection('vision_blobs.files')
+      .updateMany({ _id: { $in: agedBlobs.map((id) => new ObjectId(id)) } }, { $set: { uploadDate: longAgo } });
 
     const sweep = new RetentionSweep({ db: deps.db, blobs: deps.blobs, log: testLogger(), retentionDays: 30, intervalMs: 3_600_000 });
     const swept = await sweep.runOnce();

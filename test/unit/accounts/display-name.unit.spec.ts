@@ -14,7 +14,8 @@ describe('display names (unit)', () => {
     for (const name of ['https://evil.example', 'javascript://x', 'go to www.example', 'evil.com', 'me@evil.example', 'пример.рф']) {
       expect(containsLink(name), name).to.equal(true);
     }
-    for (const name of ['Ada Lovelace', 'J. R. R. Tolkien', 'Dr. No', 'Grace <Hopper>', "O'Brien"]) expect(containsLink(name), name).to.equal(false);
+    for (const name of ['Ada Lovelace', 'J. R. R. Tolkien', 'Dr. No', 'Grace <Hopper>', "O'Brien"])
+      expect(containsLink(name), name).to.equal(false);
   });
 
   it('sign-up stores the cleaned name, refuses links and names that clean to nothing, and keeps the 100 character cap', () => {

@@ -3,9 +3,11 @@ import { LoginLimiter } from '../../../services/accounts/login-limiter.ts';
 import { HttpError } from '../../../services/platform/http/errors.ts';
 
 describe('login limiter (unit)', () => {
-  it('admits exactly the e-mail\'s limit of concurrent attempts, before any password is checked', async () => {
+  it("admits exactly the e-mail's limit of concurrent attempts, before any password is checked", async () => {
     const limiter = new LoginLimiter({ perIpPerMinute: 1000, failuresPerEmailPer15Min: 10 });
-    const outcomes = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => limiter.attempt(`198.51.100.${i}`, 'target@example.test')));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => limiter.attempt(`198.51.100.${i}`, 'target@example.test')),
+    );
     expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(10);
     for (const o of outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected')) {
       expect(o.reason).to.be.instanceOf(HttpError);

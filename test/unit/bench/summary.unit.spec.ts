@@ -41,8 +41,38 @@ describe('npm run bench summary table (unit)', () => {
 
   it('makes one row per figure, and one for each benchmark that failed, was skipped or reported nothing', () => {
     const outcomes: BenchOutcome[] = [
-      { name: 'events-throughput', status: 'ok', reports: [{ bench: 'events', figures: [figure({ figure: 'consume msgs/s', ours: 90_000, baseline: 100_000, baselineName: 'bare kafkajs', target: '>= 0.9x', met: true })] }] },
-      { name: 'validate', status: 'failed', reason: 'exit code 1', reports: [{ bench: 'validate', figures: [figure({ figure: 'p99 at 0.3x', ours: 7.2, baseline: null, baselineName: null, unit: 'ms', target: '< 5 ms', met: false })] }] },
+      {
+        name: 'events-throughput',
+        status: 'ok',
+        reports: [
+          {
+            bench: 'events',
+            figures: [
+              figure({
+                figure: 'consume msgs/s',
+                ours: 90_000,
+                baseline: 100_000,
+                baselineName: 'bare kafkajs',
+                target: '>= 0.9x',
+                met: true,
+              }),
+            ],
+          },
+        ],
+      },
+      {
+        name: 'validate',
+        status: 'failed',
+        reason: 'exit code 1',
+        reports: [
+          {
+            bench: 'validate',
+            figures: [
+              figure({ figure: 'p99 at 0.3x', ours: 7.2, baseline: null, baselineName: null, unit: 'ms', target: '< 5 ms', met: false }),
+            ],
+          },
+        ],
+      },
       { name: 'webhook-to-key', status: 'skipped', reason: 'bench/webhook-to-key.ts does not exist', reports: [] },
       { name: 'replay', status: 'ok', reports: [] },
     ];
@@ -62,7 +92,27 @@ describe('npm run bench summary table (unit)', () => {
 
   it('prints one aligned table with a closing line naming what failed', () => {
     const outcomes: BenchOutcome[] = [
-      { name: 'replay', status: 'ok', reports: [{ bench: 'replay', figures: [figure({}), figure({ figure: 'replay of 1M events', ours: 21.5, baseline: null, baselineName: null, unit: 's', target: '< 60 s', met: null })] }] },
+      {
+        name: 'replay',
+        status: 'ok',
+        reports: [
+          {
+            bench: 'replay',
+            figures: [
+              figure({}),
+              figure({
+                figure: 'replay of 1M events',
+                ours: 21.5,
+                baseline: null,
+                baselineName: null,
+                unit: 's',
+                target: '< 60 s',
+                met: null,
+              }),
+            ],
+          },
+        ],
+      },
       { name: 'validate', status: 'failed', reason: 'exit code 1', reports: [] },
     ];
     const lines = formatSummary(outcomes).split('\n');
@@ -76,7 +126,7 @@ describe('npm run bench summary table (unit)', () => {
     expect(lines.at(-1)).to.equal('1 met, 0 missed, 1 not judged; FAILED: validate');
   });
 
-  it('reads back what emitFigures writes, ignoring every other line of a benchmark\'s stdout', () => {
+  it("reads back what emitFigures writes, ignoring every other line of a benchmark's stdout", () => {
     const report = { bench: 'replay', figures: [figure({})] };
     const stdout = `a table\n${FIGURES_PREFIX}${JSON.stringify(report)}\nmore text\n`;
     expect(parseFigures(stdout)).to.deep.equal([report]);

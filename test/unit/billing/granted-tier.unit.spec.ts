@@ -8,7 +8,8 @@ import { newEvent } from '../../../events/envelope.ts';
 
 describe('what a subscription grants: one rule (unit)', () => {
   it('the paid tier while it runs, past due, paused or cancelled; free before it exists and once it ended', () => {
-    for (const status of ['active', 'past_due', 'paused', 'cancelled'] as const) expect(grantedTier(status, 'team'), status).to.equal('team');
+    for (const status of ['active', 'past_due', 'paused', 'cancelled'] as const)
+      expect(grantedTier(status, 'team'), status).to.equal('team');
     expect(grantedTier('ended', 'team')).to.equal('free');
     expect(grantedTier('none', 'pro')).to.equal('free');
   });
@@ -29,11 +30,21 @@ describe('what a subscription grants: one rule (unit)', () => {
       customerPortalUrl: null,
       updatePaymentUrl: null,
     });
-    const ended = newEvent('subscription.ended', { subscriptionId, userId: 'user-granted', endsAt: new Date('2026-12-01T00:00:00Z'), email: 'a@example.test', name: null });
+    const ended = newEvent('subscription.ended', {
+      subscriptionId,
+      userId: 'user-granted',
+      endsAt: new Date('2026-12-01T00:00:00Z'),
+      email: 'a@example.test',
+      name: null,
+    });
     const key = keysProjection.evolve(null, created);
     const user = usersProjection.evolve(null, created);
     expect([effectiveTier({ status: 'past_due', tier: 'team' }), key?.tier, user?.tier]).to.deep.equal(['team', 'team', 'team']);
-    expect([effectiveTier({ status: 'ended', tier: 'team' }), keysProjection.evolve(key, ended)?.tier, usersProjection.evolve(user, ended)?.tier]).to.deep.equal(['free', 'free', 'free']);
+    expect([
+      effectiveTier({ status: 'ended', tier: 'team' }),
+      keysProjection.evolve(key, ended)?.tier,
+      usersProjection.evolve(user, ended)?.tier,
+    ]).to.deep.equal(['free', 'free', 'free']);
     expect(effectiveTier(initialState())).to.equal('free');
     expect(SUBSCRIPTION_EVENT_TYPES).to.include('subscription.ended');
   });

@@ -77,7 +77,12 @@ describe('provider payload parsing (unit)', () => {
 
   describe('the other subscription events', () => {
     it('subscription_updated carries the new variant and status', () => {
-      const s = subscription(parseProviderEvent(subscriptionPayload('subscription_updated', { attributes: { variant_id: 301790, status: 'past_due' } }), FALLBACK));
+      const s = subscription(
+        parseProviderEvent(
+          subscriptionPayload('subscription_updated', { attributes: { variant_id: 301790, status: 'past_due' } }),
+          FALLBACK,
+        ),
+      );
       expect(s).to.include({ eventName: 'subscription_updated', variantId: '301790', status: 'past_due' });
     });
 
@@ -94,36 +99,61 @@ describe('provider payload parsing (unit)', () => {
     });
 
     it('subscription_expired carries its status and end', () => {
-      const s = subscription(parseProviderEvent(subscriptionPayload('subscription_expired', { attributes: { ends_at: '2027-01-21T10:04:11.000000Z' } }), FALLBACK));
+      const s = subscription(
+        parseProviderEvent(
+          subscriptionPayload('subscription_expired', { attributes: { ends_at: '2027-01-21T10:04:11.000000Z' } }),
+          FALLBACK,
+        ),
+      );
       expect(s).to.include({ eventName: 'subscription_expired', status: 'expired' });
       expect(s.endsAt).to.deep.equal(new Date('2027-01-21T10:04:11.000Z'));
     });
 
     it('subscription_payment_failed is an invoice of the given subscription', () => {
-      const i = invoice(parseProviderEvent(invoicePayload('subscription_payment_failed', { subscriptionId: 999, invoiceId: 5555 }), FALLBACK));
+      const i = invoice(
+        parseProviderEvent(invoicePayload('subscription_payment_failed', { subscriptionId: 999, invoiceId: 5555 }), FALLBACK),
+      );
       expect(i).to.include({ eventName: 'subscription_payment_failed', subscriptionId: '999', invoiceId: '5555', status: 'pending' });
     });
 
     it('keeps milliseconds and accepts a numeric offset', () => {
-      const s = subscription(parseProviderEvent(subscriptionPayload('subscription_updated', { attributes: { updated_at: '2026-11-21T12:04:11.123456+02:00' } }), FALLBACK));
+      const s = subscription(
+        parseProviderEvent(
+          subscriptionPayload('subscription_updated', { attributes: { updated_at: '2026-11-21T12:04:11.123456+02:00' } }),
+          FALLBACK,
+        ),
+      );
       expect(s.updatedAt.toISOString()).to.equal('2026-11-21T10:04:11.123Z');
     });
 
     it('takes the fallback webhook id when meta.webhook_id is absent', () => {
-      expect(event(parseProviderEvent(subscriptionPayload('subscription_updated', { webhookId: null }), FALLBACK)).webhookId).to.equal(FALLBACK);
-      expect(event(parseProviderEvent(subscriptionPayload('subscription_updated', { webhookId: 'wh-1' }), FALLBACK)).webhookId).to.equal('wh-1');
+      expect(event(parseProviderEvent(subscriptionPayload('subscription_updated', { webhookId: null }), FALLBACK)).webhookId).to.equal(
+        FALLBACK,
+      );
+      expect(event(parseProviderEvent(subscriptionPayload('subscription_updated', { webhookId: 'wh-1' }), FALLBACK)).webhookId).to.equal(
+        'wh-1',
+      );
     });
 
     it('has no user without custom_data.user_id, and accepts a numeric one', () => {
       expect(event(parseProviderEvent(subscriptionPayload('subscription_created', { customData: null }), FALLBACK)).userId).to.equal(null);
       expect(event(parseProviderEvent(subscriptionPayload('subscription_created', { userId: null }), FALLBACK)).userId).to.equal(null);
-      expect(event(parseProviderEvent(invoicePayload('subscription_payment_success', { customData: { user_id: 42 } }), FALLBACK)).userId).to.equal('42');
+      expect(
+        event(parseProviderEvent(invoicePayload('subscription_payment_success', { customData: { user_id: 42 } }), FALLBACK)).userId,
+      ).to.equal('42');
     });
 
     it('maps missing urls, a missing portal link and a null user name to null', () => {
-      const noUrls = subscription(parseProviderEvent(subscriptionPayload('subscription_updated', { attributes: { urls: undefined, user_name: null } }), FALLBACK));
+      const noUrls = subscription(
+        parseProviderEvent(subscriptionPayload('subscription_updated', { attributes: { urls: undefined, user_name: null } }), FALLBACK),
+      );
       expect(noUrls).to.include({ customerPortalUrl: null, updatePaymentUrl: null, name: null });
-      const partial = subscription(parseProviderEvent(subscriptionPayload('subscription_updated', { attributes: { urls: { update_payment_method: 'https://pay.example/u' } } }), FALLBACK));
+      const partial = subscription(
+        parseProviderEvent(
+          subscriptionPayload('subscription_updated', { attributes: { urls: { update_payment_method: 'https://pay.example/u' } } }),
+          FALLBACK,
+        ),
+      );
       expect(partial).to.include({ customerPortalUrl: null, updatePaymentUrl: 'https://pay.example/u' });
     });
   });
@@ -156,19 +186,43 @@ describe('provider payload parsing (unit)', () => {
       ['an empty meta.event_name', withField(sub, 'meta.event_name', ''), /^meta\.event_name must be a non-empty string$/],
       ['an empty webhook_id', withField(sub, 'meta.webhook_id', ''), /^meta\.webhook_id must be/],
       ['no data', withField(sub, 'data', undefined), /^subscription_created: data is required$/],
-      ['an invoice as a subscription event', withField(sub, 'data.type', 'subscription-invoices'), /^subscription_created: data\.type must be "subscriptions"$/],
-      ['a subscription as an invoice event', withField(inv, 'data.type', 'subscriptions'), /^subscription_payment_failed: data\.type must be "subscription-invoices"$/],
+      [
+        'an invoice as a subscription event',
+        withField(sub, 'data.type', 'subscription-invoices'),
+        /^subscription_created: data\.type must be "subscriptions"$/,
+      ],
+      [
+        'a subscription as an invoice event',
+        withField(inv, 'data.type', 'subscriptions'),
+        /^subscription_payment_failed: data\.type must be "subscription-invoices"$/,
+      ],
       ['no data.id', withField(sub, 'data.id', undefined), /: data\.id is required$/],
-      ['a fractional id', withField(sub, 'data.attributes.customer_id', 1.5), /: data\.attributes\.customer_id must be a string or integer id$/],
+      [
+        'a fractional id',
+        withField(sub, 'data.attributes.customer_id', 1.5),
+        /: data\.attributes\.customer_id must be a string or integer id$/,
+      ],
       ['no user_email', withField(sub, 'data.attributes.user_email', undefined), /: data\.attributes\.user_email is required$/],
       ['no variant_id', withField(sub, 'data.attributes.variant_id', undefined), /: data\.attributes\.variant_id is required$/],
       ['no status', withField(sub, 'data.attributes.status', undefined), /: data\.attributes\.status is required$/],
       ['no updated_at', withField(sub, 'data.attributes.updated_at', undefined), /: data\.attributes\.updated_at is required$/],
-      ['a non-date renews_at', withField(sub, 'data.attributes.renews_at', 'next month'), /: data\.attributes\.renews_at must be an ISO 8601 date-time/],
-      ['a date without a time zone', withField(sub, 'data.attributes.ends_at', '2026-12-21T10:04:11'), /: data\.attributes\.ends_at must be an ISO 8601 date-time/],
+      [
+        'a non-date renews_at',
+        withField(sub, 'data.attributes.renews_at', 'next month'),
+        /: data\.attributes\.renews_at must be an ISO 8601 date-time/,
+      ],
+      [
+        'a date without a time zone',
+        withField(sub, 'data.attributes.ends_at', '2026-12-21T10:04:11'),
+        /: data\.attributes\.ends_at must be an ISO 8601 date-time/,
+      ],
       ['urls that are not an object', withField(sub, 'data.attributes.urls', 'x'), /: data\.attributes\.urls must be an object$/],
       ['a custom_data.user_id object', withField(sub, 'meta.custom_data.user_id', { id: 1 }), /: meta\.custom_data\.user_id must be/],
-      ['an invoice without subscription_id', withField(inv, 'data.attributes.subscription_id', undefined), /^subscription_payment_failed: data\.attributes\.subscription_id is required$/],
+      [
+        'an invoice without subscription_id',
+        withField(inv, 'data.attributes.subscription_id', undefined),
+        /^subscription_payment_failed: data\.attributes\.subscription_id is required$/,
+      ],
     ];
     for (const [what, body, message] of cases) {
       it(`${what} → { error } naming the field`, () => {
@@ -184,7 +238,9 @@ describe('provider payload parsing (unit)', () => {
 
   describe('readEnvelope and subscriptionIdOf', () => {
     it('read the event name, webhook id and subscription of any event', () => {
-      expect(readEnvelope(invoicePayload('subscription_payment_recovered', { webhookId: 'w-9', subscriptionId: 77 }), FALLBACK)).to.deep.equal({
+      expect(
+        readEnvelope(invoicePayload('subscription_payment_recovered', { webhookId: 'w-9', subscriptionId: 77 }), FALLBACK),
+      ).to.deep.equal({
         eventName: 'subscription_payment_recovered',
         webhookId: 'w-9',
         subscriptionId: '77',

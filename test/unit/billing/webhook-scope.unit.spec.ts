@@ -14,8 +14,12 @@ describe('webhook scope: test mode and store (unit)', () => {
 
   it('counts test mode when either meta.test_mode or attributes.test_mode says so', () => {
     const scope = { storeId: null, allowTestMode: false };
-    expect(ignoredBecause(subscriptionPayload('subscription_created', { meta: { test_mode: false }, attributes: { test_mode: true } }), scope)).to.equal('test-mode');
-    expect(ignoredBecause(subscriptionPayload('subscription_created', { meta: { test_mode: true }, attributes: { test_mode: false } }), scope)).to.equal('test-mode');
+    expect(
+      ignoredBecause(subscriptionPayload('subscription_created', { meta: { test_mode: false }, attributes: { test_mode: true } }), scope),
+    ).to.equal('test-mode');
+    expect(
+      ignoredBecause(subscriptionPayload('subscription_created', { meta: { test_mode: true }, attributes: { test_mode: false } }), scope),
+    ).to.equal('test-mode');
     expect(ignoredBecause(live(31120), scope)).to.equal(null);
   });
 
@@ -32,6 +36,7 @@ describe('webhook scope: test mode and store (unit)', () => {
   });
 
   it('leaves what is not a JSON object to billing (which dead-letters it)', () => {
-    for (const body of [null, 'text', 42, [], undefined]) expect(ignoredBecause(body, { storeId: '1', allowTestMode: false })).to.equal(null);
+    for (const body of [null, 'text', 42, [], undefined])
+      expect(ignoredBecause(body, { storeId: '1', allowTestMode: false })).to.equal(null);
   });
 });

@@ -10,7 +10,9 @@ const FIXTURE = resolve('test/fixtures/dependency-rule');
 /** The project's own rules (.dependency-cruiser.cjs), run on the fixture as `npm run deps` runs them on the tree. */
 async function cruiseFixture(): Promise<ICruiseResult> {
   const options = await extractDepcruiseOptions(resolve('.dependency-cruiser.cjs'));
-  const reported = await cruise(['.'], { ...options, baseDir: FIXTURE }, undefined, { tsConfig: extractTSConfig(resolve('tsconfig.json')) });
+  const reported = await cruise(['.'], { ...options, baseDir: FIXTURE }, undefined, {
+    tsConfig: extractTSConfig(resolve('tsconfig.json')),
+  });
   if (typeof reported.output === 'string') throw new TypeError('cruise answered a report, not a result');
   return reported.output;
 }
@@ -26,7 +28,9 @@ describe('the dependency rule (unit)', function () {
   });
 
   it('resolves imports written with .ts extensions (Node type stripping), so no arrow goes unseen', () => {
-    const unresolved = result.modules.flatMap((m) => m.dependencies.filter((d) => d.couldNotResolve).map((d) => `${m.source}: ${d.module}`));
+    const unresolved = result.modules.flatMap((m) =>
+      m.dependencies.filter((d) => d.couldNotResolve).map((d) => `${m.source}: ${d.module}`),
+    );
     expect(unresolved).to.deep.equal([]);
     expect(result.modules.find((m) => m.source === 'services/platform/config.ts')?.dependencies.map((d) => d.resolved)).to.have.members([
       'services/billing/plan.ts',
@@ -35,13 +39,18 @@ describe('the dependency rule (unit)', function () {
   });
 
   it('reports an import cycle', () => {
-    const cycles = result.summary.violations.filter((v) => v.rule.name === 'no-circular').map((v) => [v.from, ...(v.cycle ?? []).map((c) => c.name)]);
+    const cycles = result.summary.violations
+      .filter((v) => v.rule.name === 'no-circular')
+      .map((v) => [v.from, ...(v.cycle ?? []).map((c) => c.name)]);
     expect(cycles).to.have.length(1);
     expect(cycles[0]).to.include.members(['services/rag/engine.ts', 'services/rag/index-store.ts']);
   });
 
   it('reports platform and events importing a context, and events importing any service', () => {
-    expect(found('kernel-imports-no-context')).to.have.members(['services/platform/config.ts -> services/billing/plan.ts', 'events/bus.ts -> services/rag/index-store.ts']);
+    expect(found('kernel-imports-no-context')).to.have.members([
+      'services/platform/config.ts -> services/billing/plan.ts',
+      'events/bus.ts -> services/rag/index-store.ts',
+    ]);
     expect(found('events-imports-no-service')).to.deep.equal(['events/bus.ts -> services/rag/index-store.ts']);
   });
 

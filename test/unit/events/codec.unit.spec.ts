@@ -32,7 +32,9 @@ describe('event codec (unit)', () => {
 
   it('refuses to encode data that does not match the schema, naming the path and not the value', () => {
     const bad = newEvent('probe.recorded', { probeId: 'p', seq: 'secret-value' as unknown as number, note: 'x' });
-    expect(() => codec.encode(bad)).to.throw(/at: seq/).that.satisfies((e: Error) => !e.message.includes('secret-value'));
+    expect(() => codec.encode(bad))
+      .to.throw(/at: seq/)
+      .that.satisfies((e: Error) => !e.message.includes('secret-value'));
   });
 
   it('reads a v1 event into the v2 reader, filling the new field with its default', () => {
@@ -46,7 +48,10 @@ describe('event codec (unit)', () => {
   const poison: [string, () => { value: Buffer; headers: Record<string, string> }][] = [
     ['no headers', () => ({ value: Buffer.from('x'), headers: {} })],
     ['an unknown event type', () => ({ value: Buffer.from('x'), headers: { [HEADER.type]: 'nope.happened', [HEADER.fingerprint]: 'ab' } })],
-    ['an unknown fingerprint', () => ({ value: Buffer.from('x'), headers: { [HEADER.type]: 'probe.recorded', [HEADER.fingerprint]: 'ab'.repeat(32) } })],
+    [
+      'an unknown fingerprint',
+      () => ({ value: Buffer.from('x'), headers: { [HEADER.type]: 'probe.recorded', [HEADER.fingerprint]: 'ab'.repeat(32) } }),
+    ],
     [
       'bytes that are not the schema',
       () => {
@@ -82,7 +87,10 @@ describe('event catalog (unit)', () => {
           for (let i = 0; i < 20; i++) {
             const value = old.avroType.random() as unknown as Record<string, unknown>;
             value.occurredAt = new Date(1_700_000_000_000 + i);
-            const decoded = codec.decode({ value: old.avroType.toBuffer(value), headers: { [HEADER.type]: type, [HEADER.fingerprint]: old.fingerprint } });
+            const decoded = codec.decode({
+              value: old.avroType.toBuffer(value),
+              headers: { [HEADER.type]: type, [HEADER.fingerprint]: old.fingerprint },
+            });
             expect(decoded.type).to.equal(type);
             expect(current.version).to.be.greaterThan(old.version);
             checked++;

@@ -37,7 +37,9 @@ describe('error classification (unit)', () => {
     ] as const) {
       expect(isTransient(serverError(code, name)), name).to.equal(true);
     }
-    expect(isTransient(new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 100, errmsg: 'waiting for replication timed out' } }))).to.equal(true);
+    expect(
+      isTransient(new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 100, errmsg: 'waiting for replication timed out' } })),
+    ).to.equal(true);
     expect(isTransient(serverError(2, 'BadValue', ['RetryableWriteError']))).to.equal(true);
     expect(isTransient(new MongoNetworkError('connection reset'))).to.equal(true);
   });

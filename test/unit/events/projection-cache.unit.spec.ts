@@ -31,7 +31,7 @@ function loader(db: { doc: StoredDocument<Document> | null }) {
 }
 
 describe('ProjectionCache: a projection followed in memory (unit)', () => {
-  it('serves a loaded document from memory and applies the feed\'s events as the projection does, redeliveries and re-publishes once', async () => {
+  it("serves a loaded document from memory and applies the feed's events as the projection does, redeliveries and re-publishes once", async () => {
     const t = clock();
     const first = used(1, 0);
     const db = { doc: stored([first]) };
@@ -70,7 +70,9 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
   it('applies events handled while a load is in flight to what it loaded, once', async () => {
     for (const dbHasIt of [false, true]) {
       let answer!: (doc: StoredDocument<Document> | null) => void;
-      const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load: () => new Promise((resolve) => (answer = resolve)) });
+      const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], {
+        load: () => new Promise((resolve) => (answer = resolve)),
+      });
       cache.setLive(true);
       const first = used(1, 0);
       const second = used(2, 1);
@@ -85,7 +87,13 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
     const t = clock();
     const { calls, load } = loader({ doc: stored([used(1, 0)]) });
     // random 1: refreshed at nine tenths of the lifetime, after this test's reads.
-    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load, now: t.now, random: () => 1, trustedTtlMs: 30_000, untrustedTtlMs: 500 });
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], {
+      load,
+      now: t.now,
+      random: () => 1,
+      trustedTtlMs: 30_000,
+      untrustedTtlMs: 500,
+    });
     const readAfter = async (ms: number) => {
       t.advance(ms);
       await cache.get(id);
@@ -123,7 +131,12 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
       return calls === 1 ? Promise.resolve(db.doc) : new Promise<StoredDocument<Document> | null>((resolve) => (answer = resolve));
     };
     // random 0.75: refreshed at 0.5 + 0.4 * 0.75 = 80 % of the lifetime.
-    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load, now: t.now, random: () => 0.75, trustedTtlMs: 10_000 });
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], {
+      load,
+      now: t.now,
+      random: () => 0.75,
+      trustedTtlMs: 10_000,
+    });
     cache.setLive(true);
     expect(countsOf(await cache.get(id)).queries).to.equal(1);
     t.advance(7_999);
@@ -143,7 +156,13 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
   it('serves a trusted entry nobody read for a lifetime once more while it reloads, up to the stale limit; an older one is read through', async () => {
     const t = clock();
     const { calls, load } = loader({ doc: stored([used(1, 0)]) });
-    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load, now: t.now, random: () => 1, trustedTtlMs: 10_000, trustedStaleMs: 50_000 });
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], {
+      load,
+      now: t.now,
+      random: () => 1,
+      trustedTtlMs: 10_000,
+      trustedStaleMs: 50_000,
+    });
     cache.setLive(true);
     await cache.get(id);
     expect(calls.n).to.equal(1);

@@ -39,7 +39,15 @@ const renderInput = (overrides: Partial<TestFileInput>): TestFileInput => ({
   dialect: dialectFor('mocha'),
   runCommand: 'npx mocha test/generated/add.unit.spec.ts',
   awaited: false,
-  cases: [{ name: 'add(1, 2) returns 3', kind: 'happy', line: 3, call: 'add(1, 2)', expectation: { assertion: { kind: 'equals', expected: '3' }, text: 'returns 3', imports: [] } }],
+  cases: [
+    {
+      name: 'add(1, 2) returns 3',
+      kind: 'happy',
+      line: 3,
+      call: 'add(1, 2)',
+      expectation: { assertion: { kind: 'equals', expected: '3' }, text: 'returns 3', imports: [] },
+    },
+  ],
   skipped: [],
   ...overrides,
 });
@@ -49,12 +57,20 @@ const EXIT = 'process.exit';
 describe('generated tests: customer text cannot become code (unit)', () => {
   it('unit renderer: a path with U+2028 and code after it stays inside the header comment', () => {
     const modulePath = 'a\u2028process.exit(7)//.ts';
-    const code = renderTestFile(renderInput({ modulePath, specifier: `../../${modulePath}`, skipped: [{ reason: 'the call at b\u2029process.exit(8)//.ts:3 is not literal', line: 3 }] }));
+    const code = renderTestFile(
+      renderInput({
+        modulePath,
+        specifier: `../../${modulePath}`,
+        skipped: [{ reason: 'the call at b\u2029process.exit(8)//.ts:3 is not literal', line: 3 }],
+      }),
+    );
     const parsed = readGenerated(code);
     expect(parsed.callees).to.not.include(EXIT);
     expect(parsed.syntaxErrors).to.deep.equal([]);
     expect(parsed.statements).to.deep.equal(['ImportDeclaration', 'ImportDeclaration', 'ExpressionStatement']);
-    expect(parsed.comments[0]).to.equal('// Generated from a\\u2028process.exit(7)//.ts by reading its code (it was not run to write these cases).');
+    expect(parsed.comments[0]).to.equal(
+      '// Generated from a\\u2028process.exit(7)//.ts by reading its code (it was not run to write these cases).',
+    );
     // Reasons have their whitespace (U+2029 included) collapsed to spaces before they are escaped.
     expect(parsed.comments.join('\n')).to.include('line 3: the call at b process.exit(8)//.ts:3 is not literal');
     // The import still names the real file.
@@ -81,13 +97,16 @@ describe('generated tests: customer text cannot become code (unit)', () => {
     const parsed = readGenerated(code, 'generated.spec.js');
     expect(code).to.not.match(BIDI_CONTROL);
     expect(parsed.comments.filter((c) => c.slice(2).includes('*/'))).to.deep.equal([]);
-    expect(parsed.comments[0]).to.equal('// Generated from src/\\u202eevil*\\/x\\u2066y\\u2069.js by reading its code (it was not run to write these cases).');
+    expect(parsed.comments[0]).to.equal(
+      '// Generated from src/\\u202eevil*\\/x\\u2066y\\u2069.js by reading its code (it was not run to write these cases).',
+    );
     expect(parsed.syntaxErrors).to.deep.equal([]);
     expect(specifiersOf(parsed)).to.deep.equal(['chai', `../../${modulePath}`]);
   });
 
   it('unit generator: an exported error class whose name the parser took with a bidi override in it is never written bare', async () => {
-    const source = "export class Bad\u202eError extends Error {}\nexport function f(x) {\n  if (x > 1) throw new Bad\u202eError('too big');\n  return 1;\n}\n";
+    const source =
+      "export class Bad\u202eError extends Error {}\nexport function f(x) {\n  if (x > 1) throw new Bad\u202eError('too big');\n  return 1;\n}\n";
     const result = await generateUnitTests(unitRequest({ component: 'f', source, modulePath: 'src/f.js', coverage: 'comprehensive' }));
     const code = result.files[0]!.content;
     const parsed = readGenerated(code, 'generated.spec.js');
@@ -100,7 +119,13 @@ describe('generated tests: customer text cannot become code (unit)', () => {
   });
 
   it('e2e renderer: a component name with a line break, U+2028, `*/` or bidi overrides stays inside the header comment', () => {
-    const names = ['AddToCart\nprocess.exit(7)//', 'AddToCart\u2028process.exit(7)//', 'AddToCart\u2029process.exit(7)//', 'AddToCart\r\nprocess.exit(7)//', 'Add*/process.exit(7)/*\u202eButton\u2066'];
+    const names = [
+      'AddToCart\nprocess.exit(7)//',
+      'AddToCart\u2028process.exit(7)//',
+      'AddToCart\u2029process.exit(7)//',
+      'AddToCart\r\nprocess.exit(7)//',
+      'Add*/process.exit(7)/*\u202eButton\u2066',
+    ];
     for (const component of names) {
       const tests = playwrightTests({ component, testType: 'e2e', coverage: 'exhaustive', facts: samplePageFacts() });
       const code = tests.files[0]!.content;
@@ -114,7 +139,7 @@ describe('generated tests: customer text cannot become code (unit)', () => {
     }
   });
 
-  it('e2e renderer: page text, selectors and URLs are literals whose values are the page\'s own, with nothing invisible left raw', () => {
+  it("e2e renderer: page text, selectors and URLs are literals whose values are the page's own, with nothing invisible left raw", () => {
     const text = 'Add\u202e to cart\u2028';
     const facts = samplePageFacts({ finalUrl: 'http://127.0.0.1:3000/#\u2028process.exit(7)//' });
     facts.located = { ...facts.located!, locator: { kind: 'text', text }, accessibleName: text, text };

@@ -1,12 +1,43 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { commentText, escapeInvisibles, identifier, isIdentifier, jsString, shellWord } from '../../../services/integration/generate/code-literals.ts';
+import {
+  commentText,
+  escapeInvisibles,
+  identifier,
+  isIdentifier,
+  jsString,
+  shellWord,
+} from '../../../services/integration/generate/code-literals.ts';
 import { BIDI_CONTROL, LINE_TERMINATOR, readGenerated } from './generated-source.ts';
 
 /** Strings heavy in what breaks out of comments and literals, mixed with anything at all (lone surrogates included). */
 const hostile = fc.oneof(
   fc.string({ unit: 'binary' }),
-  fc.string({ unit: fc.constantFrom('*', '/', '\n', '\r', '\u2028', '\u2029', '\u202e', '\u2066', '\u061c', '\ufeff', '\ud800', '\udc00', '\ud83d\ude00', "'", '"', '\\', '`', '$', '{', 'a', ' ') }),
+  fc.string({
+    unit: fc.constantFrom(
+      '*',
+      '/',
+      '\n',
+      '\r',
+      '\u2028',
+      '\u2029',
+      '\u202e',
+      '\u2066',
+      '\u061c',
+      '\ufeff',
+      '\ud800',
+      '\udc00',
+      '\ud83d\ude00',
+      "'",
+      '"',
+      '\\',
+      '`',
+      '$',
+      '{',
+      'a',
+      ' ',
+    ),
+  }),
 );
 
 // biome-ignore lint/security/noGlobalEval: the property is that evaluating the literal gives the string back; it evaluates only what jsString made
@@ -32,7 +63,11 @@ describe('code literals: untrusted text in generated code (unit)', () => {
     this.timeout(30_000);
     fc.assert(
       fc.property(hostile, (value) => {
-        for (const code of [`// ${commentText(value)}\nconst kept = 1;\n`, `/* ${commentText(value)}*/ const kept = 1;\n`, `/*${commentText(value)}*/const kept = 1;\n`]) {
+        for (const code of [
+          `// ${commentText(value)}\nconst kept = 1;\n`,
+          `/* ${commentText(value)}*/ const kept = 1;\n`,
+          `/*${commentText(value)}*/const kept = 1;\n`,
+        ]) {
           const parsed = readGenerated(code);
           expect(parsed.statements, JSON.stringify(code)).to.deep.equal(['VariableStatement']);
           expect(parsed.comments, JSON.stringify(code)).to.have.length(1);
@@ -81,7 +116,8 @@ describe('code literals: untrusted text in generated code (unit)', () => {
 
   it('identifiers: JavaScript names that are not reserved, no invisible direction controls', () => {
     for (const name of ['add', '$add', '_x', 'Größe', 'RangeError', 'a1']) expect(isIdentifier(name), name).to.equal(true);
-    for (const name of ['Bad\u202eError', 'if', 'await', 'let', 'default', '"x"', 'a b', '1a', '', 'a-b', 'x\u2028y']) expect(isIdentifier(name), JSON.stringify(name)).to.equal(false);
+    for (const name of ['Bad\u202eError', 'if', 'await', 'let', 'default', '"x"', 'a b', '1a', '', 'a-b', 'x\u2028y'])
+      expect(isIdentifier(name), JSON.stringify(name)).to.equal(false);
     expect(() => identifier('Bad\u202eError')).to.throw(TypeError, 'Bad\\u202eError');
   });
 

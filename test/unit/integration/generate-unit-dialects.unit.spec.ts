@@ -53,7 +53,9 @@ describe('generate unit: framework dialects and imports (unit)', () => {
     const text = result.files[0]?.content ?? '';
     expect(result.runCommand).to.equal('NODE_OPTIONS=--experimental-vm-modules npx jest test/generated/clampQuantity.unit.spec.js');
     expect(text).to.not.include("from 'vitest'");
-    expect(text.split('\n').filter((l) => l.startsWith('import '))).to.deep.equal(["import { clampQuantity } from '../../src/cart/quantity.js';"]);
+    expect(text.split('\n').filter((l) => l.startsWith('import '))).to.deep.equal([
+      "import { clampQuantity } from '../../src/cart/quantity.js';",
+    ]);
     expect(text).to.include('expect(clampQuantity(3)).toEqual(3);');
   });
 
@@ -67,7 +69,9 @@ describe('generate unit: framework dialects and imports (unit)', () => {
   });
 
   it('CommonJS: require for the framework and the module', async () => {
-    expect(await content({ moduleSystem: 'cjs' })).to.include("const { expect } = require('chai');\nconst { clampQuantity } = require('../../src/cart/quantity.js');");
+    expect(await content({ moduleSystem: 'cjs' })).to.include(
+      "const { expect } = require('chai');\nconst { clampQuantity } = require('../../src/cart/quantity.js');",
+    );
     const nodeTest = await content({ moduleSystem: 'cjs', framework: 'node:test' });
     expect(nodeTest).to.include("const { describe, it } = require('node:test');\nconst assert = require('node:assert/strict');");
   });
@@ -78,7 +82,12 @@ describe('generate unit: framework dialects and imports (unit)', () => {
     expect(esm).to.include("import double from '../../lib/double.mjs';");
     const cjs = await content({ component: 'double', source, modulePath: 'lib/double.js', moduleSystem: 'cjs' });
     expect(cjs).to.include("const { default: double } = require('../../lib/double.js');");
-    const whole = await content({ component: 'double', source: 'module.exports = function double(n) { return n * 2; };', modulePath: 'lib/double.js', moduleSystem: 'cjs' });
+    const whole = await content({
+      component: 'double',
+      source: 'module.exports = function double(n) { return n * 2; };',
+      modulePath: 'lib/double.js',
+      moduleSystem: 'cjs',
+    });
     expect(whole).to.include("const double = require('../../lib/double.js');");
   });
 
@@ -89,7 +98,8 @@ describe('generate unit: framework dialects and imports (unit)', () => {
   });
 
   it('a value a declared TypeScript type does not allow is passed with a cast, so the test typechecks', async () => {
-    const source = "export function shout(text: string): string { if (typeof text !== 'string') throw new TypeError('text must be a string'); return text; }";
+    const source =
+      "export function shout(text: string): string { if (typeof text !== 'string') throw new TypeError('text must be a string'); return text; }";
     const text = await content({ component: 'shout', source, modulePath: 'src/shout.ts' });
     expect(text).to.match(/shout\((1|\{\}|true|null|\[\]) as never\)\)\.to\.throw\(TypeError, 'text must be a string'\)/);
   });
@@ -106,7 +116,7 @@ describe('generate unit: framework dialects and imports (unit)', () => {
   it('async functions: awaited results and rejections', async () => {
     const source = "export async function load(id) { if (typeof id !== 'string') throw new TypeError('id must be a string'); return id; }";
     const mocha = await content({ component: 'load', source, modulePath: 'src/load.js' });
-    expect(mocha).to.include("const error = await load(1).then(() => undefined, (caught) => caught);");
+    expect(mocha).to.include('const error = await load(1).then(() => undefined, (caught) => caught);');
     expect(mocha).to.include("expect(error).to.have.property('message', 'id must be a string');");
     const nodeTest = await content({ component: 'load', source, modulePath: 'src/load.js', framework: 'node:test' });
     expect(nodeTest).to.include("await assert.rejects(load(1), { name: 'TypeError', message: 'id must be a string' });");
@@ -118,11 +128,12 @@ describe('generate unit: framework dialects and imports (unit)', () => {
     const source = "export function assert(ok) { if (!ok) throw new Error('not ok'); return true; }";
     const text = await content({ component: 'assert', source, modulePath: 'src/assert.js', framework: 'node:test' });
     expect(text).to.include("import { assert as assertUnderTest } from '../../src/assert.js';");
-    expect(text).to.include("assert.throws(() => assertUnderTest(");
+    expect(text).to.include('assert.throws(() => assertUnderTest(');
   });
 
   it('an exported error class is imported to assert the exact class', async () => {
-    const source = "export class QuotaError extends Error {}\nexport function take(n) { if (n > 5) throw new QuotaError('too many'); return n; }";
+    const source =
+      "export class QuotaError extends Error {}\nexport function take(n) { if (n > 5) throw new QuotaError('too many'); return n; }";
     const text = await content({ component: 'take', source, modulePath: 'src/take.js' });
     expect(text).to.include("import { take, QuotaError } from '../../src/take.js';");
     expect(text).to.include("expect(() => take(6)).to.throw(QuotaError, 'too many');");

@@ -32,7 +32,9 @@ async function value(text: string, names: Record<string, Value> = {}): Promise<V
 }
 
 /** A function's parameters and conditions, the way the planner searches them. */
-async function spaceOf(source: string): Promise<{ space: SearchSpace; conditions: Expr[]; params: ReturnType<typeof signatureOf>['params'] }> {
+async function spaceOf(
+  source: string,
+): Promise<{ space: SearchSpace; conditions: Expr[]; params: ReturnType<typeof signatureOf>['params'] }> {
   const parser = await parserFor('javascript');
   const tree = parser.parse(source);
   const fn = tree?.rootNode.namedChildren[0];
@@ -122,7 +124,7 @@ describe('generate unit: the condition evaluator (unit)', () => {
     expect(renderValue(NaN)).to.equal('NaN');
     expect(renderValue(-Infinity)).to.equal('-Infinity');
     expect(renderValue([undefined, 1n])).to.equal('[undefined, 1n]');
-    expect(renderValue("it's \"x\"\n")).to.equal(`'it\\'s "x"\\n'`);
+    expect(renderValue('it\'s "x"\n')).to.equal(`'it\\'s "x"\\n'`);
     expect(renderValue({ 'a-b': 1, ok: true })).to.equal("{ 'a-b': 1, ok: true }");
     const proto: Record<string, Value> = {};
     Object.defineProperty(proto, '__proto__', { value: 1, enumerable: true });
@@ -132,16 +134,21 @@ describe('generate unit: the condition evaluator (unit)', () => {
 
 describe('generate unit: the argument solver (unit)', () => {
   it('derives candidates from the conditions: both sides of each compared number, lengths, typeof and NaN probes', async () => {
-    const { space } = await spaceOf("function f(q, max = 10, code) { if (typeof q !== 'number' || Number.isNaN(q)) throw 1; if (q < 0) throw 2; if (code.length !== 3) throw 3; }");
+    const { space } = await spaceOf(
+      "function f(q, max = 10, code) { if (typeof q !== 'number' || Number.isNaN(q)) throw 1; if (q < 0) throw 2; if (code.length !== 3) throw 3; }",
+    );
     const [q, max, code] = space.leaves;
-    const pool = (id: string | undefined): string[] => (space.pools.get(id as string) ?? []).map((v) => (v === OMIT ? '<omit>' : renderValue(v)));
+    const pool = (id: string | undefined): string[] =>
+      (space.pools.get(id as string) ?? []).map((v) => (v === OMIT ? '<omit>' : renderValue(v)));
     expect(pool(q?.id)).to.include.members(['-1', '0', '1', 'NaN', "'text'"]);
     expect(pool(max?.id)[0]).to.equal('<omit>');
     expect(pool(code?.id)).to.include.members(["'ab'", "'abc'", "'abcd'"]);
   });
 
   it('finds arguments that satisfy a condition and none of the guards before it, changing as few as it can', async () => {
-    const { space, conditions, params } = await spaceOf('function f(q, max = 10) { if (q < 0) throw 1; if (max < 1) throw 2; if (q > max) return max; }');
+    const { space, conditions, params } = await spaceOf(
+      'function f(q, max = 10) { if (q < 0) throw 1; if (max < 1) throw 2; if (q > max) return max; }',
+    );
     const [qNegative, maxSmall, qOver] = conditions as [Expr, Expr, Expr];
     const holds = (e: Expr, a: ReadonlyMap<string, Arg>): boolean => Boolean(evaluate(e, bindArgs(params, buildArgs(params, a))));
     const over = solve(space, (a) => holds(qOver, a) && !holds(qNegative, a) && !holds(maxSmall, a));
@@ -159,7 +166,8 @@ describe('generate unit: the argument solver (unit)', () => {
   it('climbs past a long run of guards one parameter at a time', async () => {
     const source = 'function f(a, b, c, d) { if (a < 5) throw 1; if (b < 6) throw 2; if (c < 7) throw 3; if (d < 8) throw 4; }';
     const { space, conditions, params } = await spaceOf(source);
-    const passed = (a: ReadonlyMap<string, Arg>): number => conditions.filter((c) => !evaluate(c, bindArgs(params, buildArgs(params, a)))).length;
+    const passed = (a: ReadonlyMap<string, Arg>): number =>
+      conditions.filter((c) => !evaluate(c, bindArgs(params, buildArgs(params, a)))).length;
     const top = climb(space, passed);
     expect([...top.values()]).to.deep.equal([5, 6, 7, 8]);
   });

@@ -31,7 +31,11 @@ async function failure(overrides: Partial<UnitTestRequest>): Promise<GenerateErr
 
 describe('generate unit: what it refuses and what it leaves out (unit)', () => {
   it('a name the module declares but does not export: COMPONENT_NOT_FOUND, saying so', async () => {
-    const error = await failure({ component: 'helper', source: 'function helper(x) { return x; }\nexport const y = 1;', modulePath: 'src/h.js' });
+    const error = await failure({
+      component: 'helper',
+      source: 'function helper(x) { return x; }\nexport const y = 1;',
+      modulePath: 'src/h.js',
+    });
     expect(error.code).to.equal('COMPONENT_NOT_FOUND');
     expect(error.message).to.equal('helper is declared in src/h.js (line 1) but not exported, so a test cannot import it');
   });
@@ -44,17 +48,28 @@ describe('generate unit: what it refuses and what it leaves out (unit)', () => {
   });
 
   it('something exported that cannot be called, a generator, a file that is not a script: NOT_SUPPORTED', async () => {
-    expect((await failure({ component: 'LIMIT', source: 'export const LIMIT = 5;', modulePath: 'src/l.js' })).code).to.equal('NOT_SUPPORTED');
-    expect((await failure({ component: 'ids', source: 'export function* ids() { yield 1; }', modulePath: 'src/g.js' })).code).to.equal('NOT_SUPPORTED');
+    expect((await failure({ component: 'LIMIT', source: 'export const LIMIT = 5;', modulePath: 'src/l.js' })).code).to.equal(
+      'NOT_SUPPORTED',
+    );
+    expect((await failure({ component: 'ids', source: 'export function* ids() { yield 1; }', modulePath: 'src/g.js' })).code).to.equal(
+      'NOT_SUPPORTED',
+    );
     expect((await failure({ component: 'x', source: 'x = 1', modulePath: 'src/x.py' })).code).to.equal('NOT_SUPPORTED');
-    expect((await failure({ component: 'Comp', source: 'export const Comp = () => <div/>;', modulePath: 'src/c.jsx' })).code).to.equal('NOT_SUPPORTED');
+    expect((await failure({ component: 'Comp', source: 'export const Comp = () => <div/>;', modulePath: 'src/c.jsx' })).code).to.equal(
+      'NOT_SUPPORTED',
+    );
   });
 
   it('syntax plain Node cannot load (JSX in .js, a TypeScript enum) is refused for mocha and node:test, not for vitest', async () => {
     const jsx = await failure({ component: 'Comp', source: 'export function Comp(n) { return <b>{n}</b>; }', modulePath: 'src/c.js' });
-    expect(jsx.message).to.equal('src/c.js has JSX (line 1), which Node cannot load without a transform, so mocha cannot import it: use vitest or jest');
-    const source = "enum Unit { Cent }\nexport function cents(n: number): number { if (n < 0) throw new RangeError('negative'); return n; }";
-    expect((await failure({ component: 'cents', source, modulePath: 'src/c.ts', framework: 'node:test' })).message).to.include('has an enum (line 1)');
+    expect(jsx.message).to.equal(
+      'src/c.js has JSX (line 1), which Node cannot load without a transform, so mocha cannot import it: use vitest or jest',
+    );
+    const source =
+      "enum Unit { Cent }\nexport function cents(n: number): number { if (n < 0) throw new RangeError('negative'); return n; }";
+    expect((await failure({ component: 'cents', source, modulePath: 'src/c.ts', framework: 'node:test' })).message).to.include(
+      'has an enum (line 1)',
+    );
     const vitest = await generateUnitTests(request({ component: 'cents', source, modulePath: 'src/c.ts', framework: 'vitest' }));
     expect(vitest.cases.length).to.be.greaterThan(0);
   });
@@ -66,38 +81,63 @@ describe('generate unit: what it refuses and what it leaves out (unit)', () => {
   });
 
   it('a DOM component: the guard before the DOM use is a case, the happy path is skipped for an e2e test', async () => {
-    const result = await generateUnitTests(request({ component: 'AddToCartButton', source: read('src/components/add-to-cart-button.js'), modulePath: 'src/components/add-to-cart-button.js', coverage: 'comprehensive' }));
+    const result = await generateUnitTests(
+      request({
+        component: 'AddToCartButton',
+        source: read('src/components/add-to-cart-button.js'),
+        modulePath: 'src/components/add-to-cart-button.js',
+        coverage: 'comprehensive',
+      }),
+    );
     expect(result.cases.map((c) => [c.kind, c.line])).to.deep.equal([['error', 11]]);
     expect(result.files[0]?.content).to.include(".to.throw(Error, 'productId is required');");
     expect(result.skipped).to.deep.include({ reason: `the happy path: ${DOM}`, line: 14 });
   });
 
   it('no case at all (a DOM component at basic coverage): NO_CASES with the reasons', async () => {
-    const error = await failure({ component: 'CheckoutLink', source: read('src/components/checkout-link.js'), modulePath: 'src/components/checkout-link.js' });
+    const error = await failure({
+      component: 'CheckoutLink',
+      source: read('src/components/checkout-link.js'),
+      modulePath: 'src/components/checkout-link.js',
+    });
     expect(error.code).to.equal('NO_CASES');
     expect(error.message).to.include(DOM);
     expect(error.skipped).to.deep.equal([{ reason: `the happy path: ${DOM}`, line: 7 }]);
   });
 
   it('an @example the code contradicts is reported, not emitted', async () => {
-    const source = ['/**', ' * @example half(4) // => 2', ' * @example half(-2) // => -1', ' */', "export function half(n) { if (n < 0) throw new RangeError('negative'); return n / 2; }"].join('\n');
+    const source = [
+      '/**',
+      ' * @example half(4) // => 2',
+      ' * @example half(-2) // => -1',
+      ' */',
+      "export function half(n) { if (n < 0) throw new RangeError('negative'); return n / 2; }",
+    ].join('\n');
     const result = await generateUnitTests(request({ component: 'half', source, modulePath: 'src/half.js' }));
     expect(result.cases.map((c) => c.name)).to.deep.equal(['half(4) returns 2 (@example)']);
     expect(result.skipped[0]?.reason).to.match(/^the @example at line 3 .*: the guard at line 5 throws for these arguments/);
   });
 
   it('a call that only has to run is not made up for a parameter it cannot build a real value of', async () => {
-    const source = "export async function save(db: Db, name: string): Promise<void> {\n  if (name.length === 0) throw new Error('name is required');\n  await db.collection('names').insertOne({ name });\n}";
+    const source =
+      "export async function save(db: Db, name: string): Promise<void> {\n  if (name.length === 0) throw new Error('name is required');\n  await db.collection('names').insertOne({ name });\n}";
     const result = await generateUnitTests(request({ component: 'save', source, modulePath: 'src/save.ts', coverage: 'comprehensive' }));
     expect(result.cases.map((c) => c.name)).to.deep.equal(["save('text' as never, '') rejects with Error 'name is required'"]);
-    expect(result.skipped[0]?.reason).to.equal('the happy path: db is Db, which the generator cannot make a real value of, so a call that only has to run would rest on a guess');
+    expect(result.skipped[0]?.reason).to.equal(
+      'the happy path: db is Db, which the generator cannot make a real value of, so a call that only has to run would rest on a guess',
+    );
   });
 
   it('a call that only has to run is not generated when the way there calls code from another module', async () => {
-    const source = "import { save } from 'db-lib';\nexport function store(name: string): boolean {\n  if (name === '') throw new Error('empty');\n  save(name);\n  return true;\n}";
+    const source =
+      "import { save } from 'db-lib';\nexport function store(name: string): boolean {\n  if (name === '') throw new Error('empty');\n  save(name);\n  return true;\n}";
     const result = await generateUnitTests(request({ component: 'store', source, modulePath: 'src/store.ts', coverage: 'comprehensive' }));
     expect(result.cases.map((c) => c.name)).to.deep.equal(["store('') throws Error 'empty'"]);
-    expect(result.skipped).to.deep.include({ reason: 'the happy path: line 4 calls save (imported from db-lib), code the generator does not read, so a call that only has to run would rest on a guess', line: 4 });
+    expect(result.skipped).to.deep.include({
+      reason:
+        'the happy path: line 4 calls save (imported from db-lib), code the generator does not read, so a call that only has to run would rest on a guess',
+      line: 4,
+    });
   });
 
   it('a condition the evaluator cannot read is skipped with its reason and line; the guards before it still are cases', async () => {
@@ -111,6 +151,10 @@ describe('generate unit: what it refuses and what it leaves out (unit)', () => {
     ].join('\n');
     const result = await generateUnitTests(request({ component: 'take', source, modulePath: 'src/take.js', coverage: 'comprehensive' }));
     expect(result.cases.map((c) => [c.kind, c.line])).to.deep.equal([['error', 3]]);
-    expect(result.skipped).to.deep.include({ reason: 'the guard at line 4 (`n > limitOf()`): cannot decide `n > limitOf()` at line 4: limitOf() is not a call the generator evaluates', line: 4 });
+    expect(result.skipped).to.deep.include({
+      reason:
+        'the guard at line 4 (`n > limitOf()`): cannot decide `n > limitOf()` at line 4: limitOf() is not a call the generator evaluates',
+      line: 4,
+    });
   });
 });

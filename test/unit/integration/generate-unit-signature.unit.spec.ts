@@ -21,7 +21,10 @@ async function signature(source: string, name: string, grammar: 'javascript' | '
 
 /** One line per parameter leaf: `label: type = default?` */
 function summary(params: readonly Param[]): string[] {
-  return leavesOf(params).map((l) => `${l.access ? [l.access.root, ...l.access.path].join('.') : l.label}: ${describeType(l.type)}${l.defaultExpr ? ` = ${printExpr(l.defaultExpr)}` : ''}${l.optional ? ' (optional)' : ''}`);
+  return leavesOf(params).map(
+    (l) =>
+      `${l.access ? [l.access.root, ...l.access.path].join('.') : l.label}: ${describeType(l.type)}${l.defaultExpr ? ` = ${printExpr(l.defaultExpr)}` : ''}${l.optional ? ' (optional)' : ''}`,
+  );
 }
 
 describe('generate unit: signatures (unit)', () => {
@@ -44,7 +47,7 @@ describe('generate unit: signatures (unit)', () => {
   it('reads TypeScript annotations, optional parameters and async return types', async () => {
     const source = "export async function load(id: string, retries?: number, mode: 'a' | 'b' = 'a'): Promise<string[]> { return []; }";
     const sig = await signature(source, 'load', 'typescript');
-    expect(summary(sig.params)).to.deep.equal(['id: string', 'retries: number (optional)', "mode: \"a\" | \"b\" = 'a' (optional)"]);
+    expect(summary(sig.params)).to.deep.equal(['id: string', 'retries: number (optional)', 'mode: "a" | "b" = \'a\' (optional)']);
     expect(sig.returns && describeType(sig.returns)).to.equal('Promise<string[]>');
     expect(sig.isAsync).to.equal(true);
   });
@@ -67,8 +70,13 @@ describe('generate unit: signatures (unit)', () => {
   });
 
   it('folds JSDoc `props.key` lines into the parameter they describe', () => {
-    const doc = parseDocComment(['/**', ' * @param {Object} props', ' * @param {string} props.id', ' * @param {number} [props.count]', ' */'].join('\n'), 1);
-    expect(doc.params.map((p) => `${p.name}: ${p.type ? describeType(p.type) : '?'}`)).to.deep.equal(['props: { id: string; count?: number }']);
+    const doc = parseDocComment(
+      ['/**', ' * @param {Object} props', ' * @param {string} props.id', ' * @param {number} [props.count]', ' */'].join('\n'),
+      1,
+    );
+    expect(doc.params.map((p) => `${p.name}: ${p.type ? describeType(p.type) : '?'}`)).to.deep.equal([
+      'props: { id: string; count?: number }',
+    ]);
   });
 
   it('keeps array patterns and rest parameters as names it does not choose values for', async () => {
@@ -87,7 +95,12 @@ describe('generate unit: signatures (unit)', () => {
   });
 
   it('records @example lines with their line numbers', () => {
-    const doc = parseDocComment(['/**', ' * Formats.', ' * @example formatPrice(5) // => "$0.05"', ' * @example', ' *   formatPrice(0) // => "free"', ' */'].join('\n'), 10);
+    const doc = parseDocComment(
+      ['/**', ' * Formats.', ' * @example formatPrice(5) // => "$0.05"', ' * @example', ' *   formatPrice(0) // => "free"', ' */'].join(
+        '\n',
+      ),
+      10,
+    );
     expect(doc.examples).to.deep.equal([
       { text: 'formatPrice(5) // => "$0.05"', line: 12 },
       { text: 'formatPrice(0) // => "free"', line: 14 },

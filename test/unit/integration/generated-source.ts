@@ -27,9 +27,14 @@ export function readGenerated(code: string, fileName = 'generated.spec.ts'): Gen
   const comments: string[] = [];
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, code);
   for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
-    if (token === ts.SyntaxKind.SingleLineCommentTrivia || token === ts.SyntaxKind.MultiLineCommentTrivia) comments.push(scanner.getTokenText());
+    if (token === ts.SyntaxKind.SingleLineCommentTrivia || token === ts.SyntaxKind.MultiLineCommentTrivia)
+      comments.push(scanner.getTokenText());
   }
-  const { diagnostics = [] } = ts.transpileModule(code, { fileName, reportDiagnostics: true, compilerOptions: { target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext } });
+  const { diagnostics = [] } = ts.transpileModule(code, {
+    fileName,
+    reportDiagnostics: true,
+    compilerOptions: { target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext },
+  });
   return {
     statements: sourceFile.statements.map(statementKind),
     callees,
@@ -49,7 +54,13 @@ export function specifiersOf(source: GeneratedSource): string[] {
   const out: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) out.push(node.moduleSpecifier.text);
-    if (ts.isCallExpression(node) && node.expression.getText(source.sourceFile) === 'require' && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) out.push(node.arguments[0].text);
+    if (
+      ts.isCallExpression(node) &&
+      node.expression.getText(source.sourceFile) === 'require' &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    )
+      out.push(node.arguments[0].text);
     ts.forEachChild(node, visit);
   };
   visit(source.sourceFile);

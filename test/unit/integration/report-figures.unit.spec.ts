@@ -53,7 +53,12 @@ describe('project report figures (unit)', () => {
 
   describe('perDay', () => {
     it('counts per UTC day, oldest first, with the quiet days between at 0', () => {
-      const days = perDay([at('2026-11-03T23:59:59.999Z'), at('2026-11-01T00:00:00Z'), at('2026-11-01T23:00:00+02:00'), at('2026-11-03T00:00:00Z')]);
+      const days = perDay([
+        at('2026-11-03T23:59:59.999Z'),
+        at('2026-11-01T00:00:00Z'),
+        at('2026-11-01T23:00:00+02:00'),
+        at('2026-11-03T00:00:00Z'),
+      ]);
       expect(days).to.deep.equal([
         { day: '2026-11-01', count: 2 },
         { day: '2026-11-02', count: 0 },
@@ -62,7 +67,10 @@ describe('project report figures (unit)', () => {
     });
 
     it('crosses a month and a year end, and answers nothing for nothing', () => {
-      expect(perDay([at('2026-12-31T12:00:00Z'), at('2027-01-01T01:00:00Z')]).map((d) => d.day)).to.deep.equal(['2026-12-31', '2027-01-01']);
+      expect(perDay([at('2026-12-31T12:00:00Z'), at('2027-01-01T01:00:00Z')]).map((d) => d.day)).to.deep.equal([
+        '2026-12-31',
+        '2027-01-01',
+      ]);
       expect(perDay([])).to.deep.equal([]);
     });
   });
@@ -73,7 +81,17 @@ describe('project report figures (unit)', () => {
       { key: 'b', count: 2 },
       { key: 'c', count: 1 },
     ]);
-    expect(tally([{ k: 'x', n: 3 }, { k: 'y', n: 5 }, { k: 'x', n: 4 }], (i) => i.k, (i) => i.n)).to.deep.equal([
+    expect(
+      tally(
+        [
+          { k: 'x', n: 3 },
+          { k: 'y', n: 5 },
+          { k: 'x', n: 4 },
+        ],
+        (i) => i.k,
+        (i) => i.n,
+      ),
+    ).to.deep.equal([
       { key: 'x', count: 7 },
       { key: 'y', count: 5 },
     ]);
@@ -123,7 +141,12 @@ describe('project report sections (unit)', () => {
   });
 
   it('queries: count, cache hit rate, latency percentiles, by collection and by day', () => {
-    const q = (collectionName: string, cached: boolean, durationMs: number, servedAt: string) => ({ collectionName, cached, durationMs, servedAt: at(servedAt) });
+    const q = (collectionName: string, cached: boolean, durationMs: number, servedAt: string) => ({
+      collectionName,
+      cached,
+      durationMs,
+      servedAt: at(servedAt),
+    });
     const figures = queryFigures([
       q('web', true, 5, '2026-11-01T10:00:00Z'),
       q('web', false, 50, '2026-11-01T11:00:00Z'),
@@ -150,8 +173,20 @@ describe('project report sections (unit)', () => {
 
   it('vision: findings summed by severity (every severity present) and by type', () => {
     const figures = visionFigures(7, [
-      { findings: { minor: 2, moderate: 0, serious: 1, critical: 0 }, findingTypes: [{ type: 'overlap', count: 2 }, { type: 'axe:label', count: 1 }] },
-      { findings: { minor: 1, moderate: 3, serious: 0, critical: 1 }, findingTypes: [{ type: 'axe:label', count: 4 }, { type: 'overlap', count: 1 }] },
+      {
+        findings: { minor: 2, moderate: 0, serious: 1, critical: 0 },
+        findingTypes: [
+          { type: 'overlap', count: 2 },
+          { type: 'axe:label', count: 1 },
+        ],
+      },
+      {
+        findings: { minor: 1, moderate: 3, serious: 0, critical: 1 },
+        findingTypes: [
+          { type: 'axe:label', count: 4 },
+          { type: 'overlap', count: 1 },
+        ],
+      },
     ]);
     expect(figures).to.deep.equal({
       captures: 7,
@@ -168,7 +203,11 @@ describe('project report sections (unit)', () => {
   });
 
   it('usage: every metric of the quota report, null for an operator', () => {
-    const usage = { queries: { used: 3, limit: 100, remaining: 97 }, filesIndexed: { used: 0, limit: 50, remaining: 50 }, screenshotsAnalyzed: { used: 9, limit: -1, remaining: -1 } };
+    const usage = {
+      queries: { used: 3, limit: 100, remaining: 97 },
+      filesIndexed: { used: 0, limit: 50, remaining: 50 },
+      screenshotsAnalyzed: { used: 9, limit: -1, remaining: -1 },
+    };
     expect(usageFigures(usage, '2026-11')).to.deep.equal({
       period: '2026-11',
       metrics: [
@@ -213,14 +252,29 @@ describe('project report sections (unit)', () => {
       durationMs: 10,
       validatedAt: at(validatedAt),
     });
-    const summary = validationSummary([v('a', true, '2026-11-01T00:00:00Z'), v('b', false, '2026-11-03T00:00:00Z'), v('c', null, '2026-11-02T00:00:00Z'), v('d', true, '2026-11-04T00:00:00Z')]);
+    const summary = validationSummary([
+      v('a', true, '2026-11-01T00:00:00Z'),
+      v('b', false, '2026-11-03T00:00:00Z'),
+      v('c', null, '2026-11-02T00:00:00Z'),
+      v('d', true, '2026-11-04T00:00:00Z'),
+    ]);
     expect(summary).to.include({ count: 4, valid: 2, invalid: 1, undecided: 1 });
     expect(summary.recent.map((r) => r.validationId)).to.deep.equal(['d', 'b', 'c', 'a']);
-    expect(summary.recent[0]).to.deep.include({ valid: true, validatedAt: '2026-11-04T00:00:00.000Z', checks: { passed: 1, failed: 0, unknown: 0 } });
+    expect(summary.recent[0]).to.deep.include({
+      valid: true,
+      validatedAt: '2026-11-04T00:00:00.000Z',
+      checks: { passed: 1, failed: 0, unknown: 0 },
+    });
   });
 
   it('generations: count, cases and test types', () => {
-    expect(generationSummary([{ testType: 'unit', cases: 4 }, { testType: 'e2e', cases: 2 }, { testType: 'unit', cases: 6 }])).to.deep.equal({
+    expect(
+      generationSummary([
+        { testType: 'unit', cases: 4 },
+        { testType: 'e2e', cases: 2 },
+        { testType: 'unit', cases: 6 },
+      ]),
+    ).to.deep.equal({
       count: 3,
       cases: 12,
       byTestType: [

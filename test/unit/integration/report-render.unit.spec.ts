@@ -16,7 +16,8 @@ function svgNumbers(html: string): string[] {
 
 function expectSaneSvg(html: string): void {
   expect(html).not.to.match(/NaN|Infinity|undefined/);
-  for (const value of svgNumbers(html)) expect(Number.isFinite(Number(value)) && value.trim() !== '', `svg number "${value}"`).to.equal(true);
+  for (const value of svgNumbers(html))
+    expect(Number.isFinite(Number(value)) && value.trim() !== '', `svg number "${value}"`).to.equal(true);
 }
 
 /** The page with every (escaped) customer string taken out: what is left is the template's own. */
@@ -37,11 +38,16 @@ describe('project report rendering (unit)', () => {
     const text = renderMarkdown(sampleReport());
 
     it('escapes what markdown and HTML would read in the names of things', () => {
-      expect(escapeMarkdown('a|b *c* _d_ [e](f) `g` <h> & #i\nj\\')).to.equal('a\\|b \\*c\\* \\_d\\_ \\[e\\]\\(f\\) \\`g\\` &lt;h&gt; &amp; \\#i j\\\\');
+      expect(escapeMarkdown('a|b *c* _d_ [e](f) `g` <h> & #i\nj\\')).to.equal(
+        'a\\|b \\*c\\* \\_d\\_ \\[e\\]\\(f\\) \\`g\\` &lt;h&gt; &amp; \\#i j\\\\',
+      );
       expect(text).not.to.include('<script>');
       expect(text).to.include(`# Project report: ${escapeMarkdown(HOSTILE.projectName)}`);
       expect(text).to.include('&lt;script&gt;alert\\(1\\)&lt;/script&gt; \\*Shop\\* \\|');
-      expect(text).to.include(escapeMarkdown(HOSTILE.component)).and.include(escapeMarkdown(HOSTILE.suite)).and.include(escapeMarkdown(HOSTILE.url));
+      expect(text)
+        .to.include(escapeMarkdown(HOSTILE.component))
+        .and.include(escapeMarkdown(HOSTILE.suite))
+        .and.include(escapeMarkdown(HOSTILE.url));
       expect(text).not.to.include('<img');
     });
 
@@ -81,7 +87,20 @@ describe('project report rendering (unit)', () => {
       expect(CONTENT_SECURITY_POLICY).to.equal("default-src 'none'; style-src 'unsafe-inline'; img-src data:");
       expect(html.toLowerCase()).not.to.include('<script');
       const own = template(html).toLowerCase();
-      for (const forbidden of ['http://', 'https://', 'src=', 'href=', 'url(', '@import', '<link', '<img', '<iframe', '<object', '<foreignobject', 'xmlns']) {
+      for (const forbidden of [
+        'http://',
+        'https://',
+        'src=',
+        'href=',
+        'url(',
+        '@import',
+        '<link',
+        '<img',
+        '<iframe',
+        '<object',
+        '<foreignobject',
+        'xmlns',
+      ]) {
         expect(own, forbidden).not.to.include(forbidden);
       }
     });
@@ -97,14 +116,29 @@ describe('project report rendering (unit)', () => {
     it('draws the five charts, each with a title and a label', () => {
       expect(svgCount(html)).to.equal(5);
       for (const id of ['queries-per-day', 'findings-by-severity', 'usage-vs-quota', 'visual-test-history', 'validation-verdicts']) {
-        const svg = new RegExp(`<svg class="chart" id="${id}"[^>]*role="img" aria-label="[^"]+"[^>]*><title>[^<]+</title><desc id="${id}-desc">`);
+        const svg = new RegExp(
+          `<svg class="chart" id="${id}"[^>]*role="img" aria-label="[^"]+"[^>]*><title>[^<]+</title><desc id="${id}-desc">`,
+        );
         expect(html, id).to.match(svg);
       }
       expectSaneSvg(html);
     });
 
     it('shows the figures', () => {
-      for (const figure of ['58', '36.2%', '42 ms', '449', '2 / 4', '3 / 5', '31', '58 of 1,000', '449 of 500', '14 used · unlimited', 'valid 3 (60%)', '>12</text>']) {
+      for (const figure of [
+        '58',
+        '36.2%',
+        '42 ms',
+        '449',
+        '2 / 4',
+        '3 / 5',
+        '31',
+        '58 of 1,000',
+        '449 of 500',
+        '14 used · unlimited',
+        'valid 3 (60%)',
+        '>12</text>',
+      ]) {
         expect(html, figure).to.include(figure);
       }
       expect(html).to.include('<td>axe:color-contrast</td><td class="num">7</td>');
@@ -114,13 +148,21 @@ describe('project report rendering (unit)', () => {
     it('says "no data yet" instead of drawing empty charts, with no NaN anywhere', () => {
       const empty = renderHtml(emptyReport());
       expect(svgCount(empty)).to.equal(1); // the quotas, all at 0 or unlimited
-      expect(empty).to.include('No queries yet.').and.include('No analyses yet.').and.include('No visual test runs yet.').and.include('No validations yet.');
+      expect(empty)
+        .to.include('No queries yet.')
+        .and.include('No analyses yet.')
+        .and.include('No visual test runs yet.')
+        .and.include('No validations yet.');
       expectSaneSvg(empty);
     });
 
     it('draws a zero maximum without dividing by it', () => {
       const report: ProjectReport = emptyReport();
-      report.metrics!.vision = { captures: 2, analyses: 2, findings: { bySeverity: { minor: 0, moderate: 0, serious: 0, critical: 0 }, byType: [] } };
+      report.metrics!.vision = {
+        captures: 2,
+        analyses: 2,
+        findings: { bySeverity: { minor: 0, moderate: 0, serious: 0, critical: 0 }, byType: [] },
+      };
       report.metrics!.queries.perDay = [{ day: '2026-11-01', count: 0 }];
       const page = renderHtml(report);
       expect(svgCount(page)).to.equal(3);
@@ -128,7 +170,10 @@ describe('project report rendering (unit)', () => {
       const text = { id: 't', title: 'T', description: 'D' };
       for (const svg of [
         columnChart(text, [{ label: 'a', tick: 'a', segments: [{ label: 'x', value: 0, color: '#000' }] }]),
-        barRows(text, [{ label: 'a', value: 5, max: 0, valueLabel: '5', color: '#000' }, { label: 'b', value: Number.NaN, max: 10, valueLabel: '?', color: '#000' }]),
+        barRows(text, [
+          { label: 'a', value: 5, max: 0, valueLabel: '5', color: '#000' },
+          { label: 'b', value: Number.NaN, max: 10, valueLabel: '?', color: '#000' },
+        ]),
       ]) {
         expect(svg.startsWith('<svg')).to.equal(true);
         expectSaneSvg(svg);
@@ -140,7 +185,9 @@ describe('project report rendering (unit)', () => {
     });
 
     it('escapes chart labels and tooltips too', () => {
-      const svg = columnChart({ id: 'x" onload="alert(1)', title: '<t>', description: '"d"' }, [{ label: '<l>', tick: '"t"', segments: [{ label: '<s>', value: 1, color: '"><script>' }] }]);
+      const svg = columnChart({ id: 'x" onload="alert(1)', title: '<t>', description: '"d"' }, [
+        { label: '<l>', tick: '"t"', segments: [{ label: '<s>', value: 1, color: '"><script>' }] },
+      ]);
       expect(svg).not.to.match(/<t>|<l>|<s>|<script>|" onload/);
       expect(svg).to.include('id="x--onload--alert-1-"');
     });

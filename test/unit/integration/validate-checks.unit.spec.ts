@@ -22,12 +22,21 @@ const CLAMP = `export function clampQuantity(quantity, max = 10) {
 
 const page = samplePageFacts;
 
-const evidence = (overrides: Partial<Evidence> = {}): Evidence => ({ defined: true, code: codeFacts(CLAMP, 11), page: page(), ...overrides });
+const evidence = (overrides: Partial<Evidence> = {}): Evidence => ({
+  defined: true,
+  code: codeFacts(CLAMP, 11),
+  page: page(),
+  ...overrides,
+});
 const decide = (sentence: string, e: Evidence = evidence()) => judge(sentence, claimOf(sentence), e);
 
 describe('integration validate: sentences, claims and their verdicts (unit)', () => {
   it('splits sentences at their ends, not inside quotes, paths or abbreviations', () => {
-    expect(sentencesOf('It is visible. Clicking it opens the "Added to cart. Now" dialog! It goes to /checkout.html\nIt posts to /api/cart; done')).to.deep.equal([
+    expect(
+      sentencesOf(
+        'It is visible. Clicking it opens the "Added to cart. Now" dialog! It goes to /checkout.html\nIt posts to /api/cart; done',
+      ),
+    ).to.deep.equal([
       'It is visible',
       'Clicking it opens the "Added to cart. Now" dialog',
       'It goes to /checkout.html',
@@ -44,13 +53,31 @@ describe('integration validate: sentences, claims and their verdicts (unit)', ()
     expect(claimOf('It is disabled')).to.deep.equal({ kind: 'enabled', negated: true });
     expect(claimOf('It is not disabled')).to.deep.equal({ kind: 'enabled', negated: false });
     expect(claimOf('It is labelled "Add to cart"')).to.deep.equal({ kind: 'name', negated: false, text: 'Add to cart' });
-    expect(claimOf('Clicking it opens the Added to cart dialog')).to.deep.equal({ kind: 'opens-dialog', negated: false, name: 'Added to cart' });
+    expect(claimOf('Clicking it opens the Added to cart dialog')).to.deep.equal({
+      kind: 'opens-dialog',
+      negated: false,
+      name: 'Added to cart',
+    });
     expect(claimOf('Clicking it opens a modal')).to.deep.equal({ kind: 'opens-dialog', negated: false, name: null });
-    expect(claimOf('Clicking it navigates to /checkout.html')).to.deep.equal({ kind: 'navigates', negated: false, target: '/checkout.html' });
-    expect(claimOf('It sends a POST request to /api/cart')).to.deep.equal({ kind: 'requests', negated: false, method: 'POST', path: '/api/cart' });
+    expect(claimOf('Clicking it navigates to /checkout.html')).to.deep.equal({
+      kind: 'navigates',
+      negated: false,
+      target: '/checkout.html',
+    });
+    expect(claimOf('It sends a POST request to /api/cart')).to.deep.equal({
+      kind: 'requests',
+      negated: false,
+      method: 'POST',
+      path: '/api/cart',
+    });
     expect(claimOf('It posts the product to the server')).to.deep.equal({ kind: 'requests', negated: false, method: 'POST', path: null });
     expect(claimOf('It has no accessibility violations')).to.deep.equal({ kind: 'accessible', negated: false });
-    expect(claimOf('It throws a RangeError when the quantity is negative')).to.deep.equal({ kind: 'throws', negated: false, errorType: 'RangeError', condition: 'the quantity is negative' });
+    expect(claimOf('It throws a RangeError when the quantity is negative')).to.deep.equal({
+      kind: 'throws',
+      negated: false,
+      errorType: 'RangeError',
+      condition: 'the quantity is negative',
+    });
     expect(claimOf('It accepts a productId prop')).to.deep.equal({ kind: 'parameter', negated: false, name: 'productId' });
     expect(claimOf('Customers love it')).to.deep.equal({ kind: 'open' });
   });
@@ -75,7 +102,10 @@ describe('integration validate: sentences, claims and their verdicts (unit)', ()
     expect(decide('Clicking it opens the "Added to cart" dialog').status).to.equal('passed');
     expect(decide('Clicking it opens the "Sign in" dialog').status).to.equal('failed');
     expect(decide('It posts to /api/cart').status).to.equal('passed');
-    expect(decide('It posts to /api/orders')).to.include({ status: 'failed', detail: 'a click sent POST /api/cart (200), not POST /api/orders' });
+    expect(decide('It posts to /api/orders')).to.include({
+      status: 'failed',
+      detail: 'a click sent POST /api/cart (200), not POST /api/orders',
+    });
     expect(decide('Clicking it navigates to /checkout')).to.include({ status: 'failed', detail: 'a click did not navigate' });
     expect(decide('It does not navigate away').status).to.equal('passed');
     expect(decide('It is disabled').status).to.equal('failed');
@@ -102,26 +132,50 @@ describe('integration validate: sentences, claims and their verdicts (unit)', ()
   });
 
   it('gives valid false on any failure, null on any unknown, true only when all passed', () => {
-    const check = (status: CheckResult['status'], decidedBy: CheckResult['decidedBy'] = status === 'unknown' ? null : 'evidence'): CheckResult => ({ description: 'x', status, detail: '', decidedBy });
-    expect(verdictOf([check('passed'), check('passed')])).to.deep.equal({ valid: true, confidence: 1, counts: { passed: 2, failed: 0, unknown: 0 }, modelValid: null });
+    const check = (
+      status: CheckResult['status'],
+      decidedBy: CheckResult['decidedBy'] = status === 'unknown' ? null : 'evidence',
+    ): CheckResult => ({ description: 'x', status, detail: '', decidedBy });
+    expect(verdictOf([check('passed'), check('passed')])).to.deep.equal({
+      valid: true,
+      confidence: 1,
+      counts: { passed: 2, failed: 0, unknown: 0 },
+      modelValid: null,
+    });
     expect(verdictOf([check('passed'), check('unknown')])).to.include({ valid: null, confidence: 0.5 });
     expect(verdictOf([check('failed'), check('unknown')])).to.include({ valid: false, confidence: 0.5 });
     expect(verdictOf([])).to.include({ valid: null, confidence: 0 });
   });
 
-  it('never lets a model\'s say-so make valid true: valid is the evidence\'s, the model\'s verdict is modelValid beside it', () => {
-    const check = (status: CheckResult['status'], decidedBy: CheckResult['decidedBy']): CheckResult => ({ description: 'x', status, detail: '', decidedBy });
+  it("never lets a model's say-so make valid true: valid is the evidence's, the model's verdict is modelValid beside it", () => {
+    const check = (status: CheckResult['status'], decidedBy: CheckResult['decidedBy']): CheckResult => ({
+      description: 'x',
+      status,
+      detail: '',
+      decidedBy,
+    });
     // The evidence passed one, the model "passed" the other: the evidence alone leaves it undecided.
-    expect(verdictOf([check('passed', 'evidence'), check('passed', 'model')])).to.deep.equal({ valid: null, confidence: 0.5, counts: { passed: 1, failed: 0, unknown: 1 }, modelValid: true });
-    expect(verdictOf([check('passed', 'model'), check('passed', 'model')])).to.deep.equal({ valid: null, confidence: 0, counts: { passed: 0, failed: 0, unknown: 2 }, modelValid: true });
+    expect(verdictOf([check('passed', 'evidence'), check('passed', 'model')])).to.deep.equal({
+      valid: null,
+      confidence: 0.5,
+      counts: { passed: 1, failed: 0, unknown: 1 },
+      modelValid: true,
+    });
+    expect(verdictOf([check('passed', 'model'), check('passed', 'model')])).to.deep.equal({
+      valid: null,
+      confidence: 0,
+      counts: { passed: 0, failed: 0, unknown: 2 },
+      modelValid: true,
+    });
     // A failure the evidence shows stands whatever the model says; one the model alone saw is only modelValid's.
     expect(verdictOf([check('failed', 'evidence'), check('passed', 'model')])).to.include({ valid: false, modelValid: false });
     expect(verdictOf([check('passed', 'evidence'), check('failed', 'model')])).to.include({ valid: null, modelValid: false });
     expect(verdictOf([check('passed', 'model'), check('unknown', null)])).to.include({ valid: null, modelValid: null });
   });
 
-  it('keeps a model\'s judgement to the checks asked about and to passed or failed', () => {
-    const content = 'Sure: {"checks":[{"index":1,"status":"passed","reason":"the handler posts"},{"index":1,"status":"failed"},{"index":7,"status":"passed"},{"index":2,"status":"unknown"},{"index":3,"status":"failed","reason":5}]}';
+  it("keeps a model's judgement to the checks asked about and to passed or failed", () => {
+    const content =
+      'Sure: {"checks":[{"index":1,"status":"passed","reason":"the handler posts"},{"index":1,"status":"failed"},{"index":7,"status":"passed"},{"index":2,"status":"unknown"},{"index":3,"status":"failed","reason":5}]}';
     expect(parseJudgement(content, [1, 2, 3])).to.deep.equal([
       { index: 1, status: 'passed', reason: 'the handler posts' },
       { index: 3, status: 'failed', reason: '' },

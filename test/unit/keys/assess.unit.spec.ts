@@ -48,11 +48,16 @@ describe('key assessment (unit)', () => {
 
   it('a revoked key is DISABLED; a record without a key is NOT_FOUND', () => {
     expect(assessKey(record({ status: 'revoked' }), noUsage(), { metric: 'queries', amount: 1 })).to.deep.include({ code: 'DISABLED' });
-    expect(assessKey(record({ keyHash: null, status: 'none' }), noUsage(), { metric: 'queries', amount: 1 })).to.deep.include({ code: 'NOT_FOUND' });
+    expect(assessKey(record({ keyHash: null, status: 'none' }), noUsage(), { metric: 'queries', amount: 1 })).to.deep.include({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('a key whose subscription ended stays valid at the free tier', () => {
-    const result = assessKey(record({ tier: 'free', subscriptionStatus: 'ended', paidTier: 'pro' }), noUsage(), { metric: 'queries', amount: 1 });
+    const result = assessKey(record({ tier: 'free', subscriptionStatus: 'ended', paidTier: 'pro' }), noUsage(), {
+      metric: 'queries',
+      amount: 1,
+    });
     expect(result).to.deep.include({ valid: true });
   });
 });

@@ -37,7 +37,14 @@ describe('API key encryption (unit)', () => {
     expect(body(a).subarray(0, 12).equals(body(b).subarray(0, 12))).to.equal(false);
   });
 
-  for (const [part, index] of [['iv', 0], ['iv end', 11], ['tag', 12], ['tag end', 27], ['ciphertext', 28], ['ciphertext end', 28 + 36]] as const) {
+  for (const [part, index] of [
+    ['iv', 0],
+    ['iv end', 11],
+    ['tag', 12],
+    ['tag end', 27],
+    ['ciphertext', 28],
+    ['ciphertext end', 28 + 36],
+  ] as const) {
     it(`rejects a tampered ${part}`, () => {
       failsCleanly(() => decryptKey(tamper(encryptKey(plaintext, key, binding), index), key, binding));
     });

@@ -49,7 +49,15 @@ describe('API key format (unit)', () => {
   it('recognises only exactly well-formed keys', () => {
     const good = `svc_${'a'.repeat(33)}`;
     expect(isWellFormedKey(good)).to.equal(true);
-    for (const bad of [`svc_${'a'.repeat(32)}`, `svc_${'a'.repeat(34)}`, `SVC_${'a'.repeat(33)}`, `svc_${'a'.repeat(32)}-`, `${good}\n`, ` ${good}`, '']) {
+    for (const bad of [
+      `svc_${'a'.repeat(32)}`,
+      `svc_${'a'.repeat(34)}`,
+      `SVC_${'a'.repeat(33)}`,
+      `svc_${'a'.repeat(32)}-`,
+      `${good}\n`,
+      ` ${good}`,
+      '',
+    ]) {
       expect(isWellFormedKey(bad), JSON.stringify(bad)).to.equal(false);
     }
   });

@@ -19,7 +19,10 @@ describe('POST /validate answers from precomputed parts', () => {
   it('writes a valid key byte for byte as serialising the answer object did, for every tier and awkward ids', () => {
     for (const tier of TIERS) {
       for (const customerId of ['cus_1', '', 'quote " back \\ slash', 'émoji 🔑 \u2028 \u0000', '</script>']) {
-        for (const usage of [{ queries: 0, filesIndexed: 0, screenshotsAnalyzed: 0 }, { queries: 99, filesIndexed: 1234, screenshotsAnalyzed: 7 }]) {
+        for (const usage of [
+          { queries: 0, filesIndexed: 0, screenshotsAnalyzed: 0 },
+          { queries: 99, filesIndexed: 1234, screenshotsAnalyzed: 7 },
+        ]) {
           const result: Extract<Assessment, { valid: true }> = {
             valid: true,
             identity: { keyHash: 'h', tier, customerId, subscriptionId: 's' },
@@ -46,7 +49,11 @@ describe('POST /validate answers from precomputed parts', () => {
 
   it('takes {"apiKey"} alone without the schema, and everything else through it with its messages', () => {
     expect(readValidateInput({ apiKey: 'svc_x' })).to.deep.equal({ ok: true, apiKey: 'svc_x', request: {} });
-    expect(readValidateInput({ apiKey: 'svc_x', metric: 'filesIndexed', amount: 3 })).to.deep.equal({ ok: true, apiKey: 'svc_x', request: { metric: 'filesIndexed', amount: 3 } });
+    expect(readValidateInput({ apiKey: 'svc_x', metric: 'filesIndexed', amount: 3 })).to.deep.equal({
+      ok: true,
+      apiKey: 'svc_x',
+      request: { metric: 'filesIndexed', amount: 3 },
+    });
     const refused = (body: unknown) => {
       const input = readValidateInput(body);
       if (input.ok) throw new Error(`taken: ${JSON.stringify(body)}`);

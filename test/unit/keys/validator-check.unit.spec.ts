@@ -13,8 +13,17 @@ function fixture(held: { ip: boolean; key: boolean; record: boolean; usage: bool
   const apiKey = generateApiKey();
   const keyHash = hashKey(apiKey);
   const record: KeyRecord = {
-    subscriptionId: 'sub-1', keyHash, last4: apiKey.slice(-4), tier: 'pro', status: 'active', subscriptionStatus: 'active',
-    paidTier: 'pro', customerId: 'cus-1', email: null, createdAt: null, endsAt: null,
+    subscriptionId: 'sub-1',
+    keyHash,
+    last4: apiKey.slice(-4),
+    tier: 'pro',
+    status: 'active',
+    subscriptionStatus: 'active',
+    paidTier: 'pro',
+    customerId: 'cus-1',
+    email: null,
+    createdAt: null,
+    endsAt: null,
   };
   const calls = { ipHeld: 0, consumeIp: 0, keyHeld: 0, consumeKey: 0, keysGet: 0, usageGet: 0 };
   const limits: RateLimiting = {

@@ -13,9 +13,17 @@ import type { Mail, Mailer } from '../../../services/mailer/transport.ts';
 import { createLogger } from '../../../services/platform/logger.ts';
 
 const keyEncryptionKey = randomBytes(32);
-const settings: MailSettings = { keyEncryptionKey, reactivateUrl: 'https://svc.example/billing', pricingUrl: 'https://svc.example/pricing' };
+const settings: MailSettings = {
+  keyEncryptionKey,
+  reactivateUrl: 'https://svc.example/billing',
+  pricingUrl: 'https://svc.example/pricing',
+};
 
-function keyEvent(apiKey: string, encryptedKey: string, subscriptionId: string): KeyGenerated & { position: { topic: string; partition: number; offset: string } } {
+function keyEvent(
+  apiKey: string,
+  encryptedKey: string,
+  subscriptionId: string,
+): KeyGenerated & { position: { topic: string; partition: number; offset: string } } {
   const data: KeyGeneratedData = {
     keyHash: hashKey(apiKey),
     last4: last4(apiKey),
@@ -62,7 +70,9 @@ async function deliver(event: ReturnType<typeof keyEvent>): Promise<{ sent: Mail
 describe('the key e-mail sends only the key its event names (unit)', () => {
   it('mails a key whose ciphertext was made for its own event', async () => {
     const apiKey = generateApiKey();
-    const { sent, error } = await deliver(keyEvent(apiKey, encryptKey(apiKey, keyEncryptionKey, { keyHash: hashKey(apiKey), subscriptionId: 'sub-a' }), 'sub-a'));
+    const { sent, error } = await deliver(
+      keyEvent(apiKey, encryptKey(apiKey, keyEncryptionKey, { keyHash: hashKey(apiKey), subscriptionId: 'sub-a' }), 'sub-a'),
+    );
     expect(error).to.equal(undefined);
     expect(sent).to.have.length(1);
     expect(sent[0]!.text).to.include(apiKey);

@@ -8,13 +8,18 @@ const event = (keyHash: string, offset: string) => ({
   position: { topic: 'keys.events', partition: 2, offset },
 });
 
-const stored = (fields: Record<string, unknown>, pos: { topic: string; partition: number; offset: string }[] = []): StoredDocument<Document> =>
+const stored = (
+  fields: Record<string, unknown>,
+  pos: { topic: string; partition: number; offset: string }[] = [],
+): StoredDocument<Document> =>
   ({ _id: 'sub-1', _v: 1, _pos: pos.map((p) => ({ ...p, recent: [] })), ...fields }) as StoredDocument<Document>;
 
 describe('mailer: a key is mailed only once the keys projection holds it (unit)', () => {
   it('is not ready without a document, or with a document that has neither the key nor the position', () => {
     expect(keyApplied(null, event('h1', '5'))).to.equal(false);
-    expect(keyApplied(stored({ keyHash: null }, [{ topic: 'subscriptions.events', partition: 2, offset: '9' }]), event('h1', '5'))).to.equal(false);
+    expect(
+      keyApplied(stored({ keyHash: null }, [{ topic: 'subscriptions.events', partition: 2, offset: '9' }]), event('h1', '5')),
+    ).to.equal(false);
     expect(keyApplied(stored({ keyHash: null }, [{ topic: 'keys.events', partition: 2, offset: '4' }]), event('h1', '5'))).to.equal(false);
     expect(keyApplied(stored({ keyHash: null }, [{ topic: 'keys.events', partition: 1, offset: '9' }]), event('h1', '5'))).to.equal(false);
   });
@@ -23,7 +28,7 @@ describe('mailer: a key is mailed only once the keys projection holds it (unit)'
     expect(keyApplied(stored({ keyHash: 'h1' }), event('h1', '5'))).to.equal(true);
   });
 
-  it('is ready when the event\'s position is applied, even if a later key replaced this one', () => {
+  it("is ready when the event's position is applied, even if a later key replaced this one", () => {
     expect(keyApplied(stored({ keyHash: 'h2' }, [{ topic: 'keys.events', partition: 2, offset: '5' }]), event('h1', '5'))).to.equal(true);
     expect(keyApplied(stored({ keyHash: 'h2' }, [{ topic: 'keys.events', partition: 2, offset: '12' }]), event('h1', '5'))).to.equal(true);
   });

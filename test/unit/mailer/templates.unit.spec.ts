@@ -75,7 +75,13 @@ describe('mail templates (unit)', () => {
     it('escapes the name in HTML', () => expectEscaped(mail));
 
     it('gives a new message id for a new end date', () => {
-      const later = cancellationMail({ email, name: null, subscriptionId: 'sub_2', endsAt: new Date('2027-01-21T00:00:00Z'), reactivateUrl: link });
+      const later = cancellationMail({
+        email,
+        name: null,
+        subscriptionId: 'sub_2',
+        endsAt: new Date('2027-01-21T00:00:00Z'),
+        reactivateUrl: link,
+      });
       expect(later.messageId).not.to.equal(mail.messageId);
     });
   });
@@ -117,7 +123,9 @@ describe('mail templates (unit)', () => {
   it('refuses links that are not http(s)', () => {
     for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'ftp://x.example/', '/relative', 'not a url']) {
       expect(() => cancellationMail({ email, name: null, subscriptionId: 's', endsAt, reactivateUrl: bad }), bad).to.throw(/reactivateUrl/);
-      expect(() => paymentFailedMail({ email, name: null, subscriptionId: 's', invoiceId: 'i', updatePaymentUrl: bad }), bad).to.throw(/updatePaymentUrl/);
+      expect(() => paymentFailedMail({ email, name: null, subscriptionId: 's', invoiceId: 'i', updatePaymentUrl: bad }), bad).to.throw(
+        /updatePaymentUrl/,
+      );
       expect(() => subscriptionEndedMail({ email, name: null, subscriptionId: 's', endsAt, pricingUrl: bad }), bad).to.throw(/pricingUrl/);
     }
   });

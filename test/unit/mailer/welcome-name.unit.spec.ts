@@ -25,7 +25,13 @@ describe('names in mails (unit)', () => {
       expect(welcome.subject, name).to.equal('Welcome to svc');
       expect(welcome.text, name).to.match(/^Hello,\n/);
       expect(welcome.text + welcome.html, name).not.to.match(/evil/);
-      const cancelled = cancellationMail({ email, name, subscriptionId: 's', endsAt: new Date('2026-12-21T00:00:00Z'), reactivateUrl: 'https://svc.example/billing' });
+      const cancelled = cancellationMail({
+        email,
+        name,
+        subscriptionId: 's',
+        endsAt: new Date('2026-12-21T00:00:00Z'),
+        reactivateUrl: 'https://svc.example/billing',
+      });
       expect(cancelled.text + cancelled.html, name).not.to.match(/evil/);
     }
   });

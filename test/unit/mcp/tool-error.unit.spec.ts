@@ -7,14 +7,21 @@ import { ragError } from '../../../services/premium/caller.ts';
 describe('MCP tool errors (unit)', () => {
   const logged: unknown[] = [];
   const log = createLogger('silent');
-  const ctx = { log: Object.assign(Object.create(log) as typeof log, { error: (o: unknown) => logged.push(o), warn: (o: unknown) => logged.push(o) }), correlationId: 'req-1' };
+  const ctx = {
+    log: Object.assign(Object.create(log) as typeof log, { error: (o: unknown) => logged.push(o), warn: (o: unknown) => logged.push(o) }),
+    correlationId: 'req-1',
+  };
   const textOf = (r: ReturnType<typeof toolError>) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
   it('answers a refusal of the application code with its message, code and details, as the HTTP face does', () => {
     const result = toolError(ragError(403, 'USAGE_EXCEEDED', 'monthly quota used up', { upgrade: 'https://x/pricing' }), ctx, 'rag_query');
     expect(result.isError).to.equal(true);
     expect(textOf(result)).to.equal('monthly quota used up (USAGE_EXCEEDED)');
-    expect(result.structuredContent).to.deep.equal({ error: 'monthly quota used up', code: 'USAGE_EXCEEDED', upgrade: 'https://x/pricing' });
+    expect(result.structuredContent).to.deep.equal({
+      error: 'monthly quota used up',
+      code: 'USAGE_EXCEEDED',
+      upgrade: 'https://x/pricing',
+    });
   });
 
   it('answers an outage as retryable, without its inner message', () => {

@@ -53,7 +53,10 @@ describe('config (unit)', () => {
     });
     expect(config.kafka.brokers).to.deep.equal(['k1:9092', 'k2:9092']);
     expect(config.rag.roots).to.deep.equal(['/srv/projects', '/srv/ci']);
-    expect([...config.variantTiers]).to.deep.equal([['101', 'pro'], ['202', 'team']]);
+    expect([...config.variantTiers]).to.deep.equal([
+      ['101', 'pro'],
+      ['202', 'team'],
+    ]);
     expect(config.generatedSecrets).to.deep.equal([]);
   });
 
@@ -87,6 +90,8 @@ describe('config (unit)', () => {
   });
 
   it('never echoes a rejected secret value', () => {
-    expect(() => loadConfig({ JWT_SECRET: 'hunter2' })).to.throw(ConfigError).that.satisfies((e: Error) => !e.message.includes('hunter2'));
+    expect(() => loadConfig({ JWT_SECRET: 'hunter2' }))
+      .to.throw(ConfigError)
+      .that.satisfies((e: Error) => !e.message.includes('hunter2'));
   });
 });

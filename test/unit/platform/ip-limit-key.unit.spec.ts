@@ -14,7 +14,13 @@ describe('ipLimitKey: the bucket a per-client limit counts an address in (unit)'
 
   it('counts IPv6 addresses per /64, whatever their spelling', () => {
     const key = '2001:db8:15:1::/64';
-    for (const ip of ['2001:db8:15:1::1', '2001:0db8:0015:0001:ffff:ffff:ffff:ffff', '2001:DB8:15:1:a:b:c:d', '2001:db8:15:1::1%eth0', '2001:db8:15:1::192.0.2.1']) {
+    for (const ip of [
+      '2001:db8:15:1::1',
+      '2001:0db8:0015:0001:ffff:ffff:ffff:ffff',
+      '2001:DB8:15:1:a:b:c:d',
+      '2001:db8:15:1::1%eth0',
+      '2001:db8:15:1::192.0.2.1',
+    ]) {
       expect(ipLimitKey(ip), ip).to.equal(key);
     }
     expect(ipLimitKey('2001:db8:15:2::1')).to.equal('2001:db8:15:2::/64');

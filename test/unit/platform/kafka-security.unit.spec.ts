@@ -76,10 +76,16 @@ describe('Kafka TLS and SASL configuration (unit)', () => {
 
   it('names a certificate file that is missing, not PEM, or encrypted', () => {
     const missing = join(dir, 'nope.pem');
-    expect(problems({ KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: missing })).to.deep.equal([`KAFKA_SSL_CA_FILE: cannot read ${missing} (ENOENT)`]);
-    expect(problems({ KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: file('ca.txt', 'hello') })[0]).to.match(/^KAFKA_SSL_CA_FILE: .* holds no PEM certificate/);
+    expect(problems({ KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: missing })).to.deep.equal([
+      `KAFKA_SSL_CA_FILE: cannot read ${missing} (ENOENT)`,
+    ]);
+    expect(problems({ KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: file('ca.txt', 'hello') })[0]).to.match(
+      /^KAFKA_SSL_CA_FILE: .* holds no PEM certificate/,
+    );
     const encrypted = file('enc.key', '-----BEGIN ENCRYPTED PRIVATE KEY-----\nxx\n-----END ENCRYPTED PRIVATE KEY-----\n');
-    expect(problems({ KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: file('c.pem', cert), KAFKA_SSL_KEY_FILE: encrypted })[0]).to.match(/^KAFKA_SSL_KEY_FILE: .* is encrypted/);
+    expect(problems({ KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: file('c.pem', cert), KAFKA_SSL_KEY_FILE: encrypted })[0]).to.match(
+      /^KAFKA_SSL_KEY_FILE: .* is encrypted/,
+    );
   });
 
   it('wants a client certificate and its key together', () => {
@@ -87,13 +93,19 @@ describe('Kafka TLS and SASL configuration (unit)', () => {
   });
 
   it('refuses TLS settings without KAFKA_SSL=true, rather than connecting in plaintext', () => {
-    expect(problems({ KAFKA_SSL_CA_FILE: file('ca.pem', ca) })).to.deep.equal(['KAFKA_SSL_CA_FILE: only used with KAFKA_SSL=true (set it, or unset KAFKA_SSL_CA_FILE)']);
+    expect(problems({ KAFKA_SSL_CA_FILE: file('ca.pem', ca) })).to.deep.equal([
+      'KAFKA_SSL_CA_FILE: only used with KAFKA_SSL=true (set it, or unset KAFKA_SSL_CA_FILE)',
+    ]);
     expect(problems({ KAFKA_SSL: 'yes' })[0]).to.equal('KAFKA_SSL: must be true or false');
   });
 
   it('turns certificate checks off in development only', () => {
-    expect(loadConfig({ KAFKA_SSL: 'true', KAFKA_SSL_REJECT_UNAUTHORIZED: 'false' }).kafka.ssl).to.deep.equal({ rejectUnauthorized: false });
-    expect(problems({ ...PRODUCTION, KAFKA_SSL: 'true', KAFKA_SSL_REJECT_UNAUTHORIZED: 'false' })[0]).to.match(/^KAFKA_SSL_REJECT_UNAUTHORIZED: false is refused when NODE_ENV=production/);
+    expect(loadConfig({ KAFKA_SSL: 'true', KAFKA_SSL_REJECT_UNAUTHORIZED: 'false' }).kafka.ssl).to.deep.equal({
+      rejectUnauthorized: false,
+    });
+    expect(problems({ ...PRODUCTION, KAFKA_SSL: 'true', KAFKA_SSL_REJECT_UNAUTHORIZED: 'false' })[0]).to.match(
+      /^KAFKA_SSL_REJECT_UNAUTHORIZED: false is refused when NODE_ENV=production/,
+    );
   });
 
   for (const mechanism of ['plain', 'scram-sha-256', 'scram-sha-512'] as const) {

@@ -3,11 +3,17 @@ import client from 'prom-client';
 import { RequestLatencyHistogram } from '../../../services/platform/metrics.ts';
 
 describe('RequestLatencyHistogram (unit)', () => {
-  it('exposes exactly what prom-client\'s own Histogram exposes for the same observations', async () => {
+  it("exposes exactly what prom-client's own Histogram exposes for the same observations", async () => {
     const registry = new client.Registry();
     const buckets = [0.001, 0.005, 0.01, 0.1, 1];
     const ours = new RequestLatencyHistogram({ name: 'ours_seconds', help: 'h', buckets, registry });
-    const reference = new client.Histogram({ name: 'ref_seconds', help: 'h', buckets, labelNames: ['service', 'method', 'route', 'status'], registers: [registry] });
+    const reference = new client.Histogram({
+      name: 'ref_seconds',
+      help: 'h',
+      buckets,
+      labelNames: ['service', 'method', 'route', 'status'],
+      registers: [registry],
+    });
     const observations: [Record<'service' | 'method' | 'route' | 'status', string>, number][] = [
       [{ service: 'keys', method: 'POST', route: '/validate', status: '200' }, 0.0004],
       [{ service: 'keys', method: 'POST', route: '/validate', status: '200' }, 0.005], // on a bound: counts in it
@@ -19,7 +25,11 @@ describe('RequestLatencyHistogram (unit)', () => {
       reference.observe(labels, seconds);
     }
     const scrape = async (name: string) =>
-      (await registry.metrics()).split('\n').filter((l) => l.includes(name)).map((l) => l.replace(name, 'x')).sort();
+      (await registry.metrics())
+        .split('\n')
+        .filter((l) => l.includes(name))
+        .map((l) => l.replace(name, 'x'))
+        .sort();
     expect(await scrape('ours_seconds')).to.have.length(3 * (buckets.length + 3) + 2);
     expect(await scrape('ours_seconds')).to.deep.equal(await scrape('ref_seconds'));
 

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../../services/platform/config.ts';
 import { parseTrustProxy } from '../../../services/platform/http/trust-proxy.ts';
 
 describe('TRUST_PROXY (unit)', () => {
-  it('defaults to loopback, today\'s behaviour', () => {
+  it("defaults to loopback, today's behaviour", () => {
     expect(loadConfig({}).http.trustProxy).to.deep.equal(['loopback']);
   });
 
@@ -13,7 +13,13 @@ describe('TRUST_PROXY (unit)', () => {
     expect(parseTrustProxy('0')).to.equal(false);
     expect(parseTrustProxy('2')).to.equal(2);
     expect(parseTrustProxy(' loopback, 10.0.0.0/8 ,fd00::/8,192.0.2.7, uniquelocal,linklocal,::1 ')).to.deep.equal([
-      'loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7', 'uniquelocal', 'linklocal', '::1',
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.7',
+      'uniquelocal',
+      'linklocal',
+      '::1',
     ]);
     expect(loadConfig({ TRUST_PROXY: '1' }).http.trustProxy).to.equal(1);
   });

@@ -10,7 +10,11 @@ const refuse = task<{ reason: string }, never>(tasks, 'refuse');
 const backtrack = task<{ length: number }, boolean>(tasks, 'backtrack');
 
 /** Resolves with how the promise settled, so a test can look at a rejection without a try. */
-const settled = <T>(p: Promise<T>) => p.then((value) => ({ value }), (error: unknown) => ({ error }));
+const settled = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 
 describe('WorkPool (worker threads with budgets)', function () {
   this.timeout(20_000);
@@ -25,20 +29,26 @@ describe('WorkPool (worker threads with budgets)', function () {
   it('ends a task that runs past its time, and the next task gets a fresh thread', async () => {
     pool = new WorkPool({ name: 'test', threads: 1, memoryMb: 64, timeoutMs: 300, queuePerTenant: 10 });
     const stuck = await settled(pool.run(spin, {}, { tenant: 'a' }));
-    expect((stuck as { error: WorkBudgetError }).error).to.be.instanceOf(WorkBudgetError).with.property('budget', 'time');
+    expect((stuck as { error: WorkBudgetError }).error)
+      .to.be.instanceOf(WorkBudgetError)
+      .with.property('budget', 'time');
     expect(await pool.run(echo, { value: 'after' }, { tenant: 'b' })).to.equal('after');
   });
 
   it('stops a backtracking regular expression mid-match', async () => {
     pool = new WorkPool({ name: 'test', threads: 1, memoryMb: 64, timeoutMs: 300, queuePerTenant: 10 });
     const outcome = await settled(pool.run(backtrack, { length: 60 }, { tenant: 'a' }));
-    expect((outcome as { error: WorkBudgetError }).error).to.be.instanceOf(WorkBudgetError).with.property('budget', 'time');
+    expect((outcome as { error: WorkBudgetError }).error)
+      .to.be.instanceOf(WorkBudgetError)
+      .with.property('budget', 'time');
   });
 
   it('ends a task that outgrows its heap', async () => {
     pool = new WorkPool({ name: 'test', threads: 1, memoryMb: 32, timeoutMs: 15_000, queuePerTenant: 10 });
     const outcome = await settled(pool.run(hog, {}, { tenant: 'a' }));
-    expect((outcome as { error: WorkBudgetError }).error).to.be.instanceOf(WorkBudgetError).with.property('budget', 'memory');
+    expect((outcome as { error: WorkBudgetError }).error)
+      .to.be.instanceOf(WorkBudgetError)
+      .with.property('budget', 'memory');
     expect(await pool.run(echo, { value: 'alive' }, { tenant: 'a' })).to.equal('alive');
   });
 

@@ -12,7 +12,12 @@ function callerHolding(hold: QuotaHold | null): { caller: Caller; released: () =
   let released = 0;
   const held: QuotaHold | null = hold && { release: async () => void (released += 1) };
   return {
-    caller: { customerId: 'cus', keyHash: 'k'.repeat(64), usage: quotaReport('free', { queries: 99, filesIndexed: 0, screenshotsAnalyzed: 0 }), reserve: async () => held },
+    caller: {
+      customerId: 'cus',
+      keyHash: 'k'.repeat(64),
+      usage: quotaReport('free', { queries: 99, filesIndexed: 0, screenshotsAnalyzed: 0 }),
+      reserve: async () => held,
+    },
     released: () => released,
   };
 }
@@ -21,7 +26,13 @@ describe('meter: quota held before the use is recorded', () => {
   it('refuses with 403 USAGE_EXCEEDED when the hold finds no room, though the gate saw some, and records nothing', async () => {
     const published: unknown[] = [];
     const { caller } = callerHolding(null);
-    const err = await meter({ config: { urls: { pricing: PRICING } }, usagePublisher: { publish: async (e) => void published.push(e) } }, caller, 'queries', 1, 'c').then(
+    const err = await meter(
+      { config: { urls: { pricing: PRICING } }, usagePublisher: { publish: async (e) => void published.push(e) } },
+      caller,
+      'queries',
+      1,
+      'c',
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -36,7 +47,13 @@ describe('meter: quota held before the use is recorded', () => {
     await meter({ config: { urls: { pricing: PRICING } }, usagePublisher: down }, failing.caller, 'queries', 1, 'c').catch(() => undefined);
     expect(failing.released()).to.equal(1);
     const ok = callerHolding({ release: async () => undefined });
-    await meter({ config: { urls: { pricing: PRICING } }, usagePublisher: { publish: async () => undefined } }, ok.caller, 'queries', 1, 'c');
+    await meter(
+      { config: { urls: { pricing: PRICING } }, usagePublisher: { publish: async () => undefined } },
+      ok.caller,
+      'queries',
+      1,
+      'c',
+    );
     expect(ok.released()).to.equal(0);
   });
 });

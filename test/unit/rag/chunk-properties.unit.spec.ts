@@ -53,7 +53,9 @@ describe('chunk properties over fixtures and real files (unit)', function () {
 
   it('covers stray tokens on lines of their own, between members and between declarations', async () => {
     const longer = "    return 'some longer text here';";
-    const cls = ['export class Big {', '  a = 1', '  ;', '  method() {', longer, '  }', '  ;', '  other() {', longer, '  }', '}'].join('\n');
+    const cls = ['export class Big {', '  a = 1', '  ;', '  method() {', longer, '  }', '  ;', '  other() {', longer, '  }', '}'].join(
+      '\n',
+    );
     const chunks = await chunkFile('big.ts', cls, { maxChars: 80 });
     expect(chunks.map((c) => c.symbol)).to.deep.equal(['Big', 'Big.method', 'Big.other']);
     expectEveryLineCovered(cls, chunks, 80);

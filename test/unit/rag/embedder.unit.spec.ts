@@ -85,7 +85,10 @@ describe('rag embedding: ONNX embedder on the provisioned model (unit)', functio
     expect(reference.length).to.be.at.least(4);
     for (const kind of ['query', 'document'] as const) {
       const cases = reference.filter((c) => c.kind === kind);
-      const vectors = await embedder.embed(cases.map((c) => c.text), kind);
+      const vectors = await embedder.embed(
+        cases.map((c) => c.text),
+        kind,
+      );
       expect(vectors).to.have.length(cases.length);
       cases.forEach((c, i) => {
         const v = vectors[i] ?? new Float32Array();
@@ -141,7 +144,9 @@ describe('rag embedding: ONNX embedder on the provisioned model (unit)', functio
 
     it('is refused at load when the dimensions are wrong', async () => {
       withManifest((m) => (m.dimensions = 768));
-      expect((await rejection(OnnxEmbedder.load(dir))).message).to.match(/model\.onnx: gives vectors of 384 dimensions, the manifest says 768$/);
+      expect((await rejection(OnnxEmbedder.load(dir))).message).to.match(
+        /model\.onnx: gives vectors of 384 dimensions, the manifest says 768$/,
+      );
     });
 
     it('is refused at load when the output does not exist', async () => {

@@ -20,7 +20,9 @@ describe('rag index store: FTS5 query text (unit)', () => {
   const match = (query: string) => {
     const expression = ftsMatchExpression(query);
     if (expression === undefined) return [];
-    return (db.prepare('SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid').all(expression) as Array<{ rowid: number }>).map((r) => r.rowid);
+    return (db.prepare('SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid').all(expression) as Array<{ rowid: number }>).map(
+      (r) => r.rowid,
+    );
   };
 
   it('splits identifiers like the index does and ORs the terms', () => {

@@ -138,10 +138,12 @@ describe('rag sources: gitignore matching cost and semantics (unit)', () => {
       const [pattern, subjects] = pieces[p] as readonly [string, readonly string[]];
       return [pattern, subjects[n % subjects.length] as string] as const;
     });
-    const linesAndPaths = fc.tuple(fc.constantFrom('', '!', '/', '!/', '**/'), fc.array(pair, { maxLength: 8 }), fc.constantFrom('', '/')).map(([lead, pairs, trail]) => ({
-      line: lead + pairs.map(([pattern]) => pattern).join('') + trail,
-      path: pairs.map(([, subject]) => subject).join(''),
-    }));
+    const linesAndPaths = fc
+      .tuple(fc.constantFrom('', '!', '/', '!/', '**/'), fc.array(pair, { maxLength: 8 }), fc.constantFrom('', '/'))
+      .map(([lead, pairs, trail]) => ({
+        line: lead + pairs.map(([pattern]) => pattern).join('') + trail,
+        path: pairs.map(([, subject]) => subject).join(''),
+      }));
     const alphabet = ['a', 'b', '/', '*', '?', '[', ']', '!', '\\', '-', '^', ':'];
     const randomText = fc.array(fc.constantFrom(...alphabet), { maxLength: 10 }).map((chars) => chars.join(''));
 
@@ -161,7 +163,12 @@ describe('rag sources: gitignore matching cost and semantics (unit)', () => {
 
     it('on random patterns and paths over a b / * ? [ ] ! \\ - ^ :', () => {
       fc.assert(
-        fc.property(randomText, randomText, fc.boolean(), (line, path, isDirectory) => verdict(parseIgnoreFile(line), path, isDirectory) === referenceVerdict(line, path, isDirectory)),
+        fc.property(
+          randomText,
+          randomText,
+          fc.boolean(),
+          (line, path, isDirectory) => verdict(parseIgnoreFile(line), path, isDirectory) === referenceVerdict(line, path, isDirectory),
+        ),
         { numRuns: 4000 },
       );
     });

@@ -3,7 +3,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IgnoreStack, MAX_PATTERN_LENGTH, MAX_RULES_PER_FILE, parseIgnoreFile, parseIgnoreLine, verdict } from '../../../services/rag/sources/gitignore.ts';
+import {
+  IgnoreStack,
+  MAX_PATTERN_LENGTH,
+  MAX_RULES_PER_FILE,
+  parseIgnoreFile,
+  parseIgnoreLine,
+  verdict,
+} from '../../../services/rag/sources/gitignore.ts';
 
 /** Whether `path` is ignored by one `.gitignore` at the root (ancestors checked first, as git does). */
 function ignored(lines: string, path: string, isDirectory = false): boolean {
@@ -139,14 +146,87 @@ describe('rag sources: gitignore matching (unit)', () => {
 
   it('agrees with git check-ignore on a mixed set of patterns and paths', function () {
     if (spawnSync('git', ['--version']).error) this.skip();
-    const patterns = ['*.log', '!keep.log', '/todo.txt', 'doc/frotz', 'build/', 'logs/*', '!logs/keep.txt', '**/foo', 'abc/**', 'a/**/b',
-      'foo**bar', 'file?.txt', '*.[oa]', 'log[!0-9].txt', 'x[[:digit:]]', '[]]x', '/a[!x]b', 'a+b(c).txt', 'trail\\ ', 'deep/*/z',
-      '*/mid/*.js', '\\!bang', 'q[a-c]*', '**/*.min.*', '/p[[:punct:]]q', '/r[+-0]s'];
-    const paths = ['debug.log', 'keep.log', 'sub/keep.log', 'todo.txt', 'sub/todo.txt', 'doc/frotz', 'x/doc/frotz', 'build/o.js',
-      'src/build/o.js', 'logs/keep.txt', 'logs/x.txt', 'foo', 'a/b/foo', 'foo/x', 'abc/x', 'abc/x/y', 'a/b', 'a/x/b', 'a/x/y/b', 'c/a/x/b',
-      'fooXbar', 'foo/bar', 'file1.txt', 'file12.txt', 'x.o', 'x.c', 'logx.txt', 'log7.txt', 'x5', 'xa', ']x', 'a/b2', 'axb',
-      'a+b(c).txt', 'trail ', 'trail', 'deep/q/z', 'deep/q/r/z', 'p/mid/a.js', 'mid/a.js', 'p/q/mid/a.js', '!bang', 'qa', 'qbz', 'qd',
-      'lib/x.min.js', 'x.min.css', 'p/q', 'p.q', 'r/s', 'r.s'];
+    const patterns = [
+      '*.log',
+      '!keep.log',
+      '/todo.txt',
+      'doc/frotz',
+      'build/',
+      'logs/*',
+      '!logs/keep.txt',
+      '**/foo',
+      'abc/**',
+      'a/**/b',
+      'foo**bar',
+      'file?.txt',
+      '*.[oa]',
+      'log[!0-9].txt',
+      'x[[:digit:]]',
+      '[]]x',
+      '/a[!x]b',
+      'a+b(c).txt',
+      'trail\\ ',
+      'deep/*/z',
+      '*/mid/*.js',
+      '\\!bang',
+      'q[a-c]*',
+      '**/*.min.*',
+      '/p[[:punct:]]q',
+      '/r[+-0]s',
+    ];
+    const paths = [
+      'debug.log',
+      'keep.log',
+      'sub/keep.log',
+      'todo.txt',
+      'sub/todo.txt',
+      'doc/frotz',
+      'x/doc/frotz',
+      'build/o.js',
+      'src/build/o.js',
+      'logs/keep.txt',
+      'logs/x.txt',
+      'foo',
+      'a/b/foo',
+      'foo/x',
+      'abc/x',
+      'abc/x/y',
+      'a/b',
+      'a/x/b',
+      'a/x/y/b',
+      'c/a/x/b',
+      'fooXbar',
+      'foo/bar',
+      'file1.txt',
+      'file12.txt',
+      'x.o',
+      'x.c',
+      'logx.txt',
+      'log7.txt',
+      'x5',
+      'xa',
+      ']x',
+      'a/b2',
+      'axb',
+      'a+b(c).txt',
+      'trail ',
+      'trail',
+      'deep/q/z',
+      'deep/q/r/z',
+      'p/mid/a.js',
+      'mid/a.js',
+      'p/q/mid/a.js',
+      '!bang',
+      'qa',
+      'qbz',
+      'qd',
+      'lib/x.min.js',
+      'x.min.css',
+      'p/q',
+      'p.q',
+      'r/s',
+      'r.s',
+    ];
     const dir = mkdtempSync(join(tmpdir(), 'rag-gitignore-'));
     try {
       execFileSync('git', ['init', '-q', dir]);

@@ -37,7 +37,9 @@ describe('indexStatus: job ids that cannot exist (found by npm run fuzz)', () =>
 
   it('looks a UUID up', async () => {
     const { db, asked } = watchedDb();
-    const err = await indexStatus({ db }, { customerId: 'cus', keyHash: null }, '7f1c0b9e-1d2a-4c3b-8e4f-5a6b7c8d9e0f').catch((e: unknown) => e);
+    const err = await indexStatus({ db }, { customerId: 'cus', keyHash: null }, '7f1c0b9e-1d2a-4c3b-8e4f-5a6b7c8d9e0f').catch(
+      (e: unknown) => e,
+    );
     expect((err as Error).message).to.equal('looked up');
     expect(asked()).to.equal(1);
   });

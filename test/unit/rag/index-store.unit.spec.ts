@@ -17,7 +17,15 @@ function unit(...values: number[]): Float32Array {
 }
 
 function chunk(content: string, startLine: number, vector: Float32Array, extra: Partial<Chunk> = {}): ChunkRecord {
-  return { content, startLine, endLine: startLine + content.split('\n').length - 1, kind: 'function', language: 'typescript', vector, ...extra };
+  return {
+    content,
+    startLine,
+    endLine: startLine + content.split('\n').length - 1,
+    kind: 'function',
+    language: 'typescript',
+    vector,
+    ...extra,
+  };
 }
 
 describe('rag index store: SQLite store with given vectors (unit, temp folder)', () => {
@@ -44,7 +52,9 @@ describe('rag index store: SQLite store with given vectors (unit, temp folder)',
       chunk('function retryWithBackoff() {}', 1, unit(1, 0, 0, 0), { symbol: 'retryWithBackoff' }),
       chunk('function jitter() {}', 3, unit(0, 1, 0, 0), { symbol: 'jitter' }),
     ]);
-    s.writeFile({ path: 'src/pool.ts', hash: 'p1', size: 5 }, [chunk('class Pool {}', 1, unit(0, 0, 1, 0), { symbol: 'Pool', kind: 'class' })]);
+    s.writeFile({ path: 'src/pool.ts', hash: 'p1', size: 5 }, [
+      chunk('class Pool {}', 1, unit(0, 0, 1, 0), { symbol: 'Pool', kind: 'class' }),
+    ]);
     expect(s.counts()).to.deep.equal({ files: 2, chunks: 3 });
     expect(s.fileHash('src/retry.ts')).to.equal('h1');
 
@@ -75,7 +85,10 @@ describe('rag index store: SQLite store with given vectors (unit, temp folder)',
     expect(s.fileHash('a.ts')).to.equal('old');
     expect(s.fileChunks('a.ts').map((c) => c.content)).to.deep.equal(['old text']);
     expect(s.generation).to.equal(before);
-    expect(() => s.writeFile({ path: 'a.ts', hash: 'x', size: 1 }, [chunk('x', 1, new Float32Array(3))])).to.throw(RangeError, /3 dimensions/);
+    expect(() => s.writeFile({ path: 'a.ts', hash: 'x', size: 1 }, [chunk('x', 1, new Float32Array(3))])).to.throw(
+      RangeError,
+      /3 dimensions/,
+    );
     expect(s.verify()).to.deep.equal([]);
   });
 
@@ -113,7 +126,9 @@ describe('rag index store: SQLite store with given vectors (unit, temp folder)',
 
   it('ranks by BM25 with names above mentions, and ties by path then chunk order', () => {
     const s = open();
-    s.writeFile({ path: 'b.ts', hash: 'b', size: 1 }, [chunk('// calls checkOut on the pool\nuse()', 1, unit(1, 0, 0, 0), { symbol: 'use' })]);
+    s.writeFile({ path: 'b.ts', hash: 'b', size: 1 }, [
+      chunk('// calls checkOut on the pool\nuse()', 1, unit(1, 0, 0, 0), { symbol: 'use' }),
+    ]);
     s.writeFile({ path: 'a.ts', hash: 'a', size: 1 }, [
       chunk('checkOut() { return this.take(); }', 1, unit(0, 1, 0, 0), { symbol: 'Pool.checkOut', kind: 'method' }),
       chunk('same words here', 5, unit(0, 0, 1, 0)),
@@ -131,7 +146,9 @@ describe('rag index store: SQLite store with given vectors (unit, temp folder)',
     s.writeFile({ path: 'src/retry.ts', hash: 'r', size: 1 }, [
       chunk('export function backoffDelay(attempt) {\n  return 100 * 2 ** attempt;\n}', 10, unit(1, 0.1, 0, 0), { symbol: 'backoffDelay' }),
     ]);
-    s.writeFile({ path: 'README.md', hash: 'm', size: 1 }, [chunk('# Usage\nRun it.', 1, unit(0, 0, 0, 1), { kind: 'section', symbol: 'Usage', language: 'markdown' })]);
+    s.writeFile({ path: 'README.md', hash: 'm', size: 1 }, [
+      chunk('# Usage\nRun it.', 1, unit(0, 0, 0, 1), { kind: 'section', symbol: 'Usage', language: 'markdown' }),
+    ]);
     const [hit] = s.search('backoffDelay', unit(1, 0, 0, 0), 1);
     expect(hit).to.deep.equal({
       id: 'src/retry.ts#0',
@@ -159,7 +176,10 @@ describe('rag index store: SQLite store with given vectors (unit, temp folder)',
     const vector = (i: number) => unit(1 + (i % 3), (i * 7) % 5, (i * 3) % 4, 1);
     let n = 0;
     const write = (path: string, chunks: number) =>
-      s.writeFile({ path, hash: `h${n}`, size: 1 }, Array.from({ length: chunks }, (_, j) => chunk(`text ${n++} fooBar`, j * 3 + 1, vector(n), { symbol: `fooBar${j}` })));
+      s.writeFile(
+        { path, hash: `h${n}`, size: 1 },
+        Array.from({ length: chunks }, (_, j) => chunk(`text ${n++} fooBar`, j * 3 + 1, vector(n), { symbol: `fooBar${j}` })),
+      );
     const query = unit(1, 1, 1, 1);
     for (const p of paths) write(p, 2);
     s.searchVector(query, 1); // the snapshot exists from here on: later writes patch it

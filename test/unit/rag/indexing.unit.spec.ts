@@ -49,7 +49,11 @@ describe('rag indexing: the pipeline with a stand-in embedder (unit, temp folder
   const files = (contents: Record<string, string>) => Object.entries(contents).map(([path, text]) => sourceFromText(path, text));
 
   it('indexes, skips unchanged files, re-indexes changed ones and removes missing ones (full mode)', async () => {
-    const first = await indexCollection({ store, embedder, files: files({ 'a.ts': fn('alpha'), 'b.ts': fn('beta'), 'c.ts': fn('gamma') }) });
+    const first = await indexCollection({
+      store,
+      embedder,
+      files: files({ 'a.ts': fn('alpha'), 'b.ts': fn('beta'), 'c.ts': fn('gamma') }),
+    });
     expect(first).to.include({ filesIndexed: 3, filesUnchanged: 0, filesRemoved: 0, filesSkipped: 0, chunks: 3 });
     expect(first.manifest.map((m) => m.path)).to.deep.equal(['a.ts', 'b.ts', 'c.ts']);
 
@@ -76,7 +80,12 @@ describe('rag indexing: the pipeline with a stand-in embedder (unit, temp folder
 
   it('indexes in path order whatever the source order, and gives the same index for the same sources', async () => {
     const progress: IndexProgress[] = [];
-    await indexCollection({ store, embedder, files: files({ 'z.ts': fn('zeta'), 'a.ts': fn('alpha'), 'm.py': 'def m():\n    return 1\n' }), onProgress: (p) => progress.push(p) });
+    await indexCollection({
+      store,
+      embedder,
+      files: files({ 'z.ts': fn('zeta'), 'a.ts': fn('alpha'), 'm.py': 'def m():\n    return 1\n' }),
+      onProgress: (p) => progress.push(p),
+    });
     const indexed = progress.filter((p) => p.phase === 'indexing').map((p) => p.path);
     expect(indexed).to.deep.equal(['a.ts', 'm.py', 'z.ts']);
     const last = progress.at(-1) as IndexProgress;
@@ -84,7 +93,11 @@ describe('rag indexing: the pipeline with a stand-in embedder (unit, temp folder
     const dump = (s: IndexStore) => s.manifest().flatMap((f) => s.fileChunks(f.path).map((c) => JSON.stringify([f.path, f.hash, c])));
     const other = IndexStore.open(join(dir, 'other.db'), { model: { name: 'hash', dimensions: 8 } });
     try {
-      await indexCollection({ store: other, embedder, files: files({ 'm.py': 'def m():\n    return 1\n', 'z.ts': fn('zeta'), 'a.ts': fn('alpha') }) });
+      await indexCollection({
+        store: other,
+        embedder,
+        files: files({ 'm.py': 'def m():\n    return 1\n', 'z.ts': fn('zeta'), 'a.ts': fn('alpha') }),
+      });
       expect(dump(other)).to.deep.equal(dump(store));
     } finally {
       other.close();
@@ -117,7 +130,9 @@ describe('rag indexing: the pipeline with a stand-in embedder (unit, temp folder
 
   it('beats the heartbeat while working, and stops when it throws', async () => {
     let beats = 0;
-    const big = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}.ts`, Array.from({ length: 5 }, (_, j) => fn(`f${i}_${j}`)).join('\n')]));
+    const big = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [`f${i}.ts`, Array.from({ length: 5 }, (_, j) => fn(`f${i}_${j}`)).join('\n')]),
+    );
     await indexCollection({ store, embedder, files: files(big), heartbeat: () => void beats++, heartbeatIntervalMs: 0, batchSize: 2 });
     expect(beats).to.be.greaterThan(6);
 

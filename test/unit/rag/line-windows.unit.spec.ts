@@ -45,7 +45,12 @@ describe('line windows and the fallback (unit)', () => {
       expect(c.symbol).to.equal('sumSteps');
       expect(c.part).to.deep.equal({ index: i + 1, count: chunks.length });
       expect(c.content.length).to.be.at.most(2000);
-      expect(c.content).to.equal(source.split('\n').slice(c.startLine - 1, c.endLine).join('\n'));
+      expect(c.content).to.equal(
+        source
+          .split('\n')
+          .slice(c.startLine - 1, c.endLine)
+          .join('\n'),
+      );
     });
     expect(chunks[0]?.content.startsWith('/** Sums many steps. */\nexport function sumSteps(): number {')).to.equal(true);
     expect(chunks[0]?.startLine).to.equal(1);

@@ -93,7 +93,9 @@ describe('rag embedding: model folder (unit)', () => {
 
   it('names a tokenizer file without the special tokens', async () => {
     writeFileSync(join(dir, 'vocab.txt'), 'retry\n');
-    expect((await rejection(readModelFolder(dir))).message).to.equal(`model folder: ${join(dir, 'vocab.txt')}: the vocabulary has no [UNK] token`);
+    expect((await rejection(readModelFolder(dir))).message).to.equal(
+      `model folder: ${join(dir, 'vocab.txt')}: the vocabulary has no [UNK] token`,
+    );
   });
 
   it('checks the sha256 the manifest gives', async () => {

@@ -20,16 +20,28 @@ describe('code chunker: Rust, Java, C#, C++, Ruby, PHP, Bash (unit)', () => {
       'method Point.fmt 16-19',
       'function distance 22-24',
     ]);
-    expect(chunks[1]?.content.split('\n').slice(0, 3)).to.deep.equal(['/// A point on the plane.', '#[derive(Debug, Clone)]', 'pub struct Point {']);
+    expect(chunks[1]?.content.split('\n').slice(0, 3)).to.deep.equal([
+      '/// A point on the plane.',
+      '#[derive(Debug, Clone)]',
+      'pub struct Point {',
+    ]);
     expect(only(chunks, 'Point.fmt').content).to.match(/^ {4}\/\/\/ Writes `\(x, y\)`\.\n {4}fn fmt/);
     expect(chunks.every((c) => c.language === 'rust')).to.equal(true);
   });
 
   it('Java: class outline with Javadoc and annotations, methods as Class.method', async () => {
     const chunks = await chunksOf('Accounts.java', 'src/main/java/com/example/Accounts.java', 300);
-    expect(summary(chunks)).to.deep.equal(['module - 1-4', 'class Accounts 6-21', 'method Accounts.credit 12-16', 'method Accounts.balance 18-20']);
+    expect(summary(chunks)).to.deep.equal([
+      'module - 1-4',
+      'class Accounts 6-21',
+      'method Accounts.credit 12-16',
+      'method Accounts.balance 18-20',
+    ]);
     expect(only(chunks, 'Accounts').content).to.include('    public void credit(String id, long amount)');
-    expect(only(chunks, 'Accounts.credit').content.split('\n').slice(0, 2)).to.deep.equal(['    /** Credits an account. */', '    @Deprecated']);
+    expect(only(chunks, 'Accounts.credit').content.split('\n').slice(0, 2)).to.deep.equal([
+      '    /** Credits an account. */',
+      '    @Deprecated',
+    ]);
   });
 
   it('C#: namespaces are see-through, XML doc comments kept', async () => {

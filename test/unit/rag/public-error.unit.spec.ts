@@ -5,13 +5,20 @@ const HIDE = ['/srv/projects', '/var/lib/svc/rag/'];
 
 /** A Node system error as fs throws it: code, errno, syscall, path and a message naming the path. */
 function enoent(path: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path });
+  return Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), {
+    code: 'ENOENT',
+    errno: -2,
+    syscall: 'open',
+    path,
+  });
 }
 
 describe('publicJobError: an index job failure as the customer may read it', () => {
   it('tells a path under a hidden root relative to that root, and keeps the errno code', () => {
     expect(publicJobError(enoent('/srv/projects/shop/src/a.ts'), HIDE)).to.equal("ENOENT: no such file or directory, open 'shop/src/a.ts'");
-    expect(publicJobError(new Error('EACCES: permission denied, scandir /var/lib/svc/rag/indexes/c1'), HIDE)).to.equal('EACCES: permission denied, scandir indexes/c1');
+    expect(publicJobError(new Error('EACCES: permission denied, scandir /var/lib/svc/rag/indexes/c1'), HIDE)).to.equal(
+      'EACCES: permission denied, scandir indexes/c1',
+    );
     expect(publicJobError(new Error('cannot index /srv/projects'), HIDE)).to.equal('cannot index .');
   });
 

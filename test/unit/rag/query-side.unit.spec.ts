@@ -24,13 +24,25 @@ class RecordingEmbedder implements Embedder {
 describe('rag index store: the query side (unit)', () => {
   describe('looksLikeCode', () => {
     it('sees identifiers, not prose', () => {
-      for (const q of ['where is checkOut', 'MAX_POOL_SIZE default', 'pool.clear on error', 'load_config']) expect(looksLikeCode(q), q).to.equal(true);
-      for (const q of ['where are idle sockets closed', 'Connection pool', 'retry, then fail.', 'v2 API']) expect(looksLikeCode(q), q).to.equal(false);
+      for (const q of ['where is checkOut', 'MAX_POOL_SIZE default', 'pool.clear on error', 'load_config'])
+        expect(looksLikeCode(q), q).to.equal(true);
+      for (const q of ['where are idle sockets closed', 'Connection pool', 'retry, then fail.', 'v2 API'])
+        expect(looksLikeCode(q), q).to.equal(false);
     });
   });
 
   describe('NameIndex', () => {
-    const symbols = ['ConnectionPool', 'ConnectionPool.checkOut', 'ConnectionPool.clear', 'checkServer', 'Server', 'tagSetReducer', undefined, 'Install > Linux Setup', 'CSOTTimeoutContext.connectionCheckoutTimeout'];
+    const symbols = [
+      'ConnectionPool',
+      'ConnectionPool.checkOut',
+      'ConnectionPool.clear',
+      'checkServer',
+      'Server',
+      'tagSetReducer',
+      undefined,
+      'Install > Linux Setup',
+      'CSOTTimeoutContext.connectionCheckoutTimeout',
+    ];
     const index = new NameIndex(symbols.map(parseSymbol));
     const named = (query: string, k = 5) => index.named(allQueryTerms(query), k).map((n) => symbols[n.row]);
 

@@ -19,7 +19,7 @@ function referenceVocabulary(vocab: Readonly<Record<string, number>>): WordPiece
 }
 
 describe('rag embedding: WordPiece tokenizer (unit)', () => {
-  describe('ids equal those of the model\'s reference tokenizer (Hugging Face tokenizers)', () => {
+  describe("ids equal those of the model's reference tokenizer (Hugging Face tokenizers)", () => {
     const reference = tokenizerReference();
     const tokenizer = new WordPieceTokenizer(referenceVocabulary(reference.vocab), { ...UNCASED, maxLength: reference.maxSequenceLength });
 
@@ -68,7 +68,23 @@ describe('rag embedding: WordPiece tokenizer (unit)', () => {
 
   describe('word splitting', () => {
     it('isolates every punctuation character, ASCII symbols included', () => {
-      expect(splitBertWords('a.b(c)+d$e_f  g~h')).to.deep.equal(['a', '.', 'b', '(', 'c', ')', '+', 'd', '$', 'e', '_', 'f', 'g', '~', 'h']);
+      expect(splitBertWords('a.b(c)+d$e_f  g~h')).to.deep.equal([
+        'a',
+        '.',
+        'b',
+        '(',
+        'c',
+        ')',
+        '+',
+        'd',
+        '$',
+        'e',
+        '_',
+        'f',
+        'g',
+        '~',
+        'h',
+      ]);
     });
 
     it('isolates Unicode punctuation but not other symbols', () => {
@@ -77,7 +93,21 @@ describe('rag embedding: WordPiece tokenizer (unit)', () => {
   });
 
   describe('wordpiece and the sequence', () => {
-    const vocab = referenceVocabulary({ '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, '[MASK]': 4, get: 5, '##user': 6, '##by': 7, '##id': 8, user: 9, '_': 10, id: 11, '##s': 12 });
+    const vocab = referenceVocabulary({
+      '[PAD]': 0,
+      '[UNK]': 1,
+      '[CLS]': 2,
+      '[SEP]': 3,
+      '[MASK]': 4,
+      get: 5,
+      '##user': 6,
+      '##by': 7,
+      '##id': 8,
+      user: 9,
+      _: 10,
+      id: 11,
+      '##s': 12,
+    });
     const tokenizer = new WordPieceTokenizer(vocab, { ...UNCASED, maxLength: 8 });
 
     it('splits identifiers into the longest pieces the vocabulary has, with ## after the first', () => {
@@ -115,7 +145,10 @@ describe('rag embedding: WordPiece tokenizer (unit)', () => {
     });
 
     it('refuses a vocab.txt without [CLS], naming the file', () => {
-      expect(() => parseVocabTxt('/m/vocab.txt', '[PAD]\n[UNK]\n[SEP]\n')).to.throw(VocabularyError, '/m/vocab.txt: the vocabulary has no [CLS] token');
+      expect(() => parseVocabTxt('/m/vocab.txt', '[PAD]\n[UNK]\n[SEP]\n')).to.throw(
+        VocabularyError,
+        '/m/vocab.txt: the vocabulary has no [CLS] token',
+      );
     });
 
     const tokenizerJson = (normalizer: object, model: object = {}) =>
@@ -132,11 +165,17 @@ describe('rag embedding: WordPiece tokenizer (unit)', () => {
     });
 
     it('refuses a tokenizer.json whose normalizer contradicts the manifest', () => {
-      expect(() => parseTokenizerJson('/m/tokenizer.json', tokenizerJson({ lowercase: false }), UNCASED)).to.throw(VocabularyError, /^\/m\/tokenizer\.json: .*lowercase false/);
+      expect(() => parseTokenizerJson('/m/tokenizer.json', tokenizerJson({ lowercase: false }), UNCASED)).to.throw(
+        VocabularyError,
+        /^\/m\/tokenizer\.json: .*lowercase false/,
+      );
     });
 
     it('refuses a tokenizer.json that is not WordPiece', () => {
-      expect(() => parseTokenizerJson('t.json', tokenizerJson({ lowercase: true }, { type: 'BPE' }), UNCASED)).to.throw(VocabularyError, /model\.type/);
+      expect(() => parseTokenizerJson('t.json', tokenizerJson({ lowercase: true }, { type: 'BPE' }), UNCASED)).to.throw(
+        VocabularyError,
+        /model\.type/,
+      );
     });
   });
 });

@@ -81,7 +81,11 @@ describe('code chunker: TypeScript (unit)', () => {
     const fn = only(await chunkFile(PATH, SOURCE), 'parseStatusLine');
     expect(fn.kind).to.equal('function');
     expect(fn.content.startsWith('/**\n * Parses the status line of an HTTP response.')).to.equal(true);
-    expect(fn.content).to.equal(SOURCE.split('\n').slice(fn.startLine - 1, fn.endLine).join('\n'));
+    expect(fn.content).to.equal(
+      SOURCE.split('\n')
+        .slice(fn.startLine - 1, fn.endLine)
+        .join('\n'),
+    );
     expect(fn.content.endsWith('return Number(code);\n}')).to.equal(true);
   });
 
@@ -144,7 +148,12 @@ describe('code chunker: TypeScript (unit)', () => {
       '};',
     ].join('\n');
     const chunks = await chunkFile('src/api.ts', source);
-    expect(summary(chunks)).to.deep.equal(['class Api 1-2', 'function format 4-9', 'function exports.handler 11-13', 'method Router.route 14-16']);
+    expect(summary(chunks)).to.deep.equal([
+      'class Api 1-2',
+      'function format 4-9',
+      'function exports.handler 11-13',
+      'method Router.route 14-16',
+    ]);
   });
 
   it('names multi-line calls given a function (test suites, routes) after the callee and its label', async () => {

@@ -25,13 +25,28 @@ function unitRows(rows: number, dims: number, seed: number): Float32Array {
 
 function matrix(data: Float32Array, dims: number): VectorMatrix {
   const rows = data.length / dims;
-  return new VectorMatrix(dims, data, Int32Array.from({ length: rows }, (_, i) => 100 + i), Array.from({ length: rows }, (_, i) => `f${i}`), new Int32Array(rows));
+  return new VectorMatrix(
+    dims,
+    data,
+    Int32Array.from({ length: rows }, (_, i) => 100 + i),
+    Array.from({ length: rows }, (_, i) => `f${i}`),
+    new Int32Array(rows),
+  );
 }
 
 describe('rag index store: exact vector search (unit)', () => {
   it('keeps the k best scores, best first, ties to the lower index', () => {
     const top = new TopK(3);
-    for (const [score, index] of [[0.1, 0], [0.9, 1], [0.5, 2], [0.9, 3], [0.2, 4], [0.5, 5], [0.95, 6]] as const) top.push(score, index);
+    for (const [score, index] of [
+      [0.1, 0],
+      [0.9, 1],
+      [0.5, 2],
+      [0.9, 3],
+      [0.2, 4],
+      [0.5, 5],
+      [0.95, 6],
+    ] as const)
+      top.push(score, index);
     expect(top.sorted()).to.deep.equal([
       { index: 6, score: 0.95 },
       { index: 1, score: 0.9 },

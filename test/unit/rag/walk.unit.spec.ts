@@ -51,7 +51,8 @@ describe('rag sources: walking a project folder (unit, temp folders)', () => {
 
   it('skips always-skipped directories without listing what is in them', async () => {
     put('src/a.ts', 'a');
-    for (const dir of ['.git', 'node_modules/pkg', 'dist', 'build', 'coverage', '.next', 'target', 'vendor', 'src/__pycache__']) put(`${dir}/x.js`, 'x');
+    for (const dir of ['.git', 'node_modules/pkg', 'dist', 'build', 'coverage', '.next', 'target', 'vendor', 'src/__pycache__'])
+      put(`${dir}/x.js`, 'x');
     expect(summary(await walk(root))).to.deep.equal(['src/a.ts']);
     // the list can be replaced
     expect(summary(await walk(root, { skipDirectories: ['.git', 'node_modules'] }))).to.include('dist/x.js');

@@ -3,7 +3,15 @@ import { PNG } from 'pngjs';
 import { analyze, diffImages } from '../../../services/vision/analysis/analyze.ts';
 import { parsePageReport } from '../../../services/vision/analysis/page-report.ts';
 import { decodePng, scanBlank } from '../../../services/vision/analysis/png-checks.ts';
-import type { AxeViolation, Box, Finding, InteractiveElement, PageReport, PlacedElement, SiblingGroup } from '../../../services/vision/analysis/types.ts';
+import type {
+  AxeViolation,
+  Box,
+  Finding,
+  InteractiveElement,
+  PageReport,
+  PlacedElement,
+  SiblingGroup,
+} from '../../../services/vision/analysis/types.ts';
 
 // Hand-made reports and images: each rule must fire on its defect and stay quiet just beside it.
 
@@ -86,7 +94,10 @@ const problems = (findings: readonly Finding[]) => findings.filter((f) => f.type
 describe('vision analyses (pure)', () => {
   describe('ui-elements', () => {
     it('lists each interactive element with role, name, selector and box, counting roles', () => {
-      const r = withControls(control('#save', box(0, 0, 80, 40)), control('#home', box(0, 50, 60, 20), { role: 'link', tag: 'a', name: 'Home' }));
+      const r = withControls(
+        control('#save', box(0, 0, 80, 40)),
+        control('#home', box(0, 50, 60, 20), { role: 'link', tag: 'a', name: 'Home' }),
+      );
       const result = analyze('ui-elements', { report: r, png: white });
       const listed = ofType(result.findings, 'interactive-element');
       expect(listed).to.have.length(2);
@@ -123,8 +134,12 @@ describe('vision analyses (pure)', () => {
       const card = control('#card', box(0, 0, 300, 200), { role: 'link', tag: 'a' });
       const inner = control('#inner', box(10, 10, 80, 40), { within: [card.index] });
       expect(ofType(layout(withControls(card, inner)), 'overlap')).to.deep.equal([]);
-      expect(ofType(layout(withControls(control('#a', box(0, 0, 100, 40)), control('#b', box(99, 37, 50, 40)))), 'overlap')).to.deep.equal([]); // 1×3 px
-      expect(ofType(layout(withControls(control('#a', box(0, 0, 100, 40)), control('#b', box(50, 0, 100, 40), { visible: false }))), 'overlap')).to.deep.equal([]);
+      expect(ofType(layout(withControls(control('#a', box(0, 0, 100, 40)), control('#b', box(99, 37, 50, 40)))), 'overlap')).to.deep.equal(
+        [],
+      ); // 1×3 px
+      expect(
+        ofType(layout(withControls(control('#a', box(0, 0, 100, 40)), control('#b', box(50, 0, 100, 40), { visible: false }))), 'overlap'),
+      ).to.deep.equal([]);
       // A link wrapped over two lines: its bounding box covers its neighbour, its line boxes do not.
       const wrapped = control('#wrapped', box(0, 0, 500, 40), { role: 'link', rects: [box(400, 0, 100, 20), box(0, 20, 120, 20)] });
       const next = control('#next', box(130, 20, 60, 20), { role: 'link' });
@@ -142,7 +157,17 @@ describe('vision analyses (pure)', () => {
     });
 
     it('finds text spilling out of its container, and leaves clipped text to visual-bugs', () => {
-      const spill = { selector: '#spill', tag: 'div', box: box(0, 0, 120, 60), kind: 'overflow' as const, text: 'Supercalifragilistic', containerSelector: '#spill', containerBox: box(0, 0, 120, 60), overflowPx: 147, axis: 'x' as const };
+      const spill = {
+        selector: '#spill',
+        tag: 'div',
+        box: box(0, 0, 120, 60),
+        kind: 'overflow' as const,
+        text: 'Supercalifragilistic',
+        containerSelector: '#spill',
+        containerBox: box(0, 0, 120, 60),
+        overflowPx: 147,
+        axis: 'x' as const,
+      };
       const clip = { ...spill, selector: '#clip', kind: 'clipped' as const };
       const found = layout(report({ textIssues: [spill, clip] }));
       expect(ofType(found, 'container-overflow').map((f) => f.selector)).to.deep.equal(['#spill']);
@@ -164,10 +189,16 @@ describe('vision analyses (pure)', () => {
       // Two small targets whose circles overlap both fail.
       const pair = ofType(layout(withControls(control('#x', box(300, 0, 16, 16)), control('#y', box(320, 0, 16, 16)))), 'small-tap-target');
       expect(pair.map((f) => f.selector)).to.deep.equal(['#x', '#y']);
-      expect(ofType(layout(withControls(print, control('#inline', box(82, 75, 40, 18), { inline: true }))), 'small-tap-target')).to.deep.equal([]);
-      expect(ofType(layout(withControls(print, control('#check', box(82, 75, 13, 13), { userAgentSized: true }))), 'small-tap-target')).to.deep.equal([]);
+      expect(
+        ofType(layout(withControls(print, control('#inline', box(82, 75, 40, 18), { inline: true }))), 'small-tap-target'),
+      ).to.deep.equal([]);
+      expect(
+        ofType(layout(withControls(print, control('#check', box(82, 75, 13, 13), { userAgentSized: true }))), 'small-tap-target'),
+      ).to.deep.equal([]);
       expect(ofType(layout(withControls(print, control('#ok', box(82, 70, 24, 24)))), 'small-tap-target')).to.deep.equal([]);
-      expect(ofType(layout(withControls(print, control('#disabled', box(82, 75, 16, 16), { disabled: true }))), 'small-tap-target')).to.deep.equal([]);
+      expect(
+        ofType(layout(withControls(print, control('#disabled', box(82, 75, 16, 16), { disabled: true }))), 'small-tap-target'),
+      ).to.deep.equal([]);
     });
 
     const group = (direction: 'column' | 'row', boxes: Box[], alignItems = 'normal'): SiblingGroup => ({
@@ -209,7 +240,12 @@ describe('vision analyses (pure)', () => {
     });
 
     it("turns each violating node into a finding with axe's impact, help URL and node count", () => {
-      const axe = { version: '4.14.1', violations: [violation('color-contrast', 'serious', ['#a', '#b']), violation('button-name', 'critical', ['#icon'])], contrastChecked: true, contrastIncomplete: 1 };
+      const axe = {
+        version: '4.14.1',
+        violations: [violation('color-contrast', 'serious', ['#a', '#b']), violation('button-name', 'critical', ['#icon'])],
+        contrastChecked: true,
+        contrastIncomplete: 1,
+      };
       const result = analyze('accessibility', { report: report({ axe }), png: white });
       expect(result.findings.map((f) => [f.type, f.severity, f.selector])).to.deep.equal([
         ['axe:color-contrast', 'serious', '#a'],
@@ -217,12 +253,25 @@ describe('vision analyses (pure)', () => {
         ['axe:button-name', 'critical', '#icon'],
       ]);
       expect(result.findings[0]!.evidence).to.include('https://dequeuniversity.com/rules/axe/4.14/color-contrast').and.include('2 node(s)');
-      expect(result.metrics).to.include({ violations: 2, nodes: 3, 'impact.serious': 2, 'impact.critical': 1, 'impact.minor': 0, contrastIncomplete: 1 });
+      expect(result.metrics).to.include({
+        violations: 2,
+        nodes: 3,
+        'impact.serious': 2,
+        'impact.critical': 1,
+        'impact.minor': 0,
+        contrastIncomplete: 1,
+      });
       expect(result.checksRun).to.deep.equal(['axe', 'axe:color-contrast']);
     });
 
     it('says axe was skipped, and why, when it could not run', () => {
-      const axe = { version: null, error: 'axe did not finish within 10 ms', violations: [], contrastChecked: false, contrastIncomplete: 0 };
+      const axe = {
+        version: null,
+        error: 'axe did not finish within 10 ms',
+        violations: [],
+        contrastChecked: false,
+        contrastIncomplete: 0,
+      };
       const result = analyze('accessibility', { report: report({ axe }), png: white });
       expect(result.findings).to.deep.equal([]);
       expect(result.checksRun).to.deep.equal([]);
@@ -231,10 +280,22 @@ describe('vision analyses (pure)', () => {
   });
 
   describe('visual-bugs', () => {
-    const image = { selector: '#logo', tag: 'img', box: box(0, 0, 100, 50), src: 'https://example.test/logo.png', alt: 'Logo', complete: true, naturalWidth: 0, naturalHeight: 0, visible: true, decodeFailed: true };
+    const image = {
+      selector: '#logo',
+      tag: 'img',
+      box: box(0, 0, 100, 50),
+      src: 'https://example.test/logo.png',
+      alt: 'Logo',
+      complete: true,
+      naturalWidth: 0,
+      naturalHeight: 0,
+      visible: true,
+      decodeFailed: true,
+    };
 
     it('finds a broken image, not one still loading nor an SVG without intrinsic size', () => {
-      const found = (images: (typeof image)[]) => ofType(analyze('visual-bugs', { report: report({ images }), png: white }).findings, 'broken-image');
+      const found = (images: (typeof image)[]) =>
+        ofType(analyze('visual-bugs', { report: report({ images }), png: white }).findings, 'broken-image');
       expect(found([image]).map((f) => [f.selector, f.severity])).to.deep.equal([['#logo', 'serious']]);
       expect(found([{ ...image, complete: false, decodeFailed: false }])).to.deep.equal([]);
       expect(found([{ ...image, src: 'https://example.test/icon.svg', decodeFailed: false }])).to.deep.equal([]);
@@ -242,8 +303,21 @@ describe('vision analyses (pure)', () => {
     });
 
     it('finds clipped and spilling text and overlaps', () => {
-      const clip = { selector: '#clip', tag: 'div', box: box(0, 0, 120, 24), kind: 'clipped' as const, text: 'too long', containerSelector: '#clip', containerBox: box(0, 0, 120, 24), overflowPx: 192, axis: 'x' as const };
-      const r = { ...withControls(control('#a', box(0, 100, 120, 40)), control('#b', box(80, 112, 120, 40))), textIssues: [clip, { ...clip, selector: '#spill', kind: 'overflow' as const }] };
+      const clip = {
+        selector: '#clip',
+        tag: 'div',
+        box: box(0, 0, 120, 24),
+        kind: 'clipped' as const,
+        text: 'too long',
+        containerSelector: '#clip',
+        containerBox: box(0, 0, 120, 24),
+        overflowPx: 192,
+        axis: 'x' as const,
+      };
+      const r = {
+        ...withControls(control('#a', box(0, 100, 120, 40)), control('#b', box(80, 112, 120, 40))),
+        textIssues: [clip, { ...clip, selector: '#spill', kind: 'overflow' as const }],
+      };
       const findings = analyze('visual-bugs', { report: r, png: busy }).findings;
       expect(findings.map((f) => [f.type, f.selector])).to.deep.equal([
         ['clipped-text', '#clip'],
@@ -257,7 +331,8 @@ describe('vision analyses (pure)', () => {
   describe('blank regions', () => {
     const scan = (buffer: Buffer) => scanBlank(decodePng(buffer));
     /** Content in the given row ranges, white elsewhere. */
-    const page = (height: number, content: [number, number][]) => png(60, height, (x, y) => (content.some(([a, b]) => y >= a && y < b) ? textured(x) : WHITE));
+    const page = (height: number, content: [number, number][]) =>
+      png(60, height, (x, y) => (content.some(([a, b]) => y >= a && y < b) ? textured(x) : WHITE));
 
     it('calls a one-colour image blank', () => {
       const result = scan(png(50, 400, () => [240, 240, 240]));
@@ -267,17 +342,41 @@ describe('vision analyses (pure)', () => {
     });
 
     it('finds a flat band of at least 150 px and 20 % of the height between content', () => {
-      const result = scan(page(1000, [[0, 200], [500, 1000]]));
+      const result = scan(
+        page(1000, [
+          [0, 200],
+          [500, 1000],
+        ]),
+      );
       expect(result.bands).to.deep.equal([{ top: 200, height: 300, colour: '#ffffff' }]);
-      const findings = analyze('visual-bugs', { png: page(1000, [[0, 200], [500, 1000]]) }).findings;
+      const findings = analyze('visual-bugs', {
+        png: page(1000, [
+          [0, 200],
+          [500, 1000],
+        ]),
+      }).findings;
       expect(findings.map((f) => [f.type, f.severity])).to.deep.equal([['blank-region', 'moderate']]);
       expect(findings[0]!.box).to.deep.equal(box(0, 200, 60, 300));
     });
 
     it('leaves the white below a short page and above its content alone, and small gaps', () => {
       expect(scan(page(1000, [[300, 400]])).bands).to.deep.equal([]); // margin above, white below
-      expect(scan(page(1000, [[0, 200], [340, 1000]])).bands).to.deep.equal([]); // 140 px: under 150
-      expect(scan(page(2000, [[0, 200], [550, 2000]])).bands).to.deep.equal([]); // 350 px of 2000: under 20 %
+      expect(
+        scan(
+          page(1000, [
+            [0, 200],
+            [340, 1000],
+          ]),
+        ).bands,
+      ).to.deep.equal([]); // 140 px: under 150
+      expect(
+        scan(
+          page(2000, [
+            [0, 200],
+            [550, 2000],
+          ]),
+        ).bands,
+      ).to.deep.equal([]); // 350 px of 2000: under 20 %
     });
 
     it('counts a row with a thin border as flat, a row of text as content', () => {
@@ -286,7 +385,10 @@ describe('vision analyses (pure)', () => {
     });
 
     it('does not count the gap above a footer pinned to the bottom of a page that fits its viewport', () => {
-      const shot = page(1000, [[0, 200], [920, 1000]]);
+      const shot = page(1000, [
+        [0, 200],
+        [920, 1000],
+      ]);
       const fits = report({ viewport: { width: 60, height: 1000 }, document: { width: 60, height: 1000 } });
       expect(ofType(analyze('visual-bugs', { report: fits, png: shot }).findings, 'blank-region')).to.deep.equal([]);
       const taller = report({ viewport: { width: 60, height: 800 }, document: { width: 60, height: 1000 } });
@@ -313,7 +415,10 @@ describe('vision analyses (pure)', () => {
     });
 
     it('says when sizes differ, counting everything outside the common area', () => {
-      const diff = diffImages(base, png(40, 40, (x) => textured(x)));
+      const diff = diffImages(
+        base,
+        png(40, 40, (x) => textured(x)),
+      );
       expect(diff).to.include({ sameSize: false, diffPixels: 400, width: 40, height: 40 });
       expect(diff.changed).to.deep.equal(box(0, 30, 40, 10));
       const result = analyze('visual-bugs', { png: base, baselinePng: png(40, 40, (x) => textured(x)) });
@@ -329,15 +434,41 @@ describe('vision analyses (pure)', () => {
 
   describe('analyze', () => {
     const defects = (): PageReport => ({
-      ...withControls(control('#icon', box(0, 0, 40, 40), { name: '', nameSource: 'none' }), control('#a', box(0, 100, 120, 40)), control('#b', box(80, 112, 120, 40))),
+      ...withControls(
+        control('#icon', box(0, 0, 40, 40), { name: '', nameSource: 'none' }),
+        control('#a', box(0, 100, 120, 40)),
+        control('#b', box(80, 112, 120, 40)),
+      ),
       offScreen: [{ selector: '#promo', tag: 'div', box: box(-2000, 0, 300, 20), revealsOnFocus: false, text: 'Promo' }],
-      axe: { version: '4.14.1', violations: [{ id: 'image-alt', impact: 'critical', description: 'd', help: 'h', helpUrl: 'u', nodeCount: 1, nodes: [{ target: '#img', html: '<img>', failureSummary: 's' }] }], contrastChecked: true, contrastIncomplete: 0 },
+      axe: {
+        version: '4.14.1',
+        violations: [
+          {
+            id: 'image-alt',
+            impact: 'critical',
+            description: 'd',
+            help: 'h',
+            helpUrl: 'u',
+            nodeCount: 1,
+            nodes: [{ target: '#img', html: '<img>', failureSummary: 's' }],
+          },
+        ],
+        contrastChecked: true,
+        contrastIncomplete: 0,
+      },
     });
 
     it('runs only the image checks without a report, and names what it skipped and why', () => {
       const result = analyze('layout', { png: white });
       expect(result.checksRun).to.deep.equal([]);
-      expect(result.skipped.map((s) => s.check)).to.deep.equal(['overlap', 'viewport-overflow', 'container-overflow', 'off-screen', 'small-tap-target', 'misaligned']);
+      expect(result.skipped.map((s) => s.check)).to.deep.equal([
+        'overlap',
+        'viewport-overflow',
+        'container-overflow',
+        'off-screen',
+        'small-tap-target',
+        'misaligned',
+      ]);
       expect(result.skipped[0]!.reason).to.include('no page report');
       const visual = analyze('visual-bugs', { png: white, baselinePng: white });
       expect(visual.checksRun).to.deep.equal(['blank-region', 'baseline-diff']);
@@ -360,7 +491,9 @@ describe('vision analyses (pure)', () => {
       expect(new Set(all.findings.map(key))).to.deep.equal(new Set(parts.flatMap((p) => p.findings.map(key))));
       expect(ofType(all.findings, 'overlap')).to.have.length(1); // from layout and visual-bugs, once
       expect(all.metrics).to.include({ 'layout.overlaps': 1, 'ui-elements.unnamed': 1, 'accessibility.impact.critical': 1 });
-      expect(all.summary).to.equal('comprehensive: 3 interactive elements listed, 4 problems found (1 critical, 2 serious, 1 moderate); 13 checks run.');
+      expect(all.summary).to.equal(
+        'comprehensive: 3 interactive elements listed, 4 problems found (1 critical, 2 serious, 1 moderate); 13 checks run.',
+      );
     });
 
     it('is deterministic, and its report survives a JSON round trip', () => {

@@ -10,7 +10,14 @@ describe('Chromium set-up (unit)', () => {
       for (const forbidden of FORBIDDEN_ARGS) expect(arg.startsWith(forbidden), arg).to.equal(false);
       expect(arg).not.to.match(/^--(no-sandbox|user-data-dir|proxy-server)/);
     }
-    expect(CHROMIUM_ARGS).to.include.members(['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic']);
+    expect(CHROMIUM_ARGS).to.include.members([
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ]);
     expect(IGNORED_DEFAULT_ARGS).to.include('--enable-unsafe-swiftshader');
   });
 
@@ -35,7 +42,9 @@ describe('Chromium set-up (unit)', () => {
       }
     })();
     expect(isCaptureError(missing, 'BROWSER_FAILED')).to.equal(true);
-    expect((missing as Error).message).to.match(/deploy\/local\/chromium\/provision\.sh/).and.match(/CHROMIUM_PATH/);
+    expect((missing as Error).message)
+      .to.match(/deploy\/local\/chromium\/provision\.sh/)
+      .and.match(/CHROMIUM_PATH/);
   });
 
   it('takes CHROMIUM_PATH as given, if it is executable', () => {

@@ -4,7 +4,13 @@ import { HttpError } from '../../../services/platform/http/errors.ts';
 import { pngFromBrowser } from '../../../services/vision/app/fetch-image.ts';
 import { storageLimitBytes } from '../../../services/vision/app/storage-limit.ts';
 import { decodePng, diffImages, diffPixels } from '../../../services/vision/analysis/png-checks.ts';
-import { checkDecodable, decodeBytes, ImageRefused, MAX_IMAGE_PIXELS, readPngHeader } from '../../../services/vision/analysis/png-header.ts';
+import {
+  checkDecodable,
+  decodeBytes,
+  ImageRefused,
+  MAX_IMAGE_PIXELS,
+  readPngHeader,
+} from '../../../services/vision/analysis/png-header.ts';
 import { pngHead } from '../../integration/vision/bomb-png.ts';
 
 const MB = 1024 * 1024;
@@ -27,12 +33,26 @@ describe('image limits (unit)', () => {
   describe('the PNG header', () => {
     it('reads size, depth, colour type and interlacing from IHDR', () => {
       expect(readPngHeader(solid(7, 3))).to.deep.equal({ width: 7, height: 3, bitDepth: 8, colorType: 6, interlaced: false });
-      expect(readPngHeader(pngHead(5, 4, { bitDepth: 16, colorType: 2, interlace: 1 }))).to.deep.equal({ width: 5, height: 4, bitDepth: 16, colorType: 2, interlaced: true });
+      expect(readPngHeader(pngHead(5, 4, { bitDepth: 16, colorType: 2, interlace: 1 }))).to.deep.equal({
+        width: 5,
+        height: 4,
+        bitDepth: 16,
+        colorType: 2,
+        interlaced: true,
+      });
     });
 
     it('refuses what is not a PNG, or a header no PNG has', () => {
-      for (const bytes of [Buffer.from('GIF89a'.padEnd(40, '.')), pngHead(0, 10), pngHead(10, 10, { colorType: 5 }), pngHead(10, 10, { bitDepth: 3 }), pngHead(10, 10).subarray(0, 30)]) {
-        expect(refusal(() => readPngHeader(bytes))).to.be.instanceOf(ImageRefused).with.property('code', 'NOT_A_PNG');
+      for (const bytes of [
+        Buffer.from('GIF89a'.padEnd(40, '.')),
+        pngHead(0, 10),
+        pngHead(10, 10, { colorType: 5 }),
+        pngHead(10, 10, { bitDepth: 3 }),
+        pngHead(10, 10).subarray(0, 30),
+      ]) {
+        expect(refusal(() => readPngHeader(bytes)))
+          .to.be.instanceOf(ImageRefused)
+          .with.property('code', 'NOT_A_PNG');
       }
     });
 
@@ -53,9 +73,13 @@ describe('image limits (unit)', () => {
     it('refuses an image within the pixel limit whose decoding passes the memory budget, and interlaced images', () => {
       const header = pngHead(6000, 6000, { bitDepth: 16 }); // 36 MP: 288 MB of rows, 432 MB of bitmaps
       expect(6000 * 6000).to.be.lessThan(MAX_IMAGE_PIXELS);
-      expect(refusal(() => checkDecodable(header, 512 * MB))).to.be.instanceOf(ImageRefused).with.property('code', 'IMAGE_TOO_LARGE');
+      expect(refusal(() => checkDecodable(header, 512 * MB)))
+        .to.be.instanceOf(ImageRefused)
+        .with.property('code', 'IMAGE_TOO_LARGE');
       expect(checkDecodable(pngHead(6000, 6000), 512 * MB)).to.include({ width: 6000 });
-      expect(refusal(() => checkDecodable(pngHead(10, 10, { interlace: 1 }), 512 * MB))).to.be.instanceOf(ImageRefused).with.property('code', 'UNSUPPORTED_IMAGE');
+      expect(refusal(() => checkDecodable(pngHead(10, 10, { interlace: 1 }), 512 * MB)))
+        .to.be.instanceOf(ImageRefused)
+        .with.property('code', 'UNSUPPORTED_IMAGE');
     });
   });
 
@@ -69,9 +93,15 @@ describe('image limits (unit)', () => {
     it('takes a PNG within the limits, and names what else it was', () => {
       const png = solid(4, 4);
       expect(pngFromBrowser({ png: dataUrl(png) }, 512 * MB).equals(png)).to.equal(true);
-      expect(refusal(() => pngFromBrowser({ problem: 'too-large', width: 9000, height: 9000 }, 512 * MB))).to.include({ status: 413, code: 'IMAGE_TOO_LARGE' });
+      expect(refusal(() => pngFromBrowser({ problem: 'too-large', width: 9000, height: 9000 }, 512 * MB))).to.include({
+        status: 413,
+        code: 'IMAGE_TOO_LARGE',
+      });
       expect(refusal(() => pngFromBrowser({ problem: 'not-an-image' }, 512 * MB))).to.include({ status: 422, code: 'NOT_AN_IMAGE' });
-      expect(refusal(() => pngFromBrowser({ png: 'data:image/png;base64,R0lGODlhAQABAAAAACw=' }, 512 * MB))).to.include({ status: 422, code: 'NOT_AN_IMAGE' });
+      expect(refusal(() => pngFromBrowser({ png: 'data:image/png;base64,R0lGODlhAQABAAAAACw=' }, 512 * MB))).to.include({
+        status: 422,
+        code: 'NOT_AN_IMAGE',
+      });
       expect(refusal(() => pngFromBrowser({ png: `data:image/png;base64,${'A'.repeat(40 * MB)}` }, 512 * MB))).to.include({ status: 413 });
     });
   });
@@ -96,7 +126,7 @@ describe('image limits (unit)', () => {
 
   describe('storage bound', () => {
     const vision = { storageMb: { pro: 1024, team: 10_240 }, retentionDays: 30 };
-    it('is the tier\'s, the smaller paid one when the face did not say, and none for operators', () => {
+    it("is the tier's, the smaller paid one when the face did not say, and none for operators", () => {
       expect(storageLimitBytes(vision, { customerId: 'c', keyHash: 'k', tier: 'team' })).to.equal(10_240 * MB);
       expect(storageLimitBytes(vision, { customerId: 'c', keyHash: 'k', tier: 'pro' })).to.equal(1024 * MB);
       expect(storageLimitBytes(vision, { customerId: 'c', keyHash: 'k' })).to.equal(1024 * MB);

@@ -36,8 +36,18 @@ describe('SSRF guard (unit)', () => {
     });
 
     it('refuses other schemes and junk', () => {
-      for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,hi', 'ftp://example.com/', 'chrome://settings', 'gopher://x/', 'about:blank']) {
-        expect(urlTarget(url), url).to.have.property('reason').that.matches(/scheme .* is not allowed/);
+      for (const url of [
+        'file:///etc/passwd',
+        'javascript:alert(1)',
+        'data:text/html,hi',
+        'ftp://example.com/',
+        'chrome://settings',
+        'gopher://x/',
+        'about:blank',
+      ]) {
+        expect(urlTarget(url), url)
+          .to.have.property('reason')
+          .that.matches(/scheme .* is not allowed/);
       }
       expect(urlTarget('not a url')).to.deep.equal({ reason: 'not a valid URL' });
       expect(urlTarget('ws://example.com/', ['http:', 'https:'])).to.have.property('reason');
@@ -45,7 +55,14 @@ describe('SSRF guard (unit)', () => {
 
     it('sees the address behind the spellings the URL parser normalises', () => {
       // Decimal, hex, octal and short forms of 127.0.0.1, and an IPv4-mapped IPv6 literal.
-      for (const url of ['http://2130706433/', 'http://0x7f.1/', 'http://0177.0.0.1/', 'http://127.1/', 'http://[::ffff:127.0.0.1]/', 'http://LOCALHOST./']) {
+      for (const url of [
+        'http://2130706433/',
+        'http://0x7f.1/',
+        'http://0177.0.0.1/',
+        'http://127.1/',
+        'http://[::ffff:127.0.0.1]/',
+        'http://LOCALHOST./',
+      ]) {
         const target = urlTarget(url);
         if ('reason' in target) throw new Error(`${url}: ${target.reason}`);
         expect(hostReason([], target.host, target.port), url).to.match(/loopback|internal/);
@@ -55,7 +72,17 @@ describe('SSRF guard (unit)', () => {
 
   describe('host names', () => {
     it('refuses internal names and literals without DNS', () => {
-      for (const host of ['localhost', 'api.localhost', 'metadata.google.internal', 'metadata', 'anything.internal', 'printer.local', '169.254.169.254', '::1', '0.0.0.0']) {
+      for (const host of [
+        'localhost',
+        'api.localhost',
+        'metadata.google.internal',
+        'metadata',
+        'anything.internal',
+        'printer.local',
+        '169.254.169.254',
+        '::1',
+        '0.0.0.0',
+      ]) {
         expect(hostReason([], host, 80), host).to.be.a('string');
       }
       expect(hostReason([], 'example.com', 80)).to.equal(undefined);
@@ -79,7 +106,9 @@ describe('SSRF guard (unit)', () => {
         allowed: false,
         reason: 'host example.com is not allowed: it resolves to a private or internal address',
       });
-      expect(judgeAddresses([], target, [])).to.have.property('reason').that.matches(/did not resolve/);
+      expect(judgeAddresses([], target, []))
+        .to.have.property('reason')
+        .that.matches(/did not resolve/);
     });
 
     it('allows public answers and keeps them for the connection', () => {
@@ -121,9 +150,14 @@ describe('SSRF guard (unit)', () => {
       const guard = new SsrfGuard({ allowList: [], lookup: dns });
       // The refusal reaches the customer: it says why without naming the internal address or its range.
       const refused = await guard.checkUrl('http://intranet.test/');
-      expect(refused).to.deep.equal({ allowed: false, reason: 'host intranet.test is not allowed: it resolves to a private or internal address' });
+      expect(refused).to.deep.equal({
+        allowed: false,
+        reason: 'host intranet.test is not allowed: it resolves to a private or internal address',
+      });
       expect(JSON.stringify(refused)).to.not.match(/10\.1\.2\.3|10\/8/);
-      expect(await guard.checkUrl('http://missing.test/')).to.have.property('reason').that.matches(/ENOTFOUND/);
+      expect(await guard.checkUrl('http://missing.test/'))
+        .to.have.property('reason')
+        .that.matches(/ENOTFOUND/);
     });
 
     it('never asks DNS about literals, internal names or other schemes', async () => {
@@ -138,7 +172,9 @@ describe('SSRF guard (unit)', () => {
 
     it('gives up on a DNS that does not answer', async () => {
       const guard = new SsrfGuard({ allowList: [], lookup: () => new Promise(() => undefined), lookupTimeoutMs: 10 });
-      expect(await guard.checkUrl('http://slow.test/')).to.have.property('reason').that.matches(/timed out/);
+      expect(await guard.checkUrl('http://slow.test/'))
+        .to.have.property('reason')
+        .that.matches(/timed out/);
     });
   });
 

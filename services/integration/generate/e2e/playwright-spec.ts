@@ -36,25 +36,42 @@ export function playwrightTests(request: PlaywrightRequest): GeneratedTests {
   const locator = escapeInvisibles(locatorCode(found.locator));
   const add = (name: string, kind: TestCase['kind'], body: string[]) => {
     cases.push({ name, kind });
-    blocks.push([`  test(${q(name)}, async ({ page }) => {`, '    await page.goto(PAGE_URL);', `    const component = ${locator};`, ...body.map((l) => `    ${l}`), '  });'].join('\n'));
+    blocks.push(
+      [
+        `  test(${q(name)}, async ({ page }) => {`,
+        '    await page.goto(PAGE_URL);',
+        `    const component = ${locator};`,
+        ...body.map((l) => `    ${l}`),
+        '  });',
+      ].join('\n'),
+    );
   };
   const files: GeneratedFile[] = [];
 
   if (found.visible) add('is visible', 'happy', ['await expect(component).toBeVisible();']);
   else add('is on the page, hidden', 'happy', ['await expect(component).toBeHidden();']);
-  if (found.accessibleName) add(`is named ${found.accessibleName}`, 'happy', [`await expect(component).toHaveAccessibleName(${q(found.accessibleName)});`]);
+  if (found.accessibleName)
+    add(`is named ${found.accessibleName}`, 'happy', [`await expect(component).toHaveAccessibleName(${q(found.accessibleName)});`]);
 
   if (testType === 'visual') {
     if (found.visible && facts.componentPng) {
       const shot = `${kebab}.png`;
-      add('looks as it did when the test was generated', 'visual', [`await expect(component).toHaveScreenshot(${q(shot)}, { maxDiffPixelRatio: 0.01 });`]);
+      add('looks as it did when the test was generated', 'visual', [
+        `await expect(component).toHaveScreenshot(${q(shot)}, { maxDiffPixelRatio: 0.01 });`,
+      ]);
       // Playwright's default snapshot path (no named project, on Linux); another platform records its own with --update-snapshots.
-      files.push({ path: `${dir}/${specName}-snapshots/${kebab}-linux.png`, content: facts.componentPng.toString('base64'), encoding: 'base64' });
+      files.push({
+        path: `${dir}/${specName}-snapshots/${kebab}-linux.png`,
+        content: facts.componentPng.toString('base64'),
+        encoding: 'base64',
+      });
     } else skipped.push({ reason: 'the component is not visible, so there is nothing to compare pixels of' });
   }
 
   if (coverage !== 'basic') {
-    add(found.enabled ? 'is enabled' : 'is disabled', 'state', [found.enabled ? 'await expect(component).toBeEnabled();' : 'await expect(component).toBeDisabled();']);
+    add(found.enabled ? 'is enabled' : 'is disabled', 'state', [
+      found.enabled ? 'await expect(component).toBeEnabled();' : 'await expect(component).toBeDisabled();',
+    ]);
     if (found.role) add(`has role ${found.role}`, 'state', [`await expect(component).toHaveRole(${q(found.role)});`]);
     const effect = clickEffect(facts, 'await component.click();');
     if (effect) add(effect.name, 'interaction', effect.body);
@@ -63,7 +80,9 @@ export function playwrightTests(request: PlaywrightRequest): GeneratedTests {
   }
 
   if (coverage === 'exhaustive') {
-    add(`matches ${found.count} element${found.count === 1 ? '' : 's'}`, 'state', [`await expect(${locator}).toHaveCount(${found.count});`]);
+    add(`matches ${found.count} element${found.count === 1 ? '' : 's'}`, 'state', [
+      `await expect(${locator}).toHaveCount(${found.count});`,
+    ]);
     if (found.text) add('shows its text', 'state', [`await expect(component).toHaveText(${q(found.text)});`]);
     const activatable = found.role === 'button' || found.role === 'link';
     const keyboard = activatable ? clickEffect(facts, "await component.focus();\nawait page.keyboard.press('Enter');") : null;
@@ -93,7 +112,10 @@ function clickEffect(facts: PageFacts, action: string): { name: string; body: st
   const api = click.requests.find((r) => r.method !== 'GET' || !/\.(js|css|png|svg|jpe?g|gif|woff2?)$/.test(new URL(r.url).pathname));
   if (click.navigatedTo) {
     const target = new URL(click.navigatedTo);
-    return { name: `navigates to ${target.pathname}`, body: [...actions, `await expect(page).toHaveURL(new RegExp(${q(`${escapeRegExp(target.pathname + target.search)}$`)}));`] };
+    return {
+      name: `navigates to ${target.pathname}`,
+      body: [...actions, `await expect(page).toHaveURL(new RegExp(${q(`${escapeRegExp(target.pathname + target.search)}$`)}));`],
+    };
   }
   const dialog = click.dialogs[0];
   if (dialog || api) {
@@ -110,7 +132,11 @@ function clickEffect(facts: PageFacts, action: string): { name: string; body: st
       if (api.status !== null) body.push(`expect(response?.status()).toBe(${api.status});`);
     }
     if (dialog) {
-      body.push(dialog.name ? `await expect(page.getByRole('dialog', { name: ${q(dialog.name)} })).toBeVisible();` : "await expect(page.getByRole('dialog')).toBeVisible();");
+      body.push(
+        dialog.name
+          ? `await expect(page.getByRole('dialog', { name: ${q(dialog.name)} })).toBeVisible();`
+          : "await expect(page.getByRole('dialog')).toBeVisible();",
+      );
       name.push(dialog.name ? `opens the ${dialog.name} dialog` : 'opens a dialog');
     }
     return { name: name.join(' and '), body };

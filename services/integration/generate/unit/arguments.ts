@@ -112,7 +112,8 @@ export function leafValues(params: readonly Param[], args: readonly Arg[]): Map<
     if (param.kind === 'leaf') out.set(param.id, arg);
     else if (param.kind === 'object') {
       const value = present(arg);
-      for (const { key, param: child } of param.properties) visit(child, isPlainObject(value) && Object.hasOwn(value, key) ? (value[key] as Value) : OMIT);
+      for (const { key, param: child } of param.properties)
+        visit(child, isPlainObject(value) && Object.hasOwn(value, key) ? (value[key] as Value) : OMIT);
     }
   };
   for (const [i, p] of params.entries()) visit(p, args[i] ?? OMIT);
@@ -128,7 +129,7 @@ export function renderArgs(params: readonly Param[], args: readonly Arg[], types
     .map((arg, i) => {
       const text = renderValue(present(arg));
       const param = params[i];
-      if (!typescript || !param || param.kind === 'opaque' || !param.declared && param.kind === 'leaf') return text;
+      if (!typescript || !param || param.kind === 'opaque' || (!param.declared && param.kind === 'leaf')) return text;
       return conforms(arg, param.type) && conformsDeep(arg, param) ? text : `${text} as never`;
     })
     .join(', ');

@@ -38,12 +38,21 @@ export function addExamples(planner: Planner, examples: readonly Example[]): voi
       continue;
     }
     if (outcome.kind === 'returns' && certain && !sameValue(outcome.value, example.expected)) {
-      planner.skip(`${where}: the code returns ${renderValue(outcome.value)} (line ${outcome.line}), so the example is out of date`, example.line);
+      planner.skip(
+        `${where}: the code returns ${renderValue(outcome.value)} (line ${outcome.line}), so the example is out of date`,
+        example.line,
+      );
       continue;
     }
     const expected = renderValue(example.expected);
     const verb = subject.awaited ? 'resolves to' : 'returns';
-    planner.add('example', example.line, example.args, { assertion: { kind: 'equals', expected }, text: `${verb} ${expected}`, imports: [] }, ' (@example)');
+    planner.add(
+      'example',
+      example.line,
+      example.args,
+      { assertion: { kind: 'equals', expected }, text: `${verb} ${expected}`, imports: [] },
+      ' (@example)',
+    );
   }
 }
 

@@ -73,7 +73,9 @@ function sideText(text: string, side: boolean): string {
 
 function addError(planner: Planner, step: IfNode, side: boolean, thrown: Extract<Step, { kind: 'throw' }>): void {
   const what = `the guard at line ${step.line} (\`${sideText(step.text, side)}\`)`;
-  const found = planner.find([(t) => t.visits.get(step.id)?.value === side && t.outcome.kind === 'throws' && t.outcome.line === thrown.line]);
+  const found = planner.find([
+    (t) => t.visits.get(step.id)?.value === side && t.outcome.kind === 'throws' && t.outcome.line === thrown.line,
+  ]);
   if (!found) {
     planner.unsolved(what, step.line, step.test);
     return;

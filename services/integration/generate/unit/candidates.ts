@@ -32,7 +32,15 @@ type Fact =
 const ARITHMETIC = new Set(['-', '*', '/', '%', '**', '+']);
 
 const COMPARISONS = new Set(['<', '<=', '>', '>=', '===', '!==', '==', '!=']);
-const PREDICATES = new Set(['Number.isNaN', 'Number.isInteger', 'Number.isFinite', 'Number.isSafeInteger', 'isNaN', 'isFinite', 'Array.isArray']);
+const PREDICATES = new Set([
+  'Number.isNaN',
+  'Number.isInteger',
+  'Number.isFinite',
+  'Number.isSafeInteger',
+  'isNaN',
+  'isFinite',
+  'Array.isArray',
+]);
 const MAX_POOL = 24;
 const MAX_LENGTH = 1000;
 
@@ -58,7 +66,13 @@ function chainOf(expr: Expr): string[] | undefined {
 }
 
 function find(leaves: readonly LeafParam[], chain: string[]): LeafParam | undefined {
-  return leaves.find((l) => l.access && l.access.root === chain[0] && l.access.path.length === chain.length - 1 && l.access.path.every((p, i) => p === chain[i + 1]));
+  return leaves.find(
+    (l) =>
+      l.access &&
+      l.access.root === chain[0] &&
+      l.access.path.length === chain.length - 1 &&
+      l.access.path.every((p, i) => p === chain[i + 1]),
+  );
 }
 
 /** A value that needs no parameters: `0`, `-1`, `'USD'`, `null`, a module constant. */
@@ -99,11 +113,15 @@ export function factsOf(conditions: readonly Expr[], leaves: readonly LeafParam[
           comparison(expr.right, expr.left, add, leaves, constants);
         }
         if (ARITHMETIC.has(expr.operator)) {
-          for (const [side, other] of [[expr.left, expr.right], [expr.right, expr.left]] as const) {
+          for (const [side, other] of [
+            [expr.left, expr.right],
+            [expr.right, expr.left],
+          ] as const) {
             const ref = referenceOf(side, leaves);
             const constant = constantOf(other, constants);
             // `x + 1` is arithmetic, `x + ''` is concatenation.
-            if (!ref || ref.length || (expr.operator === '+' && typeof constant?.value !== 'number' && typeof constant?.value !== 'bigint')) continue;
+            if (!ref || ref.length || (expr.operator === '+' && typeof constant?.value !== 'number' && typeof constant?.value !== 'bigint'))
+              continue;
             add(ref.leaf, { kind: 'arithmetic', bigint: typeof constant?.value === 'bigint' });
           }
         }
@@ -111,7 +129,8 @@ export function factsOf(conditions: readonly Expr[], leaves: readonly LeafParam[
           const ref = referenceOf(expr.right, leaves);
           if (ref && !ref.length) add(ref.leaf, { kind: 'typeof', name: 'object' });
           const key = constantOf(expr.left, constants);
-          if (ref && !ref.length && key && (typeof key.value === 'string' || typeof key.value === 'number')) add(ref.leaf, { kind: 'has', key: String(key.value) });
+          if (ref && !ref.length && key && (typeof key.value === 'string' || typeof key.value === 'number'))
+            add(ref.leaf, { kind: 'has', key: String(key.value) });
         }
         const logical = expr.operator === '&&' || expr.operator === '||' || expr.operator === '??';
         visit(expr.left, logical);
@@ -146,7 +165,13 @@ export function factsOf(conditions: readonly Expr[], leaves: readonly LeafParam[
   return facts;
 }
 
-function comparison(side: Expr, other: Expr, add: (leaf: LeafParam, fact: Fact) => void, leaves: readonly LeafParam[], constants: Env): void {
+function comparison(
+  side: Expr,
+  other: Expr,
+  add: (leaf: LeafParam, fact: Fact) => void,
+  leaves: readonly LeafParam[],
+  constants: Env,
+): void {
   if (side.kind === 'unary' && side.operator === 'typeof') {
     const ref = referenceOf(side.argument, leaves);
     const constant = constantOf(other, constants);
@@ -216,7 +241,8 @@ function inferredType(leaf: LeafParam, facts: readonly Fact[], defaultValue: Arg
       if (typeof fact.constant === 'string') return { kind: 'string' };
     }
     if (fact.kind === 'arithmetic') return { kind: fact.bigint ? 'bigint' : 'number' };
-    if (fact.kind === 'predicate') return fact.name === 'Array.isArray' ? { kind: 'array', element: { kind: 'unknown' } } : { kind: 'number' };
+    if (fact.kind === 'predicate')
+      return fact.name === 'Array.isArray' ? { kind: 'array', element: { kind: 'unknown' } } : { kind: 'number' };
     if (fact.kind === 'relative') return { kind: 'number' };
   }
   // Nothing says what it is: anything goes in a search, nothing is a real value of it.
@@ -265,7 +291,9 @@ function valuesFor(fact: Fact, type: TypeDesc, defaultValue: Arg | undefined, co
       const c = fact.constant;
       if (fact.length && typeof c === 'number') {
         const lengths = [c - 1, c, c + 1].filter((n) => Number.isInteger(n) && n >= 0 && n <= MAX_LENGTH);
-        return lengths.map((n) => (type.kind === 'array' ? new Array<Value>(n).fill(1) : ofLength(n, typeof defaultValue === 'string' ? defaultValue : undefined)));
+        return lengths.map((n) =>
+          type.kind === 'array' ? new Array<Value>(n).fill(1) : ofLength(n, typeof defaultValue === 'string' ? defaultValue : undefined),
+        );
       }
       if (typeof c === 'number') return Number.isFinite(c) ? [c - 1, c, c + 1] : [c];
       if (typeof c === 'bigint') return [c - 1n, c, c + 1n];

@@ -84,16 +84,36 @@ export function findComponent(root: Node, name: string, modulePath: string): Mod
     exports.find((e) => e.kind !== 'named' && (e.local === name || (e.value && declaredName(e.value) === name)));
   if (!match) {
     const from = reexports.get(name) ?? reexports.get('*');
-    if (from) throw new GenerateError('NOT_SUPPORTED', `${modulePath} ${reexports.has(name) ? `re-exports ${name} from` : `does not define ${name}; it re-exports everything from`} ${from}: generate the test for the module that defines it`);
+    if (from)
+      throw new GenerateError(
+        'NOT_SUPPORTED',
+        `${modulePath} ${reexports.has(name) ? `re-exports ${name} from` : `does not define ${name}; it re-exports everything from`} ${from}: generate the test for the module that defines it`,
+      );
     const local = locals.get(name);
-    if (local) throw new GenerateError('COMPONENT_NOT_FOUND', `${name} is declared in ${modulePath} (line ${local.node.startPosition.row + 1}) but not exported, so a test cannot import it`);
+    if (local)
+      throw new GenerateError(
+        'COMPONENT_NOT_FOUND',
+        `${name} is declared in ${modulePath} (line ${local.node.startPosition.row + 1}) but not exported, so a test cannot import it`,
+      );
     throw new GenerateError('COMPONENT_NOT_FOUND', `${modulePath} does not export ${name}`);
   }
   const found = resolve(match.value ?? (match.local !== undefined ? locals.get(match.local)?.node : undefined), locals);
-  const statement = match.value ? match.statement : (match.local !== undefined ? locals.get(match.local)?.statement : undefined) ?? match.statement;
-  if (!found) throw new GenerateError('NOT_SUPPORTED', `${name} is exported from ${modulePath} but defined elsewhere (re-exported); generate the test for the module that defines it`);
+  const statement = match.value
+    ? match.statement
+    : ((match.local !== undefined ? locals.get(match.local)?.statement : undefined) ?? match.statement);
+  if (!found)
+    throw new GenerateError(
+      'NOT_SUPPORTED',
+      `${name} is exported from ${modulePath} but defined elsewhere (re-exported); generate the test for the module that defines it`,
+    );
   const declared = declaredNames(root);
-  const facts: ModuleFacts = { component: componentOf(found, name, match.kind, docOf(statement)), exportedClasses, declared, constants: constantsOf(root), imports: importsOf(root) };
+  const facts: ModuleFacts = {
+    component: componentOf(found, name, match.kind, docOf(statement)),
+    exportedClasses,
+    declared,
+    constants: constantsOf(root),
+    imports: importsOf(root),
+  };
   const domLine = importDomLine(root, declared);
   if (domLine !== undefined) facts.importDomLine = domLine;
   return facts;
@@ -182,7 +202,8 @@ function collect(node: Node, statement: Node, locals: Map<string, { node: Node; 
     const value = node.childForFieldName('value');
     if (declaration) {
       const names = declare(declaration, statement, locals);
-      for (const n of names) exports.push({ exported: isDefault ? 'default' : n, kind: isDefault ? 'default' : 'named', local: n, statement });
+      for (const n of names)
+        exports.push({ exported: isDefault ? 'default' : n, kind: isDefault ? 'default' : 'named', local: n, statement });
       if (isDefault && names.length === 0) exports.push({ exported: 'default', kind: 'default', value: declaration, statement });
       return;
     }
@@ -241,26 +262,42 @@ function commonJs(assignment: Node, statement: Node, exports: Export[]): void {
   const object = left.childForFieldName('object');
   const property = left.childForFieldName('property')?.text;
   if (!object || !property) return;
-  const isModuleExports = (n: Node): boolean => n.type === 'member_expression' && n.childForFieldName('object')?.text === 'module' && n.childForFieldName('property')?.text === 'exports';
+  const isModuleExports = (n: Node): boolean =>
+    n.type === 'member_expression' &&
+    n.childForFieldName('object')?.text === 'module' &&
+    n.childForFieldName('property')?.text === 'exports';
   if (object.text === 'module' && property === 'exports') {
     if (right.type === 'object') {
       for (const member of right.namedChildren) {
-        if (member?.type === 'shorthand_property_identifier') exports.push({ exported: member.text, kind: 'named', local: member.text, statement });
+        if (member?.type === 'shorthand_property_identifier')
+          exports.push({ exported: member.text, kind: 'named', local: member.text, statement });
         else if (member?.type === 'pair') {
           const key = member.childForFieldName('key')?.text;
           const value = member.childForFieldName('value');
           if (!key || !value) continue;
-          exports.push(value.type === 'identifier' ? { exported: key, kind: 'named', local: value.text, statement } : { exported: key, kind: 'named', value, statement });
+          exports.push(
+            value.type === 'identifier'
+              ? { exported: key, kind: 'named', local: value.text, statement }
+              : { exported: key, kind: 'named', value, statement },
+          );
         }
       }
       return;
     }
-    const exported = right.type === 'identifier' ? right.text : declaredName(right) ?? 'module.exports';
-    exports.push(right.type === 'identifier' ? { exported, kind: 'module', local: right.text, statement } : { exported, kind: 'module', value: right, statement });
+    const exported = right.type === 'identifier' ? right.text : (declaredName(right) ?? 'module.exports');
+    exports.push(
+      right.type === 'identifier'
+        ? { exported, kind: 'module', local: right.text, statement }
+        : { exported, kind: 'module', value: right, statement },
+    );
     return;
   }
   if (object.text === 'exports' || isModuleExports(object)) {
-    exports.push(right.type === 'identifier' ? { exported: property, kind: 'named', local: right.text, statement } : { exported: property, kind: 'named', value: right, statement });
+    exports.push(
+      right.type === 'identifier'
+        ? { exported: property, kind: 'named', local: right.text, statement }
+        : { exported: property, kind: 'named', value: right, statement },
+    );
   }
 }
 
@@ -284,7 +321,10 @@ function declaredName(node: Node): string | undefined {
 function componentOf(node: Node, name: string, exportKind: ExportKind, doc: DocComment): Component {
   const line = node.startPosition.row + 1;
   if (GENERATORS.has(node.type) || node.children.some((c) => c?.type === '*')) {
-    throw new GenerateError('NOT_SUPPORTED', `${name} is a generator function: its guards run only when the iterator is consumed, which the generator does not model`);
+    throw new GenerateError(
+      'NOT_SUPPORTED',
+      `${name} is a generator function: its guards run only when the iterator is consumed, which the generator does not model`,
+    );
   }
   if (FUNCTIONS.has(node.type)) return { name, kind: 'function', exportKind, fn: node, doc, line, methods: [], extendsClass: false };
   if (CLASSES.has(node.type)) {
@@ -299,12 +339,24 @@ function componentOf(node: Node, name: string, exportKind: ExportKind, doc: DocC
     }
     const heritage = node.namedChildren.find((c) => c?.type === 'class_heritage') ?? undefined;
     const base = heritage ? /\bextends\s+([A-Za-z_$][\w$.]*)/.exec(heritage.text)?.[1] : undefined;
-    const component: Component = { name, kind: 'class', exportKind, classNode: node, doc, line, methods, extendsClass: heritage !== undefined && /\bextends\b/.test(heritage.text) };
+    const component: Component = {
+      name,
+      kind: 'class',
+      exportKind,
+      classNode: node,
+      doc,
+      line,
+      methods,
+      extendsClass: heritage !== undefined && /\bextends\b/.test(heritage.text),
+    };
     if (base) component.baseClass = base;
     if (ctor) component.fn = ctor;
     return component;
   }
-  throw new GenerateError('NOT_SUPPORTED', `${name} is ${article(node.type.replace(/_/g, ' '))}, not a function or a class: there is nothing to call`);
+  throw new GenerateError(
+    'NOT_SUPPORTED',
+    `${name} is ${article(node.type.replace(/_/g, ' '))}, not a function or a class: there is nothing to call`,
+  );
 }
 
 function article(text: string): string {
@@ -355,7 +407,16 @@ function declaredNames(root: Node): Set<string> {
   return out;
 }
 
-const DEFERRED = new Set(['function_declaration', 'function_expression', 'function', 'arrow_function', 'generator_function_declaration', 'generator_function', 'method_definition', 'class_body']);
+const DEFERRED = new Set([
+  'function_declaration',
+  'function_expression',
+  'function',
+  'arrow_function',
+  'generator_function_declaration',
+  'generator_function',
+  'method_definition',
+  'class_body',
+]);
 
 /** Code that runs on import (outside function bodies) and reads a browser global. */
 function importDomLine(root: Node, declared: ReadonlySet<string>): number | undefined {

@@ -16,10 +16,7 @@ export interface ErrorSpec {
   message?: string;
 }
 
-export type Assertion =
-  | { kind: 'equals'; expected: string }
-  | { kind: 'throws'; error: ErrorSpec }
-  | { kind: 'runs'; check?: TypeCheck };
+export type Assertion = { kind: 'equals'; expected: string } | { kind: 'throws'; error: ErrorSpec } | { kind: 'runs'; check?: TypeCheck };
 
 export interface Dialect {
   /** the framework's own imports */
@@ -28,7 +25,16 @@ export interface Dialect {
   assert(call: string, assertion: Assertion, awaited: boolean): string[];
 }
 
-const GLOBAL_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError']);
+const GLOBAL_ERRORS = new Set([
+  'Error',
+  'TypeError',
+  'RangeError',
+  'SyntaxError',
+  'ReferenceError',
+  'EvalError',
+  'URIError',
+  'AggregateError',
+]);
 
 export function isGlobalError(name: string): boolean {
   return GLOBAL_ERRORS.has(name);
@@ -44,7 +50,9 @@ export function dialectFor(framework: Framework): Dialect {
     case 'mocha':
       return chai;
     case 'vitest':
-      return expectStyle((esm) => (esm ? ["import { describe, it, expect } from 'vitest';"] : ["const { describe, it, expect } = require('vitest');"]));
+      return expectStyle((esm) =>
+        esm ? ["import { describe, it, expect } from 'vitest';"] : ["const { describe, it, expect } = require('vitest');"],
+      );
     case 'jest':
       return expectStyle(() => []);
     case 'node:test':
@@ -94,7 +102,9 @@ function expectStyle(imports: (esm: boolean) => string[]): Dialect {
         case 'throws': {
           const ctor = ctorOf(assertion.error);
           const { message } = assertion.error;
-          const subject = awaited ? (m: string): string => `await expect(${call}).rejects.${m};` : (m: string): string => `expect(() => ${call}).${m};`;
+          const subject = awaited
+            ? (m: string): string => `await expect(${call}).rejects.${m};`
+            : (m: string): string => `expect(() => ${call}).${m};`;
           const lines: string[] = [];
           if (ctor) lines.push(subject(`toThrow(${ctor})`));
           if (message !== undefined) lines.push(subject(`toThrow(${quote(message)})`));
@@ -127,7 +137,9 @@ const nodeTest: Dialect = {
       case 'throws': {
         const ctor = ctorOf(assertion.error);
         const { message } = assertion.error;
-        const run = awaited ? (m: string): string => `await assert.rejects(${call}, ${m});` : (m: string): string => `assert.throws(() => ${call}, ${m});`;
+        const run = awaited
+          ? (m: string): string => `await assert.rejects(${call}, ${m});`
+          : (m: string): string => `assert.throws(() => ${call}, ${m});`;
         const fields: string[] = [];
         // A global class is checked by name in the same call; another by identity, then the message.
         if (ctor && isGlobalError(ctor)) fields.push(`name: ${quote(ctor)}`);

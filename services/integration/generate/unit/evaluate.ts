@@ -57,7 +57,19 @@ const PURE_FUNCTIONS: Readonly<Record<string, (...args: Value[]) => Value>> = {
   },
 };
 
-const STRING_METHODS = new Set(['trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'includes', 'startsWith', 'endsWith', 'indexOf', 'at', 'charAt']);
+const STRING_METHODS = new Set([
+  'trim',
+  'trimStart',
+  'trimEnd',
+  'toLowerCase',
+  'toUpperCase',
+  'includes',
+  'startsWith',
+  'endsWith',
+  'indexOf',
+  'at',
+  'charAt',
+]);
 const ARRAY_METHODS = new Set(['includes', 'indexOf', 'at']);
 
 export function evaluate(expr: Expr, env: Env): Value {

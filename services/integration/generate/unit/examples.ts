@@ -12,7 +12,12 @@ export type Example = { line: number; text: string; args: Value[]; expected: Val
 
 const ARROW = /^(.*?)\/\/\s*(?:=>|→|returns\b|->)\s*(.+)$/;
 
-export async function examplesOf(lines: ReadonlyArray<{ text: string; line: number }>, name: string, isClass: boolean, grammar: Grammar): Promise<Example[]> {
+export async function examplesOf(
+  lines: ReadonlyArray<{ text: string; line: number }>,
+  name: string,
+  isClass: boolean,
+  grammar: Grammar,
+): Promise<Example[]> {
   const out: Example[] = [];
   const parser = await parserFor(grammar);
   const names = new Set([name]);

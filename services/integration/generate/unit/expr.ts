@@ -211,7 +211,12 @@ export function isLiteralExpr(expr: Expr): boolean {
     case 'name':
       return expr.name === 'NaN' || expr.name === 'Infinity' || expr.name === 'undefined';
     case 'unary':
-      return (expr.operator === '-' || expr.operator === '+') && (expr.argument.kind === 'literal' ? typeof expr.argument.value === 'number' || typeof expr.argument.value === 'bigint' : expr.argument.kind === 'name' && expr.argument.name === 'Infinity');
+      return (
+        (expr.operator === '-' || expr.operator === '+') &&
+        (expr.argument.kind === 'literal'
+          ? typeof expr.argument.value === 'number' || typeof expr.argument.value === 'bigint'
+          : expr.argument.kind === 'name' && expr.argument.name === 'Infinity')
+      );
     case 'array':
       return expr.elements.every(isLiteralExpr);
     case 'object':
@@ -277,7 +282,11 @@ export function oneLine(text: string, max = 80): string {
 export function printExpr(expr: Expr): string {
   switch (expr.kind) {
     case 'literal':
-      return typeof expr.value === 'string' ? `'${expr.value}'` : typeof expr.value === 'bigint' ? `${expr.value}n` : JSON.stringify(expr.value) ?? 'undefined';
+      return typeof expr.value === 'string'
+        ? `'${expr.value}'`
+        : typeof expr.value === 'bigint'
+          ? `${expr.value}n`
+          : (JSON.stringify(expr.value) ?? 'undefined');
     case 'name':
       return expr.name;
     case 'member':

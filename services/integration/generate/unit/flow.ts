@@ -47,7 +47,19 @@ interface Facts {
 }
 
 export type Step =
-  | { kind: 'if'; id: number; line: number; test: Expr; text: string; domLine?: number; calls: Set<string>; then: Step[]; thenLines: LineRange; else?: Step[]; elseLines?: LineRange }
+  | {
+      kind: 'if';
+      id: number;
+      line: number;
+      test: Expr;
+      text: string;
+      domLine?: number;
+      calls: Set<string>;
+      then: Step[];
+      thenLines: LineRange;
+      else?: Step[];
+      elseLines?: LineRange;
+    }
   | { kind: 'throw'; line: number; site?: ThrowSite; facts: Facts }
   | { kind: 'return'; line: number; value?: Expr; facts: Facts }
   | { kind: 'let'; line: number; name?: string; names: string[]; value?: Expr; facts: Facts }
@@ -67,8 +79,25 @@ export interface Flow {
   uncovered: Array<{ line: number; reason: string }>;
 }
 
-const NESTED_FUNCTIONS = new Set(['function_declaration', 'function_expression', 'arrow_function', 'generator_function_declaration', 'generator_function', 'method_definition', 'class_declaration', 'class']);
-const SKIPPED_STATEMENTS = new Set(['comment', 'empty_statement', 'function_declaration', 'generator_function_declaration', 'class_declaration', 'type_alias_declaration', 'interface_declaration']);
+const NESTED_FUNCTIONS = new Set([
+  'function_declaration',
+  'function_expression',
+  'arrow_function',
+  'generator_function_declaration',
+  'generator_function',
+  'method_definition',
+  'class_declaration',
+  'class',
+]);
+const SKIPPED_STATEMENTS = new Set([
+  'comment',
+  'empty_statement',
+  'function_declaration',
+  'generator_function_declaration',
+  'class_declaration',
+  'type_alias_declaration',
+  'interface_declaration',
+]);
 const LOOPS: Readonly<Record<string, string>> = {
   for_statement: 'a loop',
   for_in_statement: 'a loop',
@@ -91,7 +120,10 @@ interface Builder {
 /** `body` is a statement block or, for an arrow function, its expression. */
 export function flowOf(body: Node, declared: ReadonlySet<string>): Flow {
   const b: Builder = { nextId: 0, ifs: [], ternaries: [], uncovered: [], declared };
-  const steps = body.type === 'statement_block' ? block(body, b, 0) : [{ kind: 'return' as const, line: lineOf(body), value: toExpr(body), facts: factsOf(body, b) }];
+  const steps =
+    body.type === 'statement_block'
+      ? block(body, b, 0)
+      : [{ kind: 'return' as const, line: lineOf(body), value: toExpr(body), facts: factsOf(body, b) }];
   const byLine = (a: { line: number }, c: { line: number }): number => a.line - c.line;
   return { steps, ifs: b.ifs.sort((a, c) => byLine(a.step, c.step)), ternaries: b.ternaries.sort(byLine), uncovered: b.uncovered };
 }
@@ -144,7 +176,9 @@ function statement(node: Node, b: Builder, depth: number): Step[] {
     }
     case 'return_statement': {
       const value = node.namedChildren.find((c): c is Node => c !== null && c.type !== 'comment');
-      return [value ? { kind: 'return', line, value: toExpr(value), facts: factsOf(node, b) } : { kind: 'return', line, facts: factsOf(node, b) }];
+      return [
+        value ? { kind: 'return', line, value: toExpr(value), facts: factsOf(node, b) } : { kind: 'return', line, facts: factsOf(node, b) },
+      ];
     }
     case 'lexical_declaration':
     case 'variable_declaration': {
@@ -179,7 +213,10 @@ function noteUncovered(node: Node, b: Builder, inside: string | undefined): void
   const visit = (n: Node): void => {
     if (NESTED_FUNCTIONS.has(n.type)) return;
     if (n.type === 'if_statement' || n.type === 'ternary_expression' || n.type === 'switch_case') {
-      b.uncovered.push({ line: lineOf(n), reason: `the branch at line ${lineOf(n)} is inside ${inside}, which the generator does not follow` });
+      b.uncovered.push({
+        line: lineOf(n),
+        reason: `the branch at line ${lineOf(n)} is inside ${inside}, which the generator does not follow`,
+      });
     }
     for (const child of n.namedChildren) if (child) visit(child);
   };
@@ -233,8 +270,17 @@ function factsOf(node: Node, b: Builder, collectTernaries = true): Facts {
 
 function rootName(node: Node | null): string | undefined {
   let n: Node | null = node;
-  while (n && (n.type === 'member_expression' || n.type === 'subscript_expression' || n.type === 'parenthesized_expression' || n.type === 'non_null_expression')) {
-    n = n.type === 'parenthesized_expression' || n.type === 'non_null_expression' ? n.namedChildren[0] ?? null : n.childForFieldName('object');
+  while (
+    n &&
+    (n.type === 'member_expression' ||
+      n.type === 'subscript_expression' ||
+      n.type === 'parenthesized_expression' ||
+      n.type === 'non_null_expression')
+  ) {
+    n =
+      n.type === 'parenthesized_expression' || n.type === 'non_null_expression'
+        ? (n.namedChildren[0] ?? null)
+        : n.childForFieldName('object');
   }
   return n?.type === 'identifier' ? n.text : undefined;
 }

@@ -64,11 +64,15 @@ const SCRIPT_GRAMMARS: ReadonlySet<Grammar> = new Set(['javascript', 'typescript
 
 export async function generateUnitTests(request: UnitTestRequest): Promise<UnitTestResult> {
   const { component: name, testType, coverage, framework, moduleSystem } = request;
-  if (!IDENTIFIER.test(name) || !isIdentifier(name)) throw new GenerateError('COMPONENT_NOT_FOUND', `${JSON.stringify(name)} is not a name a module can export and a test can import`);
+  if (!IDENTIFIER.test(name) || !isIdentifier(name))
+    throw new GenerateError('COMPONENT_NOT_FOUND', `${JSON.stringify(name)} is not a name a module can export and a test can import`);
   const modulePath = normalizeModulePath(request.modulePath);
   const language = detectLanguage(modulePath, request.source);
   if (language.chunker !== 'code' || !SCRIPT_GRAMMARS.has(language.grammar)) {
-    throw new GenerateError('NOT_SUPPORTED', `${modulePath} is ${language.id}: unit tests are generated for JavaScript and TypeScript modules`);
+    throw new GenerateError(
+      'NOT_SUPPORTED',
+      `${modulePath} is ${language.id}: unit tests are generated for JavaScript and TypeScript modules`,
+    );
   }
   const file = testFileFor(name, testType, modulePath, framework, moduleSystem);
   const parser = await parserFor(language.grammar);
@@ -82,11 +86,18 @@ export async function generateUnitTests(request: UnitTestRequest): Promise<UnitT
     const { component } = facts;
     const componentNode = component.fn ?? component.classNode;
     const unreadable = componentNode ? unreadableLine(componentNode) : undefined;
-    if (unreadable !== undefined) throw new GenerateError('NOT_SUPPORTED', `the parser could not read ${name} at line ${unreadable} of ${modulePath}, so its branches cannot be analysed`);
+    if (unreadable !== undefined)
+      throw new GenerateError(
+        'NOT_SUPPORTED',
+        `the parser could not read ${name} at line ${unreadable} of ${modulePath}, so its branches cannot be analysed`,
+      );
     if (framework === 'mocha' || framework === 'node:test') {
       const unloadable = unloadableSyntax(tree.rootNode);
       if (unloadable) {
-        throw new GenerateError('NOT_SUPPORTED', `${modulePath} has ${unloadable.what} (line ${unloadable.line}), which Node cannot load without a transform, so ${framework} cannot import it: use vitest or jest`);
+        throw new GenerateError(
+          'NOT_SUPPORTED',
+          `${modulePath} has ${unloadable.what} (line ${unloadable.line}), which Node cannot load without a transform, so ${framework} cannot import it: use vitest or jest`,
+        );
       }
     }
     const subject = subjectOf(component, facts, file.typescript);
@@ -99,13 +110,22 @@ export async function generateUnitTests(request: UnitTestRequest): Promise<UnitT
     if (testType === 'integration') addUsages(planner, await usagesOf(request.usages, name, component.kind === 'class'));
     if (coverage === 'exhaustive') for (const u of subject.flow.uncovered) planner.skip(u.reason, u.line);
     if (component.kind === 'class') {
-      if (component.methods.length > 0) planner.skip(`the methods of ${name} (${component.methods.join(', ')}) are not covered: the cases construct it, which runs only the constructor`, component.line);
-      if (component.extendsClass) planner.skip(`${name} extends another class whose constructor the generator does not read`, component.line);
+      if (component.methods.length > 0)
+        planner.skip(
+          `the methods of ${name} (${component.methods.join(', ')}) are not covered: the cases construct it, which runs only the constructor`,
+          component.line,
+        );
+      if (component.extendsClass)
+        planner.skip(`${name} extends another class whose constructor the generator does not read`, component.line);
     }
 
     if (planner.cases.length === 0) {
       const why = planner.skipped.map((s) => (s.line !== undefined ? `line ${s.line}: ${s.reason}` : s.reason)).join('; ');
-      throw new GenerateError('NO_CASES', `no runnable ${testType} case could be derived for ${name} at ${coverage} coverage${why ? `: ${why}` : ''}`, planner.skipped);
+      throw new GenerateError(
+        'NO_CASES',
+        `no runnable ${testType} case could be derived for ${name} at ${coverage} coverage${why ? `: ${why}` : ''}`,
+        planner.skipped,
+      );
     }
 
     const runCommand = runCommandFor(framework, file.path, file);

@@ -32,7 +32,12 @@ export interface GenerateTaskInput {
  */
 export type GenerateTaskOutput =
   | { readonly ok: true; readonly tests: UnitTestResult }
-  | { readonly ok: false; readonly code: GenerateErrorCode; readonly message: string; readonly skipped: ReadonlyArray<{ reason: string; line?: number }> };
+  | {
+      readonly ok: false;
+      readonly code: GenerateErrorCode;
+      readonly message: string;
+      readonly skipped: ReadonlyArray<{ reason: string; line?: number }>;
+    };
 
 export async function generateTestsTask(input: GenerateTaskInput): Promise<GenerateTaskOutput> {
   try {
@@ -49,7 +54,8 @@ export async function generateTestsTask(input: GenerateTaskInput): Promise<Gener
     });
     return { ok: true, tests };
   } catch (err) {
-    if (err instanceof GenerateError) return { ok: false, code: err.code, message: err.message, skipped: err.skipped.map((s) => ({ ...s })) };
+    if (err instanceof GenerateError)
+      return { ok: false, code: err.code, message: err.message, skipped: err.skipped.map((s) => ({ ...s })) };
     throw err;
   }
 }

@@ -23,7 +23,10 @@ export const NO_DOC: DocComment = { params: [], examples: [] };
 
 export function parseDocComment(text: string, firstLine: number): DocComment {
   const lines = text.split('\n').map((raw, i) => ({
-    text: raw.replace(/^\s*\/\*\*\s?/, '').replace(/\s*\*\/\s*$/, '').replace(/^\s*\*\s?/, ''),
+    text: raw
+      .replace(/^\s*\/\*\*\s?/, '')
+      .replace(/\s*\*\/\s*$/, '')
+      .replace(/^\s*\*\s?/, ''),
     line: firstLine + i,
   }));
   const params: DocParam[] = [];
@@ -42,7 +45,11 @@ export function parseDocComment(text: string, firstLine: number): DocComment {
         const param = paramTag(rest);
         if (!param) continue;
         const dot = param.name.indexOf('.');
-        if (dot > 0) nested.push({ parent: param.name.slice(0, dot), property: { name: param.name.slice(dot + 1), type: param.type ?? { kind: 'unknown' }, optional: param.optional } });
+        if (dot > 0)
+          nested.push({
+            parent: param.name.slice(0, dot),
+            property: { name: param.name.slice(dot + 1), type: param.type ?? { kind: 'unknown' }, optional: param.optional },
+          });
         else params.push(param);
       } else if (name === 'returns' || name === 'return') {
         const braced = bracedType(rest);

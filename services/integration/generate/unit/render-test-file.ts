@@ -33,11 +33,14 @@ export function renderTestFile(input: TestFileInput): string {
   lines.push(`// Run: ${commentText(input.runCommand)}`);
   if (input.skipped.length > 0) {
     lines.push('// Not covered here:');
-    for (const skip of input.skipped.slice(0, MAX_LISTED_SKIPS)) lines.push(`//   ${skip.line !== undefined ? `line ${skip.line}: ` : ''}${commentText(skip.reason.replace(/\s+/g, ' '))}`);
+    for (const skip of input.skipped.slice(0, MAX_LISTED_SKIPS))
+      lines.push(`//   ${skip.line !== undefined ? `line ${skip.line}: ` : ''}${commentText(skip.reason.replace(/\s+/g, ' '))}`);
     if (input.skipped.length > MAX_LISTED_SKIPS) lines.push(`//   and ${input.skipped.length - MAX_LISTED_SKIPS} more`);
   }
   lines.push(...input.dialect.imports(input.file.esm));
-  const extras = [...new Set(input.cases.flatMap((c) => c.expectation.imports))].filter((n) => n !== input.component && n !== input.localName).sort();
+  const extras = [...new Set(input.cases.flatMap((c) => c.expectation.imports))]
+    .filter((n) => n !== input.component && n !== input.localName)
+    .sort();
   lines.push(moduleImport(input, extras));
   lines.push('');
   lines.push(`describe(${title(`${input.component} (${input.testType})`)}, () => {`);
@@ -61,10 +64,12 @@ function moduleImport(input: TestFileInput, extraNames: readonly string[]): stri
   const { specifier, exportKind } = input;
   const from = jsString(specifier, "'");
   if (input.file.esm) {
-    if (exportKind === 'named') return `import { ${[component === localName ? component : `${component} as ${localName}`, ...extras].join(', ')} } from ${from};`;
+    if (exportKind === 'named')
+      return `import { ${[component === localName ? component : `${component} as ${localName}`, ...extras].join(', ')} } from ${from};`;
     return extras.length > 0 ? `import ${localName}, { ${extras.join(', ')} } from ${from};` : `import ${localName} from ${from};`;
   }
-  if (exportKind === 'named') return `const { ${[component === localName ? component : `${component}: ${localName}`, ...extras].join(', ')} } = require(${from});`;
+  if (exportKind === 'named')
+    return `const { ${[component === localName ? component : `${component}: ${localName}`, ...extras].join(', ')} } = require(${from});`;
   if (exportKind === 'default') return `const { ${[`default: ${localName}`, ...extras].join(', ')} } = require(${from});`;
   return `const ${localName} = require(${from});`;
 }

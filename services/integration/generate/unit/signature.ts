@@ -71,7 +71,10 @@ export function signatureOf(fn: Node, doc: DocComment): Signature {
   const single = fn.childForFieldName('parameter');
   const nodes = list ? list.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment') : single ? [single] : [];
   const params: Param[] = [];
-  const identifiers = nodes.map((n) => patternOf(n)).filter((p): p is Node => p?.type === 'identifier').map((p) => p.text);
+  const identifiers = nodes
+    .map((n) => patternOf(n))
+    .filter((p): p is Node => p?.type === 'identifier')
+    .map((p) => p.text);
   nodes.forEach((node) => {
     const pattern = patternOf(node);
     if (!pattern || pattern.type === 'this') return;
@@ -147,12 +150,26 @@ function leafFor(property: PropertyType, id: string, access: Access): Param {
       key: p.name,
       param: leafFor(p, `${id}.${p.name}`, { root: access.root, path: [...access.path, p.name] }),
     }));
-    return { kind: 'object', id, label: property.name, destructured: false, properties, type: property.type, declared: true, optional: property.optional };
+    return {
+      kind: 'object',
+      id,
+      label: property.name,
+      destructured: false,
+      properties,
+      type: property.type,
+      declared: true,
+      optional: property.optional,
+    };
   }
   return { kind: 'leaf', id, label: property.name, access, type: property.type, declared: true, optional: property.optional };
 }
 
-function objectPattern(pattern: Node, id: string, extras: Extras, base: Omit<ObjectParam, 'kind' | 'label' | 'destructured' | 'properties'>): Param {
+function objectPattern(
+  pattern: Node,
+  id: string,
+  extras: Extras,
+  base: Omit<ObjectParam, 'kind' | 'label' | 'destructured' | 'properties'>,
+): Param {
   const declared = extras.type?.kind === 'record' ? extras.type.properties : [];
   const typeOf = (key: string): PropertyType | undefined => declared.find((p) => p.name === key);
   const properties: ObjectParam['properties'] = [];
@@ -172,9 +189,27 @@ function objectPattern(pattern: Node, id: string, extras: Extras, base: Omit<Obj
       optional: propertyType?.optional ?? false,
     };
     const target = targetOf(member);
-    properties.push({ key, param: target ? fromPattern(target, childId, child) : { kind: 'opaque', id: childId, label: key, names: [], arrayPattern: false, type: UNKNOWN, declared: false, optional: true } });
+    properties.push({
+      key,
+      param: target
+        ? fromPattern(target, childId, child)
+        : { kind: 'opaque', id: childId, label: key, names: [], arrayPattern: false, type: UNKNOWN, declared: false, optional: true },
+    });
   }
-  if (rest.length > 0) properties.push({ key: '...', param: { kind: 'opaque', id: `${id}...`, label: '...rest', names: rest, arrayPattern: false, type: UNKNOWN, declared: false, optional: true } });
+  if (rest.length > 0)
+    properties.push({
+      key: '...',
+      param: {
+        kind: 'opaque',
+        id: `${id}...`,
+        label: '...rest',
+        names: rest,
+        arrayPattern: false,
+        type: UNKNOWN,
+        declared: false,
+        optional: true,
+      },
+    });
   return { kind: 'object', label: pattern.text, destructured: true, properties, ...base };
 }
 

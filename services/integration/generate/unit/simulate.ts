@@ -59,7 +59,8 @@ export function simulate(flow: Flow, params: readonly Param[], args: readonly Ar
   try {
     env = bindArgs(params, args, constants);
   } catch (error) {
-    if (error instanceof Crash) return { outcome: { kind: 'crash', line, reason: error.message }, visits: new Map(), dependentLines: [], exitDepth: 0, calls: [] };
+    if (error instanceof Crash)
+      return { outcome: { kind: 'crash', line, reason: error.message }, visits: new Map(), dependentLines: [], exitDepth: 0, calls: [] };
     throw error;
   }
   const state: State = { env, constants, calls: [], visits: new Map(), dependentLines: [], exitDepth: 0 };
@@ -123,10 +124,15 @@ function runStep(step: Step, state: State, depth: number): Outcome | undefined {
       return { kind: 'throws', error, line: step.line };
     }
     case 'return': {
-      if (!step.value) return state.uncertain ? { kind: 'unknown', line: step.line, reason: state.uncertain } : { kind: 'returns', value: undefined, line: step.line };
+      if (!step.value)
+        return state.uncertain
+          ? { kind: 'unknown', line: step.line, reason: state.uncertain }
+          : { kind: 'returns', value: undefined, line: step.line };
       try {
         const value = evaluate(step.value, env);
-        return state.uncertain ? { kind: 'unknown', line: step.line, reason: state.uncertain } : { kind: 'returns', value, line: step.line };
+        return state.uncertain
+          ? { kind: 'unknown', line: step.line, reason: state.uncertain }
+          : { kind: 'returns', value, line: step.line };
       } catch (error) {
         if (error instanceof Crash) return { kind: 'crash', line: step.line, reason: error.message };
         if (!(error instanceof Unsolvable)) throw error;
@@ -147,7 +153,8 @@ function runStep(step: Step, state: State, depth: number): Outcome | undefined {
       noteDependent(step.facts, state);
       noteCalls(step.facts.calls, step.line, state);
       taint(step.facts, state);
-      for (const name of step.names) env.set(name, { known: false, reason: `${name} is computed at line ${step.line} by code the generator does not evaluate` });
+      for (const name of step.names)
+        env.set(name, { known: false, reason: `${name} is computed at line ${step.line} by code the generator does not evaluate` });
       return undefined;
     }
     case 'code':
@@ -204,10 +211,17 @@ function taintBlock(steps: readonly Step[], state: State): void {
     const facts = step.kind === 'code' ? step : step.facts;
     taint(facts, state);
     noteCalls(facts.calls, step.line, state);
-    if (step.kind === 'let') for (const name of step.names) state.env.set(name, { known: false, reason: `${name} is set at line ${step.line} on a path the generator cannot decide` });
+    if (step.kind === 'let')
+      for (const name of step.names)
+        state.env.set(name, { known: false, reason: `${name} is set at line ${step.line} on a path the generator cannot decide` });
   }
 }
 
 function mayThrow(steps: readonly Step[]): boolean {
-  return steps.some((s) => s.kind === 'throw' || (s.kind === 'code' && s.mayExit) || (s.kind === 'if' && (mayThrow(s.then) || (s.else !== undefined && mayThrow(s.else)))));
+  return steps.some(
+    (s) =>
+      s.kind === 'throw' ||
+      (s.kind === 'code' && s.mayExit) ||
+      (s.kind === 'if' && (mayThrow(s.then) || (s.else !== undefined && mayThrow(s.else)))),
+  );
 }

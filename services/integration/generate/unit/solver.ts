@@ -23,7 +23,11 @@ const BUDGET = 3_000;
 const MAX_CLIMB_ROUNDS = 64;
 
 /** `base` defaults to every leaf's ordinary value; the planner passes one that gets past the guards. */
-export function solve(space: SearchSpace, accept: (assignment: Assignment) => boolean, base: Assignment = baseAssignment(space)): Assignment | undefined {
+export function solve(
+  space: SearchSpace,
+  accept: (assignment: Assignment) => boolean,
+  base: Assignment = baseAssignment(space),
+): Assignment | undefined {
   for (const strict of [true, false]) {
     let budget = BUDGET;
     const alternatives = new Map<string, Arg[]>();

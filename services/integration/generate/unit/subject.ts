@@ -61,7 +61,21 @@ export type Judgement = { ok: true; expectation: Expectation } | { ok: false; re
 export const DOM_REASON = "needs a browser DOM: generate an e2e test with the page's url";
 
 /** Names a generated test declares or imports itself. */
-const TEST_NAMES = new Set(['expect', 'describe', 'it', 'assert', 'test', 'vi', 'jest', 'before', 'after', 'beforeEach', 'afterEach', 'error', 'caught']);
+const TEST_NAMES = new Set([
+  'expect',
+  'describe',
+  'it',
+  'assert',
+  'test',
+  'vi',
+  'jest',
+  'before',
+  'after',
+  'beforeEach',
+  'afterEach',
+  'error',
+  'caught',
+]);
 
 export function subjectOf(component: Component, facts: ModuleFacts, typescript: boolean): Subject {
   const localName = TEST_NAMES.has(component.name) ? `${component.name}UnderTest` : component.name;
@@ -70,12 +84,26 @@ export function subjectOf(component: Component, facts: ModuleFacts, typescript: 
   const flow: Flow = body ? flowOf(body, facts.declared) : { steps: [], ifs: [], ternaries: [], uncovered: [] };
   if (component.kind === 'class' && component.extendsClass && !component.fn) {
     // The base class's constructor runs unseen: a step that reads nothing, so only lenient cases hold.
-    flow.steps.unshift({ kind: 'code', text: 'super(...)', mayExit: true, line: component.line, assigned: new Set(), mentions: new Set(), ternaries: [], calls: new Set() });
+    flow.steps.unshift({
+      kind: 'code',
+      text: 'super(...)',
+      mayExit: true,
+      line: component.line,
+      assigned: new Set(),
+      mentions: new Set(),
+      ternaries: [],
+      calls: new Set(),
+    });
   }
   const leaves = leavesOf(signature.params);
   // What the body computes from its parameters: conditions first, then returned and declared values.
   const defaults = leaves.flatMap((l) => (l.defaultExpr ? [l.defaultExpr] : []));
-  const conditions: Expr[] = [...flow.ifs.map((i) => i.step.test), ...flow.ternaries.map((t) => t.test), ...valuesIn(flow.steps), ...defaults];
+  const conditions: Expr[] = [
+    ...flow.ifs.map((i) => i.step.test),
+    ...flow.ternaries.map((t) => t.test),
+    ...valuesIn(flow.steps),
+    ...defaults,
+  ];
   const read = new Set<string>();
   for (const condition of conditions) for (const name of namesIn(condition)) read.add(name);
   const vary = leaves.filter((l) => l.access && read.has(l.access.root)).map((l) => l.id);
@@ -135,7 +163,7 @@ export function judge(subject: Subject, trace: Trace, args: readonly Arg[], trus
   // Only asserting that a call runs leans on code the generator does not follow: made-up
   // arguments (not the project's own) must then be real values of their types.
   const lenient = outcome.kind === 'unknown' || (outcome.kind === 'returns' && !(independent && subject.component.kind === 'function'));
-  const guess = lenient ? outsideCall(subject, trace, trusted) ?? (trusted ? undefined : guessedArgument(subject, args)) : undefined;
+  const guess = lenient ? (outsideCall(subject, trace, trusted) ?? (trusted ? undefined : guessedArgument(subject, args))) : undefined;
   if (guess) return { ok: false, reason: guess.reason, line: guess.line ?? outcome.line };
   switch (outcome.kind) {
     case 'dom':
@@ -151,7 +179,14 @@ export function judge(subject: Subject, trace: Trace, args: readonly Arg[], trus
     case 'returns':
       if (independent && subject.component.kind === 'function') {
         const expected = renderValue(outcome.value);
-        return { ok: true, expectation: { assertion: { kind: 'equals', expected }, text: `${subject.awaited ? 'resolves to' : 'returns'} ${oneLine(expected, 40)}`, imports: [] } };
+        return {
+          ok: true,
+          expectation: {
+            assertion: { kind: 'equals', expected },
+            text: `${subject.awaited ? 'resolves to' : 'returns'} ${oneLine(expected, 40)}`,
+            imports: [],
+          },
+        };
       }
       return { ok: true, expectation: runsExpectation(subject) };
     case 'unknown':
@@ -173,11 +208,17 @@ const ENVIRONMENT = new Set(['fetch', 'process', 'require', 'setTimeout', 'setIn
 function outsideCall(subject: Subject, trace: Trace, trusted: boolean): { reason: string; line: number } | undefined {
   for (const { root, line } of trace.calls) {
     if (ENVIRONMENT.has(root) && !subject.signature.params.some((p) => p.label === root)) {
-      return { reason: `line ${line} calls ${root}, which reaches outside the test, so a call that only has to run would depend on the environment`, line };
+      return {
+        reason: `line ${line} calls ${root}, which reaches outside the test, so a call that only has to run would depend on the environment`,
+        line,
+      };
     }
     const from = subject.imports.get(root);
     if (from === undefined || (trusted && from.startsWith('.'))) continue;
-    return { reason: `line ${line} calls ${root} (imported from ${from}), code the generator does not read, so a call that only has to run would rest on a guess`, line };
+    return {
+      reason: `line ${line} calls ${root} (imported from ${from}), code the generator does not read, so a call that only has to run would rest on a guess`,
+      line,
+    };
   }
   return undefined;
 }
@@ -186,7 +227,9 @@ function outsideCall(subject: Subject, trace: Trace, trusted: boolean): { reason
 function guessedArgument(subject: Subject, args: readonly Arg[]): { reason: string; line?: number } | undefined {
   const { component } = subject;
   if (component.extendsClass && !BUILT_IN_BASES.has(component.baseClass ?? '')) {
-    return { reason: `${component.name} extends ${component.baseClass ?? 'another class'}, whose constructor the generator does not read, so a construction that only has to succeed would rest on a guess` };
+    return {
+      reason: `${component.name} extends ${component.baseClass ?? 'another class'}, whose constructor the generator does not read, so a construction that only has to succeed would rest on a guess`,
+    };
   }
   const values = leafValues(subject.signature.params, args);
   for (const leaf of subject.leaves) {
@@ -195,7 +238,9 @@ function guessedArgument(subject: Subject, args: readonly Arg[]): { reason: stri
     const type = subject.types.get(leaf.id) ?? leaf.type;
     if (genuine(value, type)) continue;
     const what = !leaf.declared && type.kind === 'any' ? 'has no declared type' : `is ${describeType(type)}`;
-    return { reason: `${leaf.label} ${what}, which the generator cannot make a real value of, so a call that only has to run would rest on a guess` };
+    return {
+      reason: `${leaf.label} ${what}, which the generator cannot make a real value of, so a call that only has to run would rest on a guess`,
+    };
   }
   const unbuilt = subject.signature.params.find((p) => p.kind === 'opaque' && p.arrayPattern && !p.optional);
   return unbuilt ? { reason: `${unbuilt.label} is destructured as an array the generator does not build` } : undefined;
@@ -212,7 +257,12 @@ export function runsExpectation(subject: Subject): Expectation {
   const verb = subject.awaited ? 'resolves to' : 'returns';
   if (!check) return { assertion: { kind: 'runs' }, text: subject.awaited ? 'resolves' : 'runs without throwing', imports };
   if (check.kind === 'array') return { assertion: { kind: 'runs', check }, text: `${verb} an array`, imports };
-  if (check.kind === 'instance') return { assertion: { kind: 'runs', check }, text: subject.component.kind === 'class' ? `makes a ${subject.component.name}` : `${verb} a ${check.ctor}`, imports };
+  if (check.kind === 'instance')
+    return {
+      assertion: { kind: 'runs', check },
+      text: subject.component.kind === 'class' ? `makes a ${subject.component.name}` : `${verb} a ${check.ctor}`,
+      imports,
+    };
   const kinds = check.names.map((n) => (n === 'undefined' ? 'undefined' : `${/^[aeiou]/.test(n) ? 'an' : 'a'} ${n}`));
   return { assertion: { kind: 'runs', check }, text: `${verb} ${kinds.join(' or ')}`, imports };
 }
@@ -229,6 +279,8 @@ export function throwsExpectation(subject: Subject, error: ThrownError | undefin
   }
   if (error?.message !== undefined) spec.message = error.message;
   const verb = subject.awaited ? 'rejects with' : 'throws';
-  const what = [error?.ctor ?? 'an error', error?.message !== undefined ? `'${oneLine(error.message, 50)}'` : undefined].filter(Boolean).join(' ');
+  const what = [error?.ctor ?? 'an error', error?.message !== undefined ? `'${oneLine(error.message, 50)}'` : undefined]
+    .filter(Boolean)
+    .join(' ');
   return { assertion: { kind: 'throws', error: spec }, text: `${verb} ${what}`, imports };
 }

@@ -28,10 +28,19 @@ export function normalizeModulePath(modulePath: string): string {
   return normal;
 }
 
-export function testFileFor(component: string, testType: string, modulePath: string, framework: Framework, moduleSystem: ModuleSystem): TestFile {
+export function testFileFor(
+  component: string,
+  testType: string,
+  modulePath: string,
+  framework: Framework,
+  moduleSystem: ModuleSystem,
+): TestFile {
   const ext = posix.extname(modulePath).slice(1).toLowerCase();
   if ((ext === 'tsx' || ext === 'jsx') && NODE_LOADED.has(framework)) {
-    throw new GenerateError('NOT_SUPPORTED', `${modulePath} is .${ext}, which ${framework} cannot load under plain Node: use vitest or jest (they transform JSX)`);
+    throw new GenerateError(
+      'NOT_SUPPORTED',
+      `${modulePath} is .${ext}, which ${framework} cannot load under plain Node: use vitest or jest (they transform JSX)`,
+    );
   }
   const typescript = ext === 'ts' || ext === 'tsx' || ext === 'mts' || ext === 'cts';
   // vitest transforms every test as ESM; the others follow the project's module system.

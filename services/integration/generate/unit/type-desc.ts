@@ -7,7 +7,22 @@ import { isPlainObject, OMIT } from './values.ts';
 import type { Arg, Value } from './values.ts';
 
 export type TypeDesc =
-  | { kind: 'string' | 'number' | 'boolean' | 'bigint' | 'symbol' | 'null' | 'undefined' | 'void' | 'any' | 'unknown' | 'object' | 'function' | 'never' }
+  | {
+      kind:
+        | 'string'
+        | 'number'
+        | 'boolean'
+        | 'bigint'
+        | 'symbol'
+        | 'null'
+        | 'undefined'
+        | 'void'
+        | 'any'
+        | 'unknown'
+        | 'object'
+        | 'function'
+        | 'never';
+    }
   | { kind: 'literal'; value: string | number | boolean }
   | { kind: 'array'; element: TypeDesc }
   | { kind: 'record'; properties: PropertyType[] }
@@ -149,7 +164,8 @@ class TypeParser {
     if (token === '*') return { kind: 'any' };
     // `readonly string[]`: the same values.
     if (token === 'readonly' && this.peek() !== undefined && /^[A-Za-z_$({]/.test(this.peek() as string)) return this.postfix();
-    if (token.startsWith("'") || token.startsWith('"')) return { kind: 'literal', value: JSON.parse(`"${token.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string };
+    if (token.startsWith("'") || token.startsWith('"'))
+      return { kind: 'literal', value: JSON.parse(`"${token.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string };
     if (/^-?\d/.test(token)) return { kind: 'literal', value: Number(token) };
     if (token === 'true' || token === 'false') return { kind: 'literal', value: token === 'true' };
     if (!/^[A-Za-z_$]/.test(token)) throw new Error(`unexpected ${token}`);
@@ -224,7 +240,12 @@ export function conforms(value: Arg, type: TypeDesc): boolean {
     case 'array':
       return Array.isArray(v) && v.every((e) => conforms(e, type.element));
     case 'record':
-      return isPlainObject(v) && type.properties.every((p) => (v[p.name] === undefined ? p.optional || conforms(undefined, p.type) : conforms(v[p.name] as Value, p.type)));
+      return (
+        isPlainObject(v) &&
+        type.properties.every((p) =>
+          v[p.name] === undefined ? p.optional || conforms(undefined, p.type) : conforms(v[p.name] as Value, p.type),
+        )
+      );
     case 'union':
       return type.members.some((m) => conforms(v, m));
     case 'object':

@@ -9,7 +9,9 @@ import { parserFor } from '../../../rag/chunking/parsers.ts';
 import { callOf, literalArgs } from './literal-calls.ts';
 import type { Value } from './values.ts';
 
-export type Usage = { path: string; line: number; text: string; args: Value[] } | { path: string; line: number; text: string; problem: string };
+export type Usage =
+  | { path: string; line: number; text: string; args: Value[] }
+  | { path: string; line: number; text: string; problem: string };
 
 const SCRIPT_GRAMMARS = new Set(['javascript', 'typescript', 'tsx']);
 const MAX_CALLS_PER_FILE = 20;
@@ -36,7 +38,11 @@ export async function usagesOf(files: ReadonlyArray<{ path: string; source: stri
         const line = call.startPosition.row + 1;
         const text = call.text.replace(/\s+/g, ' ');
         const args = literalArgs(call);
-        out.push(args.ok ? { path: file.path, line, text, args: args.args } : { path: file.path, line, text, problem: `its arguments are not literals (${args.reason})` });
+        out.push(
+          args.ok
+            ? { path: file.path, line, text, args: args.args }
+            : { path: file.path, line, text, problem: `its arguments are not literals (${args.reason})` },
+        );
       }
     } finally {
       tree.delete();

@@ -54,7 +54,9 @@ export function valueKey(value: Arg): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (value === null || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return `[${value.map(valueKey).join(',')}]`;
-  return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${valueKey(v)}`).join(',')}}`;
+  return `{${Object.entries(value)
+    .map(([k, v]) => `${JSON.stringify(k)}:${valueKey(v)}`)
+    .join(',')}}`;
 }
 
 export function sameValue(a: Arg, b: Arg): boolean {

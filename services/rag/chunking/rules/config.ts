@@ -10,6 +10,14 @@ export const cssRules: SyntaxRules = {
 
 export const iniRules: SyntaxRules = {
   declaration: (node) =>
-    node.type === 'section' ? { kind: 'section', name: childOfType(node, ['section_name'])?.text.trim().replace(/^\[|\]$/g, ''), node } : undefined,
+    node.type === 'section'
+      ? {
+          kind: 'section',
+          name: childOfType(node, ['section_name'])
+            ?.text.trim()
+            .replace(/^\[|\]$/g, ''),
+          node,
+        }
+      : undefined,
   isLeading: (node) => node.type === 'comment',
 };

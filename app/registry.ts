@@ -11,7 +11,7 @@ import type { BoundedContext } from '../services/platform/context.ts';
 
 /**
  * Every bounded context of the platform, in the order their services start: the one place a new
- * context registers (README: adding a context). The vision-RAG face is listed like one: it has a
+ * context registers (docs/architecture.md: Adding a bounded context). The vision-RAG face is listed like one: it has a
  * service but no events or projections of its own.
  */
 export const CONTEXTS: readonly BoundedContext[] = [

@@ -3,7 +3,7 @@ import type { Collection, Db, Document } from 'mongodb';
 import { TransientError } from './errors.ts';
 
 /**
- * Idempotency for side effects (DESIGN.md): an effect (a message sent, something issued) is
+ * Idempotency for side effects (docs/architecture.md): an effect (a message sent, something issued) is
  * claimed in a record with a unique `_id` before it happens, so redelivery or a replay never
  * repeats it.
  *

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-/** The fields every event record starts with (DESIGN.md, Events). */
+/** The fields every event record starts with (docs/architecture.md, Events and schemas). */
 export interface EventMetadata {
   eventId: string;
   occurredAt: Date;

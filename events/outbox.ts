@@ -6,7 +6,7 @@ import { errorMessage } from './errors.ts';
 import type { EventPublisher, RawRecord } from './publisher.ts';
 
 /**
- * Single-document outbox (DESIGN.md): the claim that makes a synchronous check possible (a unique
+ * Single-document outbox (docs/architecture.md): the claim that makes a synchronous check possible (a unique
  * key) and the events it must publish are written in one insert, so neither exists without the other.
  */
 export interface OutboxState {

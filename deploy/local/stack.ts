@@ -23,7 +23,7 @@ export interface StackPorts {
 export const DEV_PORTS: StackPorts = { kafka: 9092, kafkaController: 9093, mongo: 27017, postgres: 55432, smtp: 1025, mailHttp: 8025 };
 
 /**
- * FerretDB's storage. PostgreSQL by default, chosen by measurement (README: Local stack); the
+ * FerretDB's storage. PostgreSQL by default, chosen by measurement (docs/operations.md: Local stack); the
  * SQLite backend stays selectable (SVC_LOCAL_MONGO_BACKEND=sqlite) so the comparison can be rerun.
  */
 export type MongoBackend = 'postgresql' | 'sqlite';

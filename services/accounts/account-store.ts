@@ -12,7 +12,7 @@ import type { AccountPasswordChanged, AccountRegistered } from './events.ts';
  * (which never enters the log) and, through the outbox, the registration event.
  *
  * The document's `_id` is the normalised e-mail: an insert against `_id` is the one uniqueness
- * MongoDB and FerretDB both enforce atomically (DESIGN.md), so no secondary unique index is
+ * MongoDB and FerretDB both enforce atomically (docs/architecture.md), so no secondary unique index is
  * trusted with it.
  */
 export interface AccountRecord extends Document {

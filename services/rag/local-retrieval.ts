@@ -2,10 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TransientError } from '../../events/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import { OnnxEmbedder, type Embedder } from './embedding/embedder.ts';
+import { OnnxEmbedder } from './embedding/embedder.ts';
 import { defaultModelDir } from './embedding/model-folder.ts';
 import { ModelMismatchError, SchemaMismatchError, StoreBusyError } from './index-store/errors.ts';
-import { QueryBatcher } from './index-store/query-batcher.ts';
 import { IndexStore } from './index-store/store.ts';
 import { embeddingIdentity } from './indexing/embedding-text.ts';
 import { indexCollection, type FilePreparer } from './indexing/index-collection.ts';
@@ -22,9 +21,9 @@ import {
 } from './retrieval.ts';
 import { lookupName } from './name-lookup.ts';
 import type { SourceEntry } from './sources/source-file.ts';
-import { LIST_SOURCES, PREPARE_FILE, type Listed, type PrepareInput } from './indexing/index.task.ts';
+import { EMBED_QUERY, LIST_SOURCES, PREPARE_FILE, type Listed, type PrepareInput } from './indexing/index.task.ts';
 import { TaskError } from '../platform/work/task.ts';
-import { WorkBudgetError, WorkPool } from '../platform/work/work-pool.ts';
+import { WorkBudgetError, WorkPool, WorkPoolClosed, WorkQueueFull } from '../platform/work/work-pool.ts';
 
 /** Another process (the rag service, or a `svc rag` command) holds the collection's index file. */
 export class IndexHeldError extends TransientError {
@@ -57,10 +56,9 @@ export interface LocalRetrievalOptions {
  * A store is held open by this process alone (the file is locked); the embedder is loaded on first
  * use, so a missing model makes the feature unavailable without keeping the service down.
  */
-/** The model, and a front for queries that lets concurrent ones share one inference. */
+/** The model in this thread: its name and size make each store's identity (queries embed on the pool). */
 interface LoadedModel {
   embedder: OnnxEmbedder;
-  queries: Embedder;
 }
 
 export class LocalRetrieval implements Retrieval {
@@ -70,6 +68,8 @@ export class LocalRetrieval implements Retrieval {
   readonly #pinned = new Map<string, number>();
   readonly #cache: LruCache<string, SearchHit[]>;
   readonly #pool: WorkPool;
+  /** Query embeddings, fair per customer: one customer's flood of queries waits behind the others' next one. */
+  readonly #queries: WorkPool;
   #embedder: Promise<LoadedModel> | undefined;
   #problem: string | undefined;
 
@@ -86,11 +86,26 @@ export class LocalRetrieval implements Retrieval {
       queuePerTenant: 64,
       runningPerTenant: 1,
     });
+    // One inference thread: the other core stays with the loop that answers everyone.
+    this.#queries = new WorkPool({
+      name: 'queries',
+      threads: 1,
+      memoryMb: 256,
+      timeoutMs: 10_000,
+      queuePerTenant: 64,
+      runningPerTenant: 1,
+    });
   }
 
   /** Loads the model now (start-up): a problem is reported by status(), not thrown. */
   async warm(): Promise<void> {
     await this.#loadEmbedder().catch(() => undefined);
+    // The query thread loads its own model: at start-up, not in the first customer's query.
+    if (this.#embedder) {
+      await this.#queries
+        .run(EMBED_QUERY, { text: 'warm', model: { dir: this.#options.modelDir, threads: 1 } }, { tenant: 'start-up' })
+        .catch(() => undefined);
+    }
   }
 
   /** Whether retrieval works in this deployment (the model loads), and if not, why. */
@@ -135,15 +150,26 @@ export class LocalRetrieval implements Retrieval {
     }
   }
 
-  async search(collectionId: string, query: string, topK: number): Promise<{ hits: SearchHit[]; cached: boolean }> {
+  async search(
+    collectionId: string,
+    query: string,
+    topK: number,
+    tenant: string = collectionId,
+  ): Promise<{ hits: SearchHit[]; cached: boolean }> {
     const model = await this.#loadEmbedder();
     const store = this.#store(collectionId, model.embedder);
     const key = `${collectionId}\u0000${store.generation}\u0000${topK}\u0000${query}`;
     const cached = this.#cache.get(key);
     if (cached) return { hits: cached, cached: true };
-    const [vector] = await model.queries.embed([query], 'query');
+    const vector = await this.#queries
+      .run(EMBED_QUERY, { text: query, model: { dir: this.#options.modelDir, threads: 1 } }, { tenant })
+      .catch((err: unknown) => {
+        if (err instanceof WorkQueueFull) throw ragError(429, 'TOO_BUSY', 'too many of your queries are waiting; try again shortly');
+        if (err instanceof WorkPoolClosed) throw ragError(503, 'RETRIEVAL_UNAVAILABLE', 'retrieval is stopping');
+        throw err;
+      });
     const hits = store
-      .search(query, vector!, topK)
+      .search(query, vector, topK)
       .map((h) => ({ id: h.id, content: h.content, score: h.score, metadata: { ...h.metadata } }));
     this.#cache.set(key, hits);
     return { hits, cached: false };
@@ -162,6 +188,7 @@ export class LocalRetrieval implements Retrieval {
 
   async close(): Promise<void> {
     await this.#pool.close();
+    await this.#queries.close();
     for (const store of this.#stores.values()) store.close();
     this.#stores.clear();
   }
@@ -245,7 +272,7 @@ export class LocalRetrieval implements Retrieval {
       (embedder) => {
         this.#problem = undefined;
         this.#options.log.info({ model: embedder.folder.manifest.name, dimensions: embedder.dimensions }, 'embedding model loaded');
-        return { embedder, queries: new QueryBatcher(embedder) };
+        return { embedder };
       },
       (err: unknown) => {
         this.#problem = `the embedding model does not load: ${(err as Error).message}`;

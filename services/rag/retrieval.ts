@@ -69,7 +69,8 @@ export interface Retrieval {
   /** How many files of a project folder would be indexed (the quota a path job would use at most). */
   countCandidates(projectPath: string, tenant: string): Promise<number>;
   index(work: IndexWork, hooks?: IndexHooks): Promise<IndexOutcome>;
-  search(collectionId: string, query: string, topK: number): Promise<{ hits: SearchHit[]; cached: boolean }>;
+  /** `tenant`: whose query (its embedding is shared fairly between customers); default the collection. */
+  search(collectionId: string, query: string, topK: number, tenant?: string): Promise<{ hits: SearchHit[]; cached: boolean }>;
   /**
    * Where a name is defined (chunks whose own symbol is the name) and mentioned (other chunks whose
    * text holds it as a whole word), from the index's names and full-text terms, best first.

@@ -20,8 +20,11 @@ import { ServiceProcess } from './service-processes.ts';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const IDLE_S = Number(process.env.NOISY_IDLE_S ?? 20);
 const ATTACK_S = Number(process.env.NOISY_ATTACK_S ?? 60);
-/** B's fixed rates, requests per second: well inside a team key's 100 per second. */
-const B_VALIDATE_PER_S = 10;
+/**
+ * B's fixed rates, requests per second: inside a pro key's 600 a minute. Both customers have pro keys,
+ * as in the issue's reproduction: A gets the rate its plan sells, and past it the gate refuses.
+ */
+const B_VALIDATE_PER_S = 7;
 const B_QUERY_PER_S = 2;
 const A_CONCURRENCY = 6;
 
@@ -111,7 +114,7 @@ async function main(): Promise<number> {
       const res = await fetch(`${keysUrl}/generate`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${shared}` },
-        body: JSON.stringify({ customerId, email: `${name}@example.test`, tier: 'team', subscriptionId: `sub-${randomUUID()}` }),
+        body: JSON.stringify({ customerId, email: `${name}@example.test`, tier: 'pro', subscriptionId: `sub-${randomUUID()}` }),
       });
       if (res.status !== 201) throw new Error(`minting ${name}'s key answered ${res.status}`);
       return { customerId, apiKey: ((await res.json()) as { apiKey: string }).apiKey };
@@ -214,6 +217,9 @@ async function main(): Promise<number> {
           ),
       ],
     ];
+    // NOISY_ATTACKS=push,mcp-batch runs only those kinds (to find which one costs B its tail).
+    const only = process.env.NOISY_ATTACKS?.split(',').map((k) => k.trim());
+    if (only) attacks.splice(0, attacks.length, ...attacks.filter(([kind]) => only.includes(kind)));
     const attackUntil = performance.now() + ATTACK_S * 1000;
     const attacker = async (worker: number) => {
       for (let i = worker; performance.now() < attackUntil; i += A_CONCURRENCY) {

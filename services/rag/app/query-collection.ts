@@ -26,7 +26,7 @@ export async function queryCollection(deps: RagDeps, caller: Caller, input: Quer
   const { collectionId } = await indexedCollection(deps, caller, input.collectionName);
   await meter(deps, caller, 'queries', 1, correlationId);
   const started = performance.now();
-  const { hits, cached } = await deps.retrieval.search(collectionId, input.query, input.topK);
+  const { hits, cached } = await deps.retrieval.search(collectionId, input.query, input.topK, caller.customerId);
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
   const served: QueryServed = newEvent(
     'rag.query-served',

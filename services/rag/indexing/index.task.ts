@@ -104,5 +104,13 @@ export async function prepareFile(input: PrepareInput): Promise<Prepared> {
   return { hash, size: Buffer.byteLength(text, 'utf8'), records };
 }
 
+/** A query's vector: the text is the customer's, so it is embedded here and not on the request loop. */
+export async function embedQuery(input: { text: string; model: PrepareInput['model'] }): Promise<Float32Array> {
+  const [vector] = await (await embedderFor(input.model)).embed([input.text], 'query');
+  if (!vector) throw new Error('the model gave no vector for the query');
+  return vector;
+}
+
+export const EMBED_QUERY = task<{ text: string; model: PrepareInput['model'] }, Float32Array>(new URL(import.meta.url), 'embedQuery');
 export const LIST_SOURCES = task<ListInput, Listed[]>(new URL(import.meta.url), 'listSources');
 export const PREPARE_FILE = task<PrepareInput, Prepared>(new URL(import.meta.url), 'prepareFile');

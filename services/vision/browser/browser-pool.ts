@@ -1,5 +1,9 @@
 import { lowerChildPriority } from '../../platform/work/lower-priority.ts';
-import { chromium, type Browser } from 'playwright-core';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
 import { CaptureError, isCaptureError } from './capture-error.ts';
 import { CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS, sandboxByDefault } from './chromium-args.ts';
 import { resolveChromiumPath } from './chromium-path.ts';
@@ -54,6 +58,8 @@ interface RunningBrowser {
   readonly browser: Browser;
   /** The browser process (leader of its process group: Playwright starts it detached). */
   readonly pid: number | undefined;
+  /** The process running Playwright's server for it (browser-server.ts). */
+  readonly server: ChildProcess;
 }
 
 export class BrowserPool {
@@ -100,7 +106,8 @@ export class BrowserPool {
     const release = await this.#slots.acquire(options.deadline - Date.now(), options.tenant);
     let lease: GuardedContext | undefined;
     try {
-      const { browser, pid } = await this.#browser(options.deadline);
+      const running = await this.#browser(options.deadline);
+      const { browser } = running;
       const guard = new SsrfGuard(
         this.#options.lookup ? { allowList: this.#allowList, lookup: this.#options.lookup } : { allowList: this.#allowList },
       );
@@ -113,11 +120,11 @@ export class BrowserPool {
         if (options.deadline - Date.now() <= 0)
           throw new CaptureError('TIMEOUT', 'the capture timed out while opening a browser context', { cause: error });
         // A browser that cannot open a context in time is wedged: replace it.
-        await this.#discard(browser, pid);
+        await this.#discard(running);
         throw new CaptureError('BROWSER_FAILED', 'the browser did not open a context', { cause: error });
       });
       this.#leases.add(lease);
-      return await this.#untilDeadline(work(lease), lease, options.deadline, browser);
+      return await this.#untilDeadline(work(lease), lease, options.deadline, running);
     } finally {
       if (lease !== undefined) {
         this.#leases.delete(lease);
@@ -146,10 +153,11 @@ export class BrowserPool {
     let running: RunningBrowser | undefined;
     await within(launched?.then((r) => (running = r)) ?? Promise.resolve(), bound);
     if (running === undefined) return;
-    if (!(await within(running.browser.close(), bound))) killGroup(running.pid);
+    await this.#discard(running, bound);
   }
 
-  async #untilDeadline<T>(work: Promise<T>, lease: GuardedContext, deadline: number, browser: Browser): Promise<T> {
+  async #untilDeadline<T>(work: Promise<T>, lease: GuardedContext, deadline: number, running: RunningBrowser): Promise<T> {
+    const { browser } = running;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -165,7 +173,9 @@ export class BrowserPool {
     try {
       return await Promise.race([work, expired]);
     } catch (error) {
-      if (!isCaptureError(error) && !browser.isConnected()) {
+      // The page's own error can arrive before the server's word that the browser is gone.
+      const browserGone = !browser.isConnected() || (running.pid !== undefined && !alive(running.pid));
+      if ((!isCaptureError(error) || isCaptureError(error, 'NAVIGATION_FAILED')) && browserGone) {
         throw new CaptureError('BROWSER_FAILED', 'the browser crashed or disconnected during the capture', { cause: error });
       }
       throw error;
@@ -178,7 +188,9 @@ export class BrowserPool {
     const current = this.#running;
     if (current !== undefined) {
       const running = await current.catch(() => undefined);
-      if (running?.browser.isConnected()) return running;
+      // The server's word that its browser died can come after the death itself: look at the process too.
+      if (running?.browser.isConnected() && (running.pid === undefined || alive(running.pid))) return running;
+      if (running) void this.#discard(running);
       if (this.#running === current) this.#running = undefined;
       if (this.#running !== undefined) return this.#browser(deadline);
     }
@@ -193,54 +205,113 @@ export class BrowserPool {
 
   async #launch(timeoutMs: number): Promise<RunningBrowser> {
     this.#launches++;
-    let browser: Browser;
-    try {
-      browser = await chromium.launch({
+    const started = await startBrowserServer(
+      {
         executablePath: this.#options.executablePath ?? resolveChromiumPath(),
         headless: true,
         chromiumSandbox: this.#options.sandbox ?? sandboxByDefault(),
         args: [...CHROMIUM_ARGS],
         ignoreDefaultArgs: [...IGNORED_DEFAULT_ARGS],
         timeout: timeoutMs,
-        // The pool closes the browser itself (bounded); signals reach the service, which closes the pool.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-      });
+      },
+      timeoutMs,
+    );
+    let browser: Browser;
+    try {
+      browser = await chromium.connect(started.wsEndpoint, { timeout: timeoutMs });
     } catch (error) {
-      if (isCaptureError(error)) throw error;
+      killGroup(started.pid);
+      started.server.kill('SIGKILL');
       throw new CaptureError('BROWSER_FAILED', `Chromium did not start: ${firstLine(error)}`, { cause: error });
     }
-    // The browser renders customers' pages: it runs below the loop that answers everyone.
+    // The browser renders customers' pages: it and its server run below the loop that answers everyone.
     lowerChildPriority(10, (command) => /chrom|headless_shell/i.test(command));
-    const running: RunningBrowser = { browser, pid: await browserPid(browser) };
-    // The next request sees isConnected() false and launches anew; nothing else to reset here.
+    try {
+      if (started.server.pid !== undefined) setPriority(started.server.pid, 10);
+    } catch {
+      // not allowed here: it runs at our priority
+    }
+    const running: RunningBrowser = { browser, pid: started.pid, server: started.server };
+    // The next request sees isConnected() false and launches anew; the server goes with its browser.
     browser.on('disconnected', () => {
       if (this.#current === running) this.#current = undefined;
+      running.server.kill('SIGKILL');
     });
     if (this.#closed) {
-      await this.#discard(browser, running.pid);
+      await this.#discard(running);
       throw new CaptureError('POOL_CLOSED', 'the browser pool closed during launch');
     }
     this.#current = running;
     return running;
   }
 
-  async #discard(browser: Browser, pid: number | undefined): Promise<void> {
-    if (!(await within(browser.close(), 1000))) killGroup(pid);
+  async #discard(running: RunningBrowser, boundMs = 1000): Promise<void> {
+    // A connected browser's close() only disconnects: its server closes the browser when told to go.
+    await within(running.browser.close(), boundMs);
+    running.server.kill('SIGTERM');
+    const exited = new Promise<void>((resolve) =>
+      running.server.exitCode !== null ? resolve() : running.server.once('exit', () => resolve()),
+    );
+    if (!(await within(exited, boundMs))) running.server.kill('SIGKILL');
+    // The browser is its server's child, in a process group of its own: make sure it is gone too.
+    if (!(await within(untilGone(running.pid), boundMs))) {
+      killGroup(running.pid);
+      await within(untilGone(running.pid), boundMs);
+    }
   }
 }
 
-/** Asks the browser its own process id (CDP SystemInfo): Playwright's launch() does not expose it. */
-async function browserPid(browser: Browser): Promise<number | undefined> {
-  const ask = async () => {
-    const session = await browser.newBrowserCDPSession();
-    const { processInfo } = await session.send('SystemInfo.getProcessInfo');
-    await session.detach().catch(() => undefined);
-    return processInfo.find((p) => p.type === 'browser')?.id;
-  };
-  // Without the pid, close() cannot kill a browser that will not close; everything else still works.
-  return withTimeout(ask(), 5000, 'asking the browser its process id').catch(() => undefined);
+const SERVER_SCRIPT = fileURLToPath(new URL('./browser-server.ts', import.meta.url));
+
+/** Starts browser-server.ts and reads its first line: where to connect, and the browser's pid. */
+async function startBrowserServer(
+  options: LaunchOptions,
+  timeoutMs: number,
+): Promise<{ wsEndpoint: string; pid: number | undefined; server: ChildProcess }> {
+  const server = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', SERVER_SCRIPT, JSON.stringify(options)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  server.stderr.on('data', (chunk: Buffer) => {
+    if (stderr.length < 4000) stderr += chunk.toString('utf8');
+  });
+  const first = new Promise<{ wsEndpoint: string; pid: number | undefined }>((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line) resolve(JSON.parse(line) as { wsEndpoint: string; pid: number | undefined });
+    });
+    server.once('exit', (code) => reject(new Error(`the browser server exited with ${code}: ${firstLine(stderr)}`)));
+    server.once('error', reject);
+  });
+  try {
+    return { ...(await withTimeout(first, timeoutMs, 'starting Chromium')), server };
+  } catch (error) {
+    server.kill('SIGKILL');
+    throw new CaptureError('BROWSER_FAILED', `Chromium did not start: ${firstLine(error)}`, { cause: error });
+  }
+}
+
+/** Alive, and not a zombie waiting for its parent. */
+function alive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** Resolves once the process is gone (polled: it is not our child to wait on). */
+async function untilGone(pid: number | undefined, withinMs = 10_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** SIGKILL to the browser's process group; only ever a group this pool started. */

@@ -2,9 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Db } from 'mongodb';
-import { projectionCollection } from '../../../events/collections.ts';
-import { newEvent, type Event } from '../../../events/envelope.ts';
-import { applyEvents } from '../../../events/projection.ts';
 import type { IntegrationDeps } from '../../../services/integration/app/deps.ts';
 import { generateTests, type GenerateAnswer } from '../../../services/integration/app/generate-tests.ts';
 import { generateUnitTests } from '../../../services/integration/generate/unit/generate-unit-tests.ts';
@@ -15,11 +12,10 @@ import { connectMongo, type MongoHandle } from '../../../services/platform/mongo
 import { WorkBudgetError, WorkQueueFull, type WorkPool } from '../../../services/platform/work/work-pool.ts';
 import type { RagDeps } from '../../../services/rag/app/deps.ts';
 import type { Caller } from '../../../services/premium/caller.ts';
-import { collectionIdOf, collectionsProjection } from '../../../services/rag/collections.projection.ts';
-import type { IndexCompletedData } from '../../../services/rag/events.ts';
 import type { PushedSources } from '../../../services/rag/pushed-sources.ts';
 import type { Retrieval, SearchHit } from '../../../services/rag/retrieval.ts';
 import type { VisionDeps } from '../../../services/vision/engine.ts';
+import { projectIndexedCollection } from '../../support/indexed-collection.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const FIXTURE = new URL('../../fixtures/ui-kit/', import.meta.url);
@@ -95,34 +91,13 @@ describe('integration generate: unit tests are generated off the serving loop (i
     const env = await useStack();
     mongo = await connectMongo(env.MONGODB_URI, `test_${randomUUID().slice(0, 8)}`);
     db = mongo.db;
-    const collectionId = collectionIdOf(caller.customerId, 'kit');
-    const completed: IndexCompletedData = {
-      jobId: 'j1',
-      collectionId,
+    await projectIndexedCollection(db, {
       customerId: caller.customerId,
-      filesIndexed: 1,
-      filesUnchanged: 0,
-      filesSkipped: 0,
-      filesRemoved: 0,
-      chunks: 1,
-      durationMs: 10,
-      manifest: [{ path: 'src/pick.ts', hash: 'h' }],
-    };
-    const setup: Event[] = [
-      newEvent('rag.collection-configured', {
-        collectionId,
-        customerId: caller.customerId,
-        collectionName: 'kit',
-        projectPath: null,
-        vectorDB: 'local',
-      }),
-      newEvent('rag.index-completed', completed),
-    ];
-    await applyEvents(
-      await projectionCollection(db, collectionsProjection.collection),
-      collectionsProjection,
-      setup.map((e, i) => ({ ...e, position: { topic: 'generate-test', partition: 0, offset: String(i) } })),
-    );
+      collectionName: 'kit',
+      projectPath: null,
+      file: 'src/pick.ts',
+      topic: 'generate-test',
+    });
 
     const retrieval: Pick<Retrieval, 'lookup'> = {
       lookup: async (_id, name) => {

@@ -4,8 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Db } from 'mongodb';
 import { projectionCollection } from '../../../events/collections.ts';
-import { newEvent, type Event } from '../../../events/envelope.ts';
-import { applyEvents } from '../../../events/projection.ts';
 import type { IntegrationDeps } from '../../../services/integration/app/deps.ts';
 import { validateComponent, type ValidateAnswer } from '../../../services/integration/app/validate-component.ts';
 import { validateInput } from '../../../services/integration/input.ts';
@@ -13,11 +11,10 @@ import { validationsProjection, type ValidationRecord } from '../../../services/
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import type { RagDeps } from '../../../services/rag/app/deps.ts';
 import type { Caller } from '../../../services/premium/caller.ts';
-import { collectionIdOf, collectionsProjection } from '../../../services/rag/collections.projection.ts';
-import type { IndexCompletedData } from '../../../services/rag/events.ts';
 import type { Retrieval, SearchHit } from '../../../services/rag/retrieval.ts';
 import type { VisionDeps } from '../../../services/vision/engine.ts';
 import { blocksOf, boundaryOf } from '../../support/prompt-blocks.ts';
+import { projectIndexedCollection } from '../../support/indexed-collection.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 /**
@@ -61,34 +58,13 @@ describe('integration validate: a model that passes everything cannot make valid
     });
     await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
 
-    const collectionId = collectionIdOf(caller.customerId, 'shop');
-    const completed: IndexCompletedData = {
-      jobId: 'j1',
-      collectionId,
+    await projectIndexedCollection(db, {
       customerId: caller.customerId,
-      filesIndexed: 1,
-      filesUnchanged: 0,
-      filesSkipped: 0,
-      filesRemoved: 0,
-      chunks: 1,
-      durationMs: 10,
-      manifest: [{ path: 'src/buy-button.js', hash: 'h' }],
-    };
-    const setup: Event[] = [
-      newEvent('rag.collection-configured', {
-        collectionId,
-        customerId: caller.customerId,
-        collectionName: 'shop',
-        projectPath: '/srv/shop',
-        vectorDB: 'local',
-      }),
-      newEvent('rag.index-completed', completed),
-    ];
-    await applyEvents(
-      await projectionCollection(db, collectionsProjection.collection),
-      collectionsProjection,
-      setup.map((e, i) => ({ ...e, position: { topic: 'validate-test', partition: 0, offset: String(i) } })),
-    );
+      collectionName: 'shop',
+      projectPath: '/srv/shop',
+      file: 'src/buy-button.js',
+      topic: 'validate-test',
+    });
 
     const retrieval: Pick<Retrieval, 'lookup' | 'search'> = {
       lookup: async (_id, name) => (name === 'BuyButton' ? { definitions: [DEFINITION], mentions: [] } : { definitions: [], mentions: [] }),

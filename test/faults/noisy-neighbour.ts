@@ -1,6 +1,7 @@
 /**
  * `npm run noisy`: one customer attacks, another works, on one deployment. Every service runs in
  * one `svc run all` process (as `npm start` runs them: the worst case, they share one event loop),
+ * or with NOISY_TOPOLOGY=processes keys, rag and mcp each in its own (as a deployment runs them),
  * against the real local stack. Customer B sends /validate and rag queries at a fixed rate, idle
  * first, then while customer A sends the worst inputs of issue 23 for NOISY_ATTACK_S (60) seconds:
  * backtracking ignore rules in deep hostile pushes, image bombs to analyze, 150-call MCP batches,
@@ -63,7 +64,7 @@ async function main(): Promise<number> {
   const dataDir = mkdtempSync(join(base, 'noisy-'));
   const reuse = Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI && process.env.SMTP_URL);
   let stack: Stack | undefined;
-  let svc: ServiceProcess | undefined;
+  let services: ServiceProcess[] = [];
   const bombs = await startBombSite();
   try {
     const stackEnv = reuse
@@ -102,9 +103,17 @@ async function main(): Promise<number> {
     };
     const logs = join(dataDir, 'services');
     mkdirSync(logs, { recursive: true });
-    svc = new ServiceProcess('all', env, ports.rag, logs);
-    log(`noisy: starting every service in one process (logs in ${logs})`);
-    await svc.start(300_000);
+    // NOISY_TOPOLOGY=processes runs keys, rag and mcp each in a process of its own, as a deployment does.
+    services =
+      process.env.NOISY_TOPOLOGY === 'processes'
+        ? [
+            new ServiceProcess('keys', env, ports.keys, logs),
+            new ServiceProcess('rag', env, ports.rag, logs),
+            new ServiceProcess('mcp', env, ports.mcp, logs),
+          ]
+        : [new ServiceProcess('all', env, ports.rag, logs)];
+    log(`noisy: starting the services (logs in ${logs})`);
+    for (const service of services) await service.start(300_000);
 
     const keysUrl = `http://127.0.0.1:${ports.keys}`;
     const ragUrl = `http://127.0.0.1:${ports.rag}`;
@@ -292,7 +301,7 @@ async function main(): Promise<number> {
     out(met ? 'targets met' : 'targets MISSED');
     return met ? 0 : 1;
   } finally {
-    await svc?.stop().catch(() => undefined);
+    await Promise.all(services.map((service) => service.stop().catch(() => undefined)));
     await stack?.stop().catch(() => undefined);
     await bombs.stop();
     if (!process.env.NOISY_KEEP) rmSync(dataDir, { recursive: true, force: true });

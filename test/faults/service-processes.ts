@@ -30,7 +30,7 @@ export class ServiceProcess {
 
   async start(timeoutMs = 120_000): Promise<void> {
     const fd = openSync(this.#logFile, 'a');
-    const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'run', this.name], {
+    const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'run', ...this.name.split(' ')], {
       env: this.#env,
       stdio: ['ignore', fd, fd],
     });

@@ -247,7 +247,7 @@ export class BrowserPool {
 
   async #discard(running: RunningBrowser, boundMs = 1000): Promise<void> {
     // A connected browser's close() only disconnects: its server closes the browser when told to go.
-    await within(running.browser.close(), boundMs);
+    if (running.browser.isConnected() && running.server.exitCode === null) await within(running.browser.close(), boundMs);
     running.server.kill('SIGTERM');
     const exited = new Promise<void>((resolve) =>
       running.server.exitCode !== null ? resolve() : running.server.once('exit', () => resolve()),

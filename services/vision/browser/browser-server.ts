@@ -3,7 +3,7 @@
  * DevTools protocol traffic of every page, network tracking, waits) would otherwise run on the event
  * loop that answers every customer's requests. Started by browser-pool.ts with the launch options as
  * its one argument; prints `{wsEndpoint, pid}` on its first line; closes the browser and exits when
- * its parent goes (stdin closes), on SIGTERM or SIGINT.
+ * its parent goes (stdin closes) or on SIGTERM.
  */
 import { chromium, type LaunchOptions } from 'playwright-core';
 
@@ -23,6 +23,8 @@ process.stdin.on('end', stop);
 process.stdin.on('close', stop);
 process.stdin.resume();
 process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+// Ctrl-C reaches the whole process group: the pool that started this server stops it in order
+// (its captures' contexts first), and this process must not pull the browser from under it.
+process.on('SIGINT', () => undefined);
 // The browser gone (crashed, killed): nothing left to serve.
 server.process().once('exit', () => process.exit(0));

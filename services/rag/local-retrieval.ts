@@ -125,13 +125,13 @@ export class LocalRetrieval implements Retrieval {
     // Each file is a task on a worker thread: beat from here while one runs, so the group keeps this member.
     const beating = hooks.heartbeat ? setInterval(() => void hooks.heartbeat?.().catch(() => undefined), 3000) : undefined;
     try {
-      const files = await this.#sources(work, hooks.signal);
+      const { entries, pushedTexts } = await this.#sources(work, hooks.signal);
       const result = await indexCollection({
         store,
         embedder,
-        files,
+        files: entries,
         mode: work.mode === 'pushed' ? 'partial' : 'full',
-        prepare: this.#preparer(work, hooks.signal),
+        prepare: this.#preparer(work, pushedTexts, hooks.signal),
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.heartbeat ? { heartbeat: hooks.heartbeat } : {}),
         onProgress: (p) => hooks.onProgress?.({ filesDone: p.filesDone, filesTotal: p.filesTotal, chunks: p.chunks }),
@@ -210,7 +210,7 @@ export class LocalRetrieval implements Retrieval {
   }
 
   /** The job's sources as listed on a worker: a 'full' job the folder and every pushed file (a pushed path wins), a 'pushed' job its files. */
-  async #sources(work: IndexWork, signal: AbortSignal | undefined): Promise<SourceEntry[]> {
+  async #sources(work: IndexWork, signal: AbortSignal | undefined): Promise<{ entries: SourceEntry[]; pushedTexts: Map<string, string> }> {
     const pushed: { path: string; content: string }[] = [];
     if (work.mode === 'pushed') {
       for (const ref of work.files ?? []) {
@@ -222,17 +222,21 @@ export class LocalRetrieval implements Retrieval {
     }
     const texts = new Map(pushed.map((f) => [f.path, f.content]));
     const listed = await this.#list({ root: work.mode === 'pushed' ? null : work.projectPath, pushed }, work.tenant, signal);
-    // A pushed file's text goes to the worker that prepares it; a folder's file is read there, inside the folder.
-    return listed.map((e) => ('skipped' in e ? e : { ...e, read: async () => texts.get(e.path) ?? '', pushed: texts.has(e.path) }));
+    // Files are read by the worker that prepares them (#preparer): a pushed file's text is sent there, a
+    // folder's file is read there, inside the folder, never here.
+    const entries = listed.map((e) =>
+      'skipped' in e ? e : { ...e, read: () => Promise.reject(new Error(`${e.path} is read by the indexing pool, not here`)) },
+    );
+    return { entries, pushedTexts: texts };
   }
 
   /** Each changed file read, chunked and embedded on a worker; one over its budget is skipped, not fatal to the job. */
-  #preparer(work: IndexWork, signal: AbortSignal | undefined): FilePreparer {
+  #preparer(work: IndexWork, pushedTexts: ReadonlyMap<string, string>, signal: AbortSignal | undefined): FilePreparer {
     return async (source, storedHash) => {
       const input: PrepareInput = {
         root: work.projectPath,
         path: source.path,
-        text: (source as { pushed?: boolean }).pushed ? await source.read() : null,
+        text: pushedTexts.get(source.path) ?? null,
         storedHash,
         maxFileBytes: this.#options.maxFileBytes,
         model: { dir: this.#options.modelDir, threads: this.#options.threads },

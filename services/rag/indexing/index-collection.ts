@@ -204,15 +204,18 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
   };
 }
 
-/** Read, chunk and embed in this thread: for tests, benches and the CLI's own process. */
-export function preparedHere(o: {
+/** How a file's chunks are embedded: by what, in batches of how many, checked for a stop between them. */
+export interface EmbedOptions {
   embedder: Embedder;
   batchSize: number;
   recipe: EmbeddingRecipe;
   pulse?: { maybe(): Promise<void> };
   signal?: AbortSignal;
   chunkOptions?: Partial<ChunkOptions>;
-}): FilePreparer {
+}
+
+/** Read, chunk and embed in this thread: for tests, benches and the CLI's own process. */
+export function preparedHere(o: EmbedOptions): FilePreparer {
   return async (source, storedHash) => {
     let text: string;
     try {
@@ -229,18 +232,7 @@ export function preparedHere(o: {
 }
 
 /** One file's chunks with their vectors, embedded in batches (checked for a stop between them). */
-export async function chunkAndEmbed(
-  path: string,
-  text: string,
-  o: {
-    embedder: Embedder;
-    batchSize: number;
-    recipe: EmbeddingRecipe;
-    pulse?: { maybe(): Promise<void> };
-    signal?: AbortSignal;
-    chunkOptions?: Partial<ChunkOptions>;
-  },
-): Promise<ChunkRecord[]> {
+export async function chunkAndEmbed(path: string, text: string, o: EmbedOptions): Promise<ChunkRecord[]> {
   const chunks = await chunkFile(path, text, o.chunkOptions);
   const texts = chunks.map((chunk) => o.recipe.text(path, chunk));
   const vectors: Float32Array[] = [];

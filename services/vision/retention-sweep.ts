@@ -1,6 +1,6 @@
+import { every } from '../platform/periodic.ts';
 import type { Db, Document } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
-import { errorMessage } from '../../events/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { baselinesProjection } from './baselines.projection.ts';
 import type { BlobStore } from './blob-store.ts';
@@ -37,9 +37,7 @@ const PAGE = 500;
  */
 export class RetentionSweep {
   readonly #deps: RetentionDeps;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #stopped = true;
+  #periodic: { stop(): Promise<void> } | undefined;
 
   constructor(deps: RetentionDeps) {
     this.#deps = deps;
@@ -47,14 +45,15 @@ export class RetentionSweep {
 
   /** Runs a first pass after `firstDelayMs`, then every intervalMs. */
   start(firstDelayMs = 60_000): void {
-    this.#stopped = false;
-    this.#schedule(firstDelayMs);
+    const pass = async () => {
+      const r = await this.runOnce();
+      if (r.blobsDeleted > 0 || r.screenshotsDeleted > 0) this.#deps.log.info(r, 'vision retention: old screenshots deleted');
+    };
+    this.#periodic = every(this.#deps.intervalMs, pass, this.#deps.log, 'vision retention pass', { firstDelayMs });
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+    await this.#periodic?.stop();
   }
 
   async runOnce(): Promise<SweepResult> {
@@ -112,18 +111,5 @@ export class RetentionSweep {
       }
     }
     return { screenshotIds, blobIds };
-  }
-
-  #schedule(delay: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.runOnce()
-        .then((r) => {
-          if (r.blobsDeleted > 0 || r.screenshotsDeleted > 0) this.#deps.log.info(r, 'vision retention: old screenshots deleted');
-        })
-        .catch((err: unknown) => this.#deps.log.warn({ err: errorMessage(err) }, 'vision retention pass failed; will retry'))
-        .finally(() => this.#schedule(this.#deps.intervalMs));
-    }, delay);
-    this.#timer.unref();
   }
 }

@@ -196,6 +196,7 @@ const schema = z.object({
   RAG_CUSTOMER_FOLDERS: customerFolders,
   RAG_MAX_COLLECTIONS: perTier({ free: 0, pro: 20, team: 100 }),
   RAG_PUSHED_MB: perTier({ free: 0, pro: 200, team: 1000 }),
+  RAG_MAX_PENDING_JOBS: perTier({ free: 1, pro: 4, team: 16 }),
   RAG_PUSHED_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   RAG_OPEN_INDEXES: z.coerce.number().int().min(1).max(10_000).default(16),
   RAG_INDEX_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -321,8 +322,12 @@ export interface Config {
     queryCacheEntries: number;
     /** Who may index which folder (services/rag/project-path.ts). */
     folders: { layout: 'per-customer' | 'shared'; roots: string[]; customerFolders: ReadonlyMap<string, readonly string[]> };
-    /** Per-customer bounds by tier: collections, and bytes of pushed sources kept. */
-    limits: { collections: Readonly<Record<Tier, number>>; pushedBytes: Readonly<Record<Tier, number>> };
+    /** Per-customer bounds by tier: collections, bytes of pushed sources kept, index jobs queued or running at once. */
+    limits: {
+      collections: Readonly<Record<Tier, number>>;
+      pushedBytes: Readonly<Record<Tier, number>>;
+      pendingJobs: Readonly<Record<Tier, number>>;
+    };
     /** Pushed files untouched this long are deleted by the retention sweep. */
     pushedRetentionMs: number;
     /** Collection indexes a process keeps open (least recently used closed past it). */
@@ -504,7 +509,11 @@ function ragConfig(raw: Raw, required: <T>(name: string, value: T | undefined, d
     pushMaxFiles: raw.RAG_PUSH_MAX_FILES,
     queryCacheEntries: raw.RAG_QUERY_CACHE_ENTRIES,
     folders: { layout: raw.RAG_ROOTS_LAYOUT, roots, customerFolders: raw.RAG_CUSTOMER_FOLDERS },
-    limits: { collections: raw.RAG_MAX_COLLECTIONS, pushedBytes: mapValues(raw.RAG_PUSHED_MB, (mb) => mb * 1024 * 1024) },
+    limits: {
+      collections: raw.RAG_MAX_COLLECTIONS,
+      pushedBytes: mapValues(raw.RAG_PUSHED_MB, (mb) => mb * 1024 * 1024),
+      pendingJobs: raw.RAG_MAX_PENDING_JOBS,
+    },
     pushedRetentionMs: raw.RAG_PUSHED_RETENTION_DAYS * 86_400_000,
     openIndexes: raw.RAG_OPEN_INDEXES,
     indexConcurrency: raw.RAG_INDEX_CONCURRENCY,

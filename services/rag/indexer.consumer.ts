@@ -9,6 +9,7 @@ import type { Logger } from '../platform/logger.ts';
 import { getCollection } from './collections.projection.ts';
 import type { IndexCompleted, IndexFailed, IndexRequested, IndexStarted } from './events.ts';
 import { JobStarts } from './indexing/job-starts.ts';
+import { JobSlots } from './job-slots.ts';
 import { publicJobError } from './indexing/public-error.ts';
 import { getJob, jobsProjection } from './jobs.projection.ts';
 import type { PushedSources } from './pushed-sources.ts';
@@ -46,10 +47,12 @@ class PoisonJobError extends PermanentError {
 export function indexerHandler(deps: IndexerDeps): EventHandler {
   const { db, publisher, retrieval, pushed, log, limits } = deps;
   const starts = new JobStarts(db);
+  const slots = new JobSlots(db);
   return eachEventOf<IndexRequested>(['rag.index-requested'], async (event, context) => {
     const d = event.data;
     const job = await getJob(db, d.jobId);
-    if (job?.status === 'completed' || job?.status === 'failed') return;
+    // Ended before a crash took the slot's release with it: free it now.
+    if (job?.status === 'completed' || job?.status === 'failed') return slots.release(d.jobId);
     const cause = { causedBy: event.metadata };
     const began = Date.now();
     const fail = async (reason: string) => {
@@ -65,6 +68,7 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
         { ...cause, eventId: derivedEventId(`${d.jobId}:failed`) },
       );
       await publishAndApply(publisher, db, jobsProjection, [failed]);
+      await slots.release(d.jobId);
     };
 
     const unfinished = await starts.begin(d.jobId);
@@ -116,6 +120,7 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
         { ...cause, eventId: derivedEventId(`${d.jobId}:completed`) },
       );
       await publishAndApply(publisher, db, jobsProjection, [completed]);
+      await slots.release(d.jobId);
       await starts.end(d.jobId);
       log.info(
         { jobId: d.jobId, filesIndexed: outcome.filesIndexed, chunks: outcome.chunks, ms: Date.now() - began },

@@ -50,6 +50,7 @@ describe('vision RAG tenancy: one customer can neither read, stall nor overspend
           RAG_ROOTS_LAYOUT: 'per-customer',
           RAG_MAX_COLLECTIONS: 'pro:3',
           RAG_PUSHED_MB: 'pro:1',
+          RAG_MAX_PENDING_JOBS: 'pro:2',
           RAG_MAX_FILE_BYTES: '700000',
           RAG_PUSH_BODY_LIMIT: '5mb',
         },
@@ -171,5 +172,45 @@ describe('vision RAG tenancy: one customer can neither read, stall nor overspend
     expect(
       (await call('POST', '/api/rag/index', globex.apiKey, { collectionName: 'own', files: [{ path: 'big.ts', content: big }] })).status,
     ).to.equal(202);
+  });
+
+  it("bounds each customer's index jobs queued or running at once, frees a slot when a job ends, and refuses with 429 and Retry-After", async () => {
+    const initech = await mintKey(keys, SHARED_SECRET, 'pro', 'initech');
+    mkdirSync(join(workspace, initech.customerId, 'jobs'), { recursive: true });
+    expect((await setup(initech, 'jobs', join(workspace, initech.customerId, 'jobs'))).status).to.equal(200);
+    const push = (i: number) =>
+      fetch(`${rag}/api/rag/index`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': initech.apiKey },
+        body: JSON.stringify({ collectionName: 'jobs', files: [{ path: `f${i}.ts`, content: `export const f${i} = ${i};\n` }] }),
+      });
+    // Eight at once: each claims its slot before its job is even published, so no job can end in between.
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => push(i)));
+    const accepted = answers.filter((res) => res.status === 202);
+    const refused = answers.filter((res) => res.status === 429);
+    expect(accepted).to.have.length(2);
+    expect(refused).to.have.length(6);
+    expect(refused[0]!.headers.get('retry-after')).to.equal('5');
+    const body = (await refused[0]!.json()) as Record<string, unknown>;
+    expect(body).to.include({ success: false, code: 'TOO_MANY_JOBS', limit: 2 });
+    // Another customer's jobs are not held up by these.
+    const other = await call('POST', '/api/rag/index', globex.apiKey, { collectionName: 'own', wait: true });
+    expect(other.body).to.include({ status: 'completed' });
+    // Once the accepted jobs end, their slots are free again.
+    for (const res of accepted) {
+      const { jobId } = (await res.json()) as { jobId: string };
+      for (;;) {
+        const job = await call('GET', `/api/rag/index/${jobId}`, initech.apiKey);
+        if (job.body.status === 'completed' || job.body.status === 'failed') break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    const after = await call('POST', '/api/rag/index', initech.apiKey, {
+      collectionName: 'jobs',
+      files: [{ path: 'late.ts', content: 'export const late = 1;\n' }],
+      wait: true,
+    });
+    expect(after.status).to.equal(200);
+    expect(after.body).to.include({ status: 'completed' });
   });
 });

@@ -15,10 +15,20 @@ interface ValidateAnswer {
   usage?: Record<string, { used: number }>;
 }
 
-/** A gate on another host asks the key-validation service ({auth_url}) over POST /validate. */
+/**
+ * A gate on another host asks the key-validation service ({auth_url}) over POST /validate.
+ *
+ * A refusal for rate is remembered for the key and client address, at most until the window the
+ * service reported resets (the limit cannot admit that pair again before then) and at most 5 s (an
+ * upgrade's new limit is seen within that), and repeated without asking.
+ * A customer flooding past its rate then costs this gate a map lookup per request instead of a
+ * call to the key service; with 6 requests in flight one customer's refusals ran at 430 a second and
+ * took another customer's /validate p99 from 5.5 to 33 ms (`npm run noisy`, push attack).
+ */
 export class RemoteValidator implements KeyValidator {
   private readonly authUrl: string;
   private readonly timeoutMs: number;
+  readonly #refused = new Map<string, { until: number; outcome: ValidationOutcome }>();
 
   constructor(authUrl: string, timeoutMs = 2000) {
     this.authUrl = authUrl.replace(/\/$/, '');
@@ -26,6 +36,29 @@ export class RemoteValidator implements KeyValidator {
   }
 
   async validate(apiKey: string, request: ValidationRequest): Promise<ValidationOutcome> {
+    const refusedKey = `${hashKey(apiKey)} ${request.ip}`;
+    const refused = this.#refused.get(refusedKey);
+    if (refused && refused.until > Date.now()) {
+      const rate = refused.outcome.rate && { ...refused.outcome.rate, remaining: 0, resetMs: refused.until - Date.now() };
+      return { ...refused.outcome, rate, repeatedRefusal: true };
+    }
+    if (refused) this.#refused.delete(refusedKey);
+    const outcome = await this.#ask(apiKey, request);
+    if (outcome.rate && !outcome.rate.allowed && outcome.rate.resetMs > 0) this.#remember(refusedKey, outcome);
+    return outcome;
+  }
+
+  #remember(key: string, outcome: ValidationOutcome): void {
+    if (this.#refused.size >= MAX_REMEMBERED_REFUSALS) {
+      const now = Date.now();
+      for (const [k, v] of this.#refused) if (v.until <= now) this.#refused.delete(k);
+      // Still full of live refusals: forget the oldest; it is asked about again, nothing worse.
+      if (this.#refused.size >= MAX_REMEMBERED_REFUSALS) this.#refused.delete(this.#refused.keys().next().value as string);
+    }
+    this.#refused.set(key, { until: Date.now() + Math.min(outcome.rate?.resetMs ?? 0, MAX_REMEMBER_MS), outcome });
+  }
+
+  async #ask(apiKey: string, request: ValidationRequest): Promise<ValidationOutcome> {
     let res: Response;
     try {
       res = await fetch(`${this.authUrl}/validate`, {
@@ -91,6 +124,9 @@ export class RemoteValidator implements KeyValidator {
     return res;
   }
 }
+
+const MAX_REMEMBERED_REFUSALS = 10_000;
+const MAX_REMEMBER_MS = 5000;
 
 function rateFrom(headers: Headers, allowed: boolean): LimitDecision | null {
   const limit = headers.get('x-ratelimit-limit');

@@ -34,6 +34,8 @@ export interface ValidationOutcome {
   result: Assessment;
   /** The limit that applied: the key's when it was known, else the client IP's. */
   rate: LimitDecision | null;
+  /** A rate refusal given again before its window reset: the client did not wait as Retry-After said. */
+  repeatedRefusal?: boolean;
 }
 
 export interface ReserveRequest {

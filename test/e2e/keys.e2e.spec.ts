@@ -303,6 +303,61 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       expect(body.key).to.deep.include({ tier: 'pro', keyHash: hashKey(pro.apiKey) });
     });
 
+    it('answers a client that comes back before its Retry-After from memory, held back, without asking the key service again', async () => {
+      // The key service behind a pass-through that counts what reaches it.
+      let asked = 0;
+      const relay = express();
+      relay.use(express.raw({ type: '*/*' }));
+      relay.post('/validate', async (req, res) => {
+        asked++;
+        const answer = await fetch(`${base}/validate`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': String(req.get('x-forwarded-for')) },
+          body: req.body as Buffer,
+        });
+        answer.headers.forEach((value, name) => {
+          if (name.startsWith('x-ratelimit') || name === 'retry-after') res.set(name, value);
+        });
+        res
+          .status(answer.status)
+          .type('application/json')
+          .send(Buffer.from(await answer.arrayBuffer()));
+      });
+      const counted = await listen(relay, '127.0.0.1', 0);
+      const app = express();
+      app.use(keyGate({ validator: new RemoteValidator(counted.url), pricingUrl: PRICING_URL, publisher: platform.runtime.publisher }));
+      app.get('/premium', (_req, res) => res.json({ ok: true }));
+      const gate = await listen(app, '127.0.0.1', 0);
+      try {
+        const { apiKey } = await mint('free');
+        // Windows are clock minutes: start with enough of this one left (a wait for a time, not an effect).
+        const left = 60_000 - (Date.now() % 60_000);
+        if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 5));
+        for (let i = 1; i <= 60; i++) expect((await validate(apiKey)).status, `request ${i}`).to.equal(200);
+        const first = await fetch(`${gate.url}/premium`, { headers: { 'x-api-key': apiKey } });
+        expect(first.status).to.equal(429);
+        expect(asked).to.equal(1);
+        for (let i = 0; i < 3; i++) {
+          const at = performance.now();
+          const again = await fetch(`${gate.url}/premium`, { headers: { 'x-api-key': apiKey } });
+          const took = performance.now() - at;
+          expect(again.status).to.equal(429);
+          expect(await again.json()).to.deep.include({ code: 'RATE_LIMITED' });
+          expect(Number(again.headers.get('retry-after'))).to.be.within(1, 60);
+          expect(again.headers.get('x-ratelimit-remaining')).to.equal('0');
+          // Held back a quarter second: a client looping on refusals sends a few a second, not thousands.
+          expect(took).to.be.at.least(200);
+        }
+        expect(asked, 'asked the key service again').to.equal(1);
+        // Another key through the same gate is asked about as usual.
+        expect((await fetch(`${gate.url}/premium`, { headers: { 'x-api-key': (await mint('pro')).apiKey } })).status).to.equal(200);
+        expect(asked).to.equal(2);
+      } finally {
+        await gate.close();
+        await counted.close();
+      }
+    });
+
     it('takes the key as Authorization: Bearer svc_… too (what a browser may send), and nothing else as a key', async () => {
       const pro = await mint('pro');
       expect((await gated(pro.apiKey, 'bearer')).status).to.equal(200);

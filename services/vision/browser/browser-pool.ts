@@ -1,4 +1,4 @@
-import { lowerChildPriority } from '../../platform/work/lower-priority.ts';
+import { idleSchedulingPrefix, lowerChildPriority } from '../../platform/work/lower-priority.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -224,7 +224,8 @@ export class BrowserPool {
       started.server.kill('SIGKILL');
       throw new CaptureError('BROWSER_FAILED', `Chromium did not start: ${firstLine(error)}`, { cause: error });
     }
-    // The browser renders customers' pages: it and its server run below the loop that answers everyone.
+    // The browser renders customers' pages: it and its server run below the loop that answers everyone
+    // (SCHED_IDLE from the start where chrt exists; nice 10 besides, for where it does not).
     lowerChildPriority(10, (command) => /chrom|headless_shell/i.test(command));
     try {
       if (started.server.pid !== undefined) setPriority(started.server.pid, 10);
@@ -268,9 +269,15 @@ async function startBrowserServer(
   options: LaunchOptions,
   timeoutMs: number,
 ): Promise<{ wsEndpoint: string; pid: number | undefined; server: ChildProcess }> {
-  const server = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', SERVER_SCRIPT, JSON.stringify(options)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  // The server and its browser run under SCHED_IDLE where chrt exists (chrt execs: the pid is the server's).
+  const [command = process.execPath, ...args] = [
+    ...idleSchedulingPrefix(),
+    process.execPath,
+    '--disable-warning=TimeoutNegativeWarning',
+    SERVER_SCRIPT,
+    JSON.stringify(options),
+  ];
+  const server = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   server.stderr.on('data', (chunk: Buffer) => {
     if (stderr.length < 4000) stderr += chunk.toString('utf8');

@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { idleSchedulingPrefix } from '../../../services/platform/work/lower-priority.ts';
 import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';
 import { capture, type CaptureRequest, type CaptureResult } from '../../../services/vision/browser/capture.ts';
 import { CaptureError } from '../../../services/vision/browser/capture-error.ts';
@@ -42,6 +44,27 @@ describe('Browser pool (integration)', function () {
     site?.releaseHeld();
     await Promise.all(pools.map((pool) => pool.close()));
     await site?.close();
+  });
+
+  it('runs the browser and every process it starts under SCHED_IDLE, which Chromium raising its own nice cannot undo', async function () {
+    if (idleSchedulingPrefix().length === 0) this.skip(); // no chrt on this machine: nice 10 only
+    const pool = newPool();
+    expect((await capture(pool, request('/basic'))).title).to.equal('Vision fixture');
+    const pid = await pool.browserPid();
+    const browserProcesses = [pid as number, ...descendants(pid as number)];
+    expect(browserProcesses.length).to.be.greaterThan(1);
+    let threads = 0;
+    for (const owner of browserProcesses) {
+      for (const tid of readdirOrNone(`/proc/${owner}/task`)) {
+        const stat = readOrNone(`/proc/${owner}/task/${tid}/stat`);
+        if (stat === undefined) continue; // a helper process or thread that ended meanwhile
+        // Field 41 (policy), counted after the command's closing parenthesis; SCHED_IDLE is 5.
+        const policy = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
+        expect(policy, `thread ${tid} of ${owner}`).to.equal(5);
+        threads++;
+      }
+    }
+    expect(threads).to.be.greaterThan(browserProcesses.length);
   });
 
   it('launches a new browser for the next request after the browser is killed', async () => {
@@ -119,3 +142,44 @@ describe('Browser pool (integration)', function () {
     site.releaseHeld();
   });
 });
+
+/** Every live process below `pid` (from /proc: the browser's zygotes, renderers, GPU and network processes). */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    const child = Number(entry);
+    if (!Number.isInteger(child)) continue;
+    try {
+      const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), child]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (p: number) => {
+    for (const child of children.get(p) ?? []) {
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+const readdirOrNone = (path: string): string[] => {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+};
+
+const readOrNone = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+};

@@ -9,13 +9,14 @@
  * answers by status, and B's losses; exits 1 unless B's p99 under attack is within 2x of idle,
  * every A request was answered and nothing of B's was lost.
  */
+import { once } from 'node:events';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import fc from 'fast-check';
+import { Worker } from 'node:worker_threads';
 import { freePort } from '../../deploy/local/processes.ts';
 import { startStack, type Stack } from '../../deploy/local/stack.ts';
-import { hostilePush, rpcBatch, startBombSite } from '../fuzz/hostile-content.ts';
+import type { AttackerCommand, AttackerMessage } from './noisy-attacker.ts';
 import { ServiceProcess } from './service-processes.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -65,7 +66,19 @@ async function main(): Promise<number> {
   const reuse = Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI && process.env.SMTP_URL);
   let stack: Stack | undefined;
   let services: ServiceProcess[] = [];
-  const bombs = await startBombSite();
+  // Customer A (its client and its bomb site) on a thread of its own: see noisy-attacker.ts.
+  const attacker = new Worker(new URL('./noisy-attacker.ts', import.meta.url));
+  const fromAttacker = async (): Promise<AttackerMessage> => {
+    const [message] = (await Promise.race([
+      once(attacker, 'message'),
+      once(attacker, 'error').then(([error]) => Promise.reject(error as Error)),
+    ])) as [AttackerMessage];
+    return message;
+  };
+  const toAttacker = (command: AttackerCommand) => attacker.postMessage(command);
+  const first = await fromAttacker();
+  if (!('site' in first)) throw new Error('the attacker thread did not start its bomb site');
+  const bombs = first.site;
   try {
     const stackEnv = reuse
       ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS!, MONGODB_URI: process.env.MONGODB_URI!, SMTP_URL: process.env.SMTP_URL! }
@@ -177,80 +190,34 @@ async function main(): Promise<number> {
     const idle = await phase(IDLE_S);
 
     log(`noisy: A attacks for ${ATTACK_S} s while B goes on`);
-    const attackStatuses = new Map<string, number>();
-    const count = (kind: string, status: string) =>
-      attackStatuses.set(`${kind} ${status}`, (attackStatuses.get(`${kind} ${status}`) ?? 0) + 1);
-    let aUnanswered = 0;
-    const pushes = fc.sample(hostilePush, { numRuns: 200, seed: 23 });
-    const batches = fc.sample(rpcBatch('own'), { numRuns: 50, seed: 23 });
-    const attacks: Array<[string, (i: number) => Promise<Response>]> = [
-      [
-        'push',
-        (i) => rag(a.apiKey, '/api/rag/index', { collectionName: 'own', files: pushes[i % pushes.length] }, AbortSignal.timeout(60_000)),
-      ],
-      [
-        'analyze-bomb',
-        (i) =>
-          rag(
-            a.apiKey,
-            '/api/glm/analyze',
-            { screenshotUrl: `${bombs.url}${['/bomb.png', '/claims-huge.png', '/bomb.svg'][i % 3]}`, analysisType: 'visual-bugs' },
-            AbortSignal.timeout(60_000),
-          ),
-      ],
-      [
-        'capture-svg',
-        () => rag(a.apiKey, '/api/glm/capture', { url: `${bombs.url}/bomb.svg`, fullPage: true }, AbortSignal.timeout(60_000)),
-      ],
-      [
-        'mcp-batch',
-        (i) =>
-          fetch(`${mcpUrl}/mcp`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': a.apiKey },
-            body: JSON.stringify(batches[i % batches.length]),
-            signal: AbortSignal.timeout(60_000),
-          }),
-      ],
-      [
-        'others-folder',
-        () =>
-          rag(
-            a.apiKey,
-            '/api/rag/setup',
-            { projectPath: join(workspace, b.customerId, 'shop'), collectionName: 'stolen' },
-            AbortSignal.timeout(60_000),
-          ),
-      ],
-    ];
     // NOISY_ATTACKS=push,mcp-batch runs only those kinds (to find which one costs B its tail).
     const only = process.env.NOISY_ATTACKS?.split(',').map((k) => k.trim());
-    if (only) attacks.splice(0, attacks.length, ...attacks.filter(([kind]) => only.includes(kind)));
-    const attackUntil = performance.now() + ATTACK_S * 1000;
-    const attacker = async (worker: number) => {
-      for (let i = worker; performance.now() < attackUntil; i += A_CONCURRENCY) {
-        const [kind, send] = attacks[i % attacks.length]!;
-        try {
-          const res = await send(i);
-          await res.arrayBuffer();
-          count(kind, String(res.status));
-        } catch {
-          aUnanswered++;
-          count(kind, 'unanswered');
-        }
-      }
-    };
-    const [underAttack] = await Promise.all([phase(ATTACK_S), ...Array.from({ length: A_CONCURRENCY }, (_, w) => attacker(w))]);
+    toAttacker({
+      attack: {
+        ragUrl,
+        mcpUrl,
+        apiKey: a.apiKey,
+        collection: 'own',
+        othersFolder: join(workspace, b.customerId, 'shop'),
+        seconds: ATTACK_S,
+        concurrency: A_CONCURRENCY,
+        ...(only ? { only } : {}),
+      },
+    });
+    const [underAttack, attackResult] = await Promise.all([phase(ATTACK_S), fromAttacker()]);
+    if (!('statuses' in attackResult)) throw new Error('the attacker thread answered out of turn');
+    const attackStatuses = new Map(attackResult.statuses);
+    const aUnanswered = attackResult.unanswered;
 
     // Nothing of B's lost: every request answered as it should be, and every query metered once.
     const bLost = [...idle.validate, ...idle.query, ...underAttack!.validate, ...underAttack!.query].filter((t) => !t.ok).length;
     const queriesSent = idle.query.length + underAttack!.query.length;
     let metered = -1;
     for (const until = Date.now() + 30_000; Date.now() < until; ) {
-      const usage = (await (await fetch(`${keysUrl}/usage`, { headers: { authorization: `Bearer ${b.apiKey}` } })).json()) as {
-        usage: { queries: number };
-      };
-      metered = usage.usage.queries;
+      const res = await fetch(`${keysUrl}/usage`, { headers: { authorization: `Bearer ${b.apiKey}` } });
+      const body = (await res.json()) as { usage?: { queries: number } };
+      if (res.status !== 200 || !body.usage) throw new Error(`B's /usage answered ${res.status}: ${JSON.stringify(body)}`);
+      metered = body.usage.queries;
       if (metered >= queriesSent) break;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -300,7 +267,8 @@ async function main(): Promise<number> {
   } finally {
     await Promise.all(services.map((service) => service.stop().catch(() => undefined)));
     await stack?.stop().catch(() => undefined);
-    await bombs.stop();
+    toAttacker({ stop: true });
+    await once(attacker, 'exit');
     if (!process.env.NOISY_KEEP) rmSync(dataDir, { recursive: true, force: true });
   }
 }

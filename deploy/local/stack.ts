@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess, freePort, portIsFree, waitUntil } from './processes.ts';
-import { ensureCluster, postgresBinaries, postgresCommand } from './postgres.ts';
+import { binariesIn, ensureCluster, postgresBinaries, postgresCommand } from './postgres.ts';
 import { httpOk, kafkaRoundTrip, mongoPing, postgresReady, smtpGreeting } from './probes.ts';
 import { scramFormatArgument, scramListener, withScramListener, type KafkaScramListener } from './kafka/scram-listener.ts';
 
@@ -15,12 +15,22 @@ export interface StackPorts {
   mongo: number;
   /** PostgreSQL under FerretDB. */
   postgres: number;
+  /** PostgreSQL with pgvector: the code index's shared engine (RAG_DATABASE_URL). */
+  ragPostgres: number;
   smtp: number;
   mailHttp: number;
 }
 
 /** The development stack's well-known ports; tests pick free ones instead. */
-export const DEV_PORTS: StackPorts = { kafka: 9092, kafkaController: 9093, mongo: 27017, postgres: 55432, smtp: 1025, mailHttp: 8025 };
+export const DEV_PORTS: StackPorts = {
+  kafka: 9092,
+  kafkaController: 9093,
+  mongo: 27017,
+  postgres: 55432,
+  ragPostgres: 55433,
+  smtp: 1025,
+  mailHttp: 8025,
+};
 
 /**
  * FerretDB's storage. PostgreSQL by default, chosen by measurement (docs/operations.md: Local stack); the
@@ -34,12 +44,17 @@ export interface StackEnv {
   SMTP_URL: string;
   /** Mailpit's HTTP API, where tests read the mail that was sent. */
   MAILPIT_URL: string;
+  /**
+   * PostgreSQL 18 with the vector and pg_trgm extensions (deploy/local/pgvector), for the shared code
+   * index; '' when the stack was not asked for it (StackOptions.ragDatabase).
+   */
+  RAG_DATABASE_URL: string;
 }
 
 export interface StackOptions {
   dataDir: string;
   ports: StackPorts | 'auto';
-  /** An existing server for a part skips starting it (KAFKA_BROKERS, MONGODB_URI, SMTP_URL + MAILPIT_URL). */
+  /** An existing server for a part skips starting it (KAFKA_BROKERS, MONGODB_URI, SMTP_URL + MAILPIT_URL, RAG_DATABASE_URL). */
   existing?: Partial<StackEnv>;
   progress?: (line: string) => void;
   readyTimeoutMs?: number;
@@ -51,10 +66,15 @@ export interface StackOptions {
    * platform's KAFKA_SASL_* settings. Needs a fresh data folder: the user is made when it is formatted.
    */
   kafkaScram?: boolean;
+  /**
+   * Also start PostgreSQL with pgvector (RAG_DATABASE_URL). Off by default: no service reads the shared
+   * code index yet (issue 25 moves it there); the tests of that engine ask for it.
+   */
+  ragDatabase?: boolean;
 }
 
 export interface Component {
-  name: 'kafka' | 'mongo' | 'mail';
+  name: 'kafka' | 'mongo' | 'mail' | 'rag-db';
   /** The server processes, in start order (FerretDB's PostgreSQL before FerretDB). */
   processes: ManagedProcess[];
   ready(): Promise<void>;
@@ -78,7 +98,7 @@ export interface Stack {
 }
 
 /** Runs a provision script and returns the path it prints last; its progress goes to our stderr. */
-export function provision(part: 'kafka' | 'ferretdb' | 'mailpit'): string {
+export function provision(part: 'kafka' | 'ferretdb' | 'mailpit' | 'pgvector'): string {
   const out = execFileSync('bash', [join(HERE, part, 'provision.sh')], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   const last = out.trim().split('\n').pop();
   if (!last) throw new Error(`deploy/local/${part}/provision.sh printed no path`);
@@ -94,6 +114,7 @@ async function choosePorts(ports: StackOptions['ports']): Promise<StackPorts> {
     kafkaController: await freePort(),
     mongo: await freePort(),
     postgres: await freePort(),
+    ragPostgres: await freePort(),
     smtp: await freePort(),
     mailHttp: await freePort(),
   };
@@ -154,13 +175,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ['Kafka controller', ports.kafkaController, !existing.KAFKA_BROKERS],
       ['FerretDB', ports.mongo, !existing.MONGODB_URI],
       ['PostgreSQL', ports.postgres, !existing.MONGODB_URI && mongoBackend === 'postgresql'],
+      ['PostgreSQL with pgvector', ports.ragPostgres, Boolean(options.ragDatabase) && !existing.RAG_DATABASE_URL],
       ['Mailpit SMTP', ports.smtp, !existing.SMTP_URL],
       ['Mailpit HTTP', ports.mailHttp, !existing.SMTP_URL],
     ];
     for (const [what, port, needed] of wanted) {
       if (needed && !(await portIsFree(port))) {
         throw new Error(
-          `port ${port} for ${what} is taken: stop whatever uses it, or point the matching variable (KAFKA_BROKERS, MONGODB_URI, SMTP_URL) at an existing server`,
+          `port ${port} for ${what} is taken: stop whatever uses it, or point the matching variable (KAFKA_BROKERS, MONGODB_URI, SMTP_URL, RAG_DATABASE_URL) at an existing server`,
         );
       }
     }
@@ -171,6 +193,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     MONGODB_URI: existing.MONGODB_URI ?? `mongodb://127.0.0.1:${ports.mongo}/`,
     SMTP_URL: existing.SMTP_URL ?? `smtp://127.0.0.1:${ports.smtp}`,
     MAILPIT_URL: existing.MAILPIT_URL ?? (existing.SMTP_URL ? '' : `http://127.0.0.1:${ports.mailHttp}`),
+    RAG_DATABASE_URL:
+      existing.RAG_DATABASE_URL ?? (options.ragDatabase ? `postgres://postgres@127.0.0.1:${ports.ragPostgres}/postgres` : ''),
   };
 
   let kafkaScram: KafkaScramListener | undefined;
@@ -224,6 +248,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     components.push(component('mongo', steps, timeoutMs, progress));
   }
+  if (options.ragDatabase && !existing.RAG_DATABASE_URL) {
+    const binaries = binariesIn(provision('pgvector'));
+    const pgData = join(dataDir, 'rag-postgres');
+    const pgLog = join(dataDir, 'rag-postgres.log');
+    ensureCluster(binaries, pgData, pgLog);
+    const [command, args] = postgresCommand(binaries, pgData, ports.ragPostgres);
+    const proc = new ManagedProcess('rag-postgres', command, args, pgLog, { stopSignal: 'SIGINT' });
+    components.push(
+      component('rag-db', [{ process: proc, ready: () => postgresReady('127.0.0.1', ports.ragPostgres) }], timeoutMs, progress),
+    );
+  }
   if (!existing.SMTP_URL) {
     const bin = provision('mailpit');
     const proc = new ManagedProcess(
@@ -265,7 +300,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     },
   };
   try {
-    // Mongo and mail start in a blink; Kafka's JVM dominates, so all three start together.
+    // Mongo, mail and the rag database start in a blink; Kafka's JVM dominates, so all start together.
     await Promise.all(components.map((c) => c.start()));
   } catch (err) {
     await stack.stop();

@@ -21,12 +21,20 @@ export async function useStack(): Promise<StackEnv> {
     const existing: Partial<StackEnv> = {};
     if (process.env.KAFKA_BROKERS) existing.KAFKA_BROKERS = process.env.KAFKA_BROKERS;
     if (process.env.MONGODB_URI) existing.MONGODB_URI = process.env.MONGODB_URI;
+    if (process.env.RAG_DATABASE_URL) existing.RAG_DATABASE_URL = process.env.RAG_DATABASE_URL;
     if (process.env.SMTP_URL) {
       existing.SMTP_URL = process.env.SMTP_URL;
       existing.MAILPIT_URL = process.env.MAILPIT_URL ?? '';
     }
     // The SCRAM listener costs the broker a few threads; kafka-security.int.spec.ts needs it.
-    return startStack({ dataDir, ports: 'auto', existing, kafkaScram: true, progress: (l) => process.stderr.write(`    [stack] ${l}\n`) });
+    return startStack({
+      dataDir,
+      ports: 'auto',
+      existing,
+      kafkaScram: true,
+      ragDatabase: true,
+      progress: (l) => process.stderr.write(`    [stack] ${l}\n`),
+    });
   })();
   return (await started).env;
 }

@@ -10,6 +10,7 @@ import type { Caller } from '../../services/premium/caller.ts';
 import { collectionIdOf, collectionsProjection, getCollection, type RagCollection } from '../../services/rag/collections.projection.ts';
 import type { IndexCompleted } from '../../services/rag/events.ts';
 import { COLLECTION_NAME } from '../../services/rag/input.ts';
+import { collectionIndexes } from '../../services/rag/collection-indexes.ts';
 import { LocalRetrieval } from '../../services/rag/local-retrieval.ts';
 import { PushedSources } from '../../services/rag/pushed-sources.ts';
 import { loadConfig } from '../../services/platform/config.ts';
@@ -48,7 +49,7 @@ export async function ragCommand(args: readonly string[], options: RagCommandOpt
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
   const rt = await createAppRuntime(config, log);
   const retrieval = new LocalRetrieval({
-    dataDir: config.rag.dataDir,
+    indexes: collectionIndexes(config.rag, log),
     modelDir: config.rag.embeddingModelDir,
     threads: config.rag.embeddingThreads,
     maxFileBytes: config.rag.maxFileBytes,

@@ -206,6 +206,12 @@ const schema = z.object({
   RAG_LIST_BUDGET_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   RAG_JOB_BUDGET_MS: z.coerce.number().int().min(1000).max(86_400_000).default(1_800_000),
   RAG_JOB_MAX_STARTS: z.coerce.number().int().min(1).max(100).default(3),
+  RAG_INDEX_ENGINE: z.enum(['sqlite', 'postgres'], { error: 'must be sqlite or postgres' }).default('sqlite'),
+  RAG_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/[^/]/, { error: 'must be a postgres:// or postgresql:// URL' })
+    .optional(),
+  RAG_DATABASE_POOL: z.coerce.number().int().min(1).max(1000).default(10),
   CHROMIUM_PATH: z.string().regex(/^\//, { error: 'must be an absolute path to a Chromium executable' }).optional(),
   CAPTURE_ALLOWED_HOSTS: z
     .string()
@@ -336,6 +342,11 @@ export interface Config {
     indexConcurrency: number;
     /** Worker threads for index work, each task's heap and time budgets, and the job's. */
     work: { threads: number; memoryMb: number; fileBudgetMs: number; listBudgetMs: number; jobBudgetMs: number; maxStarts: number };
+    /**
+     * Where the collections' indexes live: SQLite files in `dataDir` held by one process, or one
+     * PostgreSQL database (pgvector) that every replica shares, through a pool of `poolSize` connections per process.
+     */
+    indexEngine: { kind: 'sqlite' } | { kind: 'postgres'; url: string; poolSize: number };
   };
   vision: {
     /** undefined: the Chromium deploy/local/chromium/provision.sh unpacked into the cache. */
@@ -455,7 +466,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(raw.OPS_PORT !== undefined ? { ops: raw.OPS_PORT } : {}),
       ...(raw.ADMIN_PORT !== undefined ? { admin: raw.ADMIN_PORT } : {}),
     },
-    rag: ragConfig(raw, required),
+    rag: ragConfig(raw, required, problems),
     vision: visionConfig(raw),
     publicRagUrl: (raw.RAG_PUBLIC_URL ?? `http://localhost:${raw.RAG_PORT}`).replace(/\/$/, ''),
     authUrl: required('AUTH_URL', raw.AUTH_URL, `http://127.0.0.1:${raw.KEYS_PORT}`),
@@ -497,7 +508,7 @@ const DEV_DATA = resolve('.data', 'dev');
 const mapValues = (values: Readonly<Record<Tier, number>>, f: (n: number) => number): Record<Tier, number> =>
   Object.fromEntries(TIERS.map((t) => [t, f(values[t])])) as Record<Tier, number>;
 
-function ragConfig(raw: Raw, required: <T>(name: string, value: T | undefined, devValue: T) => T): Config['rag'] {
+function ragConfig(raw: Raw, required: <T>(name: string, value: T | undefined, devValue: T) => T, problems: string[]): Config['rag'] {
   const roots = required('RAG_ROOTS', raw.RAG_ROOTS, [join(DEV_DATA, 'workspace')]);
   return {
     roots,
@@ -525,5 +536,17 @@ function ragConfig(raw: Raw, required: <T>(name: string, value: T | undefined, d
       jobBudgetMs: raw.RAG_JOB_BUDGET_MS,
       maxStarts: raw.RAG_JOB_MAX_STARTS,
     },
+    indexEngine: ragIndexEngine(raw, problems),
   };
+}
+
+function ragIndexEngine(raw: Raw, problems: string[]): Config['rag']['indexEngine'] {
+  if (raw.RAG_INDEX_ENGINE === 'sqlite') return { kind: 'sqlite' };
+  if (raw.RAG_DATABASE_URL === undefined) {
+    problems.push(
+      'RAG_DATABASE_URL: required when RAG_INDEX_ENGINE=postgres (the PostgreSQL database, with pgvector, that holds the shared index)',
+    );
+    return { kind: 'sqlite' };
+  }
+  return { kind: 'postgres', url: raw.RAG_DATABASE_URL, poolSize: raw.RAG_DATABASE_POOL };
 }

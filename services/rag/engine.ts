@@ -7,6 +7,7 @@ import type { RagDeps } from './app/deps.ts';
 import { collectionsProjection } from './collections.projection.ts';
 import { indexerHandler } from './indexer.consumer.ts';
 import { jobsProjection } from './jobs.projection.ts';
+import { collectionIndexes } from './collection-indexes.ts';
 import { LocalRetrieval } from './local-retrieval.ts';
 import { PushedSources } from './pushed-sources.ts';
 import { queriesProjection } from './queries.projection.ts';
@@ -21,8 +22,9 @@ export interface RagEngine {
 
 /**
  * The engine behind the retrieval faces: the collections, jobs and queries projections, the indexer and the
- * embedded index stores. A store file is held by one process alone, so every face a process runs
- * (rag's HTTP API, the MCP server) shares this one engine; the first face to start it starts it,
+ * collections' indexes (SQLite files of this process, or PostgreSQL shared by replicas: RAG_INDEX_ENGINE).
+ * A SQLite file is held by one process alone, so every face a process runs (rag's HTTP API, the MCP
+ * server) shares this one engine; the first face to start it starts it,
  * the last to stop it stops it.
  */
 export const leaseRagEngine: (rt: Runtime) => Promise<Lease<RagEngine>> = sharedPerRuntime(async (rt) => {
@@ -40,12 +42,11 @@ async function startEngine(rt: Runtime, log: Logger): Promise<{ engine: RagEngin
     const pushed = new PushedSources(mongo.db);
     await pushed.ensureIndexes();
     const retrieval = new LocalRetrieval({
-      dataDir: config.rag.dataDir,
+      indexes: collectionIndexes(config.rag, log, { openIndexes: config.rag.openIndexes }),
       modelDir: config.rag.embeddingModelDir,
       threads: config.rag.embeddingThreads,
       maxFileBytes: config.rag.maxFileBytes,
       cacheEntries: config.rag.queryCacheEntries,
-      openIndexes: config.rag.openIndexes,
       work: config.rag.work,
       log,
     });

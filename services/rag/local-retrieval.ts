@@ -1,11 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { TransientError } from '../../events/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { OnnxEmbedder } from './embedding/embedder.ts';
 import { defaultModelDir } from './embedding/model-folder.ts';
-import { ModelMismatchError, SchemaMismatchError, StoreBusyError } from './index-store/errors.ts';
-import { IndexStore } from './index-store/store.ts';
+import type { CollectionIndex, CollectionIndexes } from './index-store/collection-index.ts';
 import { embeddingIdentity } from './indexing/embedding-text.ts';
 import { indexCollection, type FilePreparer } from './indexing/index-collection.ts';
 import { ragError } from '../premium/caller.ts';
@@ -25,36 +21,27 @@ import { EMBED_QUERY, LIST_SOURCES, PREPARE_FILE, type Listed, type PrepareInput
 import { TaskError } from '../platform/work/task.ts';
 import { WorkBudgetError, WorkPool, WorkPoolClosed, WorkQueueFull } from '../platform/work/work-pool.ts';
 
-/** Another process (the rag service, or a `svc rag` command) holds the collection's index file. */
-export class IndexHeldError extends TransientError {
-  constructor(collectionId: string, cause: unknown) {
-    super(`collection ${collectionId}'s index is held by another process (the rag service?): stop it, or use the HTTP API`, { cause });
-    this.name = 'IndexHeldError';
-  }
-}
-
 export interface LocalRetrievalOptions {
-  /** Where each collection's SQLite file lives. */
-  dataDir: string;
+  /** Where the collections' indexes live: SQLite files of this process, or a database replicas share. */
+  indexes: CollectionIndexes;
   /** A model folder; undefined: the one the install step provisions. */
   modelDir: string | undefined;
   threads: number;
   maxFileBytes: number;
   cacheEntries: number;
-  /** Indexes kept open; past it the least recently used one not being written is closed. */
-  openIndexes?: number;
   /** Budgets of index work on worker threads (see services/platform/work). */
   work: { threads: number; memoryMb: number; fileBudgetMs: number; listBudgetMs: number };
   log: Logger;
 }
 
 /**
- * The embedded retrieval engine (`vectorDB: local`): one SQLite file per collection with BM25 and
- * vectors (services/rag/index-store), the embedding model in process, and a result cache keyed by
- * the index's generation, so any change to an index makes its cached answers unreachable.
+ * The embedded retrieval engine (`vectorDB: local`): each collection's index with BM25 and vectors
+ * (services/rag/index-store: a SQLite file of this process, or PostgreSQL shared by replicas), the
+ * embedding model in process, and a result cache keyed by the index's generation read at query
+ * time, so any change to an index, by any replica, makes its cached answers unreachable.
  *
- * A store is held open by this process alone (the file is locked); the embedder is loaded on first
- * use, so a missing model makes the feature unavailable without keeping the service down.
+ * The embedder is loaded on first use, so a missing model makes the feature unavailable without
+ * keeping the service down.
  */
 /** The model in this thread: its name and size make each store's identity (queries embed on the pool). */
 interface LoadedModel {
@@ -63,9 +50,7 @@ interface LoadedModel {
 
 export class LocalRetrieval implements Retrieval {
   readonly #options: LocalRetrievalOptions;
-  /** Open stores, least recently used first; those being written are pinned open. */
-  readonly #stores = new Map<string, IndexStore>();
-  readonly #pinned = new Map<string, number>();
+  readonly #indexes: CollectionIndexes;
   readonly #cache: LruCache<string, SearchHit[]>;
   readonly #pool: WorkPool;
   /** Query embeddings, fair per customer: one customer's flood of queries waits behind the others' next one. */
@@ -76,7 +61,7 @@ export class LocalRetrieval implements Retrieval {
   constructor(options: LocalRetrievalOptions) {
     this.#options = options;
     this.#cache = new LruCache(options.cacheEntries);
-    mkdirSync(options.dataDir, { recursive: true });
+    this.#indexes = options.indexes;
     // One task per tenant runs while others wait: a customer's big job cannot take every thread.
     this.#pool = new WorkPool({
       name: 'indexing',
@@ -120,8 +105,8 @@ export class LocalRetrieval implements Retrieval {
 
   async index(work: IndexWork, hooks: IndexHooks = {}): Promise<IndexOutcome> {
     const { embedder } = await this.#loadEmbedder();
-    const store = this.#store(work.collectionId, embedder);
-    this.#pin(work.collectionId, 1);
+    const store = await this.#store(work.collectionId, embedder);
+    this.#indexes.pin(work.collectionId, 1);
     // Each file is a task on a worker thread: beat from here while one runs, so the group keeps this member.
     const beating = hooks.heartbeat ? setInterval(() => void hooks.heartbeat?.().catch(() => undefined), 3000) : undefined;
     try {
@@ -141,12 +126,12 @@ export class LocalRetrieval implements Retrieval {
         filesUnchanged: result.filesUnchanged,
         filesSkipped: result.filesSkipped,
         filesRemoved: result.filesRemoved,
-        chunks: store.counts().chunks,
+        chunks: (await store.counts()).chunks,
         manifest: result.manifest.map(({ path, hash }) => ({ path, hash })),
       };
     } finally {
       if (beating) clearInterval(beating);
-      this.#pin(work.collectionId, -1);
+      this.#indexes.pin(work.collectionId, -1);
     }
   }
 
@@ -157,8 +142,9 @@ export class LocalRetrieval implements Retrieval {
     tenant: string = collectionId,
   ): Promise<{ hits: SearchHit[]; cached: boolean }> {
     const model = await this.#loadEmbedder();
-    const store = this.#store(collectionId, model.embedder);
-    const key = `${collectionId}\u0000${store.generation}\u0000${topK}\u0000${query}`;
+    const store = await this.#store(collectionId, model.embedder);
+    // Read now, not remembered: another replica's write must make this replica's cached answers unreachable.
+    const key = `${collectionId}\u0000${await store.generation()}\u0000${topK}\u0000${query}`;
     const cached = this.#cache.get(key);
     if (cached) return { hits: cached, cached: true };
     const vector = await this.#queries
@@ -168,29 +154,29 @@ export class LocalRetrieval implements Retrieval {
         if (err instanceof WorkPoolClosed) throw ragError(503, 'RETRIEVAL_UNAVAILABLE', 'retrieval is stopping');
         throw err;
       });
-    const hits = store
-      .search(query, vector, topK)
-      .map((h) => ({ id: h.id, content: h.content, score: h.score, metadata: { ...h.metadata } }));
+    const hits = (await store.search(query, vector, topK)).map((h) => ({
+      id: h.id,
+      content: h.content,
+      score: h.score,
+      metadata: { ...h.metadata },
+    }));
     this.#cache.set(key, hits);
     return { hits, cached: false };
   }
 
   async lookup(collectionId: string, name: string, limit: number): Promise<NameLookup> {
     const model = await this.#loadEmbedder();
-    return lookupName(this.#store(collectionId, model.embedder), name, limit);
+    return lookupName(await this.#store(collectionId, model.embedder), name, limit);
   }
 
   async drop(collectionId: string): Promise<void> {
-    this.#stores.get(collectionId)?.close();
-    this.#stores.delete(collectionId);
-    IndexStore.remove(this.#file(collectionId));
+    await this.#indexes.drop(collectionId);
   }
 
   async close(): Promise<void> {
     await this.#pool.close();
     await this.#queries.close();
-    for (const store of this.#stores.values()) store.close();
-    this.#stores.clear();
+    await this.#indexes.close();
   }
 
   /** Listing runs on a worker: ignore rules are customer input, and a folder can be huge. */
@@ -254,23 +240,6 @@ export class LocalRetrieval implements Retrieval {
     };
   }
 
-  #pin(collectionId: string, by: number): void {
-    const n = (this.#pinned.get(collectionId) ?? 0) + by;
-    if (n > 0) this.#pinned.set(collectionId, n);
-    else this.#pinned.delete(collectionId);
-  }
-
-  /** Closes the least recently used stores past the bound, never one being written. */
-  #evict(): void {
-    const max = this.#options.openIndexes ?? Infinity;
-    for (const [id, store] of this.#stores) {
-      if (this.#stores.size <= max) return;
-      if (this.#pinned.has(id)) continue;
-      store.close();
-      this.#stores.delete(id);
-    }
-  }
-
   #loadEmbedder(): Promise<LoadedModel> {
     this.#embedder ??= OnnxEmbedder.load(this.#options.modelDir ?? defaultModelDir(), { intraOpThreads: this.#options.threads }).then(
       (embedder) => {
@@ -291,31 +260,7 @@ export class LocalRetrieval implements Retrieval {
     return this.#embedder;
   }
 
-  #store(collectionId: string, embedder: OnnxEmbedder): IndexStore {
-    const open = this.#stores.get(collectionId);
-    if (open && !open.closed) {
-      this.#stores.delete(collectionId);
-      this.#stores.set(collectionId, open);
-      return open;
-    }
-    const model = embeddingIdentity(embedder.folder.manifest.name, embedder.dimensions);
-    let store: IndexStore;
-    try {
-      store = IndexStore.open(this.#file(collectionId), { model });
-    } catch (err) {
-      if (err instanceof StoreBusyError) throw new IndexHeldError(collectionId, err);
-      // Made by another model or schema: derived data, so it is rebuilt from the sources.
-      if (!(err instanceof ModelMismatchError || err instanceof SchemaMismatchError)) throw err;
-      this.#options.log.warn({ collectionId, err: (err as Error).message }, 'index made by another model or schema: starting it again');
-      IndexStore.remove(this.#file(collectionId));
-      store = IndexStore.open(this.#file(collectionId), { model });
-    }
-    this.#stores.set(collectionId, store);
-    this.#evict();
-    return store;
-  }
-
-  #file(collectionId: string): string {
-    return join(this.#options.dataDir, `${collectionId}.sqlite`);
+  #store(collectionId: string, embedder: OnnxEmbedder): Promise<CollectionIndex> {
+    return this.#indexes.open(collectionId, embeddingIdentity(embedder.folder.manifest.name, embedder.dimensions));
   }
 }

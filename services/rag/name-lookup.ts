@@ -1,5 +1,5 @@
 import { splitSegments } from './index-store/name-index.ts';
-import type { IndexStore } from './index-store/store.ts';
+import type { CollectionIndex } from './index-store/collection-index.ts';
 import type { NameLookup, SearchHit } from './retrieval.ts';
 
 /** How many full-text candidates a lookup reads: a name used more often than this shows its best uses. */
@@ -13,12 +13,12 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * too, and each candidate is judged by its own symbol and text: a definition is a chunk whose last
  * symbol segment is the name (exact case first; another case only when none is exact).
  */
-export function lookupName(store: IndexStore, name: string, limit: number): NameLookup {
+export async function lookupName(store: CollectionIndex, name: string, limit: number): Promise<NameLookup> {
   const trimmed = name.trim();
   if (trimmed === '') return { definitions: [], mentions: [] };
-  const ranked = [...store.searchNamed(trimmed, 20), ...store.searchBm25(trimmed, CANDIDATES)];
+  const ranked = [...(await store.searchNamed(trimmed, 20)), ...(await store.searchBm25(trimmed, CANDIDATES))];
   const seen = new Set<number>();
-  const candidates = store.hits(ranked.filter((r) => !seen.has(r.rowId) && (seen.add(r.rowId), true)));
+  const candidates = await store.hits(ranked.filter((r) => !seen.has(r.rowId) && (seen.add(r.rowId), true)));
   const lastSegment = (hit: SearchHit) => {
     const segments = hit.metadata.symbol ? splitSegments(hit.metadata.symbol) : [];
     return segments.at(-1)?.trim();

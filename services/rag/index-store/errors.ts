@@ -43,3 +43,11 @@ export class StoreBusyError extends Error {
     this.file = file;
   }
 }
+
+/** The collection's rows are gone from the shared database (another replica dropped it). */
+export class CollectionGoneError extends Error {
+  constructor(collection: string, schema: string) {
+    super(`collection ${collection} is not in PostgreSQL schema ${schema} (dropped?)`);
+    this.name = 'CollectionGoneError';
+  }
+}

@@ -8,7 +8,9 @@
 import type { ChunkOptions } from '../chunking/chunk.ts';
 import { chunkFile } from '../chunking/chunker.ts';
 import type { Embedder } from '../embedding/embedder.ts';
-import type { IndexStore } from '../index-store/store.ts';
+import type { CollectionIndex } from '../index-store/collection-index.ts';
+import { sqliteIndex } from '../index-store/sqlite-index.ts';
+import { IndexStore } from '../index-store/store.ts';
 import type { ChunkRecord } from '../index-store/types.ts';
 import { hashText, isSkipped, SKIP_REASONS, SkippedSourceError } from '../sources/source-file.ts';
 import type { SkipReason, SourceEntry, SourceFile } from '../sources/source-file.ts';
@@ -34,7 +36,8 @@ export interface IndexProgress {
 }
 
 export interface IndexCollectionOptions {
-  readonly store: IndexStore;
+  /** a SQLite store of this process, or any collection's index (a shared one: services/rag/index-store/pg) */
+  readonly store: CollectionIndex | IndexStore;
   readonly embedder: Embedder;
   /** `walkProject(...)`, `readPushedFiles(...)`, or any list of `SourceEntry` */
   readonly files: AsyncIterable<SourceEntry> | Iterable<SourceEntry>;
@@ -99,7 +102,8 @@ const DEFAULT_HEARTBEAT_MS = 1000;
 
 export async function indexCollection(options: IndexCollectionOptions): Promise<IndexResult> {
   const started = performance.now();
-  const { store, embedder, signal } = options;
+  const { embedder, signal } = options;
+  const store = options.store instanceof IndexStore ? sqliteIndex(options.store) : options.store;
   if (store.model.dimensions !== embedder.dimensions) {
     throw new RangeError(`the store holds ${store.model.dimensions}-dimension vectors, the embedder makes ${embedder.dimensions}`);
   }
@@ -152,15 +156,15 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
   const total = paths.length;
 
   // 2. Remove what the collection no longer has (a skipped file is no longer in it either).
-  const stored = new Map(store.manifest().map((f) => [f.path, f.hash]));
+  const stored = new Map((await store.manifest()).map((f) => [f.path, f.hash]));
   let filesRemoved = 0;
   if ((options.mode ?? 'full') === 'full') {
     const gone = [...stored.keys()].filter((p) => !sources.has(p));
     report('removing', total);
-    filesRemoved = store.removeFiles(gone);
+    filesRemoved = await store.removeFiles(gone);
   } else {
     const nowSkipped = [...skippedPaths].filter((p) => stored.has(p));
-    filesRemoved = store.removeFiles(nowSkipped);
+    filesRemoved = await store.removeFiles(nowSkipped);
   }
 
   // 3. Index what changed, one file at a time.
@@ -182,12 +186,12 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
     }
     if ('skipped' in prepared) {
       skip(prepared.skipped);
-      if (before !== undefined) filesRemoved += store.removeFiles([path]);
+      if (before !== undefined) filesRemoved += await store.removeFiles([path]);
       report('indexing', total, path);
       continue;
     }
     const { hash, size, records } = prepared;
-    store.writeFile({ path, hash, size }, records);
+    await store.writeFile({ path, hash, size }, records);
     counts.filesIndexed++;
     counts.chunks += records.length;
     report('indexing', total, path);
@@ -200,7 +204,7 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
     skipped,
     filesRemoved,
     durationMs: performance.now() - started,
-    manifest: store.manifest().map(({ path, hash }) => ({ path, hash })),
+    manifest: (await store.manifest()).map(({ path, hash }) => ({ path, hash })),
   };
 }
 

@@ -70,12 +70,28 @@ describe('config (unit)', () => {
     ['MONGODB_URI', 'postgres://x', /MONGODB_URI: must be a mongodb/],
     ['PAYMENT_VARIANT_TIERS', '101:gold', /PAYMENT_VARIANT_TIERS: "101:gold" is not variantId:pro\|team/],
     ['PRICING_URL', 'not a url', /PRICING_URL: must be an absolute URL/],
+    ['RAG_INDEX_ENGINE', 'mysql', /RAG_INDEX_ENGINE: must be sqlite or postgres/],
+    ['RAG_DATABASE_URL', 'mongodb://x', /RAG_DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    ['RAG_DATABASE_POOL', '0', /RAG_DATABASE_POOL/],
   ];
   for (const [name, value, message] of bad) {
     it(`rejects a bad ${name} with its name`, () => {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, message);
     });
   }
+
+  it('keeps the code index in SQLite by default, and in PostgreSQL only with its URL', () => {
+    expect(loadConfig({}).rag.indexEngine).to.deep.equal({ kind: 'sqlite' });
+    expect(() => loadConfig({ RAG_INDEX_ENGINE: 'postgres' })).to.throw(
+      ConfigError,
+      /RAG_DATABASE_URL: required when RAG_INDEX_ENGINE=postgres/,
+    );
+    expect(loadConfig({ RAG_INDEX_ENGINE: 'postgres', RAG_DATABASE_URL: 'postgres://u:p@db:5432/rag' }).rag.indexEngine).to.deep.equal({
+      kind: 'postgres',
+      url: 'postgres://u:p@db:5432/rag',
+      poolSize: 10,
+    });
+  });
 
   it('processes test-mode webhooks by default only in development, and as told otherwise', () => {
     expect(loadConfig({}).payments.allowTestMode).to.equal(true);

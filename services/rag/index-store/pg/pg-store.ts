@@ -9,7 +9,7 @@
 
 import type { Pool, PoolClient } from 'pg';
 import type { ChunkKind } from '../../chunking/chunk.ts';
-import { ModelMismatchError, SchemaMismatchError } from '../errors.ts';
+import { CollectionGoneError, ModelMismatchError, SchemaMismatchError } from '../errors.ts';
 import { reciprocalRankFusion, RRF_K } from '../fusion.ts';
 import { NameIndex, parseSymbol } from '../name-index.ts';
 import { allQueryTerms, looksLikeCode } from '../query-profile.ts';
@@ -469,7 +469,7 @@ export class PgIndexStore {
   }
 
   #gone(): Error {
-    return new Error(`collection ${this.collection} is not in PostgreSQL schema ${this.schema} (dropped?)`);
+    return new CollectionGoneError(this.collection, this.schema);
   }
 }
 

@@ -17,10 +17,13 @@ const HANDLES = 10_000;
 export class PgIndexes implements CollectionIndexes {
   readonly #pool: pg.Pool;
   readonly #log: Logger;
+  readonly #schema: { schema?: string };
   readonly #handles = new Map<string, Promise<PgIndexStore>>();
 
-  constructor(options: { url: string; poolSize: number; log: Logger }) {
+  /** `schema`: the PostgreSQL schema of the tables (default `rag`; tests use their own). */
+  constructor(options: { url: string; poolSize: number; log: Logger; schema?: string }) {
     this.#log = options.log;
+    this.#schema = options.schema ? { schema: options.schema } : {};
     this.#pool = new pg.Pool({ connectionString: options.url, max: options.poolSize });
     // An idle client's error (the server restarted) would otherwise be thrown out of the process.
     this.#pool.on('error', (err) => this.#log.warn({ err }, 'rag index database: an idle connection failed'));
@@ -37,7 +40,7 @@ export class PgIndexes implements CollectionIndexes {
 
   async drop(collectionId: string): Promise<void> {
     this.#handles.delete(collectionId);
-    await PgIndexStore.drop(this.#pool, collectionId);
+    await PgIndexStore.drop(this.#pool, collectionId, this.#schema);
   }
 
   async close(): Promise<void> {
@@ -57,13 +60,13 @@ export class PgIndexes implements CollectionIndexes {
 
   async #open(collectionId: string, model: ModelIdentity): Promise<PgIndexStore> {
     try {
-      return await PgIndexStore.open(this.#pool, { collection: collectionId, model });
+      return await PgIndexStore.open(this.#pool, { collection: collectionId, model, ...this.#schema });
     } catch (err) {
       // Made by another model: derived data, so it is rebuilt from the sources (as a SQLite file is).
       if (!(err instanceof ModelMismatchError)) throw err;
       this.#log.warn({ collectionId, err: err.message }, 'index made by another model: starting it again');
-      await PgIndexStore.drop(this.#pool, collectionId);
-      return PgIndexStore.open(this.#pool, { collection: collectionId, model });
+      await PgIndexStore.drop(this.#pool, collectionId, this.#schema);
+      return PgIndexStore.open(this.#pool, { collection: collectionId, model, ...this.#schema });
     }
   }
 }

@@ -2,20 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
-import { SERVICES } from '../../../app/registry.ts';
-import { CONFIG_VARIABLES, loadConfig } from '../../../services/platform/config.ts';
 import { schemaProblems, type Manifest } from './kubernetes-schema.ts';
-import { projectProblems, type ProjectFacts } from './manifest-rules.ts';
+import { projectProblems } from './manifest-rules.ts';
+import { FACTS } from './project-facts.ts';
 
 const ROOT = join(import.meta.dirname, '../../../deploy/kubernetes');
-
-/**
- * Issue 25 lands in parts: these deploy files already describe the shared index (another change
- * adds `svc run indexer` and these variables to the code). Only these exact names are excused, and
- * only until the code knows them; remove them from here when it does.
- */
-const PENDING_SERVICES = ['indexer'];
-const PENDING_VARIABLES = ['RAG_INDEX_ENGINE', 'RAG_DATABASE_URL', 'RAG_RUN_INDEXER'];
 
 const filesUnder = (dir: string, ext: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -33,18 +24,6 @@ function readManifests(): { file: string; manifest: Manifest }[] {
     }),
   );
 }
-
-const defaults = loadConfig({ NODE_ENV: 'development' }).ports;
-const serviceNames = SERVICES.map((s) => s.name);
-const FACTS: ProjectFacts = {
-  services: new Set([...serviceNames, ...PENDING_SERVICES.filter((s) => !serviceNames.includes(s))]),
-  variables: new Set([...CONFIG_VARIABLES, ...PENDING_VARIABLES]),
-  facePorts: { accounts: defaults.accounts, keys: defaults.keys, webhooks: defaults.webhooks, rag: defaults.rag, mcp: defaults.mcp },
-  adminServices: new Set(['keys']),
-  healthPaths: { readiness: '/health', liveness: '/health/live' },
-  autoscaled: ['keys', 'rag'],
-  privatePortNames: new Set(['ops', 'admin']),
-};
 
 describe('the Kubernetes deploy files (unit)', () => {
   const read = readManifests();

@@ -1,12 +1,38 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { schemaProblems, type Manifest } from './kubernetes-schema.ts';
-import { projectProblems } from './manifest-rules.ts';
+import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { loadConfig } from '../../../services/platform/config.ts';
+import { environment, projectProblems, type SecretValues, svcContainers } from './manifest-rules.ts';
 import { FACTS } from './project-facts.ts';
 
 const ROOT = join(import.meta.dirname, '../../../deploy/kubernetes');
+
+const HEX64 = 'ab'.repeat(32);
+
+/** Stand-ins for the Secrets config.yaml tells operators to create, with values config.ts accepts. */
+const SECRETS: SecretValues = {
+  'svc-secrets': {
+    JWT_SECRET: HEX64,
+    WEBHOOK_SECRET: HEX64,
+    KEY_ENCRYPTION_KEY: HEX64,
+    PAYMENT_WEBHOOK_SECRET: 'a-provider-signing-secret',
+    PAYMENT_VARIANT_TIERS: '1001:pro,1002:team',
+    KAFKA_SASL_PASSWORD: 'a-password',
+  },
+  'svc-rag-database': { RAG_DATABASE_URL: 'postgres://svc:a-password@db.example.internal:5432/svc' },
+};
+
+/** The variables deploy/Dockerfile's runtime stage sets (ENV KEY=VALUE lines): the start of every container's environment. */
+function imageEnvironment(): Map<string, string> {
+  const dockerfile = readFileSync(join(ROOT, '../Dockerfile'), 'utf8');
+  const runtime = dockerfile.slice(dockerfile.search(/^FROM .* AS runtime$/m));
+  const block = /^ENV ((?:.*\\\n)*.*)$/m.exec(runtime)?.[1] ?? '';
+  return new Map([...block.matchAll(/([A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+}
 
 const filesUnder = (dir: string, ext: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -48,6 +74,44 @@ describe('the Kubernetes deploy files (unit)', () => {
 
   it("keep the project's rules: known services and variables, 2+ replicas and a PDB each, probes the services serve, private ports private", () => {
     expect(projectProblems(manifests, FACTS)).to.deep.equal([]);
+  });
+
+  it('give every svc process a configuration config.ts accepts in production (with the Secrets config.yaml names)', () => {
+    const documented = [...readFileSync(join(ROOT, 'config.yaml'), 'utf8').matchAll(/--from-literal=([A-Z0-9_]+)=/g)].map((m) => m[1]);
+    expect([...new Set(documented)].sort()).to.deep.equal(
+      Object.values(SECRETS)
+        .flatMap((s) => Object.keys(s))
+        .sort(),
+    );
+    // The CA is a Secret mounted in the cluster; here a PEM stand-in, since config.ts reads the file.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-manifests-'));
+    try {
+      const ca = join(dir, 'ca.pem');
+      writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nstand-in\n-----END CERTIFICATE-----\n');
+      expect(imageEnvironment().get('RAG_DATA_DIR')).to.equal('/var/lib/svc/rag');
+      const configMaps = manifests.filter((m) => m.kind === 'ConfigMap') as unknown as IConfigMap[];
+      const containers = svcContainers(manifests);
+      expect(containers.map((c) => c.deployment)).to.include.members(['accounts', 'keys', 'rag', 'indexer']);
+      for (const { deployment: name, container } of containers) {
+        const problems: string[] = [];
+        const env = environment(container, configMaps, SECRETS, problems);
+        expect(problems, name).to.deep.equal([]);
+        expect(env.get('NODE_ENV'), name).to.equal('production');
+        if (env.has('KAFKA_SSL_CA_FILE')) env.set('KAFKA_SSL_CA_FILE', ca);
+        try {
+          loadConfig({ ...Object.fromEntries(imageEnvironment()), ...Object.fromEntries(env) });
+        } catch (err) {
+          expect.fail(`${name}: ${(err as Error).message}`);
+        }
+        if (name === 'rag') {
+          // The check can fail: the same environment without the database URL is refused.
+          env.delete('RAG_DATABASE_URL');
+          expect(() => loadConfig({ ...Object.fromEntries(imageEnvironment()), ...Object.fromEntries(env) })).to.throw(/RAG_DATABASE_URL/);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuse an object the schema refuses, and a kind it cannot check', () => {

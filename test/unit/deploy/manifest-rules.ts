@@ -35,15 +35,47 @@ const isSvcContainer = (c: IContainer): boolean => c.args?.[0] === 'run';
 const subset = (wanted: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>> | undefined): boolean =>
   wanted !== undefined && Object.keys(wanted).length > 0 && Object.entries(wanted).every(([k, v]) => labels?.[k] === v);
 
-/** The variables a container gets: the shared ConfigMap when it reads it, then its own env. */
-function environment(c: IContainer, configMaps: readonly IConfigMap[]): Map<string, string> {
+/** Secrets by name, key and a stand-in value: what the deploy files expect to exist in the cluster. */
+export type SecretValues = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
+/**
+ * The variables a container gets, in Kubernetes' order: envFrom (ConfigMaps, Secrets) then env, the
+ * later winning. Secrets give their stand-in values; a reference to a Secret or key not in `secrets`
+ * is a problem.
+ */
+export function environment(
+  c: IContainer,
+  configMaps: readonly IConfigMap[],
+  secrets: SecretValues = {},
+  problems: string[] = [],
+): Map<string, string> {
   const env = new Map<string, string>();
   for (const from of c.envFrom ?? []) {
-    const data = configMaps.find((cm) => cm.metadata?.name === from.configMapRef?.name)?.data ?? {};
-    for (const [k, v] of Object.entries(data)) env.set(k, v);
+    if (from.configMapRef) {
+      const cm = configMaps.find((x) => x.metadata?.name === from.configMapRef?.name);
+      if (!cm) problems.push(`${c.name}: envFrom names ConfigMap ${from.configMapRef.name}, which these files do not hold`);
+      for (const [k, v] of Object.entries(cm?.data ?? {})) env.set(k, v);
+    }
+    const secretName = from.secretRef?.name;
+    if (secretName !== undefined) for (const [k, v] of Object.entries(secrets[secretName] ?? {})) env.set(k, v);
   }
-  for (const e of c.env ?? []) env.set(e.name, e.value ?? '(from a reference)');
+  for (const e of c.env ?? []) {
+    const ref = e.valueFrom?.secretKeyRef;
+    const value = ref ? secrets[ref.name ?? '']?.[ref.key] : e.value;
+    if (value === undefined)
+      problems.push(`${c.name}: ${e.name} has no value${ref ? ` (Secret ${ref.name ?? '?'} key ${ref.key} unknown)` : ''}`);
+    else env.set(e.name, value);
+  }
   return env;
+}
+
+/** The containers that run svc (`args: ["run", ...]`), with the Deployment they belong to. */
+export function svcContainers(manifests: readonly Manifest[]): { deployment: string; container: IContainer }[] {
+  return of<IDeployment>(manifests, 'Deployment').flatMap((d) =>
+    (d.spec?.template.spec?.containers ?? [])
+      .filter(isSvcContainer)
+      .map((container) => ({ deployment: d.metadata?.name ?? '(unnamed)', container })),
+  );
 }
 
 /**

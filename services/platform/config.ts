@@ -212,6 +212,7 @@ const schema = z.object({
     .regex(/^postgres(ql)?:\/\/[^/]/, { error: 'must be a postgres:// or postgresql:// URL' })
     .optional(),
   RAG_DATABASE_POOL: z.coerce.number().int().min(1).max(1000).default(10),
+  RAG_RUN_INDEXER: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   CHROMIUM_PATH: z.string().regex(/^\//, { error: 'must be an absolute path to a Chromium executable' }).optional(),
   CAPTURE_ALLOWED_HOSTS: z
     .string()
@@ -347,6 +348,8 @@ export interface Config {
      * PostgreSQL database (pgvector) that every replica shares, through a pool of `poolSize` connections per process.
      */
     indexEngine: { kind: 'sqlite' } | { kind: 'postgres'; url: string; poolSize: number };
+    /** Whether the rag/mcp faces run index jobs themselves; false leaves them to `svc run indexer` (postgres only). */
+    runIndexer: boolean;
   };
   vision: {
     /** undefined: the Chromium deploy/local/chromium/provision.sh unpacked into the cache. */
@@ -537,11 +540,18 @@ function ragConfig(raw: Raw, required: <T>(name: string, value: T | undefined, d
       maxStarts: raw.RAG_JOB_MAX_STARTS,
     },
     indexEngine: ragIndexEngine(raw, problems),
+    runIndexer: raw.RAG_RUN_INDEXER === 'true',
   };
 }
 
 function ragIndexEngine(raw: Raw, problems: string[]): Config['rag']['indexEngine'] {
-  if (raw.RAG_INDEX_ENGINE === 'sqlite') return { kind: 'sqlite' };
+  if (raw.RAG_INDEX_ENGINE === 'sqlite') {
+    if (raw.RAG_RUN_INDEXER === 'false')
+      problems.push(
+        "RAG_RUN_INDEXER: false needs RAG_INDEX_ENGINE=postgres (with sqlite the index files are this process's: an indexer service could not write them)",
+      );
+    return { kind: 'sqlite' };
+  }
   if (raw.RAG_DATABASE_URL === undefined) {
     problems.push(
       'RAG_DATABASE_URL: required when RAG_INDEX_ENGINE=postgres (the PostgreSQL database, with pgvector, that holds the shared index)',

@@ -4,11 +4,11 @@ import type { ProjectFacts } from './manifest-rules.ts';
 
 /**
  * Issue 25 lands in parts: the deploy files already describe the shared index (another change
- * adds `svc run indexer` and these variables to the code). Only these exact names are excused;
+ * adds `svc run indexer` and RAG_RUN_INDEXER to the code). Only these exact names are excused;
  * remove them from here once the code knows them.
  */
 const PENDING_SERVICES = ['indexer'];
-const PENDING_VARIABLES = ['RAG_INDEX_ENGINE', 'RAG_DATABASE_URL', 'RAG_RUN_INDEXER'];
+const PENDING_VARIABLES = ['RAG_RUN_INDEXER'];
 
 const defaults = loadConfig({ NODE_ENV: 'development' }).ports;
 const serviceNames = SERVICES.map((s) => s.name);

@@ -207,9 +207,10 @@ const schema = z.object({
   RAG_JOB_BUDGET_MS: z.coerce.number().int().min(1000).max(86_400_000).default(1_800_000),
   RAG_JOB_MAX_STARTS: z.coerce.number().int().min(1).max(100).default(3),
   RAG_INDEX_ENGINE: z.enum(['sqlite', 'postgres'], { error: 'must be sqlite or postgres' }).default('sqlite'),
+  // Empty is unset: the local stack hands every process its variables, this one empty when it runs no PostgreSQL.
   RAG_DATABASE_URL: z
     .string()
-    .regex(/^postgres(ql)?:\/\/[^/]/, { error: 'must be a postgres:// or postgresql:// URL' })
+    .refine((v) => v === '' || /^postgres(ql)?:\/\/[^/]/.test(v), { error: 'must be a postgres:// or postgresql:// URL' })
     .optional(),
   RAG_DATABASE_POOL: z.coerce.number().int().min(1).max(1000).default(10),
   RAG_RUN_INDEXER: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
@@ -552,7 +553,7 @@ function ragIndexEngine(raw: Raw, problems: string[]): Config['rag']['indexEngin
       );
     return { kind: 'sqlite' };
   }
-  if (raw.RAG_DATABASE_URL === undefined) {
+  if (!raw.RAG_DATABASE_URL) {
     problems.push(
       'RAG_DATABASE_URL: required when RAG_INDEX_ENGINE=postgres (the PostgreSQL database, with pgvector, that holds the shared index)',
     );

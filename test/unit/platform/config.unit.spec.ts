@@ -88,6 +88,8 @@ describe('config (unit)', () => {
     );
     expect(() => loadConfig({ RAG_RUN_INDEXER: 'false' })).to.throw(ConfigError, /RAG_RUN_INDEXER: false needs RAG_INDEX_ENGINE=postgres/);
     expect(loadConfig({}).rag.runIndexer).to.equal(true);
+    expect(loadConfig({ RAG_DATABASE_URL: '' }).rag.indexEngine).to.deep.equal({ kind: 'sqlite' });
+    expect(() => loadConfig({ RAG_INDEX_ENGINE: 'postgres', RAG_DATABASE_URL: '' })).to.throw(ConfigError, /RAG_DATABASE_URL: required/);
     const shared = { RAG_INDEX_ENGINE: 'postgres', RAG_DATABASE_URL: 'postgres://u:p@db:5432/rag', RAG_RUN_INDEXER: 'false' };
     expect(loadConfig(shared).rag.runIndexer).to.equal(false);
     expect(loadConfig({ RAG_INDEX_ENGINE: 'postgres', RAG_DATABASE_URL: 'postgres://u:p@db:5432/rag' }).rag.indexEngine).to.deep.equal({

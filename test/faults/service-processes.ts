@@ -17,11 +17,12 @@ export class ServiceProcess {
   #exited: Promise<number | null> | undefined;
   starts = 0;
 
-  constructor(name: string, env: NodeJS.ProcessEnv, healthPort: number, logDir: string) {
+  /** `label` names the log file (default `name`): replicas of one service each have their own. */
+  constructor(name: string, env: NodeJS.ProcessEnv, healthPort: number, logDir: string, label = name) {
     this.name = name;
     this.#env = env;
     this.healthUrl = `http://127.0.0.1:${healthPort}/health`;
-    this.#logFile = join(logDir, `${name}.log`);
+    this.#logFile = join(logDir, `${label}.log`);
   }
 
   get running(): boolean {

@@ -29,13 +29,15 @@ export interface TrafficRecord {
 }
 
 export interface TrafficTargets {
-  accounts: string;
-  webhooks: string;
+  /** One service's URL, or its replicas' (each attempt picks one at random, as a load balancer would). */
+  accounts: string | readonly string[];
+  webhooks: string | readonly string[];
   signingSecret: string;
   variant: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pick = (urls: string | readonly string[]): string => (typeof urls === 'string' ? urls : (urls[randomInt(0, urls.length)] as string));
 
 export class Traffic {
   readonly record: TrafficRecord = { signedUp: [], subscribed: [], gaveUp: 0, retried: 0 };
@@ -77,7 +79,7 @@ export class Traffic {
     const email = `faults-${randomUUID()}@example.test`;
     const password = `pw-${randomUUID()}`;
     const answer = await this.#retry(async () => {
-      const res = await fetch(`${this.#targets.accounts}/auth/signup`, {
+      const res = await fetch(`${pick(this.#targets.accounts)}/auth/signup`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email, password, name: 'Fault' }),
@@ -98,7 +100,7 @@ export class Traffic {
       attributes: { user_email: email, variant_id: this.#targets.variant },
     });
     const status = await this.#retry(async () => {
-      const res = await deliver(this.#targets.webhooks, this.#targets.signingSecret, payload);
+      const res = await deliver(pick(this.#targets.webhooks), this.#targets.signingSecret, payload);
       return res.status >= 500 ? undefined : res.status;
     });
     if (status === 200) this.record.subscribed.push({ subscriptionId, email });

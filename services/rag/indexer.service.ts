@@ -15,7 +15,8 @@ export const indexerService: ServiceModule = {
     if (rt.config.rag.indexEngine.kind === 'sqlite') {
       // SQLite files are the process's that serves them: the rag/mcp services index them (RAG_RUN_INDEXER
       // must be true then). A consumer here would take their jobs and write files no face reads.
-      log.warn(
+      // Info, not a warning: `svc start` and `svc run all` start every service, this one included.
+      log.info(
         'RAG_INDEX_ENGINE=sqlite: index jobs run in the rag and mcp services, which own the files; the indexer service runs nothing',
       );
       return { name: 'indexer', stop: async () => undefined };

@@ -14,39 +14,8 @@ import { lookupName } from '../../../services/rag/name-lookup.ts';
 import { walkProject } from '../../../services/rag/sources/walk.ts';
 import { testLogger } from '../../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
+import { FIXTURE, FIXTURE_CASES, lineOf } from './fixture-cases.ts';
 import { modelDir } from './model.ts';
-
-const FIXTURE = new URL('../../fixtures/rag-repo/', import.meta.url).pathname;
-
-/** 1-based line of the first line containing `text` in a fixture file. */
-function lineOf(path: string, text: string): number {
-  const index = readFileSync(join(FIXTURE, path), 'utf8')
-    .split('\n')
-    .findIndex((l) => l.includes(text));
-  if (index === -1) throw new Error(`${path} has no line with ${text}`);
-  return index + 1;
-}
-
-const CASES: Array<{ query: string; file: string; from: [string, string] }> = [
-  { query: 'wait longer between attempts, with random jitter', file: 'src/retry.ts', from: ['src/retry.ts', 'export function delayFor'] },
-  { query: 'withBackoff', file: 'src/retry.ts', from: ['src/retry.ts', 'export async function withBackoff'] },
-  { query: 'turn a heading into a URL fragment', file: 'tools/slugify.py', from: ['tools/slugify.py', 'def slugify'] },
-  {
-    query: 'load the JSON settings with defaults for missing keys',
-    file: 'tools/slugify.py',
-    from: ['tools/slugify.py', 'def read_settings'],
-  },
-  {
-    query: 'which environment variables set the listening port',
-    file: 'docs/setup.md',
-    from: ['docs/setup.md', '### Environment variables'],
-  },
-  {
-    query: 'forget the entry used least recently when full',
-    file: 'src/cache/lru.ts',
-    from: ['src/cache/lru.ts', 'export class LruCache'],
-  },
-];
 
 interface Engine {
   name: 'sqlite' | 'postgres';
@@ -138,7 +107,7 @@ describe('rag retrieval on both index engines: SQLite and PostgreSQL (integratio
           'tools/slugify.py',
         ]);
         const byQuery = new Map<string, string[]>();
-        for (const c of CASES) {
+        for (const c of FIXTURE_CASES) {
           const hits = await search(c.query);
           const [top] = hits;
           const line = lineOf(...c.from);
@@ -205,7 +174,7 @@ describe('rag retrieval on both index engines: SQLite and PostgreSQL (integratio
   // After both engines' suites (mocha runs a describe's own tests before its nested ones).
   describe('both', () => {
     it('gives the same answers on both engines', () => {
-      expect([...(answers.get('postgres') ?? [])]).to.have.length(CASES.length);
+      expect([...(answers.get('postgres') ?? [])]).to.have.length(FIXTURE_CASES.length);
       expect(answers.get('postgres')).to.deep.equal(answers.get('sqlite'));
     });
   });

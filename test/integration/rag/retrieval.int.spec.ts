@@ -15,9 +15,9 @@ import { indexCollection } from '../../../services/rag/indexing/index-collection
 import type { IndexResult } from '../../../services/rag/indexing/index-collection.ts';
 import { hashText } from '../../../services/rag/sources/source-file.ts';
 import { walkProject } from '../../../services/rag/sources/walk.ts';
+import { FIXTURE, FIXTURE_CASES, lineOf } from './fixture-cases.ts';
 import { modelDir } from './model.ts';
 
-const FIXTURE = new URL('../../fixtures/rag-repo/', import.meta.url).pathname;
 const CHILD = new URL('./crash-child.ts', import.meta.url).pathname;
 
 /** The real embedder, with a count of the document texts it was given. */
@@ -35,15 +35,6 @@ class CountingEmbedder implements Embedder {
     if (kind === 'document') this.documents.push(...texts);
     return this.inner.embed(texts, kind);
   }
-}
-
-/** 1-based line of the first line containing `text` in a fixture file. */
-function lineOf(path: string, text: string): number {
-  const index = readFileSync(join(FIXTURE, path), 'utf8')
-    .split('\n')
-    .findIndex((l) => l.includes(text));
-  if (index === -1) throw new Error(`${path} has no line with ${text}`);
-  return index + 1;
 }
 
 /** Every stored file's chunks are exactly what the chunker makes of the text whose hash is stored. */
@@ -132,31 +123,7 @@ describe('rag retrieval: walker + pipeline + store + the real embedder (integrat
   });
 
   it('answers with the right file and line range first', async () => {
-    const cases: Array<{ query: string; file: string; from: [string, string] }> = [
-      {
-        query: 'wait longer between attempts, with random jitter',
-        file: 'src/retry.ts',
-        from: ['src/retry.ts', 'export function delayFor'],
-      },
-      { query: 'withBackoff', file: 'src/retry.ts', from: ['src/retry.ts', 'export async function withBackoff'] },
-      { query: 'turn a heading into a URL fragment', file: 'tools/slugify.py', from: ['tools/slugify.py', 'def slugify'] },
-      {
-        query: 'load the JSON settings with defaults for missing keys',
-        file: 'tools/slugify.py',
-        from: ['tools/slugify.py', 'def read_settings'],
-      },
-      {
-        query: 'which environment variables set the listening port',
-        file: 'docs/setup.md',
-        from: ['docs/setup.md', '### Environment variables'],
-      },
-      {
-        query: 'forget the entry used least recently when full',
-        file: 'src/cache/lru.ts',
-        from: ['src/cache/lru.ts', 'export class LruCache'],
-      },
-    ];
-    for (const c of cases) {
+    for (const c of FIXTURE_CASES) {
       const [top] = await search(c.query);
       const line = lineOf(...c.from);
       expect(top?.metadata.file, c.query).to.equal(c.file);

@@ -37,7 +37,9 @@ export interface TrafficTargets {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pick = (urls: string | readonly string[]): string => (typeof urls === 'string' ? urls : (urls[randomInt(0, urls.length)] as string));
+/** One of a service's replicas, chosen per request as a load balancer would. */
+export const pickOne = (urls: readonly string[]): string => urls[randomInt(0, urls.length)] as string;
+const pick = (urls: string | readonly string[]): string => (typeof urls === 'string' ? urls : pickOne(urls));
 
 export class Traffic {
   readonly record: TrafficRecord = { signedUp: [], subscribed: [], gaveUp: 0, retried: 0 };

@@ -1,8 +1,3 @@
-import { randomInt } from 'node:crypto';
-
-/** One of a service's replicas, chosen per request as a load balancer would. */
-export const pickOne = (urls: readonly string[]): string => urls[randomInt(0, urls.length)] as string;
-
 export interface LoadFigures {
   perSecond: number;
   p50: number;

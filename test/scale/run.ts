@@ -27,8 +27,8 @@ import { loadConfig } from '../../services/platform/config.ts';
 import { createLogger } from '../../services/platform/logger.ts';
 import { audit, settle } from '../faults/audit.ts';
 import { ServiceProcess } from '../faults/service-processes.ts';
-import { Traffic } from '../faults/traffic.ts';
-import { closedLoop, pickOne } from './load.ts';
+import { pickOne, Traffic } from '../faults/traffic.ts';
+import { closedLoop } from './load.ts';
 
 const VARIANT = 900_002;
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 8);

@@ -13,6 +13,16 @@ export function lineOf(path: string, text: string): number {
   return index + 1;
 }
 
+/** What indexing the fixture keeps: debug.log (ignored) and logo.png (binary) are skipped. */
+export const FIXTURE_INDEXED_PATHS: readonly string[] = [
+  '.gitignore',
+  'docs/setup.md',
+  'src/cache/lru.ts',
+  'src/http/routes.ts',
+  'src/retry.ts',
+  'tools/slugify.py',
+];
+
 /** Questions about the fixture, the file that answers each, and a line the first result must span. */
 export const FIXTURE_CASES: ReadonlyArray<{ query: string; file: string; from: [string, string] }> = [
   { query: 'wait longer between attempts, with random jitter', file: 'src/retry.ts', from: ['src/retry.ts', 'export function delayFor'] },

@@ -14,7 +14,7 @@ import { lookupName } from '../../../services/rag/name-lookup.ts';
 import { walkProject } from '../../../services/rag/sources/walk.ts';
 import { testLogger } from '../../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
-import { FIXTURE, FIXTURE_CASES, lineOf } from './fixture-cases.ts';
+import { FIXTURE, FIXTURE_CASES, FIXTURE_INDEXED_PATHS, lineOf } from './fixture-cases.ts';
 import { modelDir } from './model.ts';
 
 interface Engine {
@@ -98,14 +98,7 @@ describe('rag retrieval on both index engines: SQLite and PostgreSQL (integratio
       });
 
       it('indexes the fixture and answers with the right file and line range first', async () => {
-        expect((await index.manifest()).map((m) => m.path)).to.deep.equal([
-          '.gitignore',
-          'docs/setup.md',
-          'src/cache/lru.ts',
-          'src/http/routes.ts',
-          'src/retry.ts',
-          'tools/slugify.py',
-        ]);
+        expect((await index.manifest()).map((m) => m.path)).to.deep.equal(FIXTURE_INDEXED_PATHS);
         const byQuery = new Map<string, string[]>();
         for (const c of FIXTURE_CASES) {
           const hits = await search(c.query);

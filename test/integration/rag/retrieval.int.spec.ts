@@ -15,7 +15,7 @@ import { indexCollection } from '../../../services/rag/indexing/index-collection
 import type { IndexResult } from '../../../services/rag/indexing/index-collection.ts';
 import { hashText } from '../../../services/rag/sources/source-file.ts';
 import { walkProject } from '../../../services/rag/sources/walk.ts';
-import { FIXTURE, FIXTURE_CASES, lineOf } from './fixture-cases.ts';
+import { FIXTURE, FIXTURE_CASES, FIXTURE_INDEXED_PATHS, lineOf } from './fixture-cases.ts';
 import { modelDir } from './model.ts';
 
 const CHILD = new URL('./crash-child.ts', import.meta.url).pathname;
@@ -111,14 +111,7 @@ describe('rag retrieval: walker + pipeline + store + the real embedder (integrat
     // debug.log (gitignore) and logo.png; generated/ and node_modules/ are not entered, so not counted
     expect(first.filesSkipped).to.equal(2);
     expect(first.skipped).to.include({ ignored: 1, binary: 1 });
-    expect(first.manifest.map((m) => m.path)).to.deep.equal([
-      '.gitignore',
-      'docs/setup.md',
-      'src/cache/lru.ts',
-      'src/http/routes.ts',
-      'src/retry.ts',
-      'tools/slugify.py',
-    ]);
+    expect(first.manifest.map((m) => m.path)).to.deep.equal(FIXTURE_INDEXED_PATHS);
     expect(store.verify()).to.deep.equal([]);
   });
 

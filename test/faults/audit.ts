@@ -8,6 +8,7 @@ import { MAIL_EVENT_TYPES } from '../../services/mailer/owed-mail.ts';
 import { PROJECTIONS } from '../../app/registry.ts';
 import type { Runtime } from '../../services/platform/runtime.ts';
 import { eventually } from '../support/env.ts';
+import { explainedByKill } from './mail-copies.ts';
 import type { TrafficRecord } from './traffic.ts';
 
 /** Every count must be 0. */
@@ -15,7 +16,7 @@ export interface Audit {
   'webhooks answered 200 but not applied': number;
   'keys issued twice': number;
   'e-mails missing': number;
-  'e-mails sent twice': number;
+  'e-mails sent twice, not explained by a kill': number;
   'sign-ups answered 201 without an account': number;
   'projection documents that differ from a replay': number;
   'healthy events dead-lettered': number;
@@ -24,6 +25,20 @@ export interface Audit {
 
 interface MailSummary {
   MessageID: string;
+  /** When the SMTP sink accepted it (ISO 8601, ms). */
+  Created: string;
+}
+
+/** What the audit found; every count in `counts` must be 0. */
+export interface AuditResult {
+  counts: Audit;
+  /** Copies re-sent because a mailer was killed inside SMTP's accept-to-record window (same Message-ID). */
+  resentAfterKill: number;
+}
+
+export interface AuditOptions {
+  /** When a mailer process was SIGKILLed (epoch ms). */
+  mailerKilledAt?: readonly number[];
 }
 
 /** The consumer groups of the services, with the event types each reads: all must have read everything. */
@@ -76,7 +91,13 @@ export async function settle(rt: Runtime, log: (line: string) => void): Promise<
   );
 }
 
-export async function audit(rt: Runtime, mailpitUrl: string, traffic: TrafficRecord, log: (line: string) => void): Promise<Audit> {
+export async function audit(
+  rt: Runtime,
+  mailpitUrl: string,
+  traffic: TrafficRecord,
+  log: (line: string) => void,
+  options: AuditOptions = {},
+): Promise<AuditResult> {
   const db = rt.mongo.db;
 
   // Sign-ups: every 201 names a stored account, and the read model has it.
@@ -118,17 +139,28 @@ export async function audit(rt: Runtime, mailpitUrl: string, traffic: TrafficRec
   const keysTwice = [...hashes.values()].filter((set) => set.size > 1).length;
 
   // E-mail: exactly one welcome per account and one key e-mail per subscription, by Message-ID.
-  const copies = new Map<string, number>();
+  const copies = new Map<string, number[]>();
   for (const m of await allMail(mailpitUrl)) {
     const id = m.MessageID.replace(/^<|>$/g, '');
-    copies.set(id, (copies.get(id) ?? 0) + 1);
+    copies.set(id, [...(copies.get(id) ?? []), Date.parse(m.Created)]);
   }
   const expected = [
     ...traffic.signedUp.map((s) => `welcome.${s.userId}@svc.local`),
     ...traffic.subscribed.map((s) => `key.${s.subscriptionId}@svc.local`),
   ];
-  const missing = expected.filter((id) => (copies.get(id) ?? 0) === 0).length;
-  const twice = [...copies.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
+  const missing = expected.filter((id) => (copies.get(id)?.length ?? 0) === 0).length;
+  let twice = 0;
+  let resentAfterKill = 0;
+  for (const [id, created] of copies) {
+    if (created.length < 2) continue;
+    const explained = explainedByKill(created, options.mailerKilledAt ?? []);
+    if (explained) resentAfterKill += created.length - 1;
+    else twice += created.length - 1;
+    const when = created.map((t) => new Date(t).toISOString().slice(11, 23)).join(', ');
+    log(
+      `  ${created.length} copies of ${id} accepted at ${when}: ${explained ? 'a mailer was killed between the first and its record' : 'NOT explained by a kill'}`,
+    );
+  }
 
   // Projections: what the live consumers built equals what a replay of the log builds.
   let differing = 0;
@@ -158,14 +190,15 @@ export async function audit(rt: Runtime, mailpitUrl: string, traffic: TrafficRec
     for (const p of await partitionsOf(rt.admin, dlqTopic(topic))) deadLettered += Number(p.high - p.low);
   }
 
-  return {
+  const counts: Audit = {
     'webhooks answered 200 but not applied': notApplied,
     'keys issued twice': keysTwice,
     'e-mails missing': missing,
-    'e-mails sent twice': twice,
+    'e-mails sent twice, not explained by a kill': twice,
     'sign-ups answered 201 without an account': signUpsWithoutAccount,
     'projection documents that differ from a replay': differing,
     'healthy events dead-lettered': deadLettered,
     'requests never answered (client gave up)': traffic.gaveUp,
   };
+  return { counts, resentAfterKill };
 }

@@ -16,6 +16,8 @@ export class ServiceProcess {
   #child: ChildProcess | undefined;
   #exited: Promise<number | null> | undefined;
   starts = 0;
+  /** When each SIGKILL was sent (epoch ms): the audit places e-mails re-sent after a kill against these. */
+  readonly killedAt: number[] = [];
 
   /** `label` names the log file (default `name`): replicas of one service each have their own. */
   constructor(name: string, env: NodeJS.ProcessEnv, healthPort: number, logDir: string, label = name) {
@@ -69,6 +71,7 @@ export class ServiceProcess {
   async kill(): Promise<void> {
     const child = this.#child;
     if (!child || !this.running) return;
+    this.killedAt.push(Date.now());
     child.kill('SIGKILL');
     await this.#exited;
   }

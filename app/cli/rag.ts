@@ -67,8 +67,7 @@ export async function ragCommand(args: readonly string[], options: RagCommandOpt
   };
   try {
     if (action === 'query') return await query(deps, caller, collectionName, text!, topK);
-    if (action === 'index')
-      await setupCollection(deps, caller, { projectPath: resolve(text!), collectionName, vectorDB: 'local' }, `cli-${randomUUID()}`);
+    if (action === 'index') await setupCollection(deps, caller, { projectPath: resolve(text!), collectionName }, `cli-${randomUUID()}`);
     const collection = await getCollection(rt.mongo.db, collectionIdOf(caller.customerId, collectionName));
     if (!collection) throw new UsageError(`no collection "${collectionName}" for customer ${caller.customerId}`);
     if (action === 'reindex') await retrieval.drop(collection.collectionId);

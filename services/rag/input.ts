@@ -15,7 +15,12 @@ const collectionName = z
 /** The most chunks one query may ask for. */
 export const TOP_K_MAX = 50;
 
-export const VECTOR_DBS = ['local', 'qdrant', 'weaviate', 'pinecone'] as const;
+/**
+ * The vector stores a collection may name. A deployment serves exactly one, its index engine
+ * (vector-db.ts): `local` (embedded SQLite) or `pgvector` (PostgreSQL); the others are known names no
+ * deployment of svc serves, refused with the one it has.
+ */
+export const VECTOR_DBS = ['local', 'pgvector', 'qdrant', 'weaviate', 'pinecone'] as const;
 export type VectorDb = (typeof VECTOR_DBS)[number];
 
 export const setupInput = z.object({
@@ -27,8 +32,10 @@ export const setupInput = z.object({
   collectionName,
   vectorDB: z
     .enum(VECTOR_DBS, { error: `vectorDB must be one of ${VECTOR_DBS.join(', ')}` })
-    .default('local')
-    .describe('Where the vectors live: "local" (the embedded index, always available) or a remote store the deployment has configured.'),
+    .optional()
+    .describe(
+      'Where the vectors live. Leave it out for the store this deployment serves ("local", its embedded index, or "pgvector", its shared PostgreSQL); any other value is refused with the one it has.',
+    ),
 });
 
 export const pushedFile = z.object({

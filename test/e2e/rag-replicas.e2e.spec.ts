@@ -1,3 +1,4 @@
+import { projectIndexedCollection } from '../support/indexed-collection.ts';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
@@ -101,6 +102,7 @@ describe('vision RAG replicas: two rag services sharing one PostgreSQL index (e2
   it('answers from either replica what the other indexed, at once, and never from a cache the other made stale', async () => {
     const setup = await call(0, '/api/rag/setup', { projectPath: join(workspace, 'shop'), collectionName: 'shop' });
     expect(setup.status, JSON.stringify(setup.body)).to.equal(200);
+    expect(setup.body.vectorDB, 'the store this deployment serves, when none is named').to.equal('pgvector');
     const job = await indexNow(0);
     expect(job.body, JSON.stringify(job.body)).to.include({ success: true, status: 'completed', filesUnchanged: 0 });
     const indexed = Number(job.body.filesIndexed);
@@ -129,5 +131,31 @@ describe('vision RAG replicas: two rag services sharing one PostgreSQL index (e2
     const freshThere = await query(1);
     expect(freshThere.body.cached).to.equal(false);
     expect(freshThere.body.results).to.deep.equal(fresh.body.results);
+  });
+
+  it('honours the vector store a collection names: pgvector here, any other refused with what the deployment has', async () => {
+    const named = await call(1, '/api/rag/setup', { projectPath: join(workspace, 'shop'), collectionName: 'named', vectorDB: 'pgvector' });
+    expect(named.status, JSON.stringify(named.body)).to.equal(200);
+    expect(named.body.vectorDB).to.equal('pgvector');
+    for (const vectorDB of ['local', 'qdrant']) {
+      const refused = await call(0, '/api/rag/setup', { projectPath: join(workspace, 'shop'), collectionName: 'other', vectorDB });
+      expect(refused.status, vectorDB).to.equal(400);
+      expect(refused.body).to.deep.include({ code: 'VECTOR_DB_NOT_CONFIGURED', available: ['pgvector'] });
+    }
+    // A collection an embedded-engine deployment set up: its index is not in PostgreSQL, so it is refused, not answered empty.
+    await projectIndexedCollection(first!.runtime.mongo.db, {
+      customerId: customerId!,
+      collectionName: 'embedded',
+      projectPath: join(workspace, 'shop'),
+      file: 'src/retry.ts',
+      topic: 'test.rag-replicas',
+      vectorDB: 'local',
+    });
+    const asked = await call(1, '/api/rag/query', { query: QUESTION, collectionName: 'embedded', topK: 5 });
+    expect(asked.status, JSON.stringify(asked.body)).to.equal(409);
+    expect(asked.body).to.deep.include({ code: 'VECTOR_DB_NOT_SERVED', available: ['pgvector'] });
+    const reindex = await call(0, '/api/rag/index', { collectionName: 'embedded' });
+    expect(reindex.status, JSON.stringify(reindex.body)).to.equal(409);
+    expect(reindex.body.code).to.equal('VECTOR_DB_NOT_SERVED');
   });
 });

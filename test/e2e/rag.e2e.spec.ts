@@ -209,7 +209,15 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
       body: { projectPath: join(workspace, 'shop'), collectionName: 'x', vectorDB: 'qdrant' },
     });
     expect(remote.status).to.equal(400);
-    expect(remote.body.code).to.equal('VECTOR_DB_NOT_CONFIGURED');
+    expect(remote.body).to.deep.include({ code: 'VECTOR_DB_NOT_CONFIGURED', available: ['local'] });
+    const shared = await call('POST', '/api/rag/setup', {
+      key: minted.acme,
+      body: { projectPath: join(workspace, 'shop'), collectionName: 'x', vectorDB: 'pgvector' },
+    });
+    expect(shared.body, 'this deployment runs the embedded engine only').to.deep.include({
+      code: 'VECTOR_DB_NOT_CONFIGURED',
+      available: ['local'],
+    });
   });
 
   it('indexes a project, answers with the right file and lines, meters it, and serves a repeat from the cache until the index changes', async () => {

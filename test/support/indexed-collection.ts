@@ -11,7 +11,15 @@ import type { IndexCompletedData } from '../../services/rag/events.ts';
  */
 export async function projectIndexedCollection(
   db: Db,
-  o: { customerId: string; collectionName: string; projectPath: string | null; file: string; topic: string },
+  o: {
+    customerId: string;
+    collectionName: string;
+    projectPath: string | null;
+    file: string;
+    topic: string;
+    /** The vector store it was set up for (default the embedded index). */
+    vectorDB?: string;
+  },
 ): Promise<string> {
   const collectionId = collectionIdOf(o.customerId, o.collectionName);
   const completed: IndexCompletedData = {
@@ -32,7 +40,7 @@ export async function projectIndexedCollection(
       customerId: o.customerId,
       collectionName: o.collectionName,
       projectPath: o.projectPath,
-      vectorDB: 'local',
+      vectorDB: o.vectorDB ?? 'local',
     }),
     newEvent('rag.index-completed', completed),
   ];

@@ -11,6 +11,7 @@ import { getJob, jobsProjection, type IndexJob } from '../jobs.projection.ts';
 import { WorkQueueFull } from '../../platform/work/work-pool.ts';
 import { IndexBudgetError } from '../retrieval.ts';
 import { InvalidSourcePathError, normalizeSourcePath } from '../sources/paths.ts';
+import { checkServedHere, servedVectorDb } from '../vector-db.ts';
 import type { RagDeps } from './deps.ts';
 import { checkQuota } from '../../premium/meter.ts';
 
@@ -35,6 +36,7 @@ export async function requestIndex(deps: RagDeps, caller: Caller, input: IndexIn
   const collectionId = collectionIdOf(caller.customerId, input.collectionName);
   const collection = await getCollection(deps.db, collectionId);
   if (!collection) throw notFound(`collection ${input.collectionName}`);
+  checkServedHere(collection, servedVectorDb(deps.config.rag.indexEngine));
   if (input.files) checkPush(deps, input.files);
   else if (!collection.projectPath) throw ragError(409, 'NO_PROJECT_PATH', 'this collection has no project folder: push its files instead');
 

@@ -5,6 +5,7 @@ import { collectionIdOf, collectionsOf, collectionsProjection, getCollection } f
 import type { CollectionConfigured } from '../events.ts';
 import type { SetupInput, VectorDb } from '../input.ts';
 import { foldersOf, OPERATOR_PATH_MESSAGE, PROJECT_PATH_MESSAGES, resolveProjectPath } from '../project-path.ts';
+import { chosenVectorDb, servedVectorDb } from '../vector-db.ts';
 import type { RagDeps } from './deps.ts';
 
 export interface SetupResult {
@@ -21,13 +22,7 @@ export interface SetupResult {
  * collection again changes its folder or vector store; a new one counts against the tier's bound.
  */
 export async function setupCollection(deps: RagDeps, caller: Caller, input: SetupInput, correlationId: string): Promise<SetupResult> {
-  if (input.vectorDB !== 'local') {
-    throw ragError(
-      400,
-      'VECTOR_DB_NOT_CONFIGURED',
-      `vectorDB "${input.vectorDB}" is not configured in this deployment; use "local" (the embedded index)`,
-    );
-  }
+  const vectorDB = chosenVectorDb(input.vectorDB, servedVectorDb(deps.config.rag.indexEngine));
   const operator = caller.keyHash === null;
   const resolved = await resolveProjectPath(input.projectPath, foldersOf(deps.config.rag.folders, caller.customerId, operator));
   if ('problem' in resolved) {
@@ -55,7 +50,7 @@ export async function setupCollection(deps: RagDeps, caller: Caller, input: Setu
   }
   const event: CollectionConfigured = newEvent(
     'rag.collection-configured',
-    { collectionId, customerId: caller.customerId, collectionName: input.collectionName, projectPath, vectorDB: input.vectorDB },
+    { collectionId, customerId: caller.customerId, collectionName: input.collectionName, projectPath, vectorDB },
     { correlationId },
   );
   await publishAndApply(deps.publisher, deps.db, collectionsProjection, [event]);
@@ -64,6 +59,6 @@ export async function setupCollection(deps: RagDeps, caller: Caller, input: Setu
     message: `collection ${input.collectionName} is set up; index it with POST /api/rag/index`,
     projectPath,
     collectionName: input.collectionName,
-    vectorDB: input.vectorDB,
+    vectorDB,
   };
 }

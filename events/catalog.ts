@@ -41,6 +41,8 @@ export interface SchemaVersion {
   fingerprint: string;
   /** The record's fields after the envelope: an event's `data`. */
   dataFields: readonly string[];
+  /** The `.avsc` file it was read from. */
+  file: string;
 }
 
 interface Entry {
@@ -145,6 +147,7 @@ export class EventCatalog {
         avroType,
         fingerprint: avroType.fingerprint('sha256').toString('hex'),
         dataFields: fields.slice(ENVELOPE_FIELDS.length),
+        file: path,
       };
     });
   }

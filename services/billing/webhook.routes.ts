@@ -6,6 +6,7 @@ import { unauthorized } from '../platform/http/errors.ts';
 import type { PaymentWebhookReceived } from './events.ts';
 import { isSubscriptionEventName } from './provider-event.ts';
 import { UNREADABLE_EVENT_NAME, readEnvelope, subscriptionIdOf, type WebhookEnvelope } from './provider-payload.ts';
+import { countWebhook } from './metrics.ts';
 import { SIGNATURE_HEADER, verifySignature } from './signature.ts';
 import { ignoredBecause, type WebhookScope } from './webhook-scope.ts';
 
@@ -46,8 +47,14 @@ export function mountWebhookRoute(app: Express, deps: WebhookDeps): void {
   app.post(PAYMENT_WEBHOOK_PATH, async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const signature = req.get(SIGNATURE_HEADER);
-    if (!signature) throw unauthorized('missing X-Signature header');
-    if (!verifySignature(deps.secret, raw, signature)) throw unauthorized('invalid signature');
+    if (!signature) {
+      countWebhook(null, 'unsigned');
+      throw unauthorized('missing X-Signature header');
+    }
+    if (!verifySignature(deps.secret, raw, signature)) {
+      countWebhook(null, 'bad_signature');
+      throw unauthorized('invalid signature');
+    }
 
     const text = utf8.decode(raw);
     const body = parsedJson(text);
@@ -68,8 +75,12 @@ export function mountWebhookRoute(app: Express, deps: WebhookDeps): void {
       },
       { correlationId: req.id },
     );
-    await deps.publisher.publish(event);
+    await deps.publisher.publish(event).catch((err: unknown) => {
+      countWebhook(envelope.eventName, 'unrecorded');
+      throw err;
+    });
     const ignored = outOfScope !== null || !isSubscriptionEventName(envelope.eventName);
+    countWebhook(envelope.eventName, outOfScope ? 'out_of_scope' : ignored ? 'ignored' : 'recorded');
     req.log.info(
       {
         webhookId: envelope.webhookId,

@@ -3,6 +3,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { ipLimitKey } from '../platform/http/client-ip.ts';
 import { MongoBlockLimiter } from './block-limiter.ts';
 import { TIERS, limitsOf, type Tier } from '../kernel/tiers.ts';
+import { keyMetrics } from './metrics.ts';
 
 /**
  * Per-key (by tier) and per-client-IP request rate limits, shared by every process through MongoDB.
@@ -83,11 +84,11 @@ export class RateLimits {
   consumeKey(keyHash: string, tier: Tier): Promise<LimitDecision> {
     const limiter = this.#perTier.get(tier);
     if (!limiter) return Promise.reject(new TypeError(`unknown tier: ${String(tier)}`));
-    return decide(limiter, keyHash);
+    return decide(limiter, keyHash, tier);
   }
 
   consumeIp(ip: string): Promise<LimitDecision> {
-    return decide(this.#perIp, ipLimitKey(ip));
+    return decide(this.#perIp, ipLimitKey(ip), 'ip');
   }
 
   /**
@@ -132,17 +133,19 @@ function decideHeld(limiter: MongoBlockLimiter, key: string): LimitDecision | un
   return held && { allowed: true, limit: limiter.points, remaining: held.remainingPoints, resetMs: held.msBeforeNext };
 }
 
-async function decide(limiter: MongoBlockLimiter, key: string): Promise<LimitDecision> {
-  const limit = limiter.points;
+async function decide(limiter: MongoBlockLimiter, key: string, limit: Tier | 'ip'): Promise<LimitDecision> {
   const held = decideHeld(limiter, key);
   if (held) return held;
   try {
     const res = await limiter.consume(key);
-    return { allowed: true, limit, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
+    return { allowed: true, limit: limiter.points, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
   } catch (err) {
     // rate-limiter-flexible rejects with a RateLimiterRes when over the limit, and with the store's
     // own error when it could not count; only the former is a refusal.
-    if (err instanceof RateLimiterRes) return { allowed: false, limit, remaining: 0, resetMs: Math.max(1, err.msBeforeNext) };
+    if (err instanceof RateLimiterRes) {
+      keyMetrics.rateLimited.inc({ tier: limit });
+      return { allowed: false, limit: limiter.points, remaining: 0, resetMs: Math.max(1, err.msBeforeNext) };
+    }
     throw new RateLimitStoreError('rate limit store unavailable', { cause: err });
   }
 }

@@ -5,6 +5,7 @@ import { clientIpOutside } from '../platform/http/client-ip.ts';
 import type { LeanHandler } from '../platform/http/lean-handler.ts';
 import type { Logger } from '../platform/logger.ts';
 import { httpMetrics } from '../platform/metrics.ts';
+import { counted } from './metrics.ts';
 import { answerOf, rateHeaders, readValidateInput, type ValidateAnswer } from './validate-answer.ts';
 import type { LocalValidator, ValidationOutcome } from './validator.ts';
 
@@ -67,10 +68,10 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
         fail(res, id, err, started);
         return;
       }
-      if (!(outcome instanceof Promise)) send(res, id, answerOf(outcome), started);
+      if (!(outcome instanceof Promise)) send(res, id, answerOf(counted(outcome)), started);
       else
         outcome.then(
-          (o) => send(res, id, answerOf(o), started),
+          (o) => send(res, id, answerOf(counted(o)), started),
           (err: unknown) => fail(res, id, err, started),
         );
     });

@@ -2,6 +2,7 @@ import type { Express, Response } from 'express';
 import { clientIp } from '../platform/http/client-ip.ts';
 import { HttpError, unauthorized } from '../platform/http/errors.ts';
 import { METRICS, periodOf } from '../kernel/tiers.ts';
+import { counted } from './metrics.ts';
 import { answerOf, rateHeaders, readValidateInput } from './validate-answer.ts';
 import type { KeyValidator, LimitDecision } from './validator.ts';
 
@@ -20,7 +21,9 @@ export function mountValidationRoutes(app: Express, deps: { validator: KeyValida
 
   app.post('/validate', async (req, res) => {
     const input = readValidateInput(req.body);
-    const answer = input.ok ? answerOf(await validator.validate(input.apiKey, { ip: clientIp(req), ...input.request })) : input.answer;
+    const answer = input.ok
+      ? answerOf(counted(await validator.validate(input.apiKey, { ip: clientIp(req), ...input.request })))
+      : input.answer;
     setRateHeaders(res, answer.rate);
     res.status(answer.status).type('application/json').send(answer.body);
   });

@@ -2,6 +2,7 @@ import { eachEventOf, type EventHandler, type HandlerContext } from '../../event
 import type { Effects } from '../../events/effects.ts';
 import { PermanentError, TransientError } from '../../events/errors.ts';
 import type { Logger } from '../platform/logger.ts';
+import { mailMetrics } from './metrics.ts';
 import { MAIL_EVENT_TYPES, type MailEvent, type OwedMail } from './owed-mail.ts';
 import { classifySmtpFailure } from './smtp-errors.ts';
 import type { Mailer } from './transport.ts';
@@ -54,9 +55,11 @@ export function mailHandler(
       log.debug({ effect: due.effect }, 'e-mail sending');
       await mailer.send(due.mail);
       effects.performed(due.effect);
+      mailMetrics.sent.inc({ event_type: event.type });
       log.debug({ effect: due.effect }, 'e-mail handed to SMTP');
     } catch (err) {
       const failure = classifySmtpFailure(err);
+      mailMetrics.failed.inc({ event_type: event.type, failure: failure.kind });
       if (failure.kind === 'permanent') {
         await effects.fail(due.effect, failure.reason);
         log.warn({ effect: due.effect, reason: failure.reason }, 'e-mail refused for good; dead-lettered');

@@ -71,6 +71,64 @@ export class RequestLatencyHistogram {
   }
 }
 
+type LabelValues<L extends Record<string, readonly string[]>> = { [K in keyof L]: L[K][number] };
+
+/**
+ * A counter whose every label takes its values from a fixed list, so its series are a bounded set
+ * known at start (each exported from 0, which is what rate() and increase() need): a value outside
+ * its list counts as "other", so no caller can put an id, a key or a path into a label. Counting is
+ * a string key and a map lookup, cheap enough for the /validate hot path (prom-client's Counter
+ * hashes and validates its label object on every inc).
+ */
+export class BoundedCounter<L extends Record<string, readonly string[]>> {
+  readonly name: string;
+  readonly help: string;
+  readonly type = 'counter';
+  readonly aggregator = 'sum';
+  readonly #names: readonly string[];
+  readonly #allowed: readonly ReadonlySet<string>[];
+  readonly #series = new Map<string, { labels: Record<string, string>; value: number }>();
+
+  constructor(options: { name: string; help: string; labels: L; registry?: client.Registry }) {
+    this.name = options.name;
+    this.help = options.help;
+    this.#names = Object.keys(options.labels);
+    const lists = this.#names.map((n) => [...new Set([...(options.labels[n] ?? []), 'other'])]);
+    this.#allowed = lists.map((l) => new Set(l));
+    let combinations: string[][] = [[]];
+    for (const list of lists) combinations = combinations.flatMap((c) => list.map((v) => [...c, v]));
+    for (const values of combinations) {
+      this.#series.set(values.join('\u0000'), { labels: Object.fromEntries(this.#names.map((n, i) => [n, values[i]!])), value: 0 });
+    }
+    // As for RequestLatencyHistogram: the registry reads get() and name/help/type.
+    (options.registry ?? client.register).registerMetric(this as unknown as client.Metric);
+  }
+
+  inc(labels: LabelValues<L>, by = 1): void {
+    let key = '';
+    for (let i = 0; i < this.#names.length; i++) {
+      const value = (labels as Record<string, string>)[this.#names[i]!];
+      key += (i === 0 ? '' : '\u0000') + (value !== undefined && this.#allowed[i]!.has(value) ? value : 'other');
+    }
+    const series = this.#series.get(key);
+    if (series) series.value += by;
+  }
+
+  /** The current count of one series (tests read it instead of parsing a scrape). */
+  value(labels: LabelValues<L>): number {
+    return this.#series.get(this.#names.map((n) => (labels as Record<string, string>)[n]).join('\u0000'))?.value ?? 0;
+  }
+
+  get() {
+    const values = [...this.#series.values()].map(({ labels, value }) => ({ labels, value }));
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  reset(): void {
+    for (const series of this.#series.values()) series.value = 0;
+  }
+}
+
 export const httpMetrics = {
   duration: new RequestLatencyHistogram({
     name: 'svc_http_request_duration_seconds',

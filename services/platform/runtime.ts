@@ -5,6 +5,7 @@ import type { EventCatalog } from '../../events/catalog.ts';
 import { EventCodec } from '../../events/codec.ts';
 import type { ConsumerHealth, ConsumerRunner } from '../../events/consumer.ts';
 import { createKafka } from '../../events/kafka.ts';
+import { reportDeadLetterDepth } from '../../events/metrics.ts';
 import { EventPublisher } from '../../events/publisher.ts';
 import { ensureTopics } from '../../events/topics.ts';
 import type { Config } from './config.ts';
@@ -68,6 +69,7 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
   // A producer that cannot connect now retries on first publish; start-up must not wait for it.
   await publisher.connect().catch((err: unknown) => log.warn({ err: String(err) }, 'producer not connected yet'));
   const consumers = new Set<ConsumerRunner>();
+  const stopReportingDepth = reportDeadLetterDepth(admin, catalog.topics());
   let stopping = false;
   const dependencies = { kafka: kafkaCheck(admin), mongodb: mongoCheck(mongo.db) };
   return {
@@ -91,6 +93,7 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
     groupId: (name) => config.kafka.topicPrefix + name,
     async close() {
       stopping = true;
+      stopReportingDepth();
       await bounded(publisher.disconnect());
       await bounded(admin.disconnect());
       await bounded(mongo.client.close());

@@ -10,6 +10,7 @@ import { getCollection } from './collections.projection.ts';
 import type { IndexCompleted, IndexFailed, IndexRequested, IndexStarted } from './events.ts';
 import { JobStarts } from './indexing/job-starts.ts';
 import { JobSlots } from './job-slots.ts';
+import { ragMetrics } from './metrics.ts';
 import { publicJobError } from './indexing/public-error.ts';
 import { getJob, jobsProjection } from './jobs.projection.ts';
 import type { PushedSources } from './pushed-sources.ts';
@@ -68,6 +69,7 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
         { ...cause, eventId: derivedEventId(`${d.jobId}:failed`) },
       );
       await publishAndApply(publisher, db, jobsProjection, [failed]);
+      ragMetrics.indexJobs.inc({ outcome: 'failed' });
       await slots.release(d.jobId);
     };
 
@@ -120,6 +122,7 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
         { ...cause, eventId: derivedEventId(`${d.jobId}:completed`) },
       );
       await publishAndApply(publisher, db, jobsProjection, [completed]);
+      ragMetrics.indexJobs.inc({ outcome: 'completed' });
       await slots.release(d.jobId);
       await starts.end(d.jobId);
       log.info(
@@ -136,10 +139,12 @@ export function indexerHandler(deps: IndexerDeps): EventHandler {
       }
       // The service stopping, or an outage: the event comes back and the job carries on; a stop is not a crash.
       if (context.signal.aborted) {
+        ragMetrics.indexJobs.inc({ outcome: 'interrupted' });
         await starts.stoppedCleanly(d.jobId).catch(() => undefined);
         throw new TransientError('indexing stopped with the service; the job resumes after the restart', { cause: err });
       }
       if (isTransient(err)) {
+        ragMetrics.indexJobs.inc({ outcome: 'interrupted' });
         await starts.stoppedCleanly(d.jobId).catch(() => undefined);
         throw err;
       }

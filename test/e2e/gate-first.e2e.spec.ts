@@ -82,6 +82,7 @@ describe('gate first, metrics private: what an anonymous caller can make the rag
   let ragPort: number;
   let mcp: string;
   let ops: string;
+  let keys: string;
   let apiKey: string;
 
   before(async function () {
@@ -96,6 +97,7 @@ describe('gate first, metrics private: what an anonymous caller can make the rag
     rag = `http://127.0.0.1:${ports.rag}`;
     mcp = `http://127.0.0.1:${ports.mcp}`;
     ops = `http://127.0.0.1:${opsPort}`;
+    keys = `http://127.0.0.1:${ports.keys}`;
     platform = await startServices(
       [keysService, ragService, mcpService],
       retrievalEnv(
@@ -195,5 +197,24 @@ describe('gate first, metrics private: what an anonymous caller can make the rag
     expect(scraped.status).to.equal(200);
     // The whole process's registry: the rag face's requests above are there.
     expect(await scraped.text()).to.match(/svc_http_request_duration_seconds_bucket\{[^}]*service="rag"/);
+  });
+
+  it('counts a refused /validate by its code on /metrics, and reports each DLQ depth from Kafka', async () => {
+    const scrape = async () => (await fetch(`${ops}/metrics`)).text();
+    const countOf = (text: string, code: string) =>
+      Number(new RegExp(`^svc_key_validations_total\\{code="${code}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    const before = await scrape();
+    const refused = await fetch(`${keys}/validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey: `svc_${'0'.repeat(33)}` }),
+    });
+    const { code } = (await refused.json()) as { code: string };
+    expect(code).to.be.oneOf(['NOT_FOUND', 'MALFORMED']);
+    const after = await scrape();
+    expect(countOf(after, code) - countOf(before, code)).to.equal(1);
+    // Read from the topics' watermarks: a number for every topic of the catalog, the key never a label.
+    expect(after).to.match(/^svc_dlq_depth\{topic="[^"]*keys\.events"\} \d+$/m);
+    expect(after).to.not.include(apiKey);
   });
 });

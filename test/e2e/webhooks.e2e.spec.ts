@@ -4,6 +4,7 @@ import { freePort } from '../../deploy/local/processes.ts';
 import { ConsumerRunner } from '../../events/consumer.ts';
 import type { DeliveredEvent } from '../../events/envelope.ts';
 import { PAYMENT_WEBHOOKS_TOPIC, type PaymentWebhookReceived } from '../../services/billing/events.ts';
+import { billingMetrics } from '../../services/billing/metrics.ts';
 import { webhookIngressService } from '../../services/billing/webhook-ingress.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
@@ -90,8 +91,10 @@ describe('payment webhook ingress: verify, record in Kafka (e2e)', function () {
       const { raw } = fixture('subscription_created');
       const id = requestId();
       const startedAt = Date.now();
+      const counted = billingMetrics.webhooks.value({ type: 'subscription_created', outcome: 'recorded' });
       const res = await deliver(base, SECRET, raw, { headers: { 'x-request-id': id, 'x-event-name': 'subscription_created' } });
       expect(res.status).to.equal(200);
+      expect(billingMetrics.webhooks.value({ type: 'subscription_created', outcome: 'recorded' })).to.equal(counted + 1);
       expect(res.body).to.deep.equal({ received: true });
       expect(res.headers.get('x-request-id')).to.equal(id);
       const [event, ...more] = await recorded(id);
@@ -148,9 +151,12 @@ describe('payment webhook ingress: verify, record in Kafka (e2e)', function () {
         meta: { event_name: 'order_created', webhook_id: randomUUID() },
         data: { type: 'orders', id: '4109823', attributes: { status: 'paid' } },
       };
+      const counted = billingMetrics.webhooks.value({ type: 'other', outcome: 'ignored' });
       const res = await deliver(base, SECRET, order, { headers: { 'x-request-id': id } });
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ received: true, ignored: true });
+      // The provider's event name is free text: a name billing does not know is counted as "other".
+      expect(billingMetrics.webhooks.value({ type: 'other', outcome: 'ignored' })).to.equal(counted + 1);
       const [event] = await recorded(id);
       expect(event!.data).to.include({ webhookId: order.meta.webhook_id, eventName: 'order_created', subscriptionId: null });
     });
@@ -211,8 +217,10 @@ describe('payment webhook ingress: verify, record in Kafka (e2e)', function () {
     it('401 for a signature made with another secret', async () => {
       const body = payload();
       const signature = sign('another-secret-0123456789abcdef', Buffer.from(JSON.stringify(body)));
+      const counted = billingMetrics.webhooks.value({ type: 'unknown', outcome: 'bad_signature' });
       const res = await expectRefused(() => deliver(base, SECRET, body, { signature }), 401, 'UNAUTHORIZED', signature);
       expect(res.body.error).to.equal('invalid signature');
+      expect(billingMetrics.webhooks.value({ type: 'unknown', outcome: 'bad_signature' })).to.equal(counted + 1);
     });
 
     it('401 for a valid signature of other bytes (a body altered in transit)', async () => {

@@ -4,9 +4,11 @@ import { publishAndApply } from '../../../events/own-events.ts';
 import { checkQuota, meter } from '../../premium/meter.ts';
 import { inspectPage, type ElementProbe, type PageReport } from '../analysis/page-report.ts';
 import { capture } from '../browser/capture.ts';
+import { isCaptureError } from '../browser/capture-error.ts';
 import type { VisionDeps } from '../engine.ts';
 import type { CaptureSource, ScreenshotCaptured } from '../events.ts';
 import type { CaptureInput } from '../input.ts';
+import { visionMetrics } from '../metrics.ts';
 import { screenshotsProjection } from '../screenshots.projection.ts';
 import { captureFailure } from './capture-errors.ts';
 import { admitStorage, type VisionCaller } from './storage-limit.ts';
@@ -72,6 +74,7 @@ export async function capturePage(
       (page, left) => inspectPage(page, left, options.probes ? { probes: options.probes } : {}),
     );
   } catch (err) {
+    visionMetrics.captures.inc({ source: options.source ?? 'capture', outcome: isCaptureError(err) ? err.code : 'error' });
     throw captureFailure(err);
   }
   if (metered) await meter(deps, caller, 'screenshotsAnalyzed', 1, correlationId);
@@ -105,6 +108,7 @@ export async function capturePage(
     { correlationId },
   );
   await publishAndApply(deps.publisher, deps.db, screenshotsProjection, [event]);
+  visionMetrics.captures.inc({ source: options.source ?? 'capture', outcome: 'captured' });
   return {
     answer: {
       success: true,

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
+import { keyMetrics } from '../../../services/keys/metrics.ts';
 import { RateLimits, RateLimitStoreError, type LimitDecision, type RateLimitsOptions } from '../../../services/keys/rate-limits.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { eventually } from '../../support/env.ts';
@@ -64,7 +65,9 @@ describe('rate limits shared through MongoDB (integration)', () => {
       expect(d, `request ${i}`).to.include({ allowed: true, limit: 60, remaining: 60 - i });
       expect(d.resetMs).to.be.greaterThan(0).and.at.most(60_000);
     }
+    const refusedBefore = keyMetrics.rateLimited.value({ tier: 'free' });
     expectRefused(await limits.consumeKey(key, 'free'), 60);
+    expect(keyMetrics.rateLimited.value({ tier: 'free' }), 'svc_rate_limited_total{tier="free"}').to.equal(refusedBefore + 1);
     expect(await limits.consumeKey(keyHash(), 'free'), 'another key has its own count').to.include({ allowed: true, remaining: 59 });
   });
 

@@ -9,6 +9,7 @@ import { collectionIdOf, collectionsProjection } from '../../../services/rag/col
 import type { CollectionConfigured, IndexRequested } from '../../../services/rag/events.ts';
 import { indexerHandler } from '../../../services/rag/indexer.consumer.ts';
 import { JobStarts } from '../../../services/rag/indexing/job-starts.ts';
+import { ragMetrics } from '../../../services/rag/metrics.ts';
 import { getJob, jobsProjection } from '../../../services/rag/jobs.projection.ts';
 import { PushedSources } from '../../../services/rag/pushed-sources.ts';
 import type { IndexHooks, IndexOutcome, IndexWork, Retrieval } from '../../../services/rag/retrieval.ts';
@@ -93,8 +94,10 @@ describe('the indexer ends poison jobs (integration)', function () {
 
   it('fails a job that runs past its time budget, with the reason, as permanent (dead-lettered)', async () => {
     const event = await requested();
+    const failedBefore = ragMetrics.indexJobs.value({ outcome: 'failed' });
     const err = await outcome(handler({ jobBudgetMs: 300, maxStarts: 3 }).handle([event], context()));
     expect(err).to.be.instanceOf(Error);
+    expect(ragMetrics.indexJobs.value({ outcome: 'failed' }), 'svc_rag_index_jobs_total{outcome="failed"}').to.equal(failedBefore + 1);
     expect(isPermanent(err)).to.equal(true);
     const job = await getJob(rt.mongo.db, event.data.jobId);
     expect(job).to.include({ status: 'failed' });

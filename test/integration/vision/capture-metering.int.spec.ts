@@ -11,6 +11,7 @@ import { BrowserPool } from '../../../services/vision/browser/browser-pool.ts';
 import { parseAllowList } from '../../../services/platform/allow-list.ts';
 import { visionDeps, type VisionDeps } from '../../../services/vision/engine.ts';
 import { testInput } from '../../../services/vision/input.ts';
+import { visionMetrics } from '../../../services/vision/metrics.ts';
 import { testConfig, testLogger } from '../../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 import { chromiumForTests } from './chromium-under-test.ts';
@@ -60,12 +61,14 @@ describe('Captures are admitted and metered (integration)', function () {
 
   it('meters each capture, and refuses one past the quota before the page is loaded', async () => {
     const caller: Caller = { customerId: 'cust-meter', keyHash: 'kh-meter', usage: quota(0, 2) };
+    const capturedBefore = visionMetrics.captures.value({ source: 'capture', outcome: 'captured' });
     await capturePage(deps, caller, { url: `${site.origin}/basic`, fullPage: false }, 'corr-1');
     await capturePage(deps, caller, { url: `${site.origin}/basic`, fullPage: false }, 'corr-2');
     expect(metered('kh-meter')).to.deep.equal([
       ['usage.incremented', 'screenshotsAnalyzed', 1],
       ['usage.incremented', 'screenshotsAnalyzed', 1],
     ]);
+    expect(visionMetrics.captures.value({ source: 'capture', outcome: 'captured' })).to.equal(capturedBefore + 2);
 
     caller.usage = quota(2, 2);
     const before = asked('/basic');

@@ -8,6 +8,7 @@ import type { KeyGenerated, KeyGeneratedData } from '../../../services/keys/even
 import { encryptKey } from '../../../services/keys/key-crypto.ts';
 import { generateApiKey, hashKey, last4 } from '../../../services/keys/key-format.ts';
 import { mailHandler } from '../../../services/mailer/mail.consumer.ts';
+import { mailMetrics } from '../../../services/mailer/metrics.ts';
 import { owedMail, type MailSettings } from '../../../services/mailer/owed-mail.ts';
 import type { Mail, Mailer } from '../../../services/mailer/transport.ts';
 import { createLogger } from '../../../services/platform/logger.ts';
@@ -70,11 +71,13 @@ async function deliver(event: ReturnType<typeof keyEvent>): Promise<{ sent: Mail
 describe('the key e-mail sends only the key its event names (unit)', () => {
   it('mails a key whose ciphertext was made for its own event', async () => {
     const apiKey = generateApiKey();
+    const counted = mailMetrics.sent.value({ event_type: 'key.generated' });
     const { sent, error } = await deliver(
       keyEvent(apiKey, encryptKey(apiKey, keyEncryptionKey, { keyHash: hashKey(apiKey), subscriptionId: 'sub-a' }), 'sub-a'),
     );
     expect(error).to.equal(undefined);
     expect(sent).to.have.length(1);
+    expect(mailMetrics.sent.value({ event_type: 'key.generated' }), 'svc_emails_sent_total').to.equal(counted + 1);
     expect(sent[0]!.text).to.include(apiKey);
   });
 

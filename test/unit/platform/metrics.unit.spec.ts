@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import client from 'prom-client';
-import { RequestLatencyHistogram } from '../../../services/platform/metrics.ts';
+import { BoundedCounter, RequestLatencyHistogram } from '../../../services/platform/metrics.ts';
 
 describe('RequestLatencyHistogram (unit)', () => {
   it("exposes exactly what prom-client's own Histogram exposes for the same observations", async () => {
@@ -35,5 +35,42 @@ describe('RequestLatencyHistogram (unit)', () => {
 
     ours.reset();
     expect((await scrape('ours_seconds')).filter((l) => !l.startsWith('#'))).to.deep.equal([]);
+  });
+});
+
+describe('BoundedCounter (unit)', () => {
+  it("exports every series from 0, counts like prom-client's Counter, and files a value outside its list under other", async () => {
+    const registry = new client.Registry();
+    const ours = new BoundedCounter({
+      name: 'ours_total',
+      help: 'h',
+      labels: { code: ['A', 'B'], tier: ['free', 'pro'] } as const,
+      registry,
+    });
+    const reference = new client.Counter({ name: 'ref_total', help: 'h', labelNames: ['code', 'tier'], registers: [registry] });
+    const lines = async (name: string) =>
+      (await registry.metrics())
+        .split('\n')
+        .filter((l) => l.startsWith(`${name}{`))
+        .map((l) => l.replace(name, 'x'));
+    // 3 x 3 series (each list and "other"), all at 0 before anything is counted.
+    expect(await lines('ours_total')).to.have.length(9);
+    expect((await lines('ours_total')).every((l) => l.endsWith(' 0'))).to.equal(true);
+
+    ours.inc({ code: 'A', tier: 'pro' });
+    ours.inc({ code: 'A', tier: 'pro' }, 2);
+    ours.inc({ code: 'B', tier: 'free' });
+    // A caller passing what its type forbids (an id, a path) cannot add a series.
+    ours.inc({ code: 'cust_123' as 'A', tier: '/etc/passwd' as 'free' });
+    for (const [code, tier, by] of [
+      ['A', 'pro', 3],
+      ['B', 'free', 1],
+      ['other', 'other', 1],
+    ] as const)
+      reference.inc({ code, tier }, by);
+    const nonZero = async (name: string) => (await lines(name)).filter((l) => !l.endsWith(' 0')).sort();
+    expect(await nonZero('ours_total')).to.deep.equal(await nonZero('ref_total'));
+    expect(await lines('ours_total')).to.have.length(9);
+    expect(ours.value({ code: 'A', tier: 'pro' })).to.equal(3);
   });
 });

@@ -14,8 +14,7 @@ const component = z
 
 const collectionName = z
   .string({ error: 'collectionName must be a string' })
-  .regex(COLLECTION_NAME, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -' })
-  .describe('The indexed collection that holds the component\'s code (default "default").');
+  .regex(COLLECTION_NAME, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -' });
 
 const pageUrl = z
   .string({ error: 'url must be a string' })
@@ -37,7 +36,11 @@ export const validateInput = z.object({
     .max(4000, { error: 'context is at most 4000 characters' })
     .optional()
     .describe('Anything else that helps: where it is used, what it depends on.'),
-  collectionName: collectionName.default('default'),
+  collectionName: collectionName
+    .optional()
+    .describe(
+      "The indexed collection that holds the component's code. Left out: your only collection; none is needed when url is given and every sentence is about the page; with several collections, name one whenever the code is needed (no url, or a sentence about what it throws or takes).",
+    ),
   url: pageUrl.optional(),
 });
 
@@ -57,7 +60,11 @@ export const generateInput = z.object({
     .describe(
       'basic: the happy path; comprehensive: plus the boundaries and errors in the code; exhaustive: plus every branch the parser can see.',
     ),
-  collectionName: collectionName.default('default'),
+  collectionName: collectionName
+    .optional()
+    .describe(
+      "The indexed collection that holds the component's code, for unit and integration tests. Left out: your only collection; e2e and visual tests need none.",
+    ),
   url: pageUrl.optional(),
   framework: z
     .enum(FRAMEWORKS, { error: 'framework is mocha, vitest, jest, node:test or playwright' })

@@ -1,8 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
+import { mcpService } from '../../services/mcp/mcp.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
@@ -38,6 +40,12 @@ interface EvidenceBody {
   snippet: string;
 }
 
+interface ToolAnswer {
+  isError?: boolean;
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+}
+
 interface GenerateBody {
   files: GeneratedFileBody[];
   framework: string;
@@ -47,7 +55,8 @@ interface GenerateBody {
 
 /**
  * The integration operations end to end: the ui-kit fixture (a small component library and its shop
- * page on 127.0.0.1) indexed for real, the real browser, generated tests run for real.
+ * page on 127.0.0.1) indexed for real, the real browser, generated tests run for real; over HTTP, and
+ * through the MCP tools where the request names no collection.
  */
 describe('vision RAG, part 3: integration validate, generate and report (e2e)', function () {
   this.timeout(300_000);
@@ -57,8 +66,11 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
   let dir: string;
   let rag: string;
   let keys: string;
+  let mcp: string;
+  let workspace: string;
   let acme: MintedKey;
   const broken: UiKitSite[] = [];
+  const clients: Client[] = [];
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
@@ -66,12 +78,13 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
     stack = await useStack();
     site = await startUiKitSite();
     dir = mkdtempSync(join(resolve('.data'), `test-${process.pid}-integration-`));
-    const workspace = join(dir, 'workspace');
+    workspace = join(dir, 'workspace');
     mkdirSync(workspace, { recursive: true });
     uiKitCopy(workspace, 'ui-kit');
     const ports = await retrievalPorts();
     keys = `http://127.0.0.1:${ports.keys}`;
     rag = `http://127.0.0.1:${ports.rag}`;
+    mcp = `http://127.0.0.1:${ports.mcp}/mcp`;
     const env = retrievalEnv(
       stack,
       { ports, dir, workspace, sharedSecret: SHARED_SECRET },
@@ -80,7 +93,7 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
         CAPTURE_ALLOWED_HOSTS: site.origin.replace('http://', ''),
       },
     );
-    platform = await startServices([keysService, ragService], env, testLogger());
+    platform = await startServices([keysService, ragService, mcpService], env, testLogger());
     acme = await mintKey(keys, SHARED_SECRET, 'pro', 'acme');
     expect(
       (
@@ -95,6 +108,7 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
   });
 
   after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
     await site?.close();
@@ -301,6 +315,202 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
       const unknown = await generate({ component: 'NoSuchThing', testType: 'unit' });
       expect(unknown.status, unknown.text).to.equal(404);
       expect(unknown.body.code).to.equal('COMPONENT_NOT_FOUND');
+    });
+  });
+
+  describe('without collectionName', () => {
+    const PAGE_ONLY = 'It is visible. It is labelled "Add to cart". Clicking it opens the "Added to cart" dialog.';
+    /** Collection names of other customers: no answer to these callers may hold them. */
+    const FOREIGN = ['ui-kit', 'rival-secret-kit'];
+    let bare: MintedKey;
+    let multi: MintedKey;
+
+    before(async () => {
+      bare = await mintKey(keys, SHARED_SECRET, 'pro', 'bare');
+      multi = await mintKey(keys, SHARED_SECRET, 'pro', 'multi');
+      const rival = await mintKey(keys, SHARED_SECRET, 'team', 'rival');
+      const project = join(workspace, 'ui-kit');
+      for (const [key, collectionName] of [
+        [multi.apiKey, 'kit-south'],
+        [multi.apiKey, 'kit-north'],
+        [rival.apiKey, 'rival-secret-kit'],
+      ] as const) {
+        const setup = await call('POST', '/api/rag/setup', { key, body: { projectPath: project, collectionName } });
+        expect(setup.status, setup.text).to.equal(200);
+      }
+    });
+
+    const post = (key: string, operation: 'validate' | 'generate', body: Record<string, unknown>) =>
+      call('POST', `/api/integration/${operation}`, { key, body });
+    const connect = async (apiKey: string): Promise<Client> => {
+      const client = new Client({ name: 'integration-e2e', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcp), { requestInit: { headers: { 'x-api-key': apiKey } } }));
+      clients.push(client);
+      return client;
+    };
+    const callTool = async (client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> =>
+      (await client.callTool({ name, arguments: args })) as ToolAnswer;
+    const toolText = (answer: ToolAnswer): string => answer.content.map((c) => c.text ?? '').join('\n');
+    const mentionsNoForeign = (text: string) => {
+      for (const name of FOREIGN) expect(text, `another customer's ${name}`).to.not.include(name);
+    };
+
+    it('validates and generates from the page alone for a customer with no collection, and says what code needs', async () => {
+      const url = `${site.origin}/`;
+      const validated = await post(bare.apiKey, 'validate', { component: 'AddToCartButton', expectedBehavior: PAGE_ONLY, url });
+      expect(validated.status, validated.text).to.equal(200);
+      expect(checksOf(validated).map((c) => c.status)).to.deep.equal(['passed', 'passed', 'passed']);
+      expect(validated.body.valid).to.equal(true);
+      const sources = (validated.body.evidence as EvidenceBody[]).map((e) => e.source);
+      expect(sources).to.include('page').and.not.include('code');
+      expect(validated.body.issues).to.include(
+        'no code evidence: you have no collection of code: set one up over your project (POST /api/rag/setup or the rag_setup tool) and index it',
+      );
+
+      // A sentence only the code decides is left unknown, saying why, while the page's are decided.
+      const mixed = await post(bare.apiKey, 'validate', {
+        component: 'AddToCartButton',
+        expectedBehavior: 'It is visible. It throws an Error when the productId is missing.',
+        url,
+      });
+      expect(mixed.status, mixed.text).to.equal(200);
+      const [visible, throws] = checksOf(mixed);
+      expect(visible!.status).to.equal('passed');
+      expect(throws).to.include({ status: 'unknown', decidedBy: null });
+      expect(throws!.detail).to.match(/^a check of the code, and no code was read: you have no collection of code/);
+
+      const generated = await post(bare.apiKey, 'generate', { component: 'AddToCartButton', testType: 'e2e', url });
+      expect(generated.status, generated.text).to.equal(200);
+      const body = generated.body as unknown as GenerateBody;
+      expect(body.framework).to.equal('playwright');
+      expect(body.files[0]!.content).to.include('page.getByTestId("add-to-cart")');
+      expect(generated.body.source).to.equal(null);
+
+      // What cannot be done without code is refused, saying how to set a collection up.
+      for (const [operation, body, instead] of [
+        ['validate', { component: 'clampQuantity', expectedBehavior: 'It throws a RangeError.' }, /or pass url/],
+        ['generate', { component: 'clampQuantity', testType: 'unit' }, /or generate e2e or visual tests from the live page/],
+      ] as const) {
+        const refused = await post(bare.apiKey, operation, body);
+        expect(refused.status, `${operation}: ${refused.text}`).to.equal(409);
+        expect(refused.body).to.deep.include({ success: false, code: 'NO_COLLECTION', collections: [] });
+        expect(refused.body.error)
+          .to.match(/^you have no collection of code: set one up/)
+          .and.match(instead);
+        mentionsNoForeign(refused.text);
+      }
+    });
+
+    it("reads the caller's only collection when none is named", async () => {
+      const validated = await post(acme.apiKey, 'validate', {
+        component: 'clampQuantity',
+        expectedBehavior: 'It throws a RangeError when the quantity is negative.',
+      });
+      expect(validated.status, validated.text).to.equal(200);
+      expect(checksOf(validated).map((c) => c.status)).to.deep.equal(['passed']);
+      expect((validated.body.evidence as EvidenceBody[]).find((e) => e.role === 'definition')).to.include({
+        file: 'src/cart/quantity.js',
+      });
+      // With a page too, its code is evidence beside the page's.
+      const withPage = await post(acme.apiKey, 'validate', {
+        component: 'AddToCartButton',
+        expectedBehavior: PAGE_ONLY,
+        url: `${site.origin}/`,
+      });
+      expect(withPage.status, withPage.text).to.equal(200);
+      expect((withPage.body.evidence as EvidenceBody[]).find((e) => e.role === 'definition')).to.include({
+        file: 'src/components/add-to-cart-button.js',
+      });
+      const generated = await post(acme.apiKey, 'generate', { component: 'clampQuantity', testType: 'unit' });
+      expect(generated.status, generated.text).to.equal(200);
+      expect(generated.body.source).to.include({ file: 'src/cart/quantity.js' });
+    });
+
+    it("asks which of several collections to read, naming the caller's own and no one else's", async () => {
+      const url = `${site.origin}/`;
+      for (const [operation, body] of [
+        ['validate', { component: 'clampQuantity', expectedBehavior: 'It throws a RangeError.' }],
+        ['validate', { component: 'AddToCartButton', expectedBehavior: 'It is visible. It takes a productId parameter.', url }],
+        ['generate', { component: 'clampQuantity', testType: 'unit' }],
+        ['generate', { component: 'clampQuantity', testType: 'integration' }],
+      ] as const) {
+        const refused = await post(multi.apiKey, operation, body);
+        expect(refused.status, `${operation}: ${refused.text}`).to.equal(409);
+        expect(refused.body).to.deep.include({ success: false, code: 'COLLECTION_AMBIGUOUS', collections: ['kit-north', 'kit-south'] });
+        expect(refused.body.error).to.equal(
+          "you have 2 collections (kit-north, kit-south): name the one that holds the component's code in collectionName",
+        );
+        mentionsNoForeign(refused.text);
+      }
+      // Page-only work needs none of them, and says which to name for code evidence.
+      const validated = await post(multi.apiKey, 'validate', { component: 'AddToCartButton', expectedBehavior: PAGE_ONLY, url });
+      expect(validated.status, validated.text).to.equal(200);
+      expect(validated.body.valid).to.equal(true);
+      expect(validated.body.issues).to.include(
+        'no code evidence: you have 2 collections (kit-north, kit-south): name one in collectionName for code evidence',
+      );
+      mentionsNoForeign(validated.text);
+      const generated = await post(multi.apiKey, 'generate', { component: 'AddToCartButton', testType: 'visual', url });
+      expect(generated.status, generated.text).to.equal(200);
+      // Named, it is that collection (not indexed yet, so 409 saying so).
+      const named = await post(multi.apiKey, 'generate', { component: 'clampQuantity', testType: 'unit', collectionName: 'kit-north' });
+      expect(named.status, named.text).to.equal(409);
+      expect(named.body.code).to.equal('NOT_INDEXED');
+    });
+
+    it('does the same through the MCP tools', async () => {
+      const url = `${site.origin}/`;
+      const bareClient = await connect(bare.apiKey);
+      const pageOnly = await callTool(bareClient, 'integration_validate', {
+        component: 'AddToCartButton',
+        expectedBehavior: PAGE_ONLY,
+        url,
+      });
+      expect(pageOnly.isError, toolText(pageOnly)).to.not.equal(true);
+      expect(pageOnly.structuredContent).to.include({ valid: true });
+      expect(toolText(pageOnly)).to.include('issue: no code evidence: you have no collection of code');
+      const e2e = await callTool(bareClient, 'integration_generate', { component: 'AddToCartButton', testType: 'e2e', url });
+      expect(e2e.isError, toolText(e2e)).to.not.equal(true);
+      expect(e2e.structuredContent).to.include({ framework: 'playwright', source: null });
+      const noCode = await callTool(bareClient, 'integration_validate', { component: 'clampQuantity', expectedBehavior: 'It throws.' });
+      expect(noCode.isError).to.equal(true);
+      expect(noCode.structuredContent).to.deep.include({ code: 'NO_COLLECTION', collections: [] });
+      expect(toolText(noCode)).to.match(/set one up .*rag_setup/);
+      const report = await callTool(bareClient, 'integration_report', { projectName: 'bare' });
+      expect(report.isError, toolText(report)).to.not.equal(true);
+      expect((report.structuredContent!.report as { collections: unknown[] }).collections).to.deep.equal([]);
+
+      const acmeClient = await connect(acme.apiKey);
+      const implicit = await callTool(acmeClient, 'integration_generate', { component: 'clampQuantity', testType: 'unit' });
+      expect(implicit.isError, toolText(implicit)).to.not.equal(true);
+      expect(implicit.structuredContent!.source).to.include({ file: 'src/cart/quantity.js' });
+      const validated = await callTool(acmeClient, 'integration_validate', {
+        component: 'clampQuantity',
+        expectedBehavior: 'It throws a RangeError when the quantity is negative.',
+      });
+      expect(
+        (validated.structuredContent!.checks as CheckBody[]).map((c) => c.status),
+        toolText(validated),
+      ).to.deep.equal(['passed']);
+
+      const multiClient = await connect(multi.apiKey);
+      for (const [name, args] of [
+        ['integration_validate', { component: 'clampQuantity', expectedBehavior: 'It throws a RangeError.' }],
+        ['integration_generate', { component: 'clampQuantity', testType: 'unit' }],
+      ] as const) {
+        const refused = await callTool(multiClient, name, args);
+        expect(refused.isError, name).to.equal(true);
+        expect(refused.structuredContent).to.deep.include({ code: 'COLLECTION_AMBIGUOUS', collections: ['kit-north', 'kit-south'] });
+        expect(toolText(refused)).to.include('you have 2 collections (kit-north, kit-south)');
+        mentionsNoForeign(JSON.stringify(refused));
+      }
+      const multiPage = await callTool(multiClient, 'integration_validate', {
+        component: 'AddToCartButton',
+        expectedBehavior: PAGE_ONLY,
+        url,
+      });
+      expect(multiPage.isError, toolText(multiPage)).to.not.equal(true);
+      mentionsNoForeign(JSON.stringify(multiPage));
     });
   });
 

@@ -19,6 +19,7 @@ import type { UnitTestResult } from '../generate/unit/generate-unit-tests.ts';
 import { generationsProjection } from '../generations.projection.ts';
 import type { GenerateInput } from '../input.ts';
 import { examinePage } from '../page/examine-page.ts';
+import { requiredCollection } from './code-collection.ts';
 import type { IntegrationDeps } from './deps.ts';
 
 export interface GenerateAnswer extends GeneratedTests {
@@ -40,7 +41,9 @@ const GENERATE_STATUS: Record<GenerateErrorCode, number> = { COMPONENT_NOT_FOUND
  * POST /api/integration/generate and the `integration_generate` tool: runnable tests for a component.
  * unit / integration: a test file for its module, from its real signature and the branches the parser
  * sees (services/integration/generate/unit), on the generation pool's worker thread once the files
- * are read; e2e / visual: a Playwright test from the live page.
+ * are read; e2e / visual: a Playwright test from the live page, which needs no collection. Without
+ * collectionName, unit and integration read the caller's only collection
+ * (services/integration/app/code-collection.ts).
  * Uses one `queries` and, for a page, one `screenshotsAnalyzed` once the page loaded.
  */
 export async function generateTests(
@@ -61,13 +64,15 @@ export async function generateTests(
     );
   if (!browserTest && input.framework === 'playwright')
     throw ragError(400, 'BAD_REQUEST', `testType ${input.testType} generates mocha, vitest, jest or node:test tests, not playwright`);
-  const collection = await indexedCollection(deps.rag, caller, input.collectionName);
+  // null for a page's test, which reads no code; a collection named there anyway must still be the caller's.
+  const collection = browserTest ? null : await requiredCollection(deps.rag, caller, input.collectionName, WITHOUT_CODE);
+  if (browserTest && input.collectionName !== undefined) await indexedCollection(deps.rag, caller, input.collectionName);
   if (browserTest) checkQuota(deps.rag, caller, 'screenshotsAnalyzed', 1);
   await meter(deps.rag, caller, 'queries', 1, correlationId);
 
   let tests: GeneratedTests;
   let source: GenerateAnswer['source'] = null;
-  if (browserTest) {
+  if (collection === null) {
     const facts = await examinePage(
       deps.vision,
       input.url as string,
@@ -110,7 +115,7 @@ export async function generateTests(
       customerId: caller.customerId,
       keyHash: caller.keyHash,
       component: input.component,
-      collectionName: input.collectionName,
+      collectionName: collection?.collectionName ?? input.collectionName ?? null,
       url: input.url ?? null,
       testType: input.testType,
       coverage: input.coverage,
@@ -124,6 +129,8 @@ export async function generateTests(
   await publishAndApply(deps.rag.publisher, deps.rag.db, generationsProjection, [event]);
   return { success: true, generationId, component: input.component, testType: input.testType, coverage: input.coverage, source, ...tests };
 }
+
+const WITHOUT_CODE = 'or generate e2e or visual tests from the live page (with url), which need no code';
 
 /**
  * Parsing, planning, solving and rendering on the generation pool: their cost grows with what the

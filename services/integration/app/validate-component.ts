@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { indexedCollection } from '../../rag/app/indexed-collection.ts';
 import { checkQuota, meter } from '../../premium/meter.ts';
 import type { Caller } from '../../premium/caller.ts';
-import { claimOf, needsClick, sentencesOf } from '../checks/claims.ts';
+import { claimOf, isCodeClaim, needsClick, sentencesOf } from '../checks/claims.ts';
 import { codeFacts, type CodeFacts } from '../checks/code-facts.ts';
 import { judge, verdictOf, type CheckResult } from '../checks/judge.ts';
-import { codeEvidence, type EvidenceItem } from '../code/code-evidence.ts';
+import { codeEvidence, type CodeEvidence, type EvidenceItem } from '../code/code-evidence.ts';
 import type { ValidationCompleted } from '../events.ts';
 import type { ValidateInput } from '../input.ts';
 import { askModel, type EvidencePiece } from '../llm/model-judge.ts';
@@ -16,6 +15,7 @@ import { examinePage } from '../page/examine-page.ts';
 import type { PageFacts } from '../page/page-facts.ts';
 import { describeLocator } from '../page/locator-code.ts';
 import { validationsProjection } from '../validations.projection.ts';
+import { codeCollection, type CodeNeed } from './code-collection.ts';
 import type { IntegrationDeps } from './deps.ts';
 
 export interface ValidateAnswer {
@@ -38,10 +38,14 @@ export interface ValidateAnswer {
 /** At most this many sentences become checks: a longer text is a specification, not a behaviour. */
 const MAX_CHECKS = 30;
 
+const NO_CODE: CodeEvidence = { definitions: [], mentions: [], related: [], items: [] };
+
 /**
  * POST /api/integration/validate and the `integration_validate` tool: does the component do what the
  * sentences say? Code evidence from the collection's index, page evidence from the live page when
  * `url` is given; each sentence one check, decided by the evidence or left unknown (valid: null).
+ * Without collectionName, the code is the caller's only collection's; a page-only validation (url, and
+ * no sentence only code decides) needs none (services/integration/app/code-collection.ts).
  * With LLM_URL a model may answer the undecided ones: its answers are marked decidedBy "model" and
  * make modelValid, never valid, which a page's own text could otherwise talk into true.
  * Uses one `queries` (the retrieval) and, with a url, one `screenshotsAnalyzed` once the page loaded.
@@ -53,13 +57,23 @@ export async function validateComponent(
   correlationId: string,
 ): Promise<ValidateAnswer> {
   const started = performance.now();
-  const collection = await indexedCollection(deps.rag, caller, input.collectionName);
   const sentences = sentencesOf(input.expectedBehavior).slice(0, MAX_CHECKS);
   const claims = sentences.map(claimOf);
+  const need: CodeNeed = !input.url ? 'required' : claims.some(isCodeClaim) ? 'wanted' : 'optional';
+  const source = await codeCollection(
+    deps.rag,
+    caller,
+    input.collectionName,
+    need,
+    'or pass url to validate the component on its live page alone',
+  );
+  const collection = source.collection;
   if (input.url) checkQuota(deps.rag, caller, 'screenshotsAnalyzed', 1);
   await meter(deps.rag, caller, 'queries', 1, correlationId);
 
-  const code = await codeEvidence(deps.rag.retrieval, collection.collectionId, input.component, input.expectedBehavior);
+  const code = collection
+    ? await codeEvidence(deps.rag.retrieval, collection.collectionId, input.component, input.expectedBehavior)
+    : NO_CODE;
   const facts = mergedFacts(code.definitions.map((d) => codeFacts(d.content, d.metadata.startLine)));
   let page: PageFacts | null = null;
   if (input.url) {
@@ -72,9 +86,10 @@ export async function validateComponent(
     await meter(deps.rag, caller, 'screenshotsAnalyzed', 1, correlationId);
   }
 
-  const evidence = { defined: code.definitions.length > 0, code: facts, page };
+  const noCode = source.collection ? undefined : source.why;
+  const evidence = { defined: code.definitions.length > 0, code: facts, page, ...(noCode !== undefined ? { noCode } : {}) };
   const checks = sentences.map((sentence, i) => judge(sentence, claims[i] ?? { kind: 'open' }, evidence));
-  const issues = issuesOf(input.component, code.definitions.length, page);
+  const issues = issuesOf(input.component, noCode ?? code.definitions.length, page);
   const judgedByModel: string[] = [];
   const undecided = checks
     .map((c, index) => ({ index, description: c.description, status: c.status }))
@@ -115,7 +130,7 @@ export async function validateComponent(
       customerId: caller.customerId,
       keyHash: caller.keyHash,
       component: input.component,
-      collectionName: input.collectionName,
+      collectionName: collection?.collectionName ?? null,
       url: input.url ?? null,
       valid: verdict.valid,
       confidence: verdict.confidence,
@@ -147,10 +162,12 @@ function mergedFacts(all: CodeFacts[]): CodeFacts | null {
   return { throws: all.flatMap((f) => f.throws), parameters: [...new Set(all.flatMap((f) => f.parameters))] };
 }
 
-function issuesOf(component: string, definitions: number, page: PageFacts | null): string[] {
+/** `definitions` is the count found in the index, or why no index was read. */
+function issuesOf(component: string, definitions: number | string, page: PageFacts | null): string[] {
   const issues: string[] = [];
-  if (definitions === 0) issues.push(`no definition of ${component} was found in the collection's index`);
-  if (definitions > 1) issues.push(`${component} is defined ${definitions} times; the checks read all of them`);
+  if (typeof definitions === 'string') issues.push(`no code evidence: ${definitions}`);
+  else if (definitions === 0) issues.push(`no definition of ${component} was found in the collection's index`);
+  else if (definitions > 1) issues.push(`${component} is defined ${definitions} times; the checks read all of them`);
   if (page) {
     const found = page.located;
     if (!found) issues.push(`${component} was not found on ${page.finalUrl}`);

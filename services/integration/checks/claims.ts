@@ -132,6 +132,9 @@ export const isPageClaim = (claim: Claim): boolean =>
   claim.kind === 'requests' ||
   claim.kind === 'accessible';
 
+/** Whether only the component's code can decide the claim (what it throws, what it takes). */
+export const isCodeClaim = (claim: Claim): boolean => claim.kind === 'throws' || claim.kind === 'parameter';
+
 /** Whether deciding the claim needs a click on the component. */
 export const needsClick = (claim: Claim): boolean =>
   claim.kind === 'opens-dialog' || claim.kind === 'navigates' || claim.kind === 'requests';

@@ -27,6 +27,8 @@ export interface Evidence {
   code: CodeFacts | null;
   /** null: no url was given. */
   page: PageFacts | null;
+  /** Why no collection's code was read, when none was (a page-only validation): what the code checks say. */
+  noCode?: string;
 }
 
 const words = (s: string) =>
@@ -145,6 +147,7 @@ export function judge(sentence: string, claim: Claim, evidence: Evidence): Check
     }
   }
 
+  if (evidence.noCode !== undefined) return result('unknown', `a check of the code, and no code was read: ${evidence.noCode}`);
   const code = evidence.code;
   if (!evidence.defined || !code)
     return result('unknown', "the component's definition is not in the index: index the project, or check the component name");

@@ -27,8 +27,8 @@ export const integrationValidateTool = defineTool({
   name: 'integration_validate',
   title: 'Validate a component against its expected behaviour',
   description:
-    'Checks whether a component does what the sentences of expectedBehavior say, from its code in an indexed collection (definition and uses) and, with url, from the live page (found by test id, role and name, or text; visible, enabled, accessible name, what a click opens, navigates to or requests, axe accessibility). ' +
-    'Each sentence is one check: passed, failed, or unknown when the evidence cannot decide it. valid is true when all pass, false when one fails, null when none fails but one is unknown, on the evidence only. With a language model configured, it may answer the unknown checks (decidedBy "model"): its answers make modelValid, never valid. Counts one query, plus one screenshotsAnalyzed with url.',
+    'Checks whether a component does what the sentences of expectedBehavior say, from its code in an indexed collection (definition and uses; collectionName left out: your only collection) and, with url, from the live page (found by test id, role and name, or text; visible, enabled, accessible name, what a click opens, navigates to or requests, axe accessibility). ' +
+    'With url and only sentences about the page, no collection is needed. Each sentence is one check: passed, failed, or unknown when the evidence cannot decide it. valid is true when all pass, false when one fails, null when none fails but one is unknown, on the evidence only. With a language model configured, it may answer the unknown checks (decidedBy "model"): its answers make modelValid, never valid. Counts one query, plus one screenshotsAnalyzed with url.',
   input: validateInput,
   output: z.object({
     success: z.literal(true),
@@ -64,7 +64,7 @@ export const integrationGenerateTool = defineTool({
   name: 'integration_generate',
   title: 'Generate tests for a component',
   description:
-    'Writes runnable tests for a component: unit or integration (a mocha + chai, vitest, jest or node:test file importing its module, cases from its signature, examples, guards and branches) or e2e / visual (a Playwright test with the locators found on the live page at url; visual adds a screenshot assertion and its baseline PNG as base64). ' +
+    'Writes runnable tests for a component: unit or integration (a mocha + chai, vitest, jest or node:test file importing its module, cases from its signature, examples, guards and branches) or e2e / visual (a Playwright test with the locators found on the live page at url; visual adds a screenshot assertion and its baseline PNG as base64, and neither needs a collection). ' +
     'coverage basic | comprehensive | exhaustive. Returns the files (path, content), the framework, the command to run them and the cases. Counts one query, plus one screenshotsAnalyzed for a page.',
   input: generateInput,
   output: z.object({

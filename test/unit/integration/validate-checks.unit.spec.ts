@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { claimOf, sentencesOf } from '../../../services/integration/checks/claims.ts';
+import { claimOf, isCodeClaim, sentencesOf } from '../../../services/integration/checks/claims.ts';
 import { codeFacts } from '../../../services/integration/checks/code-facts.ts';
 import { judge, verdictOf, type CheckResult, type Evidence } from '../../../services/integration/checks/judge.ts';
 import { parseJudgement } from '../../../services/integration/llm/model-judge.ts';
@@ -120,6 +120,22 @@ describe('integration validate: sentences, claims and their verdicts (unit)', ()
     expect(decide('Clicking it opens a dialog', evidence({ page: page({ click: null }) })).status).to.equal('unknown');
     expect(decide('Customers love it').status).to.equal('unknown');
     expect(decide('It throws a RangeError', evidence({ defined: false, code: null })).status).to.equal('unknown');
+  });
+
+  it('leaves code claims unknown with the reason when no collection was read, and still decides the page', () => {
+    const pageOnly = evidence({ defined: false, code: null, noCode: 'you have no collection of code' });
+    expect(decide('It throws a RangeError', pageOnly)).to.deep.equal({
+      description: 'It throws a RangeError',
+      status: 'unknown',
+      detail: 'a check of the code, and no code was read: you have no collection of code',
+      decidedBy: null,
+    });
+    expect(decide('It takes a max parameter', pageOnly).status).to.equal('unknown');
+    expect(decide('It is visible', pageOnly)).to.include({ status: 'passed', decidedBy: 'evidence' });
+    expect(claimOf('It throws a RangeError').kind).to.equal('throws');
+    expect(
+      ['It throws a RangeError', 'It takes a max parameter', 'It is visible', 'Customers love it'].map((s) => isCodeClaim(claimOf(s))),
+    ).to.deep.equal([true, true, false, false]);
   });
 
   it('decides code claims from the definition', () => {

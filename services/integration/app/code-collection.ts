@@ -27,7 +27,7 @@ const SET_UP = 'set one up over your project (POST /api/rag/setup or the rag_set
  * refusal says nothing about what other customers have.
  */
 export async function codeCollection(
-  deps: Pick<RagDeps, 'db'>,
+  deps: Pick<RagDeps, 'db' | 'config'>,
   caller: Caller,
   collectionName: string | undefined,
   need: CodeNeed,
@@ -57,7 +57,7 @@ export async function codeCollection(
 
 /** The collection an operation cannot do without: codeCollection's `required`, typed as such. */
 export async function requiredCollection(
-  deps: Pick<RagDeps, 'db'>,
+  deps: Pick<RagDeps, 'db' | 'config'>,
   caller: Caller,
   collectionName: string | undefined,
   withoutCode: string,

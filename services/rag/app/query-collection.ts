@@ -6,7 +6,6 @@ import type { QueryServed } from '../events.ts';
 import type { QueryInput } from '../input.ts';
 import type { SearchHit } from '../retrieval.ts';
 import type { RagDeps } from './deps.ts';
-import { checkServedHere, servedVectorDb } from '../vector-db.ts';
 import { indexedCollection } from './indexed-collection.ts';
 import { meter } from '../../premium/meter.ts';
 
@@ -24,9 +23,7 @@ export interface QueryResult {
  * counted; it is not applied here, since nothing reads it back within the request.
  */
 export async function queryCollection(deps: RagDeps, caller: Caller, input: QueryInput, correlationId: string): Promise<QueryResult> {
-  const collection = await indexedCollection(deps, caller, input.collectionName);
-  checkServedHere(collection, servedVectorDb(deps.config.rag.indexEngine));
-  const { collectionId } = collection;
+  const { collectionId } = await indexedCollection(deps, caller, input.collectionName);
   await meter(deps, caller, 'queries', 1, correlationId);
   const started = performance.now();
   const { hits, cached } = await deps.retrieval.search(collectionId, input.query, input.topK, caller.customerId);

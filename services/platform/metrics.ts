@@ -71,7 +71,8 @@ export class RequestLatencyHistogram {
   }
 }
 
-type LabelValues<L extends Record<string, readonly string[]>> = { [K in keyof L]: L[K][number] };
+/** A series' label values: one of its list each, or `other`, the series a value outside the list counts in. */
+type LabelValues<L extends Record<string, readonly string[]>> = { [K in keyof L]: L[K][number] | 'other' };
 
 /**
  * A counter whose every label takes its values from a fixed list, so its series are a bounded set

@@ -16,6 +16,8 @@ export interface CollectionIndex {
   writeFile(file: { path: string; hash: string; size: number }, chunks: readonly ChunkRecord[]): Promise<void>;
   removeFiles(paths: readonly string[]): Promise<number>;
   searchBm25(query: string, k: number): Promise<RankedChunk[]>;
+  /** Nearest by cosine: exact in SQLite, through the HNSW index in PostgreSQL (bench/rag.ts scores it alone). */
+  searchVector(queryVector: Float32Array, k: number): Promise<RankedChunk[]>;
   searchNamed(query: string, k: number): Promise<RankedChunk[]>;
   search(query: string, queryVector: Float32Array, k: number, options?: SearchOptions): Promise<SearchHit[]>;
   hits(ranked: ReadonlyArray<Pick<RankedChunk, 'rowId' | 'score'>>): Promise<SearchHit[]>;

@@ -14,6 +14,7 @@ export function sqliteIndex(store: IndexStore): CollectionIndex {
     writeFile: async (file: { path: string; hash: string; size: number }, chunks: readonly ChunkRecord[]) => store.writeFile(file, chunks),
     removeFiles: async (paths: readonly string[]) => store.removeFiles(paths),
     searchBm25: async (query: string, k: number) => store.searchBm25(query, k),
+    searchVector: async (vector: Float32Array, k: number) => store.searchVector(vector, k),
     searchNamed: async (query: string, k: number) => store.searchNamed(query, k),
     search: async (query: string, vector: Float32Array, k: number, options?: SearchOptions) => store.search(query, vector, k, options),
     hits: async (ranked: ReadonlyArray<Pick<RankedChunk, 'rowId' | 'score'>>) => store.hits(ranked),

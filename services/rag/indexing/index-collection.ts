@@ -97,7 +97,8 @@ export class DuplicateSourceError extends Error {
   }
 }
 
-const DEFAULT_BATCH_SIZE = 8;
+/** Chunks per `embed()` call unless `batchSize` says otherwise (bench/rag.ts embeds as the indexer does). */
+export const DEFAULT_BATCH_SIZE = 8;
 const DEFAULT_HEARTBEAT_MS = 1000;
 
 export async function indexCollection(options: IndexCollectionOptions): Promise<IndexResult> {

@@ -92,6 +92,7 @@ function reopening(model: ModelIdentity, handle: () => Promise<PgIndexStore>, fo
     writeFile: (file, chunks) => call((s) => s.writeFile(file, chunks)),
     removeFiles: (paths) => call((s) => s.removeFiles(paths)),
     searchBm25: (query, k) => call((s) => s.searchBm25(query, k)),
+    searchVector: (vector, k) => call((s) => s.searchVector(vector, k)),
     searchNamed: (query, k) => call((s) => s.searchNamed(query, k)),
     search: (query, vector, k, options) => call((s) => s.search(query, vector, k, options)),
     hits: (ranked) => call((s) => s.hits(ranked)),

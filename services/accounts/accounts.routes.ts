@@ -7,6 +7,7 @@ import { clientIpKey } from '../platform/http/client-ip.ts';
 import { HttpError, badRequest, conflict, unauthorized, unavailable } from '../platform/http/errors.ts';
 import { noStore } from '../platform/http/no-store.ts';
 import { tokenVersionOf, type AccountRecord, type AccountStore } from './account-store.ts';
+import type { MeAnswer, SessionAnswer } from './accounts.api.ts';
 import { firstProblem, loginInput, passwordChangeInput, signupInput } from './credentials-input.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import type { Passwords } from './password.ts';
@@ -49,7 +50,7 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
           tier: 'free' as const,
           tokenVersion: tokenVersionOf(existing),
         };
-        res.status(201).json({ token: issueToken(tokens, user), user: publicUser(user) });
+        res.status(201).json({ token: issueToken(tokens, user), user: publicUser(user) } satisfies SessionAnswer);
         return;
       }
       throw conflict('an account with this email already exists');
@@ -66,7 +67,7 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
       ]);
     }
     const user = { id: result.event.data.userId, email, name, tier: 'free' as const, tokenVersion: 0 };
-    res.status(201).json({ token: issueToken(tokens, user), user: publicUser(user) });
+    res.status(201).json({ token: issueToken(tokens, user), user: publicUser(user) } satisfies SessionAnswer);
   });
 
   app.post('/auth/login', noStore, async (req, res) => {
@@ -85,7 +86,7 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
       tier: projected?.tier ?? 'free',
       tokenVersion: tokenVersionOf(account),
     };
-    res.json({ token: issueToken(tokens, user), user: publicUser(user) });
+    res.json({ token: issueToken(tokens, user), user: publicUser(user) } satisfies SessionAnswer);
   });
 
   // Counted against the same limits as login (per address, and per e-mail until a success):
@@ -116,7 +117,7 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
       tier: projected?.tier ?? 'free',
       tokenVersion: result.tokenVersion,
     };
-    res.json({ token: issueToken(tokens, user), user: publicUser(user) });
+    res.json({ token: issueToken(tokens, user), user: publicUser(user) } satisfies SessionAnswer);
   });
 
   // The tier comes from the users projection, never from the token: a token issued before an
@@ -126,7 +127,7 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     // The projection can trail a registration the outbox relay published late; the account
     // store knows every account the moment it exists.
     const user = (await getUser(db, account.userId)) ?? accountAsUser(account);
-    res.json({ ...publicUser(user), created_at: user.createdAt.toISOString() });
+    res.json({ ...publicUser(user), created_at: user.createdAt.toISOString() } satisfies MeAnswer);
   });
 }
 

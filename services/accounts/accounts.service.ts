@@ -3,6 +3,7 @@ import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startProjection } from '../platform/wiring.ts';
 import { AccountStore } from './account-store.ts';
+import { accountsApi } from './accounts.api.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { Passwords } from './password.ts';
 import { mountAccountRoutes } from './accounts.routes.ts';
@@ -28,6 +29,7 @@ export const accountsService: ServiceModule = {
       const server = await serveHttp(rt, log, {
         service: 'accounts',
         port: config.ports.accounts,
+        api: accountsApi,
         mount: (a) =>
           mountAccountRoutes(a, {
             config,

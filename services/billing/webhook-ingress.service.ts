@@ -1,5 +1,6 @@
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp } from '../platform/wiring.ts';
+import { webhooksApi } from './webhook.api.ts';
 import { mountRawWebhookBody, mountWebhookRoute } from './webhook.routes.ts';
 
 /**
@@ -18,6 +19,7 @@ export const webhookIngressService: ServiceModule = {
       service: 'webhooks',
       port: config.ports.webhooks,
       dependencies,
+      api: webhooksApi,
       beforeJson: (a) => mountRawWebhookBody(a, config.http.bodyLimit),
       mount: (a) => mountWebhookRoute(a, { secret: config.secrets.paymentWebhookSecret, publisher: rt.publisher, scope: config.payments }),
     });

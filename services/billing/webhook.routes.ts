@@ -8,6 +8,7 @@ import { isSubscriptionEventName } from './provider-event.ts';
 import { UNREADABLE_EVENT_NAME, readEnvelope, subscriptionIdOf, type WebhookEnvelope } from './provider-payload.ts';
 import { countWebhook } from './metrics.ts';
 import { SIGNATURE_HEADER, verifySignature } from './signature.ts';
+import type { WebhookAnswer } from './webhook.api.ts';
 import { ignoredBecause, type WebhookScope } from './webhook-scope.ts';
 
 export const PAYMENT_WEBHOOK_PATH = '/webhooks/payment';
@@ -91,9 +92,12 @@ export function mountWebhookRoute(app: Express, deps: WebhookDeps): void {
       },
       'payment webhook recorded',
     );
-    res.json(
-      outOfScope ? { received: true, ignored: true, reason: outOfScope } : ignored ? { received: true, ignored: true } : { received: true },
-    );
+    const answer: WebhookAnswer = outOfScope
+      ? { received: true, ignored: true, reason: outOfScope }
+      : ignored
+        ? { received: true, ignored: true }
+        : { received: true };
+    res.json(answer);
   });
 }
 

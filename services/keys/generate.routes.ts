@@ -11,8 +11,9 @@ import { keysEqualConstantTime } from '../platform/secrets.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
 import { mintKey } from './new-key.ts';
 import { identifier } from './id-input.ts';
+import type { GenerateAnswer } from './keys-answers.ts';
 
-const generateInput = z.object({
+export const generateInput = z.object({
   customerId: identifier('customerId'),
   email: z
     .string({ error: 'email is required' })
@@ -49,6 +50,6 @@ export function mountGenerateRoute(app: Express, deps: { config: Config; db: Db;
       customerId: input.customerId,
       subscriptionId: input.subscriptionId,
       createdAt: event.metadata.occurredAt.toISOString(),
-    });
+    } satisfies GenerateAnswer);
   });
 }

@@ -11,7 +11,7 @@ import { findStoredKey, getKeyBySubscription, type KeyRecord } from './keys.proj
 import { identifier } from './id-input.ts';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="svc-keys"' };
-const accountInput = z.object({ subscriptionId: identifier('subscriptionId') });
+export const accountInput = z.object({ subscriptionId: identifier('subscriptionId') });
 
 /**
  * Whose key a request may act on. Either the key itself (`X-API-Key`, or `Authorization: Bearer

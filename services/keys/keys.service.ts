@@ -20,7 +20,8 @@ import { AccountStore } from '../accounts/account-store.ts';
 import { QuotaReservations } from './quota-reservations.ts';
 import { mountReserveRoutes } from './reserve.routes.ts';
 import { currentPeriod, usageProjection } from './usage.ts';
-import { leanValidate } from './validate-lean.ts';
+import { keysAdminApi, keysApi } from './keys.api.ts';
+import { LEAN_VALIDATE_ROUTE, leanValidate } from './validate-lean.ts';
 import { mountValidationRoutes } from './validate.routes.ts';
 import { LocalValidator } from './validator.ts';
 
@@ -120,6 +121,8 @@ export const keysService: ServiceModule = {
         service: 'keys',
         port: config.ports.keys,
         lean: leanValidate({ validator, log, service: 'keys' }),
+        leanRoutes: [LEAN_VALIDATE_ROUTE],
+        api: keysApi({ backOffice: adminPort === undefined }),
         mount: (a) => {
           mountValidationRoutes(a, { validator });
           mountReserveRoutes(a, { validator });
@@ -130,7 +133,9 @@ export const keysService: ServiceModule = {
       });
       parts.onStop(() => server.close());
       const admin =
-        adminPort === undefined ? undefined : await serveHttp(rt, log, { service: 'keys-admin', port: adminPort, mount: mountBackOffice });
+        adminPort === undefined
+          ? undefined
+          : await serveHttp(rt, log, { service: 'keys-admin', port: adminPort, mount: mountBackOffice, api: keysAdminApi });
       if (admin) parts.onStop(() => admin.close());
       return {
         name: 'keys',

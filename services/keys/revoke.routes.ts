@@ -10,8 +10,9 @@ import type { KeyRevoked } from './events.ts';
 import { keysEqualConstantTime } from '../platform/secrets.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
 import { identifier } from './id-input.ts';
+import type { RevokeAnswer } from './keys-answers.ts';
 
-const revokeInput = z.object({ subscriptionId: identifier('subscriptionId'), reason: z.string().max(200).optional() });
+export const revokeInput = z.object({ subscriptionId: identifier('subscriptionId'), reason: z.string().max(200).optional() });
 
 /** POST /revoke (shared secret): the subscription's key stops working everywhere within a second. */
 export function mountRevokeRoute(app: Express, deps: { config: Config; db: Db; publisher: EventPublisher }): void {
@@ -29,6 +30,6 @@ export function mountRevokeRoute(app: Express, deps: { config: Config; db: Db; p
       { correlationId: req.id },
     );
     await publishAndApply(deps.publisher, deps.db, keysProjection, [event]);
-    res.json({ revoked: true, subscriptionId: record.subscriptionId, last4: record.last4 });
+    res.json({ revoked: true, subscriptionId: record.subscriptionId, last4: record.last4 } satisfies RevokeAnswer);
   });
 }

@@ -10,6 +10,7 @@ import { HttpError, conflict } from '../platform/http/errors.ts';
 import { noStore } from '../platform/http/no-store.ts';
 import type { KeyGenerated } from './events.ts';
 import { ownedKey } from './key-owner.ts';
+import type { RotateAnswer } from './keys-answers.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
 import { mintKey } from './new-key.ts';
 import type { RotationLimit } from './rotation-limit.ts';
@@ -102,6 +103,6 @@ export function mountRotateRoute(
       last4: event.data.last4,
       delivery: 'email',
       createdAt: event.metadata.occurredAt.toISOString(),
-    });
+    } satisfies RotateAnswer);
   });
 }

@@ -3,7 +3,7 @@ import { INVALID_MESSAGES, type Assessment, type InvalidCode } from './assess.ts
 import { METRICS, TIERS, limitsOf, type Metric, type Tier } from '../kernel/tiers.ts';
 import type { LimitDecision, ValidationOutcome, ValidationRequest } from './validator.ts';
 
-const validateInput = z.object({
+export const validateInput = z.object({
   apiKey: z.string({ error: 'apiKey is required' }).min(1, { error: 'apiKey is required' }),
   metric: z.enum(METRICS as [Metric, ...Metric[]]).optional(),
   amount: z.number().int().min(1).max(10_000).optional(),

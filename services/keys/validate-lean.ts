@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { faultAnswer, requestIdOf } from '../platform/http/app.ts';
 import { clientIpOutside } from '../platform/http/client-ip.ts';
 import type { LeanHandler } from '../platform/http/lean-handler.ts';
+import type { RouteRef } from '../platform/http/openapi.ts';
 import type { Logger } from '../platform/logger.ts';
 import { httpMetrics } from '../platform/metrics.ts';
 import { counted } from './metrics.ts';
@@ -12,6 +13,10 @@ import type { LocalValidator, ValidationOutcome } from './validator.ts';
 /** Bodies the lean path reads; a key body is ~50 bytes, and anything bigger is Express's to refuse or take. */
 const LEAN_BODY_MAX = 4096;
 const JSON_TYPE = /^application\/json(?:\s*;\s*charset="?utf-8"?)?$/i;
+
+/** The one route the lean handler answers (Express answers it too, for what this passes over). */
+export const LEAN_VALIDATE_ROUTE: RouteRef = { method: 'post', path: '/validate' };
+
 const MALFORMED = JSON.stringify({ error: 'request body is not valid JSON', code: 'MALFORMED_JSON' });
 
 /**
@@ -25,7 +30,7 @@ const MALFORMED = JSON.stringify({ error: 'request body is not valid JSON', code
 export function leanValidate(options: { validator: LocalValidator; log: Logger; service: string }): (app: Express) => LeanHandler {
   const { validator, log, service } = options;
   return (app) => (req, res) => {
-    if (req.method !== 'POST' || req.url !== '/validate') return false;
+    if (req.method !== 'POST' || req.url !== LEAN_VALIDATE_ROUTE.path) return false;
     const headers = req.headers;
     const type = headers['content-type'];
     const length = Number(headers['content-length']);

@@ -2,6 +2,7 @@ import type { Express, Response } from 'express';
 import { clientIp } from '../platform/http/client-ip.ts';
 import { HttpError, unauthorized } from '../platform/http/errors.ts';
 import { METRICS, periodOf } from '../kernel/tiers.ts';
+import type { UsageAnswer } from './keys-answers.ts';
 import { counted } from './metrics.ts';
 import { answerOf, rateHeaders, readValidateInput } from './validate-answer.ts';
 import type { KeyValidator, LimitDecision } from './validator.ts';
@@ -37,8 +38,8 @@ export function mountValidationRoutes(app: Express, deps: { validator: KeyValida
       if (result.code === 'RATE_LIMITED') throw new HttpError(429, 'RATE_LIMITED', result.error);
       throw unauthorized(result.error, { 'WWW-Authenticate': 'Bearer realm="svc-keys", error="invalid_token"' });
     }
-    const usage = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].used]));
-    const limits = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].limit]));
-    res.json({ tier: result.identity.tier, usage, limits, resetDate: periodOf(new Date()).resetDate.toISOString() });
+    const usage = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].used])) as UsageAnswer['usage'];
+    const limits = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].limit])) as UsageAnswer['limits'];
+    res.json({ tier: result.identity.tier, usage, limits, resetDate: periodOf(new Date()).resetDate.toISOString() } satisfies UsageAnswer);
   });
 }

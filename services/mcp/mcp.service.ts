@@ -9,6 +9,7 @@ import { callerOf } from '../premium/gated-request.ts';
 import { leaseIntegrationEngine } from '../integration/engine.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { VERSION } from '../platform/version.ts';
+import { mcpApi } from './http/mcp.api.ts';
 import { MCP_PATH, mountMcp } from './http/mcp.routes.ts';
 import { buildMcpServer } from './mcp-server.ts';
 
@@ -48,6 +49,7 @@ export const mcpService: ServiceModule = {
         service: 'mcp',
         port: config.ports.mcp,
         healthRoute: health.mount,
+        api: mcpApi,
         beforeJson: (app) => {
           mcp = mountMcp(app, {
             gate,

@@ -2,8 +2,11 @@ import type { Express } from 'express';
 import { ConsumerRunner, type EventHandler } from '../../events/consumer.ts';
 import { ProjectionApplier, ensureIndexes, projectionGroupId, type Projection } from '../../events/projection.ts';
 import type { Document } from 'mongodb';
+import { mountApiDocs } from './http/api-docs.ts';
 import { createApp, type AppOptions } from './http/app.ts';
+import { faceDocument } from './http/face-document.ts';
 import type { LeanHandler } from './http/lean-handler.ts';
+import { type ApiFace, type RouteRef, undocumentedRoutes } from './http/openapi.ts';
 import type { Logger } from './logger.ts';
 import type { Runtime } from './runtime.ts';
 import { listen } from './service.ts';
@@ -59,9 +62,18 @@ export async function serveHttp(
     healthRoute?: AppOptions['healthRoute'];
     /** Routes answered in front of Express (see LeanHandler). */
     lean?: (app: Express) => LeanHandler;
+    /** The routes `lean` answers, for the document. */
+    leanRoutes?: readonly RouteRef[];
+    /**
+     * The face's OpenAPI description: served at GET /openapi.json with its page at GET /docs, and
+     * checked here against the routes the app mounts, so a face with an undescribed route does not start.
+     */
+    api?: ApiFace;
   },
 ) {
   const { ports } = rt.config;
+  const metrics = options.port === ports.ops || options.port === ports.admin;
+  const doc = options.api ? faceDocument(options.api, { metrics }) : undefined;
   const app = createApp(
     {
       service: options.service,
@@ -70,13 +82,20 @@ export async function serveHttp(
       health: { ...rt.health, dependencies: options.dependencies ?? rt.dependencies },
       healthDetailsToken: rt.config.secrets.webhookSecret,
       trustProxy: rt.config.http.trustProxy,
-      metrics: options.port === ports.ops || options.port === ports.admin,
+      metrics,
       ...(options.beforeJson ? { beforeJson: options.beforeJson } : {}),
       ...(options.errorBody ? { errorBody: options.errorBody } : {}),
       ...(options.healthRoute ? { healthRoute: options.healthRoute } : {}),
     },
-    options.mount,
+    (a) => {
+      if (doc) mountApiDocs(a, doc);
+      options.mount(a);
+    },
   );
+  if (doc) {
+    const missing = undocumentedRoutes(app, doc, options.leanRoutes);
+    if (missing.length > 0) throw new Error(`${options.service}: routes missing from its OpenAPI document: ${missing.join(', ')}`);
+  }
   return listen(app, rt.config.http.host, options.port, {
     drainMs: rt.config.shutdownGraceMs / 2,
     ...(options.lean ? { lean: options.lean(app) } : {}),

@@ -13,6 +13,7 @@ import { gateCheckOf, mountIndexBody, mountRagRoutes } from '../rag/http/rag.rou
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { mountGlmRoutes } from '../vision/http/glm.routes.ts';
 import { cors } from './cors.ts';
+import { visionRagApi } from './vision-rag.api.ts';
 
 /** Every gated operation of the face lives under these (GET /api, the list of them, is open). */
 export const GATED_PREFIXES = ['/api/rag', '/api/glm', '/api/integration'];
@@ -56,6 +57,7 @@ export const ragService: ServiceModule = {
         port: config.ports.rag,
         healthRoute: health.mount,
         errorBody: ragErrorBody,
+        api: visionRagApi,
         beforeJson: (a) => {
           a.use('/api', cors);
           // The key is checked before any body parser, so whoever has none gets 401 without the

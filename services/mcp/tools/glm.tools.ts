@@ -1,12 +1,9 @@
-import { z } from 'zod';
 import { analyzeScreenshot } from '../../vision/app/analyze-screenshot.ts';
 import { capturePage } from '../../vision/app/capture-page.ts';
 import { runTestSuite } from '../../vision/app/run-test-suite.ts';
-import { ANALYSIS_TYPES, SEVERITIES } from '../../vision/analysis/types.ts';
+import { analyzeAnswer, captureAnswer, testAnswer } from '../../vision/answers.ts';
 import { analyzeInput, captureInput, testInput } from '../../vision/input.ts';
 import { defineTool, type Tool } from './tool.ts';
-
-const box = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
 
 export const glmCaptureTool = defineTool({
   name: 'glm_capture',
@@ -15,30 +12,11 @@ export const glmCaptureTool = defineTool({
     "Loads a page in a headless browser and takes a screenshot (viewport, full page or one element), stored with the page's DOM and accessibility data at that moment. " +
     'Returns screenshotId and screenshotUrl for glm_analyze. Private and internal addresses are refused.',
   input: captureInput,
-  output: z.object({
-    success: z.literal(true),
-    screenshotId: z.string(),
-    screenshotUrl: z.string(),
-    width: z.number(),
-    height: z.number(),
-    title: z.string(),
-    finalUrl: z.string(),
-    capturedAt: z.string(),
-    blockedRequests: z.number().describe('Requests of the page refused by the address policy or the page weight limit.'),
-  }),
+  output: captureAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   run: async (args, ctx) => (await capturePage(ctx.vision.deps, ctx.caller, args, ctx.correlationId)).answer,
   render: (r) =>
     `captured "${r.title}" (${r.width}×${r.height}) from ${r.finalUrl}: ${r.screenshotUrl}${r.blockedRequests > 0 ? ` (${r.blockedRequests} requests refused)` : ''}`,
-});
-
-const finding = z.object({
-  type: z.string(),
-  severity: z.enum(SEVERITIES),
-  message: z.string(),
-  selector: z.string().optional(),
-  box: box.optional(),
-  evidence: z.string(),
 });
 
 export const glmAnalyzeTool = defineTool({
@@ -48,16 +26,7 @@ export const glmAnalyzeTool = defineTool({
     'Finds UI problems in a screenshot (screenshotId or screenshotUrl from glm_capture), in a page captured now (url), or in any image URL (image-level checks only). ' +
     'Findings have a type, severity (minor..critical), message, CSS selector and box. Each call counts one toward your screenshotsAnalyzed quota.',
   input: analyzeInput,
-  output: z.object({
-    success: z.literal(true),
-    screenshotId: z.string().nullable(),
-    analysisType: z.enum(ANALYSIS_TYPES),
-    summary: z.string(),
-    findings: z.array(finding),
-    metrics: z.record(z.string(), z.number()),
-    checksRun: z.array(z.string()),
-    skipped: z.array(z.object({ check: z.string(), reason: z.string() })),
-  }),
+  output: analyzeAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   run: (args, ctx) => analyzeScreenshot(ctx.vision.deps, ctx.caller, args, ctx.correlationId),
   render(r) {
@@ -74,24 +43,7 @@ export const glmTestTool = defineTool({
     "Runs a named suite of checks against a page: visual (pixel comparison with the suite's baseline; the first run records it), element (exists, visible, text), a11y (maximum axe impact), layout (rules). " +
     'Returns passed/failed per check, with a diff image URL for visual failures. Each run counts one toward screenshotsAnalyzed.',
   input: testInput,
-  output: z.object({
-    success: z.literal(true),
-    suite: z.string(),
-    runId: z.string(),
-    passed: z.number(),
-    failed: z.number(),
-    results: z.array(
-      z.object({
-        name: z.string(),
-        type: z.enum(['visual', 'element', 'a11y', 'layout']),
-        status: z.enum(['passed', 'failed']),
-        message: z.string(),
-        diffUrl: z.string().optional(),
-        diffRatio: z.number().optional(),
-        screenshotId: z.string().optional(),
-      }),
-    ),
-  }),
+  output: testAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   run: (args, ctx) => runTestSuite(ctx.vision.deps, ctx.caller, args, ctx.correlationId),
   render: (r) =>

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { limitsOf, TIERS } from '../../kernel/tiers.ts';
 import { API_PATHS } from '../../premium/api-paths.ts';
+import { apiPathsAnswer, ragHealthAnswer } from '../../premium/premium-answers.ts';
 import { TOP_K_MAX } from '../../rag/input.ts';
 import { VERSION } from '../../platform/version.ts';
 import { defineTool, type Tool } from './tool.ts';
-
-const features = z.object({ rag: z.boolean(), glmVision: z.boolean(), contextAware: z.boolean(), autoGenerate: z.boolean() });
 
 export const healthCheckTool = defineTool({
   name: 'health_check',
@@ -13,14 +12,7 @@ export const healthCheckTool = defineTool({
   description:
     'Tells whether the vision RAG service is healthy, degraded (up, but a feature does not work here) or unhealthy, and which features work in this deployment.',
   input: z.object({}),
-  output: z.object({
-    status: z.enum(['healthy', 'degraded', 'unhealthy']),
-    service: z.string(),
-    version: z.string(),
-    environment: z.string(),
-    timestamp: z.string(),
-    features,
-  }),
+  output: ragHealthAnswer,
   annotations: { readOnlyHint: true, openWorldHint: false },
   run: async (_args, ctx) => ctx.health.report(),
   render: (r) =>
@@ -45,12 +37,7 @@ export const apiInfoTool = defineTool({
     name: z.string(),
     version: z.string(),
     tools: z.array(z.string()),
-    http: z.object({
-      health: z.string(),
-      rag: z.object({ setup: z.string(), query: z.string(), index: z.string() }),
-      glm: z.object({ capture: z.string(), analyze: z.string(), test: z.string() }),
-      integration: z.object({ validate: z.string(), generate: z.string(), report: z.string() }),
-    }),
+    http: apiPathsAnswer,
     limits: z.object({
       topKMax: z.number(),
       pushMaxFiles: z.number().describe('Files per rag_index push.'),

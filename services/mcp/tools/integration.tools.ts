@@ -1,27 +1,10 @@
 import { z } from 'zod';
+import { generationAnswer, validationAnswer } from '../../integration/answers.ts';
 import { generateTests } from '../../integration/app/generate-tests.ts';
 import { projectReport } from '../../integration/app/project-report.ts';
 import { validateComponent } from '../../integration/app/validate-component.ts';
 import { generateInput, reportInput, validateInput } from '../../integration/input.ts';
 import { defineTool, type Tool } from './tool.ts';
-
-const evidence = z.object({
-  source: z.enum(['code', 'page']),
-  file: z.string().optional(),
-  startLine: z.number().optional(),
-  endLine: z.number().optional(),
-  selector: z.string().optional(),
-  role: z.enum(['definition', 'use', 'related', 'element', 'effect']),
-  snippet: z.string(),
-  score: z.number(),
-});
-
-const check = z.object({
-  description: z.string(),
-  status: z.enum(['passed', 'failed', 'unknown']),
-  detail: z.string(),
-  decidedBy: z.enum(['evidence', 'model']).nullable(),
-});
 
 export const integrationValidateTool = defineTool({
   name: 'integration_validate',
@@ -30,18 +13,7 @@ export const integrationValidateTool = defineTool({
     'Checks whether a component does what the sentences of expectedBehavior say, from its code in an indexed collection (definition and uses; collectionName left out: your only collection) and, with url, from the live page (found by test id, role and name, or text; visible, enabled, accessible name, what a click opens, navigates to or requests, axe accessibility). ' +
     'With url and only sentences about the page, no collection is needed. Each sentence is one check: passed, failed, or unknown when the evidence cannot decide it. valid is true when all pass, false when one fails, null when none fails but one is unknown, on the evidence only. With a language model configured, it may answer the unknown checks (decidedBy "model"): its answers make modelValid, never valid. Counts one query, plus one screenshotsAnalyzed with url.',
   input: validateInput,
-  output: z.object({
-    success: z.literal(true),
-    validationId: z.string(),
-    component: z.string(),
-    valid: z.boolean().nullable(),
-    confidence: z.number(),
-    modelValid: z.boolean().nullable(),
-    evidence: z.array(evidence),
-    checks: z.array(check),
-    issues: z.array(z.string()),
-    judgedByModel: z.array(z.string()),
-  }),
+  output: validationAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   run: (args, ctx) => validateComponent(ctx.integration, ctx.caller, args, ctx.correlationId),
   render(r) {
@@ -67,19 +39,7 @@ export const integrationGenerateTool = defineTool({
     'Writes runnable tests for a component: unit or integration (a mocha + chai, vitest, jest or node:test file importing its module, cases from its signature, examples, guards and branches) or e2e / visual (a Playwright test with the locators found on the live page at url; visual adds a screenshot assertion and its baseline PNG as base64, and neither needs a collection). ' +
     'coverage basic | comprehensive | exhaustive. Returns the files (path, content), the framework, the command to run them and the cases. Counts one query, plus one screenshotsAnalyzed for a page.',
   input: generateInput,
-  output: z.object({
-    success: z.literal(true),
-    generationId: z.string(),
-    component: z.string(),
-    testType: z.enum(['unit', 'integration', 'e2e', 'visual']),
-    coverage: z.enum(['basic', 'comprehensive', 'exhaustive']),
-    source: z.object({ file: z.string(), startLine: z.number(), endLine: z.number() }).nullable(),
-    files: z.array(z.object({ path: z.string(), content: z.string(), encoding: z.literal('base64').optional() })),
-    framework: z.string(),
-    runCommand: z.string(),
-    cases: z.array(z.object({ name: z.string(), kind: z.string(), line: z.number().optional() })),
-    skipped: z.array(z.object({ reason: z.string(), line: z.number().optional() })),
-  }),
+  output: generationAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   run: (args, ctx) => generateTests(ctx.integration, ctx.caller, args, ctx.correlationId),
   render(r) {

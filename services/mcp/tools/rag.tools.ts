@@ -3,7 +3,8 @@ import { indexStatus } from '../../rag/app/index-status.ts';
 import { queryCollection } from '../../rag/app/query-collection.ts';
 import { requestIndex, waitForJob } from '../../rag/app/request-index.ts';
 import { setupCollection } from '../../rag/app/setup-collection.ts';
-import { indexInput, jobIdInput, queryInput, setupInput, VECTOR_DBS } from '../../rag/input.ts';
+import { jobAnswer, queryAnswer, setupAnswer } from '../../rag/answers.ts';
+import { indexInput, jobIdInput, queryInput, setupInput } from '../../rag/input.ts';
 import { defineTool, type Tool } from './tool.ts';
 
 /**
@@ -13,21 +14,7 @@ import { defineTool, type Tool } from './tool.ts';
  */
 export const INDEX_WAIT_MS = 45_000;
 
-const jobOutput = z.object({
-  success: z.literal(true),
-  jobId: z.string(),
-  status: z.enum(['queued', 'running', 'completed', 'failed']),
-  collectionName: z.string(),
-  filesIndexed: z.number().describe('Files (re)indexed: new or changed since the last run.'),
-  filesUnchanged: z.number().describe('Files already indexed with the same content.'),
-  filesSkipped: z.number().describe('Files left out: binary, generated, too large, ignored.'),
-  filesRemoved: z.number().describe('Files gone from the project since the last run, removed from the index.'),
-  chunks: z.number(),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-  durationMs: z.number().nullable(),
-  error: z.string().optional(),
-});
+const jobOutput = jobAnswer;
 
 const renderJob = (job: z.output<typeof jobOutput>): string => {
   const counts = `${job.filesIndexed} indexed, ${job.filesUnchanged} unchanged, ${job.filesSkipped} skipped, ${job.filesRemoved} removed, ${job.chunks} chunks`;
@@ -44,13 +31,7 @@ export const ragSetupTool = defineTool({
     'Creates (or re-points) one of your collections over a project folder on the server, so it can be indexed and searched. ' +
     "Call once per project, then rag_index, then rag_query. The folder must be inside the server's RAG_ROOTS; api_info tells your limits.",
   input: setupInput,
-  output: z.object({
-    success: z.literal(true),
-    message: z.string(),
-    projectPath: z.string(),
-    collectionName: z.string(),
-    vectorDB: z.enum(VECTOR_DBS),
-  }),
+  output: setupAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: (args, ctx) => setupCollection(ctx.engine.deps, ctx.caller, args, ctx.correlationId),
   render: (r) => `${r.message} (project ${r.projectPath}, vector store ${r.vectorDB})`,
@@ -91,20 +72,6 @@ export const ragIndexStatusTool = defineTool({
   render: renderJob,
 });
 
-const hit = z.object({
-  id: z.string(),
-  content: z.string().describe('The code of the chunk.'),
-  score: z.number().describe('Relevance; higher is better, comparable within one answer only.'),
-  metadata: z.object({
-    file: z.string().describe('Path of the file, relative to the project root.'),
-    type: z.string().describe('What the chunk is: function, class, method, block…'),
-    startLine: z.number(),
-    endLine: z.number(),
-    language: z.string(),
-    symbol: z.string().optional().describe('The name the chunk defines, when it defines one.'),
-  }),
-});
-
 export const ragQueryTool = defineTool({
   name: 'rag_query',
   title: 'Search a code collection',
@@ -112,7 +79,7 @@ export const ragQueryTool = defineTool({
     'Finds the code in an indexed collection that answers a question or matches an identifier (hybrid search: words and meaning). ' +
     'Returns the best chunks with file, line range and score. Each call counts one toward your queries quota.',
   input: queryInput,
-  output: z.object({ success: z.literal(true), query: z.string(), results: z.array(hit), cached: z.boolean() }),
+  output: queryAnswer,
   annotations: { readOnlyHint: true, openWorldHint: false },
   run: (args, ctx) => queryCollection(ctx.engine.deps, ctx.caller, args, ctx.correlationId),
   render(r) {

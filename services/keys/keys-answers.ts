@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { METRICS, TIERS } from '../kernel/tiers.ts';
+import { errorAnswer } from '../platform/http/platform-answers.ts';
+import type { InvalidCode } from './assess.ts';
+
+/**
+ * What the keys routes answer: the routes type their answers with these; /validate's body is
+ * written from parts (validate-answer.ts), and the e2e contract check reads it against validateAnswer.
+ */
+
+export const INVALID_CODES = [
+  'NOT_FOUND',
+  'MALFORMED',
+  'EXPIRED',
+  'DISABLED',
+  'USAGE_EXCEEDED',
+  'RATE_LIMITED',
+] as const satisfies readonly InvalidCode[];
+
+const quota = z.object({
+  used: z.number().int(),
+  limit: z.number().int().describe('-1 is unlimited'),
+  remaining: z.number().int().describe('-1 is unlimited'),
+});
+
+export const refusalAnswer = z.object({ valid: z.literal(false), error: z.string(), code: z.enum(INVALID_CODES) });
+
+export const validateAnswer = z.union([
+  z.object({
+    valid: z.literal(true),
+    tier: z.enum(TIERS),
+    customerId: z.string(),
+    usage: z.object({ queries: quota, filesIndexed: quota }),
+    features: z.object({
+      visionRAG: z.boolean(),
+      unlimitedIndexing: z.boolean(),
+      unlimitedQueries: z.boolean(),
+      prioritySupport: z.boolean(),
+    }),
+  }),
+  refusalAnswer,
+]);
+
+/** A body /validate cannot read: its field's problem (the schema's), or JSON it cannot parse. */
+export const validateBadRequest = z.union([z.object({ valid: z.literal(false), error: z.string() }), errorAnswer]);
+
+const counts = z.object(Object.fromEntries(METRICS.map((m) => [m, z.number().int()])) as Record<(typeof METRICS)[number], z.ZodNumber>);
+
+export const usageAnswer = z.object({
+  tier: z.enum(TIERS),
+  usage: counts,
+  limits: counts.describe('-1 is unlimited'),
+  resetDate: z.string().describe('When the monthly counts start again (ISO 8601).'),
+});
+
+export const reserveAnswer = z.union([
+  z.object({
+    reserved: z.literal(true),
+    reservation: z.string().nullable().describe('null: nothing to hold (unlimited, or an amount of 0).'),
+  }),
+  z.object({ reserved: z.literal(false), code: z.enum(INVALID_CODES), error: z.string() }),
+]);
+
+export const rotateAnswer = z.object({
+  rotated: z.literal(true),
+  subscriptionId: z.string(),
+  replacedLast4: z.string().nullable(),
+  last4: z.string(),
+  delivery: z.literal('email').describe('The new key is sent to the subscription’s address, never in this answer.'),
+  createdAt: z.string(),
+});
+
+export const generateAnswer = z.object({
+  apiKey: z.string().describe('The key, shown only here.'),
+  tier: z.enum(TIERS),
+  customerId: z.string(),
+  subscriptionId: z.string(),
+  createdAt: z.string(),
+});
+
+export const revokeAnswer = z.object({ revoked: z.literal(true), subscriptionId: z.string(), last4: z.string().nullable() });
+
+export type UsageAnswer = z.output<typeof usageAnswer>;
+export type RotateAnswer = z.output<typeof rotateAnswer>;
+export type GenerateAnswer = z.output<typeof generateAnswer>;
+export type RevokeAnswer = z.output<typeof revokeAnswer>;
+export type ReserveAnswer = z.output<typeof reserveAnswer>;

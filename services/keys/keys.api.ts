@@ -1,0 +1,144 @@
+import type { ApiFace, ApiOperation, ApiResponse } from '../platform/http/openapi.ts';
+import { errorAnswer } from '../platform/http/platform-answers.ts';
+import { VERSION } from '../platform/version.ts';
+import { generateInput } from './generate.routes.ts';
+import { accountInput } from './key-owner.ts';
+import {
+  generateAnswer,
+  refusalAnswer,
+  reserveAnswer,
+  revokeAnswer,
+  rotateAnswer,
+  usageAnswer,
+  validateAnswer,
+  validateBadRequest,
+} from './keys-answers.ts';
+import { releaseInput, reserveInput } from './reserve.routes.ts';
+import { revokeInput } from './revoke.routes.ts';
+import { validateInput } from './validate-answer.ts';
+
+/** The keys faces' documents: the public one, and the back office on ADMIN_PORT. */
+
+const error = (description: string, headers?: readonly string[]): ApiResponse => ({
+  description,
+  schema: errorAnswer,
+  ...(headers ? { headers } : {}),
+});
+const RATE = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
+
+const PUBLIC_OPERATIONS: readonly ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/validate',
+    summary: 'Validate an API key',
+    description:
+      'Whether the key is valid, its tier, usage and features; with metric/amount, whether that use would pass the quota. A refusal is 200 with valid: false (429 when rate limited).',
+    tags: ['keys'],
+    body: { schema: validateInput },
+    responses: {
+      200: { description: 'The key and its usage, or why it is refused.', schema: validateAnswer, headers: RATE },
+      400: { description: 'A body without apiKey, or not JSON.', schema: validateBadRequest },
+      429: { description: 'Rate limited.', schema: refusalAnswer, headers: [...RATE, 'Retry-After'] },
+    },
+  },
+  {
+    method: 'get',
+    path: '/usage',
+    summary: "The key's usage this month",
+    tags: ['keys'],
+    security: ['bearerApiKey'],
+    responses: {
+      200: { description: 'Usage and limits.', schema: usageAnswer, headers: RATE },
+      401: error('A missing or refused key.', ['WWW-Authenticate']),
+      429: error('Rate limited.', [...RATE, 'Retry-After']),
+    },
+  },
+  {
+    method: 'post',
+    path: '/reserve',
+    summary: 'Hold quota for a use about to be recorded (premium servers on other hosts)',
+    tags: ['keys'],
+    body: { schema: reserveInput },
+    responses: {
+      200: { description: 'Held, or why not.', schema: reserveAnswer },
+      400: error('A bad body.'),
+      429: { description: 'Rate limited.', schema: reserveAnswer },
+    },
+  },
+  {
+    method: 'post',
+    path: '/release',
+    summary: 'Give a reservation back (its use was not served)',
+    tags: ['keys'],
+    body: { schema: releaseInput },
+    responses: { 204: { description: 'Released.' }, 400: error('A bad body.') },
+  },
+  {
+    method: 'post',
+    path: '/keys/rotate',
+    summary: "Replace a subscription's key (the new one is e-mailed)",
+    description: 'With the key itself (no body), or with the account token and {subscriptionId}.',
+    tags: ['keys'],
+    security: ['apiKey', 'bearerApiKey', 'accountToken'],
+    body: { schema: accountInput, required: false },
+    responses: {
+      200: { description: 'Replaced; the new key is on its way by e-mail.', schema: rotateAnswer, headers: ['Cache-Control'] },
+      400: error('A bad body.'),
+      401: error('Missing or refused credentials.', ['WWW-Authenticate']),
+      404: error('No such subscription of this account, or no key yet.'),
+      409: error('Being replaced already, or no address to send to.'),
+      429: error('Too many rotations for this subscription this hour.', ['Retry-After']),
+    },
+  },
+];
+
+const BACK_OFFICE_OPERATIONS: readonly ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/generate',
+    summary: 'Mint a key for a subscription (operators)',
+    tags: ['back office'],
+    security: ['sharedSecret'],
+    body: { schema: generateInput },
+    responses: {
+      201: { description: 'The key, shown only here.', schema: generateAnswer, headers: ['Cache-Control'] },
+      400: error('A bad body.'),
+      401: error('A missing or wrong shared secret.', ['WWW-Authenticate']),
+      409: error('The subscription has a key.'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/revoke',
+    summary: "Revoke a subscription's key (operators)",
+    tags: ['back office'],
+    security: ['sharedSecret'],
+    body: { schema: revokeInput },
+    responses: {
+      200: { description: 'Revoked: refused everywhere within a second.', schema: revokeAnswer },
+      400: error('A bad body.'),
+      401: error('A missing or wrong shared secret.'),
+      404: error('The subscription has no key.'),
+    },
+  },
+];
+
+/** The public face on KEYS_PORT; it serves the back office too when ADMIN_PORT is unset. */
+export const keysApi = (options: { backOffice: boolean }): ApiFace => ({
+  name: 'keys',
+  title: 'svc keys',
+  description: `Key validation, usage, quota reservations and key rotation${options.backOffice ? ', and the back office (/generate, /revoke: ADMIN_PORT unset)' : ''}. Every route, body and status: docs/api.md.`,
+  version: VERSION,
+  errorSchema: errorAnswer,
+  operations: options.backOffice ? [...PUBLIC_OPERATIONS, ...BACK_OFFICE_OPERATIONS] : PUBLIC_OPERATIONS,
+});
+
+/** The back office on ADMIN_PORT (a private network). */
+export const keysAdminApi: ApiFace = {
+  name: 'keys-admin',
+  title: 'svc keys back office',
+  description: 'Minting and revoking keys with the shared secret, on ADMIN_PORT. Every route, body and status: docs/api.md.',
+  version: VERSION,
+  errorSchema: errorAnswer,
+  operations: BACK_OFFICE_OPERATIONS,
+};

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../services/platform/config.ts';
 import { createLogger, setRootLogger, type Logger } from '../../services/platform/logger.ts';
+import { collectDefaultMetrics } from '../../services/platform/metrics.ts';
 import { SERVICES } from '../registry.ts';
 import { createAppRuntime } from '../runtime.ts';
 import type { Runtime } from '../../services/platform/runtime.ts';
@@ -66,6 +67,8 @@ export async function startServices(modules: readonly ServiceModule[], env: Node
       'development: generated throwaway secrets (set them to keep tokens and keys valid across restarts)',
     );
   }
+  // The process's own CPU, memory, event-loop delay and GC, beside the services' metrics.
+  collectDefaultMetrics();
   const runtime = await createAppRuntime(config, logger);
   const services: RunningService[] = [];
   try {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import client from 'prom-client';
-import { BoundedCounter, RequestLatencyHistogram } from '../../../services/platform/metrics.ts';
+import { BoundedCounter, collectDefaultMetrics, RequestLatencyHistogram } from '../../../services/platform/metrics.ts';
 
 describe('RequestLatencyHistogram (unit)', () => {
   it("exposes exactly what prom-client's own Histogram exposes for the same observations", async () => {
@@ -72,5 +72,16 @@ describe('BoundedCounter (unit)', () => {
     expect(await nonZero('ours_total')).to.deep.equal(await nonZero('ref_total'));
     expect(await lines('ours_total')).to.have.length(9);
     expect(ours.value({ code: 'A', tier: 'pro' })).to.equal(3);
+  });
+});
+
+describe('process metrics (unit)', () => {
+  it("exports prom-client's process and Node.js metrics under the svc_ prefix, once however often asked", async () => {
+    collectDefaultMetrics();
+    collectDefaultMetrics();
+    const text = await client.register.metrics();
+    for (const name of ['svc_process_cpu_seconds_total', 'svc_process_resident_memory_bytes', 'svc_nodejs_eventloop_lag_p99_seconds']) {
+      expect(text, name).to.match(new RegExp(`^${name} `, 'm'));
+    }
   });
 });

@@ -1326,6 +1326,10 @@ export interface operations {
                              * @default 0.1
                              */
                             pixelThreshold?: number;
+                            /** @description Largest number of pixels that may differ, beside maxDiffRatio: both must hold. */
+                            maxDiffPixels?: number;
+                            /** @description CSS selectors whose boxes are painted over (magenta) in the capture, so what changes there (dates, ads, avatars) never counts. The mask is part of the capture, its baseline included: a check whose mask changes needs its new capture accepted as the baseline. */
+                            mask?: string[];
                         } | {
                             /** @constant */
                             type: "element";

@@ -13,6 +13,9 @@ const pageUrl = z
   .regex(/^https?:\/\//i, { error: 'url must be an http:// or https:// URL' })
   .describe('The page to load: http(s) only. Private, loopback and metadata addresses are refused, on every request the page makes.');
 
+/** Masked selectors per visual check: each is one more locator the browser resolves at the capture. */
+export const MAX_MASKS = 20;
+
 const selector = z.string().min(1).max(1000, { error: 'selector is at most 1000 characters' });
 
 const viewport = z
@@ -101,6 +104,20 @@ export const testCheck = z.discriminatedUnion(
         .max(1)
         .default(0.1)
         .describe('How different a pixel must be to count (pixelmatch threshold, default 0.1).'),
+      maxDiffPixels: z
+        .number()
+        .int({ error: 'maxDiffPixels must be whole' })
+        .min(0, { error: 'maxDiffPixels is 0 or more' })
+        .optional()
+        .describe('Largest number of pixels that may differ, beside maxDiffRatio: both must hold.'),
+      mask: z
+        .array(selector)
+        .max(MAX_MASKS, { error: `mask is at most ${MAX_MASKS} selectors` })
+        .optional()
+        .describe(
+          'CSS selectors whose boxes are painted over (magenta) in the capture, so what changes there (dates, ads, avatars) never counts. ' +
+            'The mask is part of the capture, its baseline included: a check whose mask changes needs its new capture accepted as the baseline.',
+        ),
     }),
     z.object({
       type: z.literal('element'),

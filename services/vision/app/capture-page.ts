@@ -51,7 +51,7 @@ export async function capturePage(
   caller: VisionCaller,
   input: CaptureInput,
   correlationId: string,
-  options: { source?: CaptureSource; probes?: ElementProbe[]; metered?: boolean } = {},
+  options: { source?: CaptureSource; probes?: ElementProbe[]; metered?: boolean; mask?: readonly string[] } = {},
 ): Promise<CapturedPage> {
   const { vision } = deps.config;
   const metered = options.metered ?? true;
@@ -68,6 +68,7 @@ export async function capturePage(
         fullPage: input.fullPage,
         ...(input.viewport ? { viewport: input.viewport } : {}),
         ...(input.waitFor !== undefined ? { waitFor: input.waitFor } : {}),
+        ...(options.mask ? { mask: options.mask } : {}),
         timeoutMs: vision.captureTimeoutMs,
         maxBytes: vision.captureMaxBytes,
       },

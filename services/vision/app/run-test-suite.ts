@@ -14,6 +14,7 @@ import type { BaselineAccepted, CheckResultData, VisualTestCompleted } from '../
 import type { TestCheck, TestInput } from '../input.ts';
 import { testRunsProjection } from '../test-runs.projection.ts';
 import { loadScreenshot } from './analyze-screenshot.ts';
+import { judgeDiff } from './judge-diff.ts';
 import { capturePage } from './capture-page.ts';
 import { asBuffer, compareImagesTask, decodeBudget, runImageTask } from './image-work.ts';
 import type { VisionCaller } from './storage-limit.ts';
@@ -39,7 +40,8 @@ type Visual = Extract<TestCheck, { type: 'visual' }>;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-const ownCapture = (check: TestCheck): boolean => check.type === 'visual' && (check.selector !== undefined || check.fullPage);
+const ownCapture = (check: TestCheck): boolean =>
+  check.type === 'visual' && (check.selector !== undefined || check.fullPage || (check.mask?.length ?? 0) > 0);
 
 /**
  * POST /api/glm/test and the `glm_test` tool: a named suite of checks against one page. The page
@@ -74,7 +76,7 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
                 ...viewport,
               },
               correlationId,
-              { source: 'test' },
+              { source: 'test', ...(check.mask && check.mask.length > 0 ? { mask: check.mask } : {}) },
             );
         const outcome = await visualCheck(deps, caller, suite.name, check, shot.answer.screenshotId, shot.png, correlationId);
         if (outcome.baseline) firstBaselines.push(outcome.baseline);
@@ -229,10 +231,9 @@ async function visualCheck(
   const diffId = diff.diffPng
     ? await deps.blobs.put(asBuffer(diff.diffPng), { customerId: caller.customerId, kind: 'diff', contentType: 'image/png' })
     : null;
-  const ok = diff.diffRatio <= check.maxDiffRatio;
-  const share = `${(diff.diffRatio * 100).toFixed(3)} % of pixels differ (${diff.diffPixels})`;
+  const { ok, message } = judgeDiff(diff, check);
   return {
-    result: result(check, ok, ok ? `${share}, within ${check.maxDiffRatio * 100} %` : `${share}, over ${check.maxDiffRatio * 100} %`, {
+    result: result(check, ok, message, {
       diffId,
       diffRatio: diff.diffRatio,
       screenshotId,

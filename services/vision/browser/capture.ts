@@ -39,7 +39,12 @@ export interface CaptureRequest {
   readonly maxScreenshotBytes?: number;
   /** Also return the boxes of visible headings, links, controls, images and landmarks. */
   readonly elements?: boolean;
+  /** Elements painted over (MASK_COLOR) in the screenshot: every element each selector matches. */
+  readonly mask?: readonly string[];
 }
+
+/** Playwright's own default mask colour: a region no real page paints in. */
+export const MASK_COLOR = '#FF00FF';
 
 /**
  * Runs in the capture's page after the screenshot, before the context closes: what the analyses
@@ -194,7 +199,12 @@ async function screenshot(
   maxPixels: number,
   left: () => number,
 ): Promise<{ png: Buffer; clipped: boolean }> {
-  const options = { type: 'png', animations: 'disabled', caret: 'hide' } as const;
+  const options = {
+    type: 'png',
+    animations: 'disabled',
+    caret: 'hide',
+    ...(request.mask && request.mask.length > 0 ? { mask: request.mask.map((m) => page.locator(m)), maskColor: MASK_COLOR } : {}),
+  } as const;
   if (request.selector !== undefined) {
     const element = page.locator(request.selector).first();
     if ((await page.locator(request.selector).count()) === 0)

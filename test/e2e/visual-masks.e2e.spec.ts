@@ -1,0 +1,145 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { expect } from 'chai';
+import { PNG } from 'pngjs';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
+import { keysService } from '../../services/keys/keys.service.ts';
+import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
+import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
+import { testLogger } from '../support/env.ts';
+import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
+import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+
+const SHARED_SECRET = 'cd'.repeat(32);
+
+interface CheckResult {
+  name: string;
+  status: 'passed' | 'failed';
+  message: string;
+  screenshotId?: string;
+}
+
+/**
+ * A page whose `#clock` shows something new on every load (as a date, an ad or an avatar would), and
+ * whose `#dot` is one pixel that moves with `?dot=`: what a mask and an absolute pixel limit are for.
+ */
+function pageSite(): Server {
+  let loads = 0;
+  return createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    loads++;
+    const hue = (loads * 97) % 360;
+    const dot = Number(url.searchParams.get('dot') ?? 0);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><title>Orders</title>
+<style>body{margin:0;font:16px sans-serif;background:#fff} #clock{position:absolute;left:40px;top:40px;width:200px;height:60px;background:hsl(${hue} 80% 45%);color:#fff}
+#dot{position:absolute;top:300px;left:${40 + dot}px;width:2px;height:2px;background:#000}</style></head>
+<body><main><h1 style="position:absolute;top:140px;left:40px;margin:0">Orders</h1><div id="clock">load ${loads}</div><div id="dot"></div></main></body></html>`);
+  });
+}
+
+/** Masks and the absolute pixel limit of visual checks, on the real browser and stack. */
+describe('vision RAG: visual checks with masks and a pixel limit (e2e)', function () {
+  this.timeout(180_000);
+  let platform: RunningPlatform | undefined;
+  let site: Server;
+  let origin: string;
+  let dir: string;
+  let rag: string;
+  let apiKey: string;
+
+  before(async function () {
+    this.timeout(STACK_TIMEOUT_MS);
+    chromiumForTests();
+    const stack = await useStack();
+    site = pageSite();
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    dir = mkdtempSync(join(resolve('.data'), `test-${process.pid}-masks-`));
+    mkdirSync(join(dir, 'workspace'), { recursive: true });
+    const ports = await retrievalPorts();
+    rag = `http://127.0.0.1:${ports.rag}`;
+    const env = retrievalEnv(
+      stack,
+      { ports, dir, workspace: join(dir, 'workspace'), sharedSecret: SHARED_SECRET },
+      { RAG_PUBLIC_URL: rag, CAPTURE_ALLOWED_HOSTS: origin.replace('http://', ''), CAPTURE_TIMEOUT_MS: '30000' },
+    );
+    platform = await startServices([keysService, ragService], env, testLogger());
+    ({ apiKey } = await mintKey(`http://127.0.0.1:${ports.keys}`, SHARED_SECRET, 'pro', 'masks'));
+  });
+
+  after(async () => {
+    await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
+    await platform?.stop();
+    await new Promise<void>((r) => (site ? site.close(() => r()) : r()));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const runSuite = async (url: string, suite: Record<string, unknown>): Promise<Record<string, CheckResult>> => {
+    const res = await fetch(`${rag}/api/glm/test`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ url, testSuite: suite }),
+    });
+    const body = (await res.json()) as { results?: CheckResult[] };
+    expect(res.status, JSON.stringify(body)).to.equal(200);
+    return Object.fromEntries((body.results ?? []).map((r) => [r.name, r]));
+  };
+
+  const screenshot = async (id: string): Promise<PNG> => {
+    const res = await fetch(`${rag}/api/glm/screenshots/${id}`, { headers: { 'x-api-key': apiKey } });
+    expect(res.status).to.equal(200);
+    return PNG.sync.read(Buffer.from(await res.arrayBuffer()));
+  };
+
+  it('paints masked elements over in the capture, so a change there never fails the check; unmasked, the same change does', async () => {
+    const viewport = { width: 400, height: 400 };
+    const masked = { name: 'masked', viewport, checks: [{ type: 'visual', name: 'page', mask: ['#clock'] }] };
+    const plain = { name: 'plain', viewport, checks: [{ type: 'visual', name: 'page' }] };
+
+    const first = await runSuite(origin, masked);
+    expect(first.page!.message).to.match(/baseline/);
+    const shot = await screenshot(first.page!.screenshotId!);
+    const at = (x: number, y: number) => [...shot.data.subarray((y * shot.width + x) * 4, (y * shot.width + x) * 4 + 3)];
+    expect(at(140, 70), 'inside #clock: the mask colour').to.deep.equal([255, 0, 255]);
+    expect(at(300, 20), 'outside it: the page').to.deep.equal([255, 255, 255]);
+    const again = await runSuite(origin, masked);
+    expect(again.page, 'the clock changed under its mask').to.include({ status: 'passed' });
+
+    await runSuite(origin, plain);
+    const unmasked = await runSuite(origin, plain);
+    expect(unmasked.page, 'the same change without the mask').to.include({ status: 'failed' });
+  });
+
+  it('fails a change within maxDiffRatio once it passes maxDiffPixels, and says which limit it passed', async () => {
+    const viewport = { width: 400, height: 400 };
+    const suite = (name: string, limits: Record<string, number>) => ({
+      name,
+      viewport,
+      checks: [{ type: 'visual', name: 'page', mask: ['#clock'], maxDiffRatio: 0.01, ...limits }],
+    });
+    await runSuite(`${origin}/?dot=0`, suite('count', { maxDiffPixels: 1 }));
+    const moved = await runSuite(`${origin}/?dot=50`, suite('count', { maxDiffPixels: 1 }));
+    expect(moved.page, 'eight pixels differ: the dot left four and reached four').to.include({ status: 'failed' });
+    expect(moved.page!.message)
+      .to.match(/over 1 pixels/)
+      .and.not.match(/over 1 %/);
+
+    await runSuite(`${origin}/?dot=0`, suite('ratio-only', {}));
+    const ratioOnly = await runSuite(`${origin}/?dot=50`, suite('ratio-only', {}));
+    expect(ratioOnly.page, 'the same move is within 1 % alone').to.include({ status: 'passed' });
+  });
+
+  it('refuses a mask that is not a list of selectors, and more than 20 of them, with a 400', async () => {
+    for (const mask of ['#clock', [''], Array.from({ length: 21 }, (_, i) => `#m${i}`)]) {
+      const res = await fetch(`${rag}/api/glm/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ url: origin, testSuite: { name: 'bad', checks: [{ type: 'visual', name: 'page', mask }] } }),
+      });
+      expect(res.status, JSON.stringify(mask).slice(0, 40)).to.equal(400);
+      expect(((await res.json()) as { error?: string }).error).to.be.a('string');
+    }
+  });
+});

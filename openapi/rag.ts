@@ -1309,6 +1309,24 @@ export interface operations {
                             width: number;
                             height: number;
                         };
+                        /** @description Run every check at each of these viewports, each with its own baselines (results are named check@viewport); instead of viewport. */
+                        viewports?: {
+                            width: number;
+                            height: number;
+                            /** @description Names the viewport in results and baselines ("mobile", "desktop-dark"). */
+                            name: string;
+                            /**
+                             * @description Device pixels per CSS pixel (2 for most phones); the capture is that many times larger each way.
+                             * @default 1
+                             */
+                            deviceScaleFactor?: number;
+                            /**
+                             * @description prefers-color-scheme of the page.
+                             * @default light
+                             * @enum {string}
+                             */
+                            colorScheme?: "light" | "dark";
+                        }[];
                         checks: ({
                             /** @constant */
                             type: "visual";

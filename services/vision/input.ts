@@ -33,6 +33,30 @@ const viewport = z
   })
   .describe('Browser window size in CSS pixels (default 1280x800).');
 
+/** Most viewports one suite runs its checks at: every viewport is a page load and its captures. */
+export const MAX_SUITE_VIEWPORTS = 4;
+
+const suiteViewport = viewport
+  .extend({
+    name: z
+      .string({ error: 'each of testSuite.viewports needs a name' })
+      .regex(/^[A-Za-z0-9_.-]{1,32}$/, { error: 'a viewport name is 1-32 of A-Z a-z 0-9 _ . -' })
+      .describe('Names the viewport in results and baselines ("mobile", "desktop-dark").'),
+    deviceScaleFactor: z
+      .number({ error: 'deviceScaleFactor must be a number' })
+      .min(1, { error: 'deviceScaleFactor is 1-3' })
+      .max(3, { error: 'deviceScaleFactor is 1-3' })
+      .default(1)
+      .describe('Device pixels per CSS pixel (2 for most phones); the capture is that many times larger each way.'),
+    colorScheme: z
+      .enum(['light', 'dark'], { error: 'colorScheme is light or dark' })
+      .default('light')
+      .describe('prefers-color-scheme of the page.'),
+  })
+  .describe('One viewport of the suite: its size in CSS pixels, device scale factor and colour scheme.');
+
+export type SuiteViewport = z.infer<typeof suiteViewport>;
+
 const waitFor = z
   .union([z.enum(['load', 'domcontentloaded', 'networkidle']), z.object({ selector })], {
     error: 'waitFor is load, domcontentloaded, networkidle or {selector}',
@@ -147,16 +171,27 @@ export const testCheck = z.discriminatedUnion(
   { error: 'each check has a type: visual, element, a11y or layout' },
 );
 
-export const testSuiteInput = z.object({
-  name: z
-    .string({ error: 'testSuite.name is required' })
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'testSuite.name is 1-64 of A-Z a-z 0-9 _ . -' }),
-  viewport: viewport.optional(),
-  checks: z
-    .array(testCheck, { error: 'testSuite.checks must be an array of checks' })
-    .min(1, { error: 'testSuite.checks is empty' })
-    .max(20, { error: 'at most 20 checks per suite' }),
-});
+export const testSuiteInput = z
+  .object({
+    name: z
+      .string({ error: 'testSuite.name is required' })
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'testSuite.name is 1-64 of A-Z a-z 0-9 _ . -' }),
+    viewport: viewport.optional(),
+    viewports: z
+      .array(suiteViewport, { error: 'testSuite.viewports must be an array of viewports' })
+      .min(1, { error: 'testSuite.viewports is empty' })
+      .max(MAX_SUITE_VIEWPORTS, { error: `at most ${MAX_SUITE_VIEWPORTS} viewports per suite` })
+      .refine((list) => new Set(list.map((v) => v.name)).size === list.length, { error: 'testSuite.viewports names must differ' })
+      .optional()
+      .describe(
+        'Run every check at each of these viewports, each with its own baselines (results are named check@viewport); instead of viewport.',
+      ),
+    checks: z
+      .array(testCheck, { error: 'testSuite.checks must be an array of checks' })
+      .min(1, { error: 'testSuite.checks is empty' })
+      .max(20, { error: 'at most 20 checks per suite' }),
+  })
+  .refine((suite) => !(suite.viewport && suite.viewports), { error: 'give testSuite.viewport or testSuite.viewports, not both' });
 
 export const testInput = z.object({
   url: pageUrl,

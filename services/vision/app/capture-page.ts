@@ -4,6 +4,7 @@ import { publishAndApply } from '../../../events/own-events.ts';
 import { checkQuota, meter } from '../../premium/meter.ts';
 import { inspectPage, type ElementProbe, type PageReport } from '../analysis/page-report.ts';
 import { capture } from '../browser/capture.ts';
+import type { ContextViewport } from '../browser/guarded-context.ts';
 import { isCaptureError } from '../browser/capture-error.ts';
 import type { VisionDeps } from '../engine.ts';
 import type { CaptureSource, ScreenshotCaptured } from '../events.ts';
@@ -51,7 +52,14 @@ export async function capturePage(
   caller: VisionCaller,
   input: CaptureInput,
   correlationId: string,
-  options: { source?: CaptureSource; probes?: ElementProbe[]; metered?: boolean; mask?: readonly string[] } = {},
+  options: {
+    source?: CaptureSource;
+    probes?: ElementProbe[];
+    metered?: boolean;
+    mask?: readonly string[];
+    /** A test suite's viewport (scale and colour scheme too), in place of input.viewport. */
+    viewport?: ContextViewport;
+  } = {},
 ): Promise<CapturedPage> {
   const { vision } = deps.config;
   const metered = options.metered ?? true;
@@ -66,7 +74,7 @@ export async function capturePage(
         tenant: caller.customerId,
         ...(input.selector !== undefined ? { selector: input.selector } : {}),
         fullPage: input.fullPage,
-        ...(input.viewport ? { viewport: input.viewport } : {}),
+        ...(options.viewport ? { viewport: options.viewport } : input.viewport ? { viewport: input.viewport } : {}),
         ...(input.waitFor !== undefined ? { waitFor: input.waitFor } : {}),
         ...(options.mask ? { mask: options.mask } : {}),
         timeoutMs: vision.captureTimeoutMs,
@@ -99,7 +107,7 @@ export async function capturePage(
       height: shot.height,
       fullPage: input.fullPage,
       selector: input.selector ?? null,
-      viewport: input.viewport ?? { width: 1280, height: 800 },
+      viewport: viewportOf(options.viewport ?? input.viewport),
       httpStatus: shot.status,
       blobs: { png, dom, report },
       pngBytes: shot.png.length,
@@ -126,3 +134,7 @@ export async function capturePage(
     report: shot.inspection,
   };
 }
+
+/** The event records the window's size in CSS pixels; the default is the browser module's. */
+const viewportOf = (viewport: { width: number; height: number } | undefined) =>
+  viewport ? { width: viewport.width, height: viewport.height } : { width: 1280, height: 800 };

@@ -16,6 +16,7 @@ import { testRunsProjection } from '../test-runs.projection.ts';
 import { loadScreenshot } from './analyze-screenshot.ts';
 import { judgeDiff } from './judge-diff.ts';
 import { capturePage } from './capture-page.ts';
+import type { ContextViewport } from '../browser/guarded-context.ts';
 import { asBuffer, compareImagesTask, decodeBudget, runImageTask } from './image-work.ts';
 import type { VisionCaller } from './storage-limit.ts';
 
@@ -40,6 +41,20 @@ type Visual = Extract<TestCheck, { type: 'visual' }>;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/**
+ * Where the suite's checks run: each of its viewports, named (results and baselines are check@name),
+ * or its one viewport (or the browser's default), unnamed as before viewports existed.
+ */
+function viewportsOf(suite: TestInput['testSuite']): { label: string | null; capture: { viewport?: ContextViewport } }[] {
+  if (suite.viewports) {
+    return suite.viewports.map((v) => ({
+      label: v.name,
+      capture: { viewport: { width: v.width, height: v.height, deviceScaleFactor: v.deviceScaleFactor, colorScheme: v.colorScheme } },
+    }));
+  }
+  return [{ label: null, capture: suite.viewport ? { viewport: suite.viewport } : {} }];
+}
+
 const ownCapture = (check: TestCheck): boolean =>
   check.type === 'visual' && (check.selector !== undefined || check.fullPage || (check.mask?.length ?? 0) > 0);
 
@@ -54,73 +69,81 @@ const ownCapture = (check: TestCheck): boolean =>
 export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input: TestInput, correlationId: string): Promise<TestAnswer> {
   const started = Date.now();
   const suite = input.testSuite;
-  checkQuota(deps, caller, 'screenshotsAnalyzed', 1 + suite.checks.filter(ownCapture).length);
-  const viewport = suite.viewport ? { viewport: suite.viewport } : {};
+  const targets = viewportsOf(suite);
+  checkQuota(deps, caller, 'screenshotsAnalyzed', (1 + suite.checks.filter(ownCapture).length) * targets.length);
   const probes = suite.checks.filter((c) => c.type === 'element').map((c) => ({ selector: c.selector }));
-  const page = await capturePage(deps, caller, { url: input.url, fullPage: false, ...viewport }, correlationId, { source: 'test', probes });
 
   const results: CheckResultData[] = [];
   const firstBaselines: BaselineAccepted[] = [];
-  for (const check of suite.checks) {
-    switch (check.type) {
-      case 'visual': {
-        const shot = !ownCapture(check)
-          ? page
-          : await capturePage(
-              deps,
-              caller,
-              {
-                url: input.url,
-                fullPage: check.fullPage,
-                ...(check.selector !== undefined ? { selector: check.selector } : {}),
-                ...viewport,
-              },
-              correlationId,
-              { source: 'test', ...(check.mask && check.mask.length > 0 ? { mask: check.mask } : {}) },
-            );
-        const outcome = await visualCheck(deps, caller, suite.name, check, shot.answer.screenshotId, shot.png, correlationId);
-        if (outcome.baseline) firstBaselines.push(outcome.baseline);
-        results.push(outcome.result);
-        break;
-      }
-      case 'element':
-        results.push(elementCheck(check, page.report));
-        break;
-      // The a11y and layout checks read the page report only (bounded by the report's caps), never
-      // the pixels: they stay here rather than pay a trip to the image pool.
-      case 'a11y': {
-        const findings = analyze('accessibility', { report: page.report, png: page.png }).findings;
-        const allowed = check.maxImpact === 'none' ? -1 : SEVERITIES.indexOf(check.maxImpact);
-        const over = findings.filter((f) => SEVERITIES.indexOf(f.severity) > allowed);
-        results.push(
-          result(
-            check,
-            over.length === 0,
-            over.length === 0
-              ? `no violation above ${check.maxImpact}`
-              : `${plural(over.length, 'violation')} above ${check.maxImpact}: ${[...new Set(over.map((f) => f.type))].join(', ')}`,
-          ),
-        );
-        break;
-      }
-      case 'layout': {
-        const rules = new Set<string>(
-          check.rules ?? ['overlap', 'viewport-overflow', 'container-overflow', 'off-screen', 'small-tap-target', 'misaligned'],
-        );
-        const hits = analyze('layout', { report: page.report, png: page.png }).findings.filter((f) => rules.has(f.type));
-        results.push(
-          result(
-            check,
-            hits.length === 0,
-            hits.length === 0
-              ? 'no layout problem of the rules checked'
-              : `${plural(hits.length, 'problem')}: ${hits
-                  .slice(0, 5)
-                  .map((f) => f.message)
-                  .join('; ')}`,
-          ),
-        );
-        break;
+  let pageShot: string | undefined;
+  for (const target of targets) {
+    const page = await capturePage(deps, caller, { url: input.url, fullPage: false }, correlationId, {
+      source: 'test',
+      probes,
+      ...target.capture,
+    });
+    pageShot ??= page.answer.screenshotId;
+    for (const original of suite.checks) {
+      const check = target.label === null ? original : { ...original, name: `${original.name}@${target.label}` };
+      switch (check.type) {
+        case 'visual': {
+          const shot = !ownCapture(check)
+            ? page
+            : await capturePage(
+                deps,
+                caller,
+                {
+                  url: input.url,
+                  fullPage: check.fullPage,
+                  ...(check.selector !== undefined ? { selector: check.selector } : {}),
+                },
+                correlationId,
+                { source: 'test', ...(check.mask && check.mask.length > 0 ? { mask: check.mask } : {}), ...target.capture },
+              );
+          const outcome = await visualCheck(deps, caller, suite.name, check, shot.answer.screenshotId, shot.png, correlationId);
+          if (outcome.baseline) firstBaselines.push(outcome.baseline);
+          results.push(outcome.result);
+          break;
+        }
+        case 'element':
+          results.push(elementCheck(check, page.report));
+          break;
+        // The a11y and layout checks read the page report only (bounded by the report's caps), never
+        // the pixels: they stay here rather than pay a trip to the image pool.
+        case 'a11y': {
+          const findings = analyze('accessibility', { report: page.report, png: page.png }).findings;
+          const allowed = check.maxImpact === 'none' ? -1 : SEVERITIES.indexOf(check.maxImpact);
+          const over = findings.filter((f) => SEVERITIES.indexOf(f.severity) > allowed);
+          results.push(
+            result(
+              check,
+              over.length === 0,
+              over.length === 0
+                ? `no violation above ${check.maxImpact}`
+                : `${plural(over.length, 'violation')} above ${check.maxImpact}: ${[...new Set(over.map((f) => f.type))].join(', ')}`,
+            ),
+          );
+          break;
+        }
+        case 'layout': {
+          const rules = new Set<string>(
+            check.rules ?? ['overlap', 'viewport-overflow', 'container-overflow', 'off-screen', 'small-tap-target', 'misaligned'],
+          );
+          const hits = analyze('layout', { report: page.report, png: page.png }).findings.filter((f) => rules.has(f.type));
+          results.push(
+            result(
+              check,
+              hits.length === 0,
+              hits.length === 0
+                ? 'no layout problem of the rules checked'
+                : `${plural(hits.length, 'problem')}: ${hits
+                    .slice(0, 5)
+                    .map((f) => f.message)
+                    .join('; ')}`,
+            ),
+          );
+          break;
+        }
       }
     }
   }
@@ -134,7 +157,7 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
       keyHash: caller.keyHash,
       suite: suite.name,
       url: input.url,
-      screenshotId: page.answer.screenshotId,
+      screenshotId: pageShot as string,
       passed,
       failed: results.length - passed,
       results,

@@ -7,7 +7,7 @@ import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
 import { CaptureError, isCaptureError } from './capture-error.ts';
 import { CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS, sandboxByDefault } from './chromium-args.ts';
 import { resolveChromiumPath } from './chromium-path.ts';
-import { openGuardedContext, type GuardedContext } from './guarded-context.ts';
+import { openGuardedContext, type ContextViewport, type GuardedContext } from './guarded-context.ts';
 import { SlotQueue } from './slot-queue.ts';
 import { parseAllowList, type AllowList } from '../../platform/allow-list.ts';
 import { hostReason, SsrfGuard, type Lookup, type Target } from './ssrf-guard.ts';
@@ -44,7 +44,7 @@ export interface LeaseOptions {
   /** Whose work (a customer id): slots are shared round-robin between customers. Default: one shared tenant. */
   readonly tenant?: string;
   readonly maxBytes: number;
-  readonly viewport: { readonly width: number; readonly height: number };
+  readonly viewport: ContextViewport;
 }
 
 export interface PoolStats {

@@ -2,7 +2,7 @@ import { errors, type Page } from 'playwright-core';
 import type { BrowserPool } from './browser-pool.ts';
 import { CaptureError, isCaptureError } from './capture-error.ts';
 import { collectElements, type ElementBox } from './page-elements.ts';
-import type { BlockedRequest, GuardedContext } from './guarded-context.ts';
+import type { BlockedRequest, ContextViewport, GuardedContext } from './guarded-context.ts';
 import { openIsolatedWorld, type IsolatedWorld } from './isolated-world.ts';
 import { pngSize } from './png-size.ts';
 import { urlTarget } from './ssrf-guard.ts';
@@ -22,7 +22,8 @@ export interface CaptureRequest {
   readonly selector?: string;
   readonly fullPage?: boolean;
   /** Default 1280×800. */
-  readonly viewport?: { readonly width: number; readonly height: number };
+  /** Default 1280×800 CSS pixels, scale 1, light; the screenshot is deviceScaleFactor times larger each way. */
+  readonly viewport?: ContextViewport;
   /** Default 'load'. */
   readonly waitFor?: WaitFor;
   /** Whole capture, queueing included. */
@@ -54,7 +55,7 @@ export type PageInspector<T> = (page: Page, left: () => number) => Promise<T>;
 
 export interface CaptureResult {
   readonly png: Buffer;
-  /** Of the PNG, in pixels (device scale factor 1, so CSS pixels too). */
+  /** Of the PNG, in device pixels (CSS pixels times the viewport's deviceScaleFactor, 1 by default). */
   readonly width: number;
   readonly height: number;
   readonly title: string;
@@ -129,7 +130,9 @@ async function captureIn(page: Page, lease: GuardedContext, request: CaptureRequ
   const response = await page.goto(request.url, { waitUntil: typeof waitFor === 'string' ? waitFor : 'load', timeout: left() });
   if (typeof waitFor !== 'string') await page.waitForSelector(waitFor.selector, { state: 'visible', timeout: left() });
 
-  const maxPixels = request.maxScreenshotPixels ?? 1280 * 16384;
+  // In CSS pixels: each becomes deviceScaleFactor² pixels of the screenshot.
+  const scale = request.viewport?.deviceScaleFactor ?? 1;
+  const maxPixels = Math.floor(maxPixelsOf(request) / (scale * scale));
   const world = await openIsolatedWorld(page);
   let shot: { png: Buffer; clipped: boolean };
   let title: string, htmlLength: number, html: string, aria: string, elements: readonly ElementBox[] | undefined;
@@ -267,6 +270,9 @@ function classify(error: unknown, lease: GuardedContext, request: CaptureRequest
 
 const firstLine = (message: string): string => message.split('\n')[0] ?? message;
 
+/** Device pixels a screenshot may hold (CaptureRequest.maxScreenshotPixels). */
+const maxPixelsOf = (request: CaptureRequest): number => request.maxScreenshotPixels ?? 1280 * 16384;
+
 function validate(request: CaptureRequest): void {
   const problem = (what: string) => new CaptureError('INVALID_REQUEST', what);
   if (typeof request.url !== 'string' || request.url.length === 0 || request.url.length > 8192)
@@ -279,6 +285,13 @@ function validate(request: CaptureRequest): void {
     for (const side of [viewport.width, viewport.height]) {
       if (!Number.isInteger(side) || side < 16 || side > 4096) throw problem('viewport width and height must be integers from 16 to 4096');
     }
+    const scale = viewport.deviceScaleFactor ?? 1;
+    if (!(scale >= 1 && scale <= 3)) throw problem('deviceScaleFactor must be from 1 to 3');
+    // The screenshot of the viewport alone is this large in memory: bounded like a full page.
+    if (viewport.width * viewport.height * scale * scale > maxPixelsOf(request))
+      throw problem('the viewport times its deviceScaleFactor squared is over the screenshot pixel limit');
+    if (viewport.colorScheme !== undefined && viewport.colorScheme !== 'light' && viewport.colorScheme !== 'dark')
+      throw problem('colorScheme must be light or dark');
   }
   if (
     request.selector !== undefined &&

@@ -21,11 +21,19 @@ export interface BlockedRequest {
   readonly reason: string;
 }
 
+/** The page's window: CSS pixels, device pixels per CSS pixel (default 1) and colour scheme (default light). */
+export interface ContextViewport {
+  readonly width: number;
+  readonly height: number;
+  readonly deviceScaleFactor?: number;
+  readonly colorScheme?: 'light' | 'dark';
+}
+
 export interface GuardedContextOptions {
   readonly guard: SsrfGuard;
   /** Page weight: bytes received over all connections before further requests are refused. */
   readonly maxBytes: number;
-  readonly viewport: { readonly width: number; readonly height: number };
+  readonly viewport: ContextViewport;
   /** Bounds the browser's answer to opening the context. */
   readonly timeoutMs: number;
 }
@@ -80,7 +88,8 @@ export async function openGuardedContext(browser: Browser, options: GuardedConte
     const pending = browser.newContext({
       proxy: { server: proxy.url },
       viewport: { width: options.viewport.width, height: options.viewport.height },
-      deviceScaleFactor: 1,
+      deviceScaleFactor: options.viewport.deviceScaleFactor ?? 1,
+      colorScheme: options.viewport.colorScheme ?? 'light',
       // Service workers would fetch outside context.route; the proxy would still vet them.
       serviceWorkers: 'block',
       acceptDownloads: false,

@@ -34,13 +34,14 @@ function pageSite(): Server {
     const dot = Number(url.searchParams.get('dot') ?? 0);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><title>Orders</title>
 <style>body{margin:0;font:16px sans-serif;background:#fff} #clock{position:absolute;left:40px;top:40px;width:200px;height:60px;background:hsl(${hue} 80% 45%);color:#fff}
+@media (prefers-color-scheme: dark){body{background:#000;color:#fff}}
 #dot{position:absolute;top:300px;left:${40 + dot}px;width:2px;height:2px;background:#000}</style></head>
 <body><main><h1 style="position:absolute;top:140px;left:40px;margin:0">Orders</h1><div id="clock">load ${loads}</div><div id="dot"></div></main></body></html>`);
   });
 }
 
-/** Masks and the absolute pixel limit of visual checks, on the real browser and stack. */
-describe('vision RAG: visual checks with masks and a pixel limit (e2e)', function () {
+/** Masks, the absolute pixel limit and viewports of visual checks, on the real browser and stack. */
+describe('vision RAG: visual checks with masks, a pixel limit and several viewports (e2e)', function () {
   this.timeout(180_000);
   let platform: RunningPlatform | undefined;
   let site: Server;
@@ -129,6 +130,58 @@ describe('vision RAG: visual checks with masks and a pixel limit (e2e)', functio
     await runSuite(`${origin}/?dot=0`, suite('ratio-only', {}));
     const ratioOnly = await runSuite(`${origin}/?dot=50`, suite('ratio-only', {}));
     expect(ratioOnly.page, 'the same move is within 1 % alone').to.include({ status: 'passed' });
+  });
+
+  it('runs every check at each viewport (size, scale, colour scheme), each with its own baseline, and accepts them all', async () => {
+    const suite = {
+      name: 'devices',
+      viewports: [
+        { name: 'phone', width: 200, height: 300, deviceScaleFactor: 2 },
+        { name: 'desktop-dark', width: 400, height: 300, colorScheme: 'dark' },
+      ],
+      checks: [
+        { type: 'visual', name: 'page', mask: ['#clock'] },
+        { type: 'element', name: 'heading', selector: 'h1', text: 'Orders' },
+      ],
+    };
+    const first = await runSuite(origin, suite);
+    expect(Object.keys(first).sort()).to.deep.equal(['heading@desktop-dark', 'heading@phone', 'page@desktop-dark', 'page@phone']);
+    expect(first['heading@phone']).to.include({ status: 'passed' });
+    const phone = await screenshot(first['page@phone']!.screenshotId!);
+    expect([phone.width, phone.height], 'CSS pixels times the scale').to.deep.equal([400, 600]);
+    const dark = await screenshot(first['page@desktop-dark']!.screenshotId!);
+    expect([dark.width, dark.height]).to.deep.equal([400, 300]);
+    expect([...dark.data.subarray((20 * 400 + 300) * 4, (20 * 400 + 300) * 4 + 3)], 'dark scheme: the page is black').to.deep.equal([
+      0, 0, 0,
+    ]);
+    expect([...phone.data.subarray((20 * 400 + 300) * 4, (20 * 400 + 300) * 4 + 3)], 'light scheme: white').to.deep.equal([255, 255, 255]);
+
+    // Sizes differ between the two: had they shared one baseline, the second run would fail on size.
+    const again = await runSuite(origin, suite);
+    expect(again['page@phone'], again['page@phone']?.message).to.include({ status: 'passed' });
+    expect(again['page@desktop-dark'], again['page@desktop-dark']?.message).to.include({ status: 'passed' });
+
+    const accepted = await fetch(`${rag}/api/glm/baselines/devices/accept`, { method: 'POST', headers: { 'x-api-key': apiKey } });
+    const body = (await accepted.json()) as { accepted: { check: string }[] };
+    expect(body.accepted.map((a) => a.check).sort()).to.deep.equal(['page@desktop-dark', 'page@phone']);
+  });
+
+  it('refuses viewports given with viewport, twice the same name, a scale over 3 or more than 4 of them, with a 400', async () => {
+    const vp = (name: string, extra: Record<string, unknown> = {}) => ({ name, width: 300, height: 300, ...extra });
+    for (const suite of [
+      { viewport: { width: 300, height: 300 }, viewports: [vp('a')] },
+      { viewports: [vp('a'), vp('a')] },
+      { viewports: [vp('a', { deviceScaleFactor: 4 })] },
+      { viewports: [vp('a'), vp('b'), vp('c'), vp('d'), vp('e')] },
+      { viewports: [vp('a', { colorScheme: 'sepia' })] },
+    ]) {
+      const res = await fetch(`${rag}/api/glm/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ url: origin, testSuite: { name: 'bad', checks: [{ type: 'visual', name: 'page' }], ...suite } }),
+      });
+      expect(res.status, JSON.stringify(suite)).to.equal(400);
+    }
   });
 
   it('refuses a mask that is not a list of selectors, and more than 20 of them, with a 400', async () => {

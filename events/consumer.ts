@@ -3,6 +3,7 @@ import { header, type EventCodec } from './codec.ts';
 import { isEventOf, type DeliveredEvent, type Event } from './envelope.ts';
 import { errorMessage, isPermanent, isTransient } from './errors.ts';
 import type { EventLog } from './event-log.ts';
+import { consumerClient } from './kafka.ts';
 import { eventMetrics } from './metrics.ts';
 import type { EventPublisher } from './publisher.ts';
 import { dlqTopic } from './topics.ts';
@@ -103,13 +104,16 @@ export class ConsumerRunner {
   private state: ConsumerHealth['state'] = 'starting';
   private readonly startedAt = Date.now();
   private lastActivity = Date.now();
+  /** Since when a fetch has been asked for and not answered (the broker away): unset once one is. */
+  private fetchingSince: number | undefined;
   private blockedSince: number | undefined;
   private lastError: string | undefined;
 
   constructor(options: ConsumerOptions) {
     this.options = options;
     const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
-    this.consumer = options.kafka.consumer({
+    // Retries the broker for as long as it is away, keeping its member id (see consumerClient).
+    this.consumer = consumerClient(options.kafka).consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,
       sessionTimeout,
@@ -124,10 +128,18 @@ export class ConsumerRunner {
     this.log = options.log.child({ component: 'consumer', group: options.groupId });
     const active = () => (this.lastActivity = Date.now());
     const { events } = this.consumer;
-    this.consumer.on(events.FETCH_START, active);
+    this.consumer.on(events.FETCH_START, () => {
+      this.fetchingSince ??= Date.now();
+      active();
+    });
+    this.consumer.on(events.FETCH, () => {
+      this.fetchingSince = undefined;
+      active();
+    });
     this.consumer.on(events.HEARTBEAT, active);
     this.consumer.on(events.GROUP_JOIN, () => {
       this.state = 'joined';
+      this.fetchingSince = undefined;
       active();
     });
     this.consumer.on(events.REBALANCING, () => {
@@ -139,7 +151,9 @@ export class ConsumerRunner {
       this.state = payload.restart ? 'restarting' : 'crashed';
       // kafkajs gives up for good on errors it calls non-retriable, "Failed to find group
       // coordinator" among them, which a broker restart produces; a consumer left like that sits
-      // dead in a live process. Whatever the error, start it again, with backoff.
+      // dead in a live process. Whatever the error, start it again, with backoff. It comes back as
+      // a new member, whose join the broker may hold for a session while the old one expires:
+      // the reason its client never stops retrying the broker (consumerClient).
       if (!payload.restart) this.restartAfterCrash(1);
     });
     this.consumer.on(events.STOP, () => {
@@ -263,6 +277,10 @@ export class ConsumerRunner {
     }
     if (this.blockedSince !== undefined && now - this.blockedSince > BLOCKED_REPORT_MS) {
       return problem(`waiting for a dependency: ${this.lastError ?? 'unknown error'}`);
+    }
+    // A fetch answers within maxWaitTimeInMs; one that does not is kafkajs retrying a broker it cannot reach.
+    if (this.state === 'joined' && this.fetchingSince !== undefined && now - this.fetchingSince > BLOCKED_REPORT_MS) {
+      return problem(`waiting for Kafka: a fetch unanswered for ${Math.round((now - this.fetchingSince) / 1000)} s`);
     }
     if (idleMs > this.stallMs) return problem(`stalled: no fetch, heartbeat or progress for ${Math.round(idleMs / 1000)} s`);
     if (this.state === 'restarting') return problem(`restarting after: ${this.lastError ?? 'unknown error'}`);

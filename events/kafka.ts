@@ -35,25 +35,60 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
+/**
+ * The client's retries of a call that cannot reach the broker: bounded (about 9 s in all), so an
+ * admin call or a start-up fails instead of hanging while Kafka is away (a publish has its own bound).
+ */
+const CLIENT_RETRY = { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 } as const;
+
+/**
+ * A consumer group member's retries of a broker it cannot reach: about 5 minutes, past any restart
+ * or failover of a broker. Not forever: kafkajs goes on with a retry after the consumer is stopped,
+ * and a process that has stopped its consumers must not be kept alive by one for long.
+ */
+const MEMBER_RETRY = { ...CLIENT_RETRY, retries: 150 } as const;
+
+/** The clients consumer group members are built from, per client createKafka made (see consumerClient). */
+const forConsumers = new WeakMap<Kafka, () => Kafka>();
+
 /** kafkajs logs through our structured logger; its INFO chatter is kept at debug. */
 export function createKafka(settings: KafkaSettings, log: EventLog): Kafka {
   const kafkaLog = log.child({ component: 'kafkajs' });
-  return new Kafka({
-    clientId: settings.clientId,
-    brokers: settings.brokers,
-    ...kafkaSecurityOptions(settings),
-    connectionTimeout: 3000,
-    requestTimeout: 10_000,
-    retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
-    socketFactory: noDelaySocketFactory,
-    logLevel: logLevel.WARN,
-    logCreator:
-      () =>
-      ({ level, log: entry }: LogEntry) => {
-        const { message, ...rest } = entry;
-        kafkaLog[LEVELS[level] ?? 'info'](rest, message);
-      },
-  });
+  const client = (retry: KafkaConfig['retry']) =>
+    new Kafka({
+      clientId: settings.clientId,
+      brokers: settings.brokers,
+      ...kafkaSecurityOptions(settings),
+      connectionTimeout: 3000,
+      requestTimeout: 10_000,
+      retry,
+      socketFactory: noDelaySocketFactory,
+      logLevel: logLevel.WARN,
+      logCreator:
+        () =>
+        ({ level, log: entry }: LogEntry) => {
+          const { message, ...rest } = entry;
+          kafkaLog[LEVELS[level] ?? 'info'](rest, message);
+        },
+    });
+  const kafka = client(CLIENT_RETRY);
+  let members: Kafka | undefined;
+  forConsumers.set(kafka, () => (members ??= client(MEMBER_RETRY)));
+  return kafka;
+}
+
+/**
+ * The client to build a consumer group member from: the same broker settings, with connection
+ * retries that outlast an outage (MEMBER_RETRY). A kafkajs consumer takes its connection retries
+ * from the client, not from its own options, and when they run out during an outage (about 9 s with
+ * CLIENT_RETRY) it crashes, leaves the group without reaching the broker and starts again under a
+ * new member id. The broker, once back, reloads the group with the old member in it and holds the
+ * new one's join until the old one's session expires (KAFKA_SESSION_TIMEOUT_MS, 30 s): that long
+ * after Kafka is back, nothing of the group is consumed. A member still retrying keeps its id and
+ * goes on as soon as the broker answers. A client not made by createKafka is its own.
+ */
+export function consumerClient(kafka: Kafka): Kafka {
+  return forConsumers.get(kafka)?.() ?? kafka;
 }
 
 /**

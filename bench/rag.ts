@@ -1,11 +1,14 @@
 /**
- * Code retrieval quality and speed over a real package's source (the evaluation set in
- * bench/rag-eval/, see its README), on one index engine or both: chunks and embeds the source once,
- * indexes it from scratch into each engine through the service's engine factory and
- * `CollectionIndex`, scores BM25, vectors and the hybrid on every query, re-indexes after one
- * changed file, measures query latency, and prints the engines side by side.
+ * Code retrieval quality and speed over real packages' source (the evaluation sets in
+ * bench/rag-eval/, see its README), on one index engine or both. Per set: chunks and embeds the
+ * source once, indexes it from scratch into each engine through the service's engine factory and
+ * `CollectionIndex`, scores BM25, vectors and the hybrid on every query (recall@5, recall@10, MRR,
+ * nDCG@10 at file and line level, all questions and the conceptual half), re-indexes after one
+ * changed file, measures query latency, and prints the engines side by side; then one summary table
+ * of every set. A held-out set is marked HELD OUT: it is run only to report.
  *
  *   npm run bench:rag
+ *   BENCH_RAG_EVAL=undici-7.29.0,mongodb-7.0.0 npm run bench:rag
  *   BENCH_RAG_ENGINE=both npm run bench:rag
  *
  * Env:
@@ -13,16 +16,17 @@
  *   RAG_DATABASE_URL       the PostgreSQL (with pgvector) for postgres; unset: the bench starts one as
  *                          the local stack does and removes it at the end
  *   RAG_DATABASE_POOL      connections of the postgres engine's pool (default 10, as the service)
- *   BENCH_RAG_EVAL         evaluation set (default bench/rag-eval/mongodb-7.0.0.json)
+ *   BENCH_RAG_EVAL         evaluation sets: `all` (default: every *.json in bench/rag-eval) or a
+ *                          comma-separated list of paths or names (`undici-7.29.0`)
  *   EMBEDDING_MODEL_DIR    model folder (default: the provisioned all-MiniLM-L6-v2)
  *   BENCH_RAG_CLIENTS      concurrent clients for the latency run (default 10)
- *   BENCH_RAG_CALLS        calls per client (default 60)
+ *   BENCH_RAG_CALLS        calls per client, per set (default 60)
  *   BENCH_RAG_VERBOSE=1    print each query's first relevant rank per method
  *   BENCH_RAG_EMBED_CACHE=1  reuse document vectors from ~/.cache/svc/bench-rag (iteration only:
  *                          the indexing time is then not the real one, and the run says so)
  */
 
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OnnxEmbedder } from '../services/rag/embedding/embedder.ts';
@@ -41,13 +45,13 @@ import { walkProject } from '../services/rag/sources/walk.ts';
 import { CachingEmbedder } from './rag-eval/embedding-cache.ts';
 import { enginesOf, openEngines } from './rag-eval/engines.ts';
 import type { BenchEngine, OpenEngines } from './rag-eval/engines.ts';
+import { EVAL_FOLDER, evalFilesOf } from './rag-eval/eval-files.ts';
 import { checkEvalSet, loadEvalSet } from './rag-eval/eval-set.ts';
-import type { EvalQuery } from './rag-eval/eval-set.ts';
-import { firstRelevantRank, percentile, score } from './rag-eval/metrics.ts';
-import type { RangeHit } from './rag-eval/metrics.ts';
+import type { EvalQuery, EvalSet } from './rag-eval/eval-set.ts';
+import { outcome, percentile, score } from './rag-eval/metrics.ts';
+import type { QueryOutcome, RangeHit, Scores } from './rag-eval/metrics.ts';
 import { runMain, stopOnSignals } from './run-main.ts';
 
-const EVAL_FILE = process.env.BENCH_RAG_EVAL ?? 'bench/rag-eval/mongodb-7.0.0.json';
 const CLIENTS = Number(process.env.BENCH_RAG_CLIENTS ?? 10);
 const CALLS = Number(process.env.BENCH_RAG_CALLS ?? 60);
 const VERBOSE = process.env.BENCH_RAG_VERBOSE === '1';
@@ -81,9 +85,40 @@ interface EngineRun {
   times?: Latencies;
 }
 
+/** What one evaluation set measured, per engine, for the summary at the end. */
+interface SetRun {
+  readonly file: string;
+  readonly set: EvalSet;
+  readonly runs: readonly EngineRun[];
+}
+
 async function main(): Promise<void> {
   const names = enginesOf(process.env.BENCH_RAG_ENGINE);
-  const set = loadEvalSet(EVAL_FILE);
+  const files = evalFilesOf(process.env.BENCH_RAG_EVAL, readdirSync(EVAL_FOLDER));
+  // Held-out sets last, so the development figures come first and the held-out ones stand apart.
+  const sets = files
+    .map((file) => ({ file, set: loadEvalSet(file) }))
+    .sort((a, b) => Number(a.set.heldOut === true) - Number(b.set.heldOut === true));
+  console.log(
+    `evaluation sets ${sets.map(({ file, set }) => `${file}${set.heldOut ? ' (HELD OUT: run only to report)' : ''}`).join(', ')}; ` +
+      `latency per set: ${CLIENTS} clients x ${CALLS} calls`,
+  );
+  const onnx = await OnnxEmbedder.load(process.env.EMBEDDING_MODEL_DIR || defaultModelDir(), { intraOpThreads: 2 });
+  const done: SetRun[] = [];
+  try {
+    for (const { file, set } of sets) {
+      console.log('');
+      console.log(`=== ${file}${set.heldOut ? '  [HELD OUT: run only to report, never to tune against]' : '  [development]'} ===`);
+      done.push({ file, set, runs: await runSet(file, set, names, onnx) });
+    }
+    vectorScan(onnx.dimensions);
+    printSummary(done);
+  } finally {
+    await onnx.close();
+  }
+}
+
+async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof enginesOf>, onnx: OnnxEmbedder): Promise<EngineRun[]> {
   const corpusRoot = join(process.cwd(), set.corpus.root);
   const installed = JSON.parse(readFileSync(join(process.cwd(), 'node_modules', set.corpus.package, 'package.json'), 'utf8')) as {
     version: string;
@@ -91,6 +126,7 @@ async function main(): Promise<void> {
   if (installed.version !== set.corpus.version) {
     throw new Error(`the set was written for ${set.corpus.package} ${set.corpus.version}, node_modules has ${installed.version}`);
   }
+  const heldOut = set.heldOut ? ' HELD OUT' : '';
 
   // 1. The set itself: answers exist, conceptual queries share no term with the answers' symbols.
   const checks = await checkEvalSet(set, corpusRoot);
@@ -99,14 +135,14 @@ async function main(): Promise<void> {
   const violations = conceptual.filter((q) => (byId.get(q.id)?.sharedWithSymbols.length ?? 0) > 0);
   if (violations.length > 0) {
     throw new Error(
-      `queries marked conceptual share terms with their answers' symbols: ${violations.map((q) => `${q.id} (${byId.get(q.id)?.sharedWithSymbols.join(', ')})`).join('; ')}`,
+      `${evalFile}: queries marked conceptual share terms with their answers' symbols: ${violations.map((q) => `${q.id} (${byId.get(q.id)?.sharedWithSymbols.join(', ')})`).join('; ')}`,
     );
   }
   const pathFree = conceptual.filter((q) => (byId.get(q.id)?.sharedWithPaths.length ?? 0) === 0).length;
   for (const c of checks)
     for (const a of c.unreachable) console.error(`warning: ${c.id} ${a.file}:${a.lines.join('-')} is covered by no chunk of its size`);
   console.log(
-    `evaluation set  ${EVAL_FILE}: ${set.queries.length} queries over ${set.corpus.package} ${set.corpus.version} (${set.corpus.root})`,
+    `evaluation set  ${evalFile}${heldOut}: ${set.queries.length} queries over ${set.corpus.package} ${set.corpus.version} (${set.corpus.root})`,
   );
   console.log(
     `                ${conceptual.length} conceptual (no term shared with the answers' symbols, checked), ${pathFree} of them share none with the answer's path either`,
@@ -114,7 +150,6 @@ async function main(): Promise<void> {
 
   // 2. Chunk and embed a copy of the sources once (a copy, so one file can be changed later): every
   // engine is given the same chunks and vectors, so what differs between them is the engine.
-  const onnx = await OnnxEmbedder.load(process.env.EMBEDDING_MODEL_DIR || defaultModelDir(), { intraOpThreads: 2 });
   const work = mkdtempSync(join(tmpdir(), 'bench-rag-'));
   let opened: OpenEngines | undefined;
   const cleanup = async () => {
@@ -196,24 +231,27 @@ async function main(): Promise<void> {
           hybrid: await index.search(q.query, vector, K),
         };
         for (const m of METHODS) {
-          ranks[m].line.push(firstRelevantRank(rangeHits(results[m]), q.answers));
-          ranks[m].file.push(firstRelevantRank(rangeHits(results[m]), q.answers, true));
+          ranks[m].line.push(outcome(rangeHits(results[m]), q.answers));
+          ranks[m].file.push(outcome(rangeHits(results[m]), q.answers, true));
         }
         run.hybridTop.push(results.hybrid.map((h) => h.id));
         if (VERBOSE) printQuery(q, ranks, results.hybrid);
       }
       run.ranks = ranks;
-      printQuality(run.label, set.queries, ranks);
+      printQuality(`${run.label.trim()} ${set.corpus.package} ${set.corpus.version}${heldOut}`, set.queries, ranks);
       console.log(`first search    ${run.label} the first hybrid search after the full index: ${fmt(run.firstSearchMs)} ms`);
     }
 
-    // 5. One changed file, re-indexed by each engine with its own chunking and embedding, as the indexer does.
-    const changed = 'sdam/server_selection.ts';
+    // 5. One changed file (the first query's first answer file), re-indexed by each engine with its
+    // own chunking and embedding, as the indexer does.
+    const changed = (set.queries[0] as EvalQuery).answers[0]?.file as string;
     const path = join(source, changed);
-    writeFileSync(
-      path,
-      `${readFileSync(path, 'utf8')}\n/** Picks the first server, for tests. */\nexport function firstServer<T>(servers: T[]): T | undefined {\n  return servers[0];\n}\n`,
-    );
+    const appended = changed.endsWith('.ts')
+      ? '\n/** Picks the first server, for tests. */\nexport function firstServer<T>(servers: T[]): T | undefined {\n  return servers[0];\n}\n'
+      : '\n/** Picks the first item, for tests. */\nfunction firstItem(items) {\n  return items[0];\n}\n';
+    const before = readFileSync(path, 'utf8');
+    writeFileSync(path, `${before}${appended}`);
+    const changedWhat = `${changed}, ${before.split('\n').length} lines`;
     for (const run of runs) {
       const { index } = run.engine;
       const timed = timedPreparer(preparedHere({ embedder: onnx, batchSize: DEFAULT_BATCH_SIZE, recipe: DEFAULT_RECIPE }));
@@ -227,7 +265,7 @@ async function main(): Promise<void> {
       const nothing = await indexCollection({ store: index, embedder: onnx, files: walkProject(source) });
       Object.assign(run, { incremental, incrementalPrepareMs: timed.ms(), nothing });
       console.log(
-        `re-index        ${run.label} one changed file: ${fmt(incremental.durationMs, 0)} ms (1 file, ${incremental.chunks} chunks re-embedded, ${incremental.filesUnchanged} unchanged; ` +
+        `re-index        ${run.label} one changed file (${changedWhat}): ${fmt(incremental.durationMs, 0)} ms (1 file, ${incremental.chunks} chunks re-embedded, ${incremental.filesUnchanged} unchanged; ` +
           `read + chunk + embed ${fmt(timed.ms(), 0)} ms, the rest ${fmt(incremental.durationMs - timed.ms(), 0)} ms: listing, hashing, the engine's reads and write); ` +
           `nothing changed: ${fmt(nothing.durationMs, 0)} ms`,
       );
@@ -245,14 +283,13 @@ async function main(): Promise<void> {
       );
     }
     if (queryEmbedder !== onnx) await (queryEmbedder as OnnxEmbedder).close();
-    vectorScan(onnx.dimensions);
 
     for (const run of runs) printTargets(run, set.queries);
     printSideBySide(runs, set.queries, shared.ms);
+    return runs;
   } finally {
     removeSignalHandlers();
     await cleanup();
-    await onnx.close();
   }
 }
 
@@ -301,10 +338,11 @@ function timedPreparer(inner: FilePreparer): { prepare: FilePreparer; ms: () => 
   };
 }
 
-type Ranks = Record<Method, { line: Array<number | undefined>; file: Array<number | undefined> }>;
+/** Per method, each query's outcome at line and at file level, in the set's order. */
+type Ranks = Record<Method, { line: QueryOutcome[]; file: QueryOutcome[] }>;
 
 function printQuery(q: EvalQuery, ranks: Ranks, hybrid: readonly SearchHit[]): void {
-  const last = (m: Method) => ranks[m].line.at(-1) ?? '-';
+  const last = (m: Method) => ranks[m].line.at(-1)?.rank ?? '-';
   const top = hybrid[0]
     ? `${hybrid[0].metadata.file}:${hybrid[0].metadata.startLine}-${hybrid[0].metadata.endLine} ${hybrid[0].metadata.symbol ?? ''}`
     : '';
@@ -319,30 +357,56 @@ const SUBSETS: Array<[string, (q: EvalQuery) => boolean]> = [
   ['identifier', (q) => !q.conceptual],
 ];
 
-/** recall@5 and MRR of a method on a subset, at line and file level. */
+/** recall@5, recall@10, MRR and nDCG@10 of a method on a subset, at line and file level. */
 function scores(queries: readonly EvalQuery[], ranks: Ranks, m: Method, keep: (q: EvalQuery) => boolean) {
-  const indexes = queries.map((q, i) => (keep(q) ? i : -1)).filter((i) => i >= 0);
-  return {
-    n: indexes.length,
-    line: score(indexes.map((i) => ranks[m].line[i])),
-    file: score(indexes.map((i) => ranks[m].file[i])),
-  };
+  const kept = <T>(outcomes: readonly T[]) => outcomes.filter((_, i) => keep(queries[i] as EvalQuery));
+  const line = kept(ranks[m].line);
+  return { n: line.length, line: score(line), file: score(kept(ranks[m].file)) };
 }
+
+/** The four figures of one subset and method, file level then line level. */
+function cells(file: Scores, line: Scores): string {
+  const four = (x: Scores) => [x.recallAt5, x.recallAt10, x.mrr, x.ndcgAt10].map((v) => fmt(v).padStart(5)).join(' ');
+  return `${four(file)}   ${four(line)}`;
+}
+const HEADS = `${['R@5', 'R@10', 'MRR', 'nDCG'].map((h) => h.padStart(5)).join(' ')}   ${['R@5', 'R@10', 'MRR', 'nDCG'].map((h) => h.padStart(5)).join(' ')}`;
 
 function printQuality(label: string, queries: readonly EvalQuery[], ranks: Ranks): void {
   console.log('');
-  console.log(`quality ${label.trim()} (line-level: a hit counts when a third of it lies in an answer range; file-level in brackets)`);
-  console.log('  subset       n   method      recall@5        MRR');
+  console.log(`quality ${label} (line level: a hit counts when a third of it lies in an answer range; file level: the right file)`);
+  console.log(`${''.padEnd(31)}${'file level'.padEnd(26)}line level`);
+  console.log(`  subset       n   method      ${HEADS}`);
   for (const [name, keep] of SUBSETS) {
     for (const m of METHODS) {
       const { n, line, file } = scores(queries, ranks, m, keep);
-      console.log(
-        `  ${name.padEnd(11)} ${String(n).padStart(2)}   ${m.padEnd(10)}  ${fmt(line.recallAt5)} [${fmt(file.recallAt5)}]   ${fmt(line.mrr)} [${fmt(file.mrr)}]`,
-      );
+      console.log(`  ${name.padEnd(11)} ${String(n).padStart(2)}   ${m.padEnd(10)}  ${cells(file, line)}`);
     }
   }
-  console.log('  (plain rrf: BM25 and vectors fused with equal weights and no named list, for reference)');
+  console.log(
+    '  (plain rrf: BM25 and vectors fused with equal weights and no named list, for reference; R@k: recall@k; nDCG: nDCG@10, binary relevance, see metrics.ts)',
+  );
   console.log('');
+}
+
+/** Every set's hybrid figures per engine, development sets first, the held-out one marked. */
+function printSummary(done: readonly SetRun[]): void {
+  console.log('');
+  console.log(`summary: hybrid, per set and engine${''.padEnd(20)}${'file level'.padEnd(26)}line level`);
+  console.log(`  set                          engine   subset       n ${HEADS}   query p50 / p99 ms, ${CLIENTS} clients`);
+  for (const { set, runs } of done) {
+    const name = `${set.corpus.package} ${set.corpus.version}${set.heldOut ? ' HELD OUT' : ''}`;
+    for (const run of runs) {
+      const times = run.times as Latencies;
+      for (const [subset, keep] of SUBSETS.slice(0, 2)) {
+        const { n, line, file } = scores(set.queries, run.ranks as Ranks, 'hybrid', keep);
+        const latencyCell = subset === 'all' ? `   ${fmt(times.p50, 1)} / ${fmt(times.p99, 1)}` : '';
+        console.log(
+          `  ${name.padEnd(28)} ${run.engine.name.padEnd(8)} ${subset.padEnd(11)} ${String(n).padStart(2)} ${cells(file, line)}${latencyCell}`,
+        );
+      }
+    }
+  }
+  if (done.some(({ set }) => set.heldOut)) console.log('  (HELD OUT: run only to report; nothing is tuned against it)');
 }
 
 function printTargets(run: EngineRun, queries: readonly EvalQuery[]): void {

@@ -27,6 +27,8 @@ export interface EvalQuery {
 }
 
 export interface EvalSet {
+  /** a held-out set is run only to report, never to tune against */
+  readonly heldOut?: boolean;
   readonly corpus: { readonly package: string; readonly version: string; readonly root: string };
   readonly queries: readonly EvalQuery[];
 }

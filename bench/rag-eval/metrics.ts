@@ -9,6 +9,14 @@
  * recall@k: the share of queries with a relevant hit in the top k (each query has one topic; its
  * answers are alternatives, such as a function and the helper it calls). MRR: the mean of
  * 1 / rank of the first relevant hit, 0 when none is in the list.
+ *
+ * nDCG@10, binary relevance: the query's distinct answers are its answer ranges (line level) or its
+ * distinct answer files (file level), R of them. The hit at rank i (1-based, i <= 10) gains 1 when it
+ * is relevant to at least one distinct answer that no higher-ranked hit was relevant to, else 0 (a
+ * second chunk of an answer already found adds nothing). DCG@10 = sum of gain_i / log2(i + 1); the
+ * ideal DCG@10 = sum over i = 1..min(R, 10) of 1 / log2(i + 1), every distinct answer found at the top;
+ * nDCG@10 = DCG@10 / ideal DCG@10, in [0, 1]. Unlike recall and MRR it rewards finding every
+ * alternative: one of two answers at rank 1 scores 1 / (1 + 1 / log2 3) = 0.61.
  */
 
 export interface RangeHit {
@@ -35,18 +43,68 @@ export function firstRelevantRank(hits: readonly RangeHit[], answers: readonly A
   return i === -1 ? undefined : i + 1;
 }
 
+/** The answers counted apart by nDCG: distinct ranges at line level, distinct files at file level. */
+function distinctAnswers(answers: readonly AnswerRange[], fileLevel: boolean): AnswerRange[] {
+  const seen = new Map<string, AnswerRange>();
+  for (const a of answers) {
+    const key = fileLevel ? a.file : `${a.file}\u0000${a.lines[0]}\u0000${a.lines[1]}`;
+    if (!seen.has(key)) seen.set(key, a);
+  }
+  return [...seen.values()];
+}
+
+/** nDCG@k with binary relevance, as defined at the top of this file (k = 10 in the bench). */
+export function ndcgAt(hits: readonly RangeHit[], answers: readonly AnswerRange[], fileLevel = false, k = 10): number {
+  const distinct = distinctAnswers(answers, fileLevel);
+  if (distinct.length === 0) return 0;
+  const found = new Set<number>();
+  let dcg = 0;
+  hits.slice(0, k).forEach((hit, i) => {
+    let gain = 0;
+    distinct.forEach((a, j) => {
+      if (found.has(j) || !relevant(hit, a, fileLevel)) return;
+      found.add(j);
+      gain = 1;
+    });
+    dcg += gain / Math.log2(i + 2);
+  });
+  let ideal = 0;
+  for (let i = 0; i < Math.min(distinct.length, k); i++) ideal += 1 / Math.log2(i + 2);
+  return dcg / ideal;
+}
+
+/** What one ranked list scored for one query. */
+export interface QueryOutcome {
+  /** 1-based rank of the first relevant hit in the list, undefined when none is */
+  readonly rank: number | undefined;
+  readonly ndcgAt10: number;
+}
+
+export function outcome(hits: readonly RangeHit[], answers: readonly AnswerRange[], fileLevel = false): QueryOutcome {
+  return { rank: firstRelevantRank(hits, answers, fileLevel), ndcgAt10: ndcgAt(hits, answers, fileLevel, 10) };
+}
+
 export interface Scores {
   readonly recallAt5: number;
+  readonly recallAt10: number;
   readonly mrr: number;
+  readonly ndcgAt10: number;
   readonly queries: number;
 }
 
-export function score(ranks: ReadonlyArray<number | undefined>, k = 5): Scores {
-  const n = ranks.length;
-  if (n === 0) return { recallAt5: 0, mrr: 0, queries: 0 };
-  const found = ranks.filter((r) => r !== undefined && r <= k).length;
-  const mrr = ranks.reduce<number>((sum, r) => sum + (r === undefined ? 0 : 1 / r), 0) / n;
-  return { recallAt5: found / n, mrr, queries: n };
+/** Means over the queries; the lists scored are top-10 lists, so MRR only sees ranks up to 10. */
+export function score(outcomes: readonly QueryOutcome[]): Scores {
+  const n = outcomes.length;
+  if (n === 0) return { recallAt5: 0, recallAt10: 0, mrr: 0, ndcgAt10: 0, queries: 0 };
+  const within = (k: number) => outcomes.filter((o) => o.rank !== undefined && o.rank <= k).length / n;
+  const mean = (value: (o: QueryOutcome) => number) => outcomes.reduce((sum, o) => sum + value(o), 0) / n;
+  return {
+    recallAt5: within(5),
+    recallAt10: within(10),
+    mrr: mean((o) => (o.rank === undefined ? 0 : 1 / o.rank)),
+    ndcgAt10: mean((o) => o.ndcgAt10),
+    queries: n,
+  };
 }
 
 /** Nearest-rank percentile of samples (ms). */

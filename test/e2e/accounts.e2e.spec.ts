@@ -13,6 +13,7 @@ import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { mailTo } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, currentStack, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const JWT_SECRET = 'e2e-only-secret-0123456789abcdef-0123456789';
 
@@ -38,6 +39,9 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const email = () => `user-${randomUUID()}@example.test`;
   const json = async (path: string, body: unknown, headers: Record<string, string> = {}) => {

@@ -11,6 +11,7 @@ import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ab'.repeat(32);
 
@@ -115,6 +116,9 @@ describe('gate first, metrics private: what an anonymous caller can make the rag
     await platform?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const head = (path: string, length: number, extra = '') =>
     `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${ragPort}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;

@@ -13,6 +13,7 @@ import { breakFile, runMocha, runPlaywright, uiKitCopy, writeGenerated, type Gen
 import { mintKey, retrievalEnv, retrievalPorts, type MintedKey } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { startUiKitSite, type UiKitSite } from '../support/ui-kit-site.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'cd'.repeat(32);
 
@@ -115,6 +116,9 @@ describe('vision RAG, part 3: integration validate, generate and report (e2e)', 
     for (const s of broken) await s.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   async function call(method: string, path: string, options: { key?: string; body?: unknown } = {}): Promise<Answer> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -16,6 +16,7 @@ import { listen } from '../../services/platform/service.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { mailTo } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ab'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
@@ -60,6 +61,9 @@ describe('key rotation: POST /keys/rotate (e2e)', function () {
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(url, {

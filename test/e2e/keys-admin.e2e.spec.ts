@@ -6,6 +6,7 @@ import { keysService } from '../../services/keys/keys.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ad'.repeat(32);
 
@@ -33,6 +34,9 @@ describe('the keys service with ADMIN_PORT: back-office routes off the public po
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const post = (url: string, body: unknown) =>
     fetch(url, {

@@ -17,6 +17,7 @@ import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { listen } from '../../services/platform/service.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ef'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
@@ -51,6 +52,9 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${base}${path}`, {

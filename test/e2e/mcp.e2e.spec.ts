@@ -16,6 +16,7 @@ import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts, type MintedKey } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ef'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
@@ -93,6 +94,9 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     await platform?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const connect = async (apiKey: string, options: { modern?: boolean } = {}): Promise<Client> => {
     const client = new Client({ name: 'mcp-e2e', version: '1.0.0' }, options.modern ? { versionNegotiation: { mode: 'auto' } } : {});

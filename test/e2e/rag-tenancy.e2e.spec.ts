@@ -8,6 +8,7 @@ import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts, type MintedKey } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ef'.repeat(32);
 const FIXTURE = resolve('test/fixtures/rag-repo');
@@ -70,6 +71,9 @@ describe('vision RAG tenancy: one customer can neither read, stall nor overspend
     await platform?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const call = async (method: string, path: string, key: string, body?: unknown): Promise<Answer> => {
     const res = await fetch(`${rag}${path}`, {

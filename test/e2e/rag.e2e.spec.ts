@@ -12,6 +12,7 @@ import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'cd'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
@@ -73,6 +74,9 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
     await platform?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const call = async (method: string, path: string, options: { key?: string; bearer?: string; body?: unknown } = {}): Promise<Answer> => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };

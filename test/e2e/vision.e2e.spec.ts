@@ -16,6 +16,7 @@ import { startFixtureSite, type FixtureSite } from '../integration/vision/fixtur
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts, type MintedKey } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ab'.repeat(32);
 const run = promisify(execFile);
@@ -109,6 +110,9 @@ describe('vision RAG, part 2: page capture, analysis and visual tests (e2e)', fu
     await new Promise<void>((r) => (images ? images.close(() => r()) : r()));
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const call = async (method: string, path: string, options: { key?: string; body?: unknown } = {}): Promise<Answer> => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -10,6 +10,7 @@ import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver, fixture, sign, subscriptionPayload, toBody, type Delivery } from '../support/lemonsqueezy.ts';
 import { STACK_TIMEOUT_MS, currentStack, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SECRET = 'e2e-payment-webhook-secret-0123456789';
 
@@ -53,6 +54,9 @@ describe('payment webhook ingress: verify, record in Kafka (e2e)', function () {
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   /** Each test tags its requests with a request id of its own and finds its records by it (the correlation id). */
   const requestId = () => `wh-e2e-${randomUUID()}`;

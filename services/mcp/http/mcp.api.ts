@@ -37,8 +37,9 @@ const error = (description: string, headers?: readonly string[]): ApiResponse =>
   ...(headers ? { headers } : {}),
 });
 
+// The SDK's own answer: a JSON-RPC error.
 const notServed: Record<number, ApiResponse> = {
-  405: error('Stateless: the 2025 session stream and session deletion are not served.', ['Allow']),
+  405: { description: 'Stateless: the 2025 session stream and session deletion are not served.', schema: jsonRpcError, headers: ['Allow'] },
 };
 
 export const mcpApi: ApiFace = {

@@ -1405,6 +1405,7 @@ export interface operations {
                             diffUrl?: string;
                             diffRatio?: number;
                             screenshotId?: string;
+                            flaky?: boolean;
                         }[];
                     };
                 };

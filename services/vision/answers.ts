@@ -55,6 +55,7 @@ export const testAnswer = z.object({
       diffUrl: z.string().optional(),
       diffRatio: z.number().optional(),
       screenshotId: z.string().optional(),
+      flaky: z.boolean().optional(),
     }),
   ),
 });

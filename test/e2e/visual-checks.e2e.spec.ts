@@ -31,6 +31,15 @@ function pageSite(): Server {
     const url = new URL(req.url ?? '/', 'http://x');
     loads++;
     const hue = (loads * 97) % 360;
+    if (url.pathname === '/ticker') {
+      // Script-driven, so the capture's "animations disabled" cannot stop it: it never settles.
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><html lang="en"><head><title>Ticker</title></head>
+<body style="margin:0"><main><h1>Ticker</h1><div id="t" style="width:120px;height:40px;background:#000"></div></main>
+<script>let n=0;setInterval(()=>{n=(n+37)%256;document.getElementById('t').style.background='rgb('+n+',80,120)'},16)</script></body></html>`);
+      return;
+    }
     const dot = Number(url.searchParams.get('dot') ?? 0);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><title>Orders</title>
 <style>body{margin:0;font:16px sans-serif;background:#fff} #clock{position:absolute;left:40px;top:40px;width:200px;height:60px;background:hsl(${hue} 80% 45%);color:#fff}
@@ -164,6 +173,25 @@ describe('vision RAG: visual checks with masks, a pixel limit and several viewpo
     const accepted = await fetch(`${rag}/api/glm/baselines/devices/accept`, { method: 'POST', headers: { 'x-api-key': apiKey } });
     const body = (await accepted.json()) as { accepted: { check: string }[] };
     expect(body.accepted.map((a) => a.check).sort()).to.deep.equal(['page@desktop-dark', 'page@phone']);
+  });
+
+  it('settles a capture on two identical screenshots, and reports a page that never settles as flaky instead of failing for it', async () => {
+    const suite = { name: 'settle', viewport: { width: 300, height: 200 }, checks: [{ type: 'visual', name: 'page' }] };
+    const still = await runSuite(`${origin}/?dot=0`, { ...suite, name: 'still' });
+    expect(still.page).to.not.have.property('flaky');
+    expect(still.page!.message).to.not.match(/flaky/);
+
+    const res = await fetch(`${rag}/api/glm/test`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ url: `${origin}/ticker`, testSuite: suite }),
+    });
+    const body = (await res.json()) as { results: (CheckResult & { flaky?: boolean })[] };
+    expect(res.status).to.equal(200);
+    const page = body.results[0]!;
+    expect(page.flaky).to.equal(true);
+    expect(page.message).to.match(/^flaky: the page changed between each of 5 screenshots; /);
+    expect(page.status, 'a first run records the baseline: unsettled is reported, not failed').to.equal('passed');
   });
 
   it('refuses viewports given with viewport, twice the same name, a scale over 3 or more than 4 of them, with a 400', async () => {

@@ -32,6 +32,8 @@ export interface CapturedPage {
   answer: CaptureAnswer;
   png: Buffer;
   report: PageReport;
+  /** With options.stable: screenshots taken and whether the last two matched. */
+  stability?: { attempts: number; stable: boolean };
 }
 
 export const screenshotPath = (screenshotId: string): string => `/api/glm/screenshots/${screenshotId}`;
@@ -59,6 +61,8 @@ export async function capturePage(
     mask?: readonly string[];
     /** A test suite's viewport (scale and colour scheme too), in place of input.viewport. */
     viewport?: ContextViewport;
+    /** Settle first: fonts, network, two identical screenshots in a row (capture.ts). */
+    stable?: boolean;
   } = {},
 ): Promise<CapturedPage> {
   const { vision } = deps.config;
@@ -77,6 +81,7 @@ export async function capturePage(
         ...(options.viewport ? { viewport: options.viewport } : input.viewport ? { viewport: input.viewport } : {}),
         ...(input.waitFor !== undefined ? { waitFor: input.waitFor } : {}),
         ...(options.mask ? { mask: options.mask } : {}),
+        ...(options.stable ? { stable: true } : {}),
         timeoutMs: vision.captureTimeoutMs,
         maxBytes: vision.captureMaxBytes,
       },
@@ -132,6 +137,7 @@ export async function capturePage(
     },
     png: shot.png,
     report: shot.inspection,
+    ...(shot.stability ? { stability: shot.stability } : {}),
   };
 }
 

@@ -34,6 +34,8 @@ export interface TestAnswer {
     diffUrl?: string;
     diffRatio?: number;
     screenshotId?: string;
+    /** The page kept changing between screenshots: the verdict is on its last one, and may not repeat. */
+    flaky?: boolean;
   }[];
 }
 
@@ -76,10 +78,12 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
   const results: CheckResultData[] = [];
   const firstBaselines: BaselineAccepted[] = [];
   let pageShot: string | undefined;
+  const flaky = new Set<string>();
   for (const target of targets) {
     const page = await capturePage(deps, caller, { url: input.url, fullPage: false }, correlationId, {
       source: 'test',
       probes,
+      stable: true,
       ...target.capture,
     });
     pageShot ??= page.answer.screenshotId;
@@ -98,11 +102,12 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
                   ...(check.selector !== undefined ? { selector: check.selector } : {}),
                 },
                 correlationId,
-                { source: 'test', ...(check.mask && check.mask.length > 0 ? { mask: check.mask } : {}), ...target.capture },
+                { source: 'test', stable: true, ...(check.mask && check.mask.length > 0 ? { mask: check.mask } : {}), ...target.capture },
               );
           const outcome = await visualCheck(deps, caller, suite.name, check, shot.answer.screenshotId, shot.png, correlationId);
           if (outcome.baseline) firstBaselines.push(outcome.baseline);
-          results.push(outcome.result);
+          results.push(withStability(outcome.result, shot.stability));
+          if (shot.stability && !shot.stability.stable) flaky.add(check.name);
           break;
         }
         case 'element':
@@ -181,8 +186,18 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
       ...(r.diffId ? { diffUrl: `${deps.config.publicRagUrl}/api/glm/diffs/${r.diffId}` } : {}),
       ...(r.diffRatio !== null ? { diffRatio: r.diffRatio } : {}),
       ...(r.screenshotId ? { screenshotId: r.screenshotId } : {}),
+      ...(flaky.has(r.name) ? { flaky: true } : {}),
     })),
   };
+}
+
+/**
+ * A page that never settled is reported, not failed for it: the verdict stands on the last
+ * screenshot, and the message says the page moved, so a failure there is read as possibly flaky.
+ */
+function withStability(checked: CheckResultData, stability: { attempts: number; stable: boolean } | undefined): CheckResultData {
+  if (!stability || stability.stable) return checked;
+  return { ...checked, message: `flaky: the page changed between each of ${stability.attempts} screenshots; ${checked.message}` };
 }
 
 function result(check: TestCheck, ok: boolean, message: string, extra: Partial<CheckResultData> = {}): CheckResultData {

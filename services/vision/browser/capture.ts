@@ -40,6 +40,11 @@ export interface CaptureRequest {
   readonly maxScreenshotBytes?: number;
   /** Also return the boxes of visible headings, links, controls, images and landmarks. */
   readonly elements?: boolean;
+  /**
+   * Settle before the screenshot: web fonts loaded, the network quiet (briefly), then screenshots
+   * until two in a row are identical (at most STABLE_ATTEMPTS), as Playwright's toHaveScreenshot.
+   */
+  readonly stable?: boolean;
   /** Elements painted over (MASK_COLOR) in the screenshot: every element each selector matches. */
   readonly mask?: readonly string[];
 }
@@ -74,7 +79,14 @@ export interface CaptureResult {
   readonly pageWeightExceeded: boolean;
   readonly truncated: { readonly dom: boolean; readonly accessibility: boolean; readonly screenshot: boolean };
   readonly capturedAt: string;
+  /** With `stable`: how many screenshots were taken, and whether the last two were identical. */
+  readonly stability?: { readonly attempts: number; readonly stable: boolean };
 }
+
+/** Screenshots a stable capture takes at most before it settles for the last one, unstable. */
+export const STABLE_ATTEMPTS = 5;
+/** How long a stable capture waits for the network to go quiet; a page that polls never does. */
+const NETWORK_QUIET_MS = 2000;
 
 const WAIT_STATES: readonly unknown[] = ['load', 'domcontentloaded', 'networkidle'];
 const DEFAULT_VIEWPORT = { width: 1280, height: 800 } as const;
@@ -134,10 +146,12 @@ async function captureIn(page: Page, lease: GuardedContext, request: CaptureRequ
   const scale = request.viewport?.deviceScaleFactor ?? 1;
   const maxPixels = Math.floor(maxPixelsOf(request) / (scale * scale));
   const world = await openIsolatedWorld(page);
-  let shot: { png: Buffer; clipped: boolean };
+  let shot: { png: Buffer; clipped: boolean; stability?: { attempts: number; stable: boolean } };
   let title: string, htmlLength: number, html: string, aria: string, elements: readonly ElementBox[] | undefined;
   try {
-    shot = await screenshot(page, world, request, maxPixels, left);
+    shot = request.stable
+      ? await stableScreenshot(page, world, request, maxPixels, left)
+      : await screenshot(page, world, request, maxPixels, left);
     if (shot.png.length > (request.maxScreenshotBytes ?? 25 * 1024 * 1024)) {
       throw new CaptureError('TOO_LARGE', `the screenshot is ${shot.png.length} bytes, over the limit`);
     }
@@ -172,6 +186,7 @@ async function captureIn(page: Page, lease: GuardedContext, request: CaptureRequ
     pageWeightExceeded: lease.budget.exceeded,
     truncated: { dom: htmlLength > max, accessibility: aria.length > max, screenshot: shot.clipped },
     capturedAt: new Date().toISOString(),
+    ...(shot.stability ? { stability: shot.stability } : {}),
   };
 }
 
@@ -193,6 +208,39 @@ async function serializedDom(world: IsolatedWorld, max: number): Promise<[number
   );
   const [length, html] = Array.isArray(result) ? result : [];
   return [typeof length === 'number' ? length : 0, typeof html === 'string' ? html.slice(0, max) : ''];
+}
+
+/**
+ * A screenshot of a page that has settled: fonts and the network first, then until two consecutive
+ * screenshots are byte-identical (the same pixels encode the same). A page that never settles (an
+ * animation the capture cannot disable, a ticking clock) gives its last screenshot, marked unstable,
+ * for the caller to report rather than fail on.
+ */
+async function stableScreenshot(
+  page: Page,
+  world: IsolatedWorld,
+  request: CaptureRequest,
+  maxPixels: number,
+  left: () => number,
+): Promise<{ png: Buffer; clipped: boolean; stability: { attempts: number; stable: boolean } }> {
+  await page.waitForLoadState('networkidle', { timeout: Math.min(NETWORK_QUIET_MS, left()) }).catch(() => undefined);
+  // In the page's own world (fonts are its document's), bounded by the capture's deadline.
+  await withDeadline(page.evaluate('document.fonts ? document.fonts.ready.then(() => true) : true'), left()).catch(() => undefined);
+  let last = await screenshot(page, world, request, maxPixels, left);
+  for (let attempts = 2; attempts <= STABLE_ATTEMPTS; attempts++) {
+    const next = await screenshot(page, world, request, maxPixels, left);
+    if (next.png.equals(last.png)) return { ...next, stability: { attempts, stable: true } };
+    last = next;
+  }
+  return { ...last, stability: { attempts: STABLE_ATTEMPTS, stable: false } };
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('deadline')), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 async function screenshot(

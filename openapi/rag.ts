@@ -1327,6 +1327,42 @@ export interface operations {
                              */
                             colorScheme?: "light" | "dark";
                         }[];
+                        /** @description Done in order on the loaded page before every capture of the suite (click, fill, press, waitFor, scroll); each page or request they cause passes the same address guard as the page. */
+                        steps?: ({
+                            /** @constant */
+                            action: "click";
+                            selector: string;
+                        } | {
+                            /** @constant */
+                            action: "fill";
+                            selector: string;
+                            /** @description Typed into the field; never recorded in events or logs. */
+                            value: string;
+                        } | {
+                            /** @constant */
+                            action: "press";
+                            selector: string;
+                            /** @description A key name, e.g. Enter or Escape. */
+                            key: string;
+                        } | {
+                            /** @constant */
+                            action: "waitFor";
+                            selector: string;
+                        } | {
+                            /** @constant */
+                            action: "scroll";
+                            selector?: string;
+                            y?: number;
+                        })[];
+                        /** @description Cookies set for the page's own site before it loads (a session, a consent). */
+                        cookies?: {
+                            name: string;
+                            value: string;
+                        }[];
+                        /** @description localStorage items of the page's own origin, set before its scripts run. */
+                        localStorage?: {
+                            [key: string]: string;
+                        };
                         checks: ({
                             /** @constant */
                             type: "visual";

@@ -171,6 +171,35 @@ export const testCheck = z.discriminatedUnion(
   { error: 'each check has a type: visual, element, a11y or layout' },
 );
 
+/** Steps before a suite's captures: enough to pass a log-in form or open a menu. */
+export const MAX_STEPS = 20;
+
+const step = z.discriminatedUnion(
+  'action',
+  [
+    z.object({ action: z.literal('click'), selector }),
+    z.object({
+      action: z.literal('fill'),
+      selector,
+      value: z.string().max(10_000).describe('Typed into the field; never recorded in events or logs.'),
+    }),
+    z.object({ action: z.literal('press'), selector, key: z.string().min(1).max(64).describe('A key name, e.g. Enter or Escape.') }),
+    z.object({ action: z.literal('waitFor'), selector }),
+    z.object({ action: z.literal('scroll'), selector: selector.optional(), y: z.number().int().min(0).max(1_000_000).optional() }),
+  ],
+  { error: 'each step has an action: click, fill, press, waitFor or scroll' },
+);
+
+export type CaptureStep = z.infer<typeof step>;
+
+const cookie = z.object({
+  name: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/, { error: 'a cookie name is 1-128 token characters' }),
+  value: z
+    .string()
+    .max(4096)
+    .regex(/^[^;\r\n]*$/, { error: 'a cookie value has no ; or line breaks' }),
+});
+
 export const testSuiteInput = z
   .object({
     name: z
@@ -186,6 +215,23 @@ export const testSuiteInput = z
       .describe(
         'Run every check at each of these viewports, each with its own baselines (results are named check@viewport); instead of viewport.',
       ),
+    steps: z
+      .array(step)
+      .max(MAX_STEPS, { error: `at most ${MAX_STEPS} steps` })
+      .optional()
+      .describe(
+        'Done in order on the loaded page before every capture of the suite (click, fill, press, waitFor, scroll); each page or request they cause passes the same address guard as the page.',
+      ),
+    cookies: z
+      .array(cookie)
+      .max(20, { error: 'at most 20 cookies' })
+      .optional()
+      .describe("Cookies set for the page's own site before it loads (a session, a consent)."),
+    localStorage: z
+      .record(z.string().max(256), z.string().max(10_000))
+      .refine((items) => Object.keys(items).length <= 50, { error: 'at most 50 localStorage items' })
+      .optional()
+      .describe("localStorage items of the page's own origin, set before its scripts run."),
     checks: z
       .array(testCheck, { error: 'testSuite.checks must be an array of checks' })
       .min(1, { error: 'testSuite.checks is empty' })

@@ -13,6 +13,7 @@ import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
 const SHARED_SECRET = 'cd'.repeat(32);
+const LOGIN_PASSWORD = 'horse-battery-7';
 
 interface CheckResult {
   name: string;
@@ -31,6 +32,39 @@ function pageSite(): Server {
     const url = new URL(req.url ?? '/', 'http://x');
     loads++;
     const hue = (loads * 97) % 360;
+    const html = (body: string) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><html lang="en"><head><title>Shop</title></head><body><main>${body}</main></body></html>`);
+    const signedIn = /(?:^|; )session=ok(?:;|$)/.test(req.headers.cookie ?? '');
+    if (url.pathname === '/account') {
+      if (!signedIn) return void res.writeHead(303, { location: '/login' }).end();
+      return html('<h1 class="welcome">Welcome back</h1>');
+    }
+    if (url.pathname === '/login' && req.method === 'POST') {
+      let form = '';
+      req.on('data', (c: Buffer) => (form += c.toString()));
+      req.on('end', () => {
+        const fields = new URLSearchParams(form);
+        const ok = fields.get('user') === 'ada' && fields.get('pass') === LOGIN_PASSWORD;
+        res
+          .writeHead(303, {
+            location: ok ? '/account' : '/login?failed=1',
+            ...(ok ? { 'set-cookie': 'session=ok; Path=/; HttpOnly' } : {}),
+          })
+          .end();
+      });
+      return;
+    }
+    if (url.pathname === '/login') {
+      return html(`<h1>Sign in</h1><form method="post" action="/login"><label>User <input id="user" name="user"></label>
+<label>Password <input id="pass" name="pass" type="password"></label><button type="submit">Sign in</button></form>`);
+    }
+    if (url.pathname === '/prefs') {
+      return html(`<h1>Preferences</h1><p id="theme"></p><p id="banner"></p><script>
+document.getElementById('theme').textContent = 'theme ' + ((document.cookie.match(/(?:^|; )theme=([^;]*)/) || [])[1] || 'unset');
+document.getElementById('banner').textContent = 'banner ' + (localStorage.getItem('banner') || 'unset');</script>`);
+    }
     if (url.pathname === '/ticker') {
       // Script-driven, so the capture's "animations disabled" cannot stop it: it never settles.
       res
@@ -192,6 +226,51 @@ describe('vision RAG: visual checks with masks, a pixel limit and several viewpo
     expect(page.flaky).to.equal(true);
     expect(page.message).to.match(/^flaky: the page changed between each of 5 screenshots; /);
     expect(page.status, 'a first run records the baseline: unsettled is reported, not failed').to.equal('passed');
+  });
+
+  it('passes a log-in form with steps before the capture, and names a failing step without the value typed', async () => {
+    const checks = [{ type: 'element', name: 'welcome', selector: 'h1.welcome', text: 'Welcome back' }];
+    const outside = await runSuite(`${origin}/account`, { name: 'account-out', checks });
+    expect(outside.welcome, 'without steps the page is the log-in form').to.include({ status: 'failed' });
+
+    const steps = [
+      { action: 'fill', selector: '#user', value: 'ada' },
+      { action: 'fill', selector: '#pass', value: LOGIN_PASSWORD },
+      { action: 'click', selector: 'button[type=submit]' },
+      { action: 'waitFor', selector: 'h1.welcome' },
+    ];
+    const inside = await runSuite(`${origin}/account`, { name: 'account-in', steps, checks });
+    expect(inside.welcome, inside.welcome?.message).to.include({ status: 'passed' });
+
+    const res = await fetch(`${rag}/api/glm/test`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({
+        url: `${origin}/account`,
+        testSuite: { name: 'account-bad', steps: [...steps.slice(0, 2), { action: 'click', selector: '#no-such-button' }], checks },
+      }),
+    });
+    const text = await res.text();
+    expect(res.status, text).to.equal(422);
+    expect(JSON.parse(text)).to.include({ code: 'STEP_FAILED' });
+    expect(text).to.include('step 3 (click #no-such-button)').and.not.include(LOGIN_PASSWORD);
+  });
+
+  it("sets cookies and localStorage for the page's own site before it loads", async () => {
+    const checks = [
+      { type: 'element', name: 'theme', selector: '#theme', text: 'theme dark' },
+      { type: 'element', name: 'banner', selector: '#banner', text: 'banner hidden' },
+    ];
+    const plain = await runSuite(`${origin}/prefs`, { name: 'prefs-plain', checks });
+    expect(plain.theme).to.include({ status: 'failed' });
+    const set = await runSuite(`${origin}/prefs`, {
+      name: 'prefs-set',
+      cookies: [{ name: 'theme', value: 'dark' }],
+      localStorage: { banner: 'hidden' },
+      checks,
+    });
+    expect(set.theme, set.theme?.message).to.include({ status: 'passed' });
+    expect(set.banner, set.banner?.message).to.include({ status: 'passed' });
   });
 
   it('refuses viewports given with viewport, twice the same name, a scale over 3 or more than 4 of them, with a 400', async () => {

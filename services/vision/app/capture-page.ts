@@ -3,7 +3,7 @@ import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
 import { checkQuota, meter } from '../../premium/meter.ts';
 import { inspectPage, type ElementProbe, type PageReport } from '../analysis/page-report.ts';
-import { capture } from '../browser/capture.ts';
+import { capture, type CapturePreparation } from '../browser/capture.ts';
 import type { ContextViewport } from '../browser/guarded-context.ts';
 import { isCaptureError } from '../browser/capture-error.ts';
 import type { VisionDeps } from '../engine.ts';
@@ -63,6 +63,8 @@ export async function capturePage(
     viewport?: ContextViewport;
     /** Settle first: fonts, network, two identical screenshots in a row (capture.ts). */
     stable?: boolean;
+    /** Cookies and storage before the load, steps after it (a log-in, an opened menu). */
+    prepare?: CapturePreparation;
   } = {},
 ): Promise<CapturedPage> {
   const { vision } = deps.config;
@@ -82,6 +84,7 @@ export async function capturePage(
         ...(input.waitFor !== undefined ? { waitFor: input.waitFor } : {}),
         ...(options.mask ? { mask: options.mask } : {}),
         ...(options.stable ? { stable: true } : {}),
+        ...(options.prepare ? { prepare: options.prepare } : {}),
         timeoutMs: vision.captureTimeoutMs,
         maxBytes: vision.captureMaxBytes,
       },

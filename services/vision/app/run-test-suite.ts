@@ -16,6 +16,7 @@ import { testRunsProjection } from '../test-runs.projection.ts';
 import { loadScreenshot } from './analyze-screenshot.ts';
 import { judgeDiff } from './judge-diff.ts';
 import { capturePage } from './capture-page.ts';
+import type { CapturePreparation } from '../browser/capture.ts';
 import type { ContextViewport } from '../browser/guarded-context.ts';
 import { asBuffer, compareImagesTask, decodeBudget, runImageTask } from './image-work.ts';
 import type { VisionCaller } from './storage-limit.ts';
@@ -57,6 +58,18 @@ function viewportsOf(suite: TestInput['testSuite']): { label: string | null; cap
   return [{ label: null, capture: suite.viewport ? { viewport: suite.viewport } : {} }];
 }
 
+/** What every capture of the suite does before its screenshot; nothing when the suite asks for none. */
+function preparationOf(suite: TestInput['testSuite']): { prepare?: CapturePreparation } {
+  if (!suite.steps && !suite.cookies && !suite.localStorage) return {};
+  return {
+    prepare: {
+      ...(suite.steps ? { steps: suite.steps } : {}),
+      ...(suite.cookies ? { cookies: suite.cookies } : {}),
+      ...(suite.localStorage ? { localStorage: suite.localStorage } : {}),
+    },
+  };
+}
+
 const ownCapture = (check: TestCheck): boolean =>
   check.type === 'visual' && (check.selector !== undefined || check.fullPage || (check.mask?.length ?? 0) > 0);
 
@@ -72,6 +85,7 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
   const started = Date.now();
   const suite = input.testSuite;
   const targets = viewportsOf(suite);
+  const prepare = preparationOf(suite);
   checkQuota(deps, caller, 'screenshotsAnalyzed', (1 + suite.checks.filter(ownCapture).length) * targets.length);
   const probes = suite.checks.filter((c) => c.type === 'element').map((c) => ({ selector: c.selector }));
 
@@ -84,6 +98,7 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
       source: 'test',
       probes,
       stable: true,
+      ...prepare,
       ...target.capture,
     });
     pageShot ??= page.answer.screenshotId;
@@ -102,7 +117,13 @@ export async function runTestSuite(deps: VisionDeps, caller: VisionCaller, input
                   ...(check.selector !== undefined ? { selector: check.selector } : {}),
                 },
                 correlationId,
-                { source: 'test', stable: true, ...(check.mask && check.mask.length > 0 ? { mask: check.mask } : {}), ...target.capture },
+                {
+                  source: 'test',
+                  stable: true,
+                  ...(check.mask && check.mask.length > 0 ? { mask: check.mask } : {}),
+                  ...prepare,
+                  ...target.capture,
+                },
               );
           const outcome = await visualCheck(deps, caller, suite.name, check, shot.answer.screenshotId, shot.png, correlationId);
           if (outcome.baseline) firstBaselines.push(outcome.baseline);

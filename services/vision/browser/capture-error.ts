@@ -1,6 +1,6 @@
 /**
  * The one error type of the browser module. `code` is what an HTTP layer maps: BLOCKED_URL,
- * SELECTOR_NOT_FOUND, TOO_LARGE and INVALID_REQUEST are the caller's fault (4xx); TIMEOUT and
+ * SELECTOR_NOT_FOUND, STEP_FAILED, TOO_LARGE and INVALID_REQUEST are the caller's fault (4xx); TIMEOUT and
  * NAVIGATION_FAILED are the target site's (502/504); POOL_BUSY, POOL_CLOSED and BROWSER_FAILED are ours (503).
  */
 export const CAPTURE_ERROR_CODES = [
@@ -9,6 +9,7 @@ export const CAPTURE_ERROR_CODES = [
   'TIMEOUT',
   'NAVIGATION_FAILED',
   'SELECTOR_NOT_FOUND',
+  'STEP_FAILED',
   'TOO_LARGE',
   'POOL_BUSY',
   'POOL_CLOSED',

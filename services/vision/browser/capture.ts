@@ -45,8 +45,24 @@ export interface CaptureRequest {
    * until two in a row are identical (at most STABLE_ATTEMPTS), as Playwright's toHaveScreenshot.
    */
   readonly stable?: boolean;
+  /** Before the page loads: cookies and localStorage of its own site; after it loads, steps, in order. */
+  readonly prepare?: CapturePreparation;
   /** Elements painted over (MASK_COLOR) in the screenshot: every element each selector matches. */
   readonly mask?: readonly string[];
+}
+
+/** A step done on the loaded page before the screenshot. */
+export type CaptureStep =
+  | { readonly action: 'click'; readonly selector: string }
+  | { readonly action: 'fill'; readonly selector: string; readonly value: string }
+  | { readonly action: 'press'; readonly selector: string; readonly key: string }
+  | { readonly action: 'waitFor'; readonly selector: string }
+  | { readonly action: 'scroll'; readonly selector?: string | undefined; readonly y?: number | undefined };
+
+export interface CapturePreparation {
+  readonly cookies?: readonly { readonly name: string; readonly value: string }[];
+  readonly localStorage?: Readonly<Record<string, string>>;
+  readonly steps?: readonly CaptureStep[];
 }
 
 /** Playwright's own default mask colour: a region no real page paints in. */
@@ -83,6 +99,9 @@ export interface CaptureResult {
   readonly stability?: { readonly attempts: number; readonly stable: boolean };
 }
 
+/** How long one step waits for its element (and a navigation it starts) at most. */
+export const STEP_TIMEOUT_MS = 5000;
+
 /** Screenshots a stable capture takes at most before it settles for the last one, unstable. */
 export const STABLE_ATTEMPTS = 5;
 /** How long a stable capture waits for the network to go quiet; a page that polls never does. */
@@ -118,6 +137,7 @@ export async function capture<T>(
     async (lease) => {
       const verdict = await lease.guard.checkUrl(request.url, ['http:', 'https:']);
       if (!verdict.allowed) throw new CaptureError('BLOCKED_URL', `${request.url.slice(0, 200)}: ${verdict.reason}`);
+      await beforeLoad(lease, request);
       const page = await lease.context.newPage();
       // Pop-ups of the page are not what was asked for, and would compete for the capture's time.
       lease.context.on('page', (other) => void (other !== page && other.close().catch(() => undefined)));
@@ -141,6 +161,7 @@ async function captureIn(page: Page, lease: GuardedContext, request: CaptureRequ
   const waitFor = request.waitFor ?? 'load';
   const response = await page.goto(request.url, { waitUntil: typeof waitFor === 'string' ? waitFor : 'load', timeout: left() });
   if (typeof waitFor !== 'string') await page.waitForSelector(waitFor.selector, { state: 'visible', timeout: left() });
+  await runSteps(page, request.prepare?.steps ?? [], left);
 
   // In CSS pixels: each becomes deviceScaleFactor² pixels of the screenshot.
   const scale = request.viewport?.deviceScaleFactor ?? 1;
@@ -208,6 +229,69 @@ async function serializedDom(world: IsolatedWorld, max: number): Promise<[number
   );
   const [length, html] = Array.isArray(result) ? result : [];
   return [typeof length === 'number' ? length : 0, typeof html === 'string' ? html.slice(0, max) : ''];
+}
+
+/**
+ * Cookies and localStorage of the page's own site, set before it loads. Cookies are bound to the
+ * page's URL (its host, its scheme); storage is written only when a document of the page's origin
+ * starts, so neither reaches any other site the page or a step goes to.
+ */
+async function beforeLoad(lease: GuardedContext, request: CaptureRequest): Promise<void> {
+  const prepare = request.prepare;
+  if (prepare?.cookies && prepare.cookies.length > 0) {
+    await lease.context.addCookies(prepare.cookies.map((c) => ({ name: c.name, value: c.value, url: request.url })));
+  }
+  const items = prepare?.localStorage;
+  if (items && Object.keys(items).length > 0) {
+    const origin = new URL(request.url).origin;
+    // A script of literals only (JSON), run as each document of any origin starts.
+    await lease.context.addInitScript({
+      content: `(() => { const origin = ${JSON.stringify(origin)}; const items = ${JSON.stringify(items)};
+        if (location.origin !== origin) return;
+        for (const key of Object.keys(items)) localStorage.setItem(key, items[key]); })();`,
+    });
+  }
+}
+
+/**
+ * The steps, in order, each within the capture's deadline. A step that navigates (a submitted form)
+ * is waited for like the first load; every request it makes goes through the context's guard.
+ * A failing step names its number and action, never a value typed (it may be a password).
+ */
+async function runSteps(page: Page, steps: readonly CaptureStep[], captureLeft: () => number): Promise<void> {
+  // A step waits for its element at most STEP_TIMEOUT_MS, so a wrong selector is named at once
+  // instead of spending the whole capture's time.
+  const left = () => Math.min(captureLeft(), STEP_TIMEOUT_MS);
+  for (const [index, step] of steps.entries()) {
+    const what = `step ${index + 1} (${step.action}${step.selector !== undefined ? ` ${step.selector.slice(0, 200)}` : ''})`;
+    try {
+      switch (step.action) {
+        case 'click':
+          await page.locator(step.selector).first().click({ timeout: left() });
+          break;
+        case 'fill':
+          await page.locator(step.selector).first().fill(step.value, { timeout: left() });
+          break;
+        case 'press':
+          await page.locator(step.selector).first().press(step.key, { timeout: left() });
+          break;
+        case 'waitFor':
+          await page.waitForSelector(step.selector, { state: 'visible', timeout: left() });
+          break;
+        case 'scroll':
+          if (step.selector !== undefined) await page.locator(step.selector).first().scrollIntoViewIfNeeded({ timeout: left() });
+          else await page.evaluate(`window.scrollTo(0, ${Math.max(0, Math.floor(step.y ?? 0))})`);
+          break;
+      }
+      await page.waitForLoadState('load', { timeout: left() });
+    } catch (error) {
+      if (isCaptureError(error)) throw error;
+      captureLeft(); // the capture's own deadline, when that is what ran out, is a TIMEOUT
+      const reason =
+        error instanceof Error && /Timeout/i.test(error.message) ? 'its element did not answer in time' : 'it could not be done';
+      throw new CaptureError('STEP_FAILED', `${what}: ${reason}`, { cause: error });
+    }
+  }
 }
 
 /**

@@ -123,7 +123,10 @@ describe('integration generate: unit tests are generated off the serving loop (i
         },
       },
       usagePublisher: { publish: async () => undefined },
-      config: { urls: { pricing: 'https://svc.example/pricing' }, rag: { maxFileBytes: 1_000_000 } } as RagDeps['config'],
+      config: {
+        urls: { pricing: 'https://svc.example/pricing' },
+        rag: { maxFileBytes: 1_000_000, indexEngine: { kind: 'sqlite' } },
+      } as RagDeps['config'],
       retrieval: retrieval as Retrieval,
       pushed: pushed as PushedSources,
     };

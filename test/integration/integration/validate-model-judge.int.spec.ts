@@ -77,7 +77,7 @@ describe('integration validate: a model that passes everything cannot make valid
         publishOrdered: async (events) => events.map(() => ({ topic: 'integration.events', partition: 0, offset: String(offset++) })),
       },
       usagePublisher: { publish: async () => undefined },
-      config: { urls: { pricing: 'https://svc.example/pricing' } } as RagDeps['config'],
+      config: { urls: { pricing: 'https://svc.example/pricing' }, rag: { indexEngine: { kind: 'sqlite' } } } as RagDeps['config'],
       retrieval: retrieval as Retrieval,
     };
     // Neither the browser (no url is given), pushed sources nor the generation pool are reached.

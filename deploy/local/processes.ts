@@ -124,7 +124,38 @@ for (const [signal, code] of [
   });
 }
 
+/** Ports this process has handed out, so two calls never answer the same one before either is bound. */
+const handedOut = new Set<number>();
+
+/** Where the kernel picks the local ports of outgoing connections (Linux; elsewhere a bound below it). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 1024 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A port free now, for a server the caller starts next. Chosen below the ephemeral range: a port
+ * listen(0) picks comes from that range, and between this answer and the caller's listen any
+ * outgoing connection on the machine (a Kafka or MongoDB client) may take it as its local port,
+ * which once failed a CI run with EADDRINUSE.
+ */
 export async function freePort(): Promise<number> {
+  const min = 15000;
+  const max = Math.min(ephemeralLow(), 65536) - 1;
+  for (let attempt = 0; max - min > 1000 && attempt < 50; attempt++) {
+    const port = min + Math.floor(Math.random() * (max - min + 1));
+    if (handedOut.has(port) || !(await portIsFree(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  return anyPort();
+}
+
+function anyPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

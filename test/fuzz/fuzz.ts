@@ -222,7 +222,14 @@ export async function startTarget(
   const account = { email: `fuzz-${randomUUID()}@example.test`, password: `fuzz-pw-${randomBytes(12).toString('hex')}`, token: '' };
   // Watched from the first line: the set-up's own logs count too.
   watch.watch([secrets.jwt, secrets.shared, secrets.payment, secrets.kek, account.password]);
-  const platform = await startServices(SERVICES, env, watchedLogger(watch, options.logLevel ?? 'info'));
+  let platform: RunningPlatform;
+  try {
+    platform = await startServices(SERVICES, env, watchedLogger(watch, options.logLevel ?? 'info'));
+  } catch (err) {
+    // The bomb site is a listening server: left open, it would keep the test run alive after its end.
+    await bombs.stop();
+    throw err;
+  }
   try {
     const signup = await call(ports.accounts, 'POST', '/auth/signup', { email: account.email, password: account.password, name: 'Fuzz' });
     if (signup.status !== 201) throw new Error(`set-up: sign-up answered ${signup.status}`);

@@ -12,7 +12,12 @@ export async function mochaGlobalTeardown(): Promise<void> {
       `\nmocha finished, but the process was still alive ${EXIT_GRACE_MS / 1000} s later; open: ${open.join(', ')}\n` +
         'a test left these running: failing the run instead of hanging it\n',
     );
-    process.exit(process.exitCode && process.exitCode !== 0 ? process.exitCode : 1);
+    // mocha's own 'exit' listener writes the failure count into the exit code (0 when every test
+    // passed); this one runs after it, so the run fails.
+    process.on('exit', () => {
+      process.exitCode = 1;
+    });
+    process.exit(1);
   }, EXIT_GRACE_MS).unref();
   await stopStack();
 }

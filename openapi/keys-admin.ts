@@ -199,6 +199,11 @@ export interface operations {
                     /** @enum {string} */
                     tier: "free" | "pro" | "team";
                     subscriptionId: string;
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (EXPIRED from then on). Absent: it does not expire.
+                     */
+                    expiresAt?: string;
                 };
             };
         };
@@ -219,6 +224,8 @@ export interface operations {
                         customerId: string;
                         subscriptionId: string;
                         createdAt: string;
+                        /** @description When the key stops working; null: never. */
+                        expiresAt: string | null;
                     };
                 };
             };

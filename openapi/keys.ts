@@ -83,7 +83,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a subscription's key (the new one is e-mailed)
-         * @description With the key itself (no body), or with the account token and {subscriptionId}.
+         * @description With the key itself, or with the account token and {subscriptionId}. The replaced key keeps working for graceSeconds (default KEY_ROTATION_GRACE_SECONDS; 0 after a leak).
          */
         post: operations["postKeysRotate"];
         delete?: never;
@@ -602,7 +602,14 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    subscriptionId: string;
+                    subscriptionId?: string;
+                    /** @description How long the replaced key keeps working beside the new one; 0 stops it at once. Default KEY_ROTATION_GRACE_SECONDS. */
+                    graceSeconds?: number;
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (EXPIRED from then on). Absent: it does not expire.
+                     */
+                    expiresAt?: string;
                 };
             };
         };
@@ -627,6 +634,10 @@ export interface operations {
                          */
                         delivery: "email";
                         createdAt: string;
+                        /** @description When the new key stops working; null: never. */
+                        expiresAt: string | null;
+                        /** @description Until when the replaced key keeps working beside the new one; null: it stopped at once. */
+                        replacedValidUntil: string | null;
                     };
                 };
             };
@@ -708,6 +719,11 @@ export interface operations {
                     /** @enum {string} */
                     tier: "free" | "pro" | "team";
                     subscriptionId: string;
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (EXPIRED from then on). Absent: it does not expire.
+                     */
+                    expiresAt?: string;
                 };
             };
         };
@@ -728,6 +744,8 @@ export interface operations {
                         customerId: string;
                         subscriptionId: string;
                         createdAt: string;
+                        /** @description When the key stops working; null: never. */
+                        expiresAt: string | null;
                     };
                 };
             };

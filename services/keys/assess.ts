@@ -37,13 +37,23 @@ export function quotaReport(tier: Tier, usage: UsageCounts): QuotaReport {
   return report;
 }
 
+/** Whether the key's expiry (its own, or the end of a rotation's grace period) has passed. */
+export const hasExpired = (record: Pick<KeyRecord, 'expiresAt'>, now: number = Date.now()): boolean =>
+  record.expiresAt != null && new Date(record.expiresAt).getTime() <= now;
+
 /**
- * The rules of a known key (pure): revoked keys are refused; a key whose subscription ended stays
+ * The rules of a known key (pure): revoked keys are refused, expired ones too; a key whose subscription ended stays
  * valid at the free tier; a request that would pass the tier's monthly quota is refused.
  */
-export function assessKey(record: KeyRecord, usage: UsageCounts, request: { metric: Metric; amount: number }): Assessment {
+export function assessKey(
+  record: KeyRecord,
+  usage: UsageCounts,
+  request: { metric: Metric; amount: number },
+  now: number = Date.now(),
+): Assessment {
   if (record.status === 'revoked') return invalid('DISABLED');
   if (!record.keyHash || record.status !== 'active') return invalid('NOT_FOUND');
+  if (hasExpired(record, now)) return invalid('EXPIRED');
   const limits = limitsOf(record.tier);
   const limit = limits.quotas[request.metric];
   if (limit !== -1 && usage[request.metric] + request.amount > limit) return invalid('USAGE_EXCEEDED');

@@ -19,6 +19,10 @@ export interface KeyGeneratedData {
   generation: number;
   /** The last four of the key a rotation replaces, for the e-mail; null otherwise. */
   replacesLast4: string | null;
+  /** When the key stops working (EXPIRED from then on); null: never. Events before v3 have null. */
+  expiresAt?: Date | null;
+  /** Rotation: until when the replaced key keeps working beside this one; null: it stops at once. */
+  previousValidUntil?: Date | null;
 }
 export interface KeyTierChangedData {
   keyHash: string;

@@ -11,6 +11,7 @@ import { keysEqualConstantTime } from '../platform/secrets.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
 import { mintKey } from './new-key.ts';
 import { identifier } from './id-input.ts';
+import { expiresAtInput } from './key-lifetime.ts';
 import type { GenerateAnswer } from './keys-answers.ts';
 
 export const generateInput = z.object({
@@ -22,6 +23,7 @@ export const generateInput = z.object({
     .pipe(z.email({ error: 'email is not a valid address' })),
   tier: z.enum(TIERS, { error: `tier must be one of ${TIERS.join(', ')}` }),
   subscriptionId: identifier('subscriptionId'),
+  expiresAt: expiresAtInput.optional(),
 });
 
 /**
@@ -39,7 +41,9 @@ export function mountGenerateRoute(app: Express, deps: { config: Config; db: Db;
     if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'invalid request body');
     const input = parsed.data;
     if ((await getKeyBySubscription(db, input.subscriptionId))?.keyHash) throw conflict('this subscription already has a key');
-    const { apiKey, event } = mintKey({ ...input, source: 'api' }, config.secrets.keyEncryptionKey, { correlationId: req.id });
+    const { apiKey, event } = mintKey({ ...input, expiresAt: input.expiresAt ?? null, source: 'api' }, config.secrets.keyEncryptionKey, {
+      correlationId: req.id,
+    });
     await publishAndApply(publisher, db, keysProjection, [event]);
     // Two concurrent requests for one subscription: the projection adopts only the first key.
     const stored = await getKeyBySubscription(db, input.subscriptionId);
@@ -50,6 +54,7 @@ export function mountGenerateRoute(app: Express, deps: { config: Config; db: Db;
       customerId: input.customerId,
       subscriptionId: input.subscriptionId,
       createdAt: event.metadata.occurredAt.toISOString(),
+      expiresAt: event.data.expiresAt?.toISOString() ?? null,
     } satisfies GenerateAnswer);
   });
 }

@@ -3,7 +3,7 @@ import { isEventOf, type DeliveredEvent } from '../../events/envelope.ts';
 import { ProjectionCache, sharedLoad, type ProjectionCacheOptions } from '../../events/projection-cache.ts';
 import { projectedFields, type StoredDocument } from '../../events/projection.ts';
 import type { KeyGenerated } from './events.ts';
-import { keysProjection, type KeyRecord } from './keys.projection.ts';
+import { keysProjection, recordForKey, type KeyRecord } from './keys.projection.ts';
 
 /** How long "no such key" is believed: a key generated meanwhile drops the belief as soon as the feed shows it. */
 const ABSENT_TTL_MS = 500;
@@ -40,7 +40,7 @@ export class KeyCache {
     const id = this.#idByHash.get(keyHash);
     if (id !== undefined) {
       const hit = this.documents.peekView(id);
-      if (hit !== undefined) return hit?.keyHash === keyHash ? hit : null;
+      if (hit !== undefined) return recordForKey(hit, keyHash);
     }
     const absentAt = this.#absent.get(keyHash);
     if (absentAt !== undefined) {
@@ -71,7 +71,6 @@ export class KeyCache {
     }
     if (this.#idByHash.size >= this.documents.maxEntries) this.#idByHash.clear();
     this.#idByHash.set(keyHash, String(stored._id));
-    const record = projectedFields<KeyRecord>(stored);
-    return record?.keyHash === keyHash ? record : null;
+    return recordForKey(projectedFields<KeyRecord>(stored), keyHash);
   }
 }

@@ -7,6 +7,7 @@ import type { TokenSettings } from '../accounts/tokens.ts';
 import { projectedFields } from '../../events/projection.ts';
 import { HttpError, badRequest, unauthorized } from '../platform/http/errors.ts';
 import { KEY_PREFIX, hashKey } from './key-format.ts';
+import { hasExpired } from './assess.ts';
 import { findStoredKey, getKeyBySubscription, type KeyRecord } from './keys.projection.ts';
 import { identifier } from './id-input.ts';
 
@@ -31,7 +32,9 @@ export async function ownedKey(
   if (apiKey !== undefined) {
     const keyHash = hashKey(apiKey);
     const record = projectedFields<KeyRecord>(await findStoredKey(deps.db, keyHash));
-    if (record?.keyHash !== keyHash || record.status !== 'active') throw unauthorized('invalid, replaced or revoked API key', CHALLENGE);
+    if (record?.keyHash !== keyHash || record.status !== 'active' || hasExpired(record)) {
+      throw unauthorized('invalid, replaced, expired or revoked API key', CHALLENGE);
+    }
     return record;
   }
   if (!bearer) throw unauthorized('missing credentials (X-API-Key: <API_KEY>, or Authorization: Bearer <account token>)', CHALLENGE);

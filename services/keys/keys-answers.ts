@@ -68,6 +68,11 @@ export const rotateAnswer = z.object({
   last4: z.string(),
   delivery: z.literal('email').describe('The new key is sent to the subscription’s address, never in this answer.'),
   createdAt: z.string(),
+  expiresAt: z.string().nullable().describe('When the new key stops working; null: never.'),
+  replacedValidUntil: z
+    .string()
+    .nullable()
+    .describe('Until when the replaced key keeps working beside the new one; null: it stopped at once.'),
 });
 
 export const generateAnswer = z.object({
@@ -76,6 +81,7 @@ export const generateAnswer = z.object({
   customerId: z.string(),
   subscriptionId: z.string(),
   createdAt: z.string(),
+  expiresAt: z.string().nullable().describe('When the key stops working; null: never.'),
 });
 
 export const revokeAnswer = z.object({ revoked: z.literal(true), subscriptionId: z.string(), last4: z.string().nullable() });

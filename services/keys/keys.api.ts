@@ -3,6 +3,7 @@ import { errorAnswer } from '../platform/http/platform-answers.ts';
 import { VERSION } from '../platform/version.ts';
 import { generateInput } from './generate.routes.ts';
 import { accountInput } from './key-owner.ts';
+import { rotateOptions } from './key-lifetime.ts';
 import {
   generateAnswer,
   refusalAnswer,
@@ -77,10 +78,11 @@ const PUBLIC_OPERATIONS: readonly ApiOperation[] = [
     method: 'post',
     path: '/keys/rotate',
     summary: "Replace a subscription's key (the new one is e-mailed)",
-    description: 'With the key itself (no body), or with the account token and {subscriptionId}.',
+    description:
+      'With the key itself, or with the account token and {subscriptionId}. The replaced key keeps working for graceSeconds (default KEY_ROTATION_GRACE_SECONDS; 0 after a leak).',
     tags: ['keys'],
     security: ['apiKey', 'bearerApiKey', 'accountToken'],
-    body: { schema: accountInput, required: false },
+    body: { schema: accountInput.partial().extend(rotateOptions.shape), required: false },
     responses: {
       200: { description: 'Replaced; the new key is on its way by e-mail.', schema: rotateAnswer, headers: ['Cache-Control'] },
       400: error('A bad body.'),

@@ -26,8 +26,21 @@ export interface KeyRecord {
   userId?: string | null;
   /** How often the key was replaced: the key.generated with the highest generation is the key. */
   generation?: number;
+  /** When the key stops working (EXPIRED from then on); null or absent: never. */
+  expiresAt?: Date | null;
+  /** The key the last rotation replaced, while its grace period lets it work beside the new one. */
+  previous?: PreviousKey | null;
   createdAt: Date | null;
   endsAt: Date | null;
+}
+
+/** A replaced key that still works until `validUntil` (a rotation's grace period). */
+export interface PreviousKey {
+  keyHash: string;
+  last4: string | null;
+  validUntil: Date;
+  /** Its own expiry, if earlier than the grace period's end. */
+  expiresAt: Date | null;
 }
 
 const empty = (subscriptionId: string): KeyRecord => ({
@@ -65,12 +78,21 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): 
       // neither is an older one. Rotations sit on other partitions (keyed by key hash), so they can
       // arrive in any order: the highest generation wins whatever the order.
       if (replacing && generation <= held) return current;
+      // The replaced key keeps working only if it worked when it was replaced: a rotation never
+      // brings a revoked key back.
+      const until = k.previousValidUntil ?? null;
+      const previous: PreviousKey | null =
+        replacing && current.status === 'active' && current.keyHash && until && until > event.metadata.occurredAt
+          ? { keyHash: current.keyHash, last4: current.last4, validUntil: until, expiresAt: current.expiresAt ?? null }
+          : null;
       return {
         ...current,
         keyHash: k.keyHash,
         last4: k.last4,
         status: 'active',
         generation,
+        expiresAt: k.expiresAt ?? null,
+        previous,
         customerId: current.customerId ?? k.customerId,
         email: current.email ?? k.email,
         createdAt: replacing ? event.metadata.occurredAt : (current.createdAt ?? event.metadata.occurredAt),
@@ -78,7 +100,9 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): 
       };
     }
     case 'key.revoked':
-      return event.data.keyHash === current.keyHash ? { ...current, status: 'revoked' } : current;
+      // Revoking a subscription's key ends the grace of the key it replaced too: nothing of it works.
+      if (event.data.keyHash === current.keyHash) return { ...current, status: 'revoked', previous: null };
+      return event.data.keyHash === current.previous?.keyHash ? { ...current, previous: null } : current;
     case 'key.tier-changed':
       return current;
     case 'subscription.created': {
@@ -137,8 +161,22 @@ export const keysProjection: Projection<KeyDocument, KeyEvent | SubscriptionEven
   handles: ['key.generated', 'key.revoked', ...SUBSCRIPTION_EVENT_TYPES],
   documentId: (event) => event.data.subscriptionId,
   evolve: (doc, event) => ({ ...evolveKey(doc, event) }),
-  indexes: [{ key: { keyHash: 1 } }],
+  indexes: [{ key: { keyHash: 1 } }, { key: { 'previous.keyHash': 1 } }],
 };
+
+/**
+ * The record as this key sees it: the subscription's current key, or the key it replaced while its
+ * grace period lasts (then it expires at the grace period's end, or its own expiry if earlier).
+ * Null when the record does not hold this key.
+ */
+export function recordForKey(record: KeyRecord | null, keyHash: string): KeyRecord | null {
+  if (!record) return null;
+  if (record.keyHash === keyHash) return record;
+  const previous = record.previous;
+  if (!previous || previous.keyHash !== keyHash) return null;
+  const ends = previous.expiresAt && previous.expiresAt < previous.validUntil ? previous.expiresAt : previous.validUntil;
+  return { ...record, keyHash: previous.keyHash, last4: previous.last4, expiresAt: ends, previous: null };
+}
 
 export async function getKeyBySubscription(db: Db, subscriptionId: string): Promise<KeyRecord | null> {
   return findProjected<KeyRecord>(await projectionCollection(db, keysProjection.collection), subscriptionId);
@@ -146,5 +184,11 @@ export async function getKeyBySubscription(db: Db, subscriptionId: string): Prom
 
 /** The stored document (bookkeeping included) holding this key, for a cache that follows the log. */
 export async function findStoredKey(db: Db, keyHash: string): Promise<StoredDocument<Document> | null> {
-  return findStored(await projectionCollection(db, keysProjection.collection), { keyHash, _deleted: { $ne: true } });
+  const collection = await projectionCollection(db, keysProjection.collection);
+  // Two equality lookups rather than one $or: the MongoDB-wire server pushes an equality down to its
+  // index, an $or it may scan, and unknown keys (someone guessing) take this path.
+  return (
+    (await findStored(collection, { keyHash, _deleted: { $ne: true } })) ??
+    findStored(collection, { 'previous.keyHash': keyHash, _deleted: { $ne: true } })
+  );
 }

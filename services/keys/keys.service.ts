@@ -107,6 +107,7 @@ export const keysService: ServiceModule = {
         accounts: new AccountStore(mongo.db, rt.codec, rt.publisher, log),
         encryptionKey: config.secrets.keyEncryptionKey,
         limit: rotationLimit,
+        graceSeconds: config.keyRotationGraceSeconds,
         leaseMs: config.effectLeaseMs,
         log,
       };

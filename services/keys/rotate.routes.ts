@@ -6,9 +6,10 @@ import { EffectBusy, Effects } from '../../events/effects.ts';
 import { publishAndApply } from '../../events/own-events.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Logger } from '../platform/logger.ts';
-import { HttpError, conflict } from '../platform/http/errors.ts';
+import { HttpError, badRequest, conflict } from '../platform/http/errors.ts';
 import { noStore } from '../platform/http/no-store.ts';
 import type { KeyGenerated } from './events.ts';
+import { rotateOptions } from './key-lifetime.ts';
 import { ownedKey } from './key-owner.ts';
 import type { RotateAnswer } from './keys-answers.ts';
 import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
@@ -30,6 +31,11 @@ interface SavedRotation extends Document {
  * *Choice:* the new key is only in the e-mail, never in this answer. Whoever rotates with a leaked
  * key or a stolen session then cannot take the subscription over: the key goes to the address on
  * the subscription, as the first one did.
+ *
+ * The replaced key keeps working beside the new one for a grace period (graceSeconds, default
+ * KEY_ROTATION_GRACE_SECONDS), so the deployments that hold it can change over without an outage;
+ * 0 stops it at once, which is what a rotation after a leak wants. Only the key just replaced gets
+ * one: a second rotation ends the first one's grace.
  */
 export function mountRotateRoute(
   app: Express,
@@ -40,12 +46,16 @@ export function mountRotateRoute(
     accounts: Pick<AccountStore, 'findById'>;
     encryptionKey: Buffer;
     limit: RotationLimit;
+    /** KEY_ROTATION_GRACE_SECONDS: the grace period of a rotation that does not name one. */
+    graceSeconds: number;
     leaseMs: number;
     log: Logger;
   },
 ): void {
   const { db, publisher, limit, log } = deps;
   app.post('/keys/rotate', noStore, async (req, res) => {
+    const options = rotateOptions.safeParse(req.body ?? {});
+    if (!options.success) throw badRequest(options.error.issues[0]?.message ?? 'invalid request body');
     const record = await ownedKey(req, deps);
     const oldHash = record.keyHash;
     if (!oldHash) throw new HttpError(404, 'NOT_FOUND', 'this subscription has no key yet');
@@ -71,6 +81,7 @@ export function mountRotateRoute(
     // A request that died after saving its key is finished with the same key, never a second one.
     let event = claim.saved?.event;
     if (!event) {
+      const graceMs = (options.data.graceSeconds ?? deps.graceSeconds) * 1000;
       event = mintKey(
         {
           tier: record.tier,
@@ -80,6 +91,8 @@ export function mountRotateRoute(
           source: 'rotation',
           generation: (record.generation ?? 0) + 1,
           replacesLast4: record.last4,
+          expiresAt: options.data.expiresAt ?? null,
+          previousValidUntil: graceMs > 0 ? new Date(Date.now() + graceMs) : null,
         },
         deps.encryptionKey,
         { correlationId: req.id },
@@ -103,6 +116,8 @@ export function mountRotateRoute(
       last4: event.data.last4,
       delivery: 'email',
       createdAt: event.metadata.occurredAt.toISOString(),
+      expiresAt: event.data.expiresAt?.toISOString() ?? null,
+      replacedValidUntil: event.data.previousValidUntil?.toISOString() ?? null,
     } satisfies RotateAnswer);
   });
 }

@@ -54,6 +54,8 @@ export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | n
           subscriptionId: d.subscriptionId,
           generation: d.generation,
           replacesLast4: d.replacesLast4,
+          previousValidUntil: d.previousValidUntil ?? null,
+          expiresAt: d.expiresAt ?? null,
         }),
       };
     }

@@ -26,6 +26,13 @@ export function formatUtcDate(date: Date): string {
   return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
 }
 
+/** '21 December 2026, 14:05 UTC': a grace period is minutes long, so the time of day matters. */
+export function formatUtcDateTime(date: Date): string {
+  const hh = String(date.getUTCHours()).padStart(2, '0');
+  const mm = String(date.getUTCMinutes()).padStart(2, '0');
+  return `${formatUtcDate(date)}, ${hh}:${mm} UTC`;
+}
+
 /**
  * Links come from the payment provider and the configuration: anything but http(s) (javascript:,
  * data:) is refused, and the normalised href is used so no whitespace or newline rides along.
@@ -61,6 +68,10 @@ export interface KeyIssuedMailInput {
   generation?: number;
   /** The last four of the key this one replaces, when it replaces one. */
   replacesLast4?: string | null;
+  /** Until when the replaced key keeps working beside this one; null or absent: it stopped at once. */
+  previousValidUntil?: Date | null;
+  /** When this key stops working; null or absent: never. */
+  expiresAt?: Date | null;
 }
 
 /** The only place besides the /generate response where the plaintext key is ever shown. */
@@ -69,13 +80,18 @@ export function keyIssuedMail(input: KeyIssuedMailInput): Mail {
   const generation = input.generation ?? 0;
   const replaced =
     generation > 0
-      ? `This key replaces your previous one${input.replacesLast4 ? ` (ending in ${input.replacesLast4})` : ''}, which no longer works.`
+      ? `This key replaces your previous one${input.replacesLast4 ? ` (ending in ${input.replacesLast4})` : ''}, which ${
+          input.previousValidUntil
+            ? `keeps working until ${formatUtcDateTime(input.previousValidUntil)}, so you can switch over`
+            : 'no longer works'
+        }.`
       : '';
+  const expiry = input.expiresAt ? `This key expires on ${formatUtcDateTime(input.expiresAt)}.` : '';
   // Shown once and never again: the way to a new key is to replace this one, not to ask for it again.
   const care =
     'Keep it secret. We store only a hash of it, so this is the only time it is shown. ' +
-    'If you lose it or think someone else has it, replace it: POST /keys/rotate with your account token ' +
-    '(or with this key as X-API-Key) retires it at once and e-mails you a new one.';
+    'If you lose it or think someone else has it, replace it: POST /keys/rotate with {"graceSeconds": 0} and your ' +
+    'account token (or this key as X-API-Key) retires it at once and e-mails you a new one.';
   return {
     to: input.email,
     subject: generation > 0 ? 'Your new svc API key' : 'Your svc API key',
@@ -86,11 +102,11 @@ export function keyIssuedMail(input: KeyIssuedMailInput): Mail {
         : `<key.${input.subscriptionId}@${MESSAGE_ID_DOMAIN}>`,
     text:
       `${greeting(input.name)}\n\nhere is your ${generation > 0 ? 'new ' : ''}svc API key for the ${tierName} plan:\n\n    ${input.apiKey}\n\n` +
-      `${replaced ? `${replaced}\n\n` : ''}${care}\n${SIGNATURE_TEXT}`,
+      `${replaced ? `${replaced}\n\n` : ''}${expiry ? `${expiry}\n\n` : ''}${care}\n${SIGNATURE_TEXT}`,
     html:
       `${htmlGreeting(input.name)}<p>here is your ${generation > 0 ? 'new ' : ''}svc API key for the <strong>${escapeHtml(tierName)}</strong> plan:</p>` +
       `<p><code>${escapeHtml(input.apiKey)}</code></p>` +
-      `${replaced ? `<p>${escapeHtml(replaced)}</p>` : ''}<p>${escapeHtml(care)}</p>${SIGNATURE_HTML}`,
+      `${replaced ? `<p>${escapeHtml(replaced)}</p>` : ''}${expiry ? `<p>${escapeHtml(expiry)}</p>` : ''}<p>${escapeHtml(care)}</p>${SIGNATURE_HTML}`,
   };
 }
 

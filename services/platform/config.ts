@@ -152,6 +152,7 @@ const schema = z.object({
   BCRYPT_QUEUE: z.coerce.number().int().min(0).max(100_000).default(50),
   KEY_VALIDATION_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
   KEY_ROTATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(3),
+  KEY_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
 
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
   PAYMENT_STORE_ID: z.string().regex(/^\d+$/, { error: "must be the provider's numeric store id" }).optional(),
@@ -306,6 +307,8 @@ export interface Config {
   keyValidationPerIpPerMinute: number;
   /** POST /keys/rotate per subscription per clock hour. */
   keyRotationsPerHour: number;
+  /** How long a rotated key keeps working beside its replacement, unless the rotation says otherwise. */
+  keyRotationGraceSeconds: number;
   /** How often billing looks for cancelled subscriptions whose paid period is over. */
   deadlineIntervalMs: number;
   variantTiers: ReadonlyMap<string, Tier>;
@@ -453,6 +456,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashing: { threads: raw.BCRYPT_THREADS, queue: raw.BCRYPT_QUEUE },
     keyValidationPerIpPerMinute: raw.KEY_VALIDATION_PER_IP_PER_MINUTE,
     keyRotationsPerHour: raw.KEY_ROTATIONS_PER_HOUR,
+    keyRotationGraceSeconds: raw.KEY_ROTATION_GRACE_SECONDS,
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
     payments: {
       storeId: raw.PAYMENT_STORE_ID ?? null,

@@ -22,7 +22,7 @@ const SHARED_SECRET = 'ab'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
 const KEY = /svc_[A-Za-z0-9]{33}/g;
 
-describe('key rotation: POST /keys/rotate (e2e)', function () {
+describe('key rotation and lifetime: POST /keys/rotate, grace periods, expiry (e2e)', function () {
   this.timeout(90_000);
   let stack: StackEnv;
   let platform: RunningPlatform;
@@ -113,15 +113,21 @@ describe('key rotation: POST /keys/rotate (e2e)', function () {
     return { subscriptionId, apiKey: apiKey! };
   }
 
-  it('replaces the key with the key itself: the old one is refused within a second everywhere, the new one comes by e-mail once', async () => {
+  it('replaces the key with the key itself and no grace: the old one is refused within a second everywhere, the new one comes by e-mail once', async () => {
     const email = `rotate-${randomUUID().slice(0, 8)}@example.test`;
     const { subscriptionId, apiKey: oldKey } = await subscribe(email);
     expect((await gated(oldKey)).status).to.equal(200);
 
-    const res = await rotate({ 'x-api-key': oldKey });
+    const res = await rotate({ 'x-api-key': oldKey }, { graceSeconds: 0 });
     expect(res.status, res.text).to.equal(200);
     expect(res.headers.get('cache-control')).to.equal('no-store');
-    expect(res.body).to.include({ rotated: true, subscriptionId, replacedLast4: oldKey.slice(-4), delivery: 'email' });
+    expect(res.body).to.include({
+      rotated: true,
+      subscriptionId,
+      replacedLast4: oldKey.slice(-4),
+      delivery: 'email',
+      replacedValidUntil: null,
+    });
     // The new key goes only to the subscription's address, never into the answer.
     expect(res.text).not.to.match(KEY);
 
@@ -143,7 +149,7 @@ describe('key rotation: POST /keys/rotate (e2e)', function () {
     const mails = (await mailTo(stack.MAILPIT_URL, email)).filter((m) => /API key/.test(m.Subject));
     const rotated = mails.find((m) => m.Text.includes(newKey))!;
     expect(rotated.Subject).to.equal('Your new svc API key');
-    expect(rotated.Text).to.include(`ending in ${oldKey.slice(-4)}`);
+    expect(rotated.Text).to.include(`ending in ${oldKey.slice(-4)}), which no longer works`);
 
     // The old key rotates nothing any more, and the new key's e-mail is sent once.
     expect((await rotate({ 'x-api-key': oldKey })).status).to.equal(401);
@@ -184,12 +190,88 @@ describe('key rotation: POST /keys/rotate (e2e)', function () {
     await eventually('the replacement valid', async () => ((await valid(second)) ? true : undefined), 1000);
     expect(await valid(first)).to.equal(false);
 
+    // A revoked key gets no grace period: it stays refused beside its replacement.
+    expect(res.body.replacedValidUntil).to.be.a('string');
     // KEY_ROTATIONS_PER_HOUR=2: a second rotation passes, a third within the hour does not.
-    expect((await rotate({ authorization: `Bearer ${token}` }, { subscriptionId })).status).to.equal(200);
+    expect((await rotate({ authorization: `Bearer ${token}` }, { subscriptionId, graceSeconds: 0 })).status).to.equal(200);
     const third = await rotate({ authorization: `Bearer ${token}` }, { subscriptionId });
     expect(third.status).to.equal(429);
     expect(Number(third.headers.get('retry-after'))).to.be.within(1, 3600);
     const keys = await nthKey(email, 3);
     await eventually('only the newest key valid', async () => ((await valid(keys[2]!)) && !(await valid(second)) ? true : undefined), 1000);
+  });
+
+  /** /validate's answer for a key: valid, or the refusal's code. */
+  const verdict = async (apiKey: string) => {
+    const body = (await post(`${keysBase}/validate`, { apiKey })).body;
+    return body.valid === true ? 'valid' : String(body.code);
+  };
+
+  it('keeps the replaced key working beside the new one for the grace period, then refuses it as EXPIRED', async () => {
+    const email = `grace-${randomUUID().slice(0, 8)}@example.test`;
+    const { subscriptionId, apiKey: oldKey } = await subscribe(email);
+    const res = await rotate({ 'x-api-key': oldKey }, { graceSeconds: 3 });
+    expect(res.status, res.text).to.equal(200);
+    const until = Date.parse(String(res.body.replacedValidUntil));
+    expect(until - Date.parse(String(res.body.createdAt))).to.be.within(2500, 3500);
+
+    const newKey = (await nthKey(email, 2))[1]!;
+    await eventually('the new key valid', async () => ((await verdict(newKey)) === 'valid' ? true : undefined), 1000);
+    // Both work, through /validate and through the remote gate, until the grace period ends.
+    if (Date.now() < until - 500) {
+      expect(await verdict(oldKey)).to.equal('valid');
+      expect((await gated(oldKey)).status).to.equal(200);
+    }
+    // Replaced, the old key no longer acts for the subscription: it cannot rotate again.
+    expect((await rotate({ 'x-api-key': oldKey })).status).to.equal(401);
+    const mail = (await mailTo(stack.MAILPIT_URL, email)).find((m) => m.Text.includes(newKey))!;
+    expect(mail.Text).to.match(/keeps working until \d+ \w+ \d{4}, \d\d:\d\d UTC/);
+
+    await eventually(
+      'the old key EXPIRED once its grace ends',
+      async () => ((await verdict(oldKey)) === 'EXPIRED' ? true : undefined),
+      10_000,
+    );
+    expect(Date.now()).to.be.at.least(until);
+    expect((await gated(oldKey)).status).to.equal(403);
+    expect(await verdict(newKey)).to.equal('valid');
+    expect((await platform.runtime.mongo.db.collection('keys').findOne({ _id: subscriptionId } as never))?.previous).to.include({
+      keyHash: hashKey(oldKey),
+    });
+  });
+
+  it('mints a key that expires when told, refused as EXPIRED from then on, and refuses an expiry that is not a future instant with 400', async () => {
+    const mint = (body: Record<string, unknown>) =>
+      post(
+        `${keysBase}/generate`,
+        {
+          customerId: `cus-${randomUUID().slice(0, 8)}`,
+          email: 'expiry@example.test',
+          tier: 'pro',
+          subscriptionId: `sub-${randomUUID()}`,
+          ...body,
+        },
+        { authorization: `Bearer ${SHARED_SECRET}` },
+      );
+    for (const expiresAt of ['tomorrow', '2020-01-01T00:00:00Z', 12345, '9999-01-01T00:00:00Z']) {
+      const refused = await mint({ expiresAt });
+      expect(refused.status, String(expiresAt)).to.equal(400);
+      expect(refused.body.error).to.match(/expiresAt/);
+    }
+    const expiresAt = new Date(Date.now() + 2000).toISOString();
+    const minted = await mint({ expiresAt });
+    expect(minted.status, minted.text).to.equal(201);
+    expect(minted.body.expiresAt).to.equal(expiresAt);
+    const apiKey = String(minted.body.apiKey);
+    if (Date.now() < Date.parse(expiresAt) - 500) expect(await verdict(apiKey)).to.equal('valid');
+    await eventually('the key EXPIRED at its time', async () => ((await verdict(apiKey)) === 'EXPIRED' ? true : undefined), 10_000);
+    expect(Date.now()).to.be.at.least(Date.parse(expiresAt));
+    expect((await gated(apiKey)).status).to.equal(403);
+    // An expired key acts for nothing, not even its own rotation.
+    expect((await rotate({ 'x-api-key': apiKey })).status).to.equal(401);
+
+    const forever = await mint({});
+    expect(forever.status).to.equal(201);
+    expect(forever.body.expiresAt).to.equal(null);
   });
 });

@@ -36,13 +36,21 @@ export interface KeyRevokedData {
   reason: string;
 }
 
+export interface KeyLimitsSetData {
+  keyHash: string;
+  subscriptionId: string;
+  /** The key's own limit per minute, at most its tier's; null: the tier's. */
+  requestsPerMinute: number | null;
+}
+
 export type KeyGenerated = Event<'key.generated', KeyGeneratedData>;
+export type KeyLimitsSet = Event<'key.limits-set', KeyLimitsSetData>;
 export type KeyTierChanged = Event<'key.tier-changed', KeyTierChangedData>;
 export type KeyRevoked = Event<'key.revoked', KeyRevokedData>;
 
 /** Every event about keys themselves. */
-export type KeyEvent = KeyGenerated | KeyTierChanged | KeyRevoked;
+export type KeyEvent = KeyGenerated | KeyTierChanged | KeyRevoked | KeyLimitsSet;
 
-export const KEY_EVENTS: readonly EventDefinition[] = (['key.generated', 'key.tier-changed', 'key.revoked'] as const).map((type) =>
-  defineEvent<KeyEvent>({ type, topic: KEYS_TOPIC, schema: `keys/${type}`, key: (d) => d.keyHash }),
+export const KEY_EVENTS: readonly EventDefinition[] = (['key.generated', 'key.tier-changed', 'key.revoked', 'key.limits-set'] as const).map(
+  (type) => defineEvent<KeyEvent>({ type, topic: KEYS_TOPIC, schema: `keys/${type}`, key: (d) => d.keyHash }),
 );

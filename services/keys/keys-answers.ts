@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VERIFICATION_OUTCOMES, type VerificationOutcome } from './verifications.ts';
 import { METRICS, TIERS } from '../kernel/tiers.ts';
 import { errorAnswer } from '../platform/http/platform-answers.ts';
 import type { InvalidCode } from './assess.ts';
@@ -51,6 +52,18 @@ export const usageAnswer = z.object({
   usage: counts,
   limits: counts.describe('-1 is unlimited'),
   resetDate: z.string().describe('When the monthly counts start again (ISO 8601).'),
+  requestsPerMinute: z.number().int().optional().describe('The rate limit that applies to this key: its own, or its tier’s.'),
+  verifications: z
+    .array(
+      z.object({
+        day: z.string().describe('UTC day, YYYY-MM-DD.'),
+        outcomes: z.object(
+          Object.fromEntries(VERIFICATION_OUTCOMES.map((o) => [o, z.number().int()])) as Record<VerificationOutcome, z.ZodNumber>,
+        ),
+      }),
+    )
+    .optional()
+    .describe('This key’s verifications this month per UTC day and outcome (days without any left out; counted within seconds).'),
 });
 
 export const reserveAnswer = z.union([
@@ -84,10 +97,18 @@ export const generateAnswer = z.object({
   expiresAt: z.string().nullable().describe('When the key stops working; null: never.'),
 });
 
+export const limitsAnswer = z.object({
+  subscriptionId: z.string(),
+  last4: z.string().nullable(),
+  requestsPerMinute: z.number().int().nullable().describe('The key’s own limit; null: the tier’s.'),
+  tierRequestsPerMinute: z.number().int().describe('The tier’s limit, the ceiling.'),
+});
+
 export const revokeAnswer = z.object({ revoked: z.literal(true), subscriptionId: z.string(), last4: z.string().nullable() });
 
 export type UsageAnswer = z.output<typeof usageAnswer>;
 export type RotateAnswer = z.output<typeof rotateAnswer>;
 export type GenerateAnswer = z.output<typeof generateAnswer>;
 export type RevokeAnswer = z.output<typeof revokeAnswer>;
+export type LimitsAnswer = z.output<typeof limitsAnswer>;
 export type ReserveAnswer = z.output<typeof reserveAnswer>;

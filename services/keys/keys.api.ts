@@ -4,8 +4,10 @@ import { VERSION } from '../platform/version.ts';
 import { generateInput } from './generate.routes.ts';
 import { accountInput } from './key-owner.ts';
 import { rotateOptions } from './key-lifetime.ts';
+import { limitsOptions } from './limits.routes.ts';
 import {
   generateAnswer,
+  limitsAnswer,
   refusalAnswer,
   reserveAnswer,
   revokeAnswer,
@@ -90,6 +92,22 @@ const PUBLIC_OPERATIONS: readonly ApiOperation[] = [
       404: error('No such subscription of this account, or no key yet.'),
       409: error('Being replaced already, or no address to send to.'),
       429: error('Too many rotations for this subscription this hour.', ['Retry-After']),
+    },
+  },
+  {
+    method: 'post',
+    path: '/keys/limits',
+    summary: "Give a subscription's key a request rate of its own, under its tier's",
+    description:
+      'With the key itself, or with the account token and {subscriptionId}. requestsPerMinute null goes back to the tier’s. Kept across rotations; a later downgrade caps it at the new tier’s.',
+    tags: ['keys'],
+    security: ['apiKey', 'bearerApiKey', 'accountToken'],
+    body: { schema: accountInput.partial().extend(limitsOptions.shape) },
+    responses: {
+      200: { description: 'Set: every process applies it within a second.', schema: limitsAnswer },
+      400: error('A bad body, or a limit over the tier’s.'),
+      401: error('Missing or refused credentials.', ['WWW-Authenticate']),
+      404: error('No such subscription of this account, or no key yet.'),
     },
   },
 ];

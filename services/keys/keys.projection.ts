@@ -30,6 +30,10 @@ export interface KeyRecord {
   expiresAt?: Date | null;
   /** The key the last rotation replaced, while its grace period lets it work beside the new one. */
   previous?: PreviousKey | null;
+  /** The owner's own request rate for the subscription's key, under its tier's; null or absent: the tier's. */
+  requestsPerMinute?: number | null;
+  /** When the owner last set it: an older setting arriving late (another key's partition) is ignored. */
+  limitsSetAt?: Date | null;
   createdAt: Date | null;
   endsAt: Date | null;
 }
@@ -105,6 +109,12 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): 
       return event.data.keyHash === current.previous?.keyHash ? { ...current, previous: null } : current;
     case 'key.tier-changed':
       return current;
+    case 'key.limits-set': {
+      // The subscription's setting, kept across rotations; the newest wins whatever the order of arrival.
+      const at = event.metadata.occurredAt;
+      if (current.limitsSetAt && new Date(current.limitsSetAt) > at) return current;
+      return { ...current, requestsPerMinute: event.data.requestsPerMinute, limitsSetAt: at };
+    }
     case 'subscription.created': {
       const s = event.data;
       return {
@@ -158,7 +168,7 @@ type KeyDocument = KeyRecord & Record<string, unknown>;
 export const keysProjection: Projection<KeyDocument, KeyEvent | SubscriptionEvent> = {
   name: 'keys',
   collection: 'keys',
-  handles: ['key.generated', 'key.revoked', ...SUBSCRIPTION_EVENT_TYPES],
+  handles: ['key.generated', 'key.revoked', 'key.limits-set', ...SUBSCRIPTION_EVENT_TYPES],
   documentId: (event) => event.data.subscriptionId,
   evolve: (doc, event) => ({ ...evolveKey(doc, event) }),
   indexes: [{ key: { keyHash: 1 } }, { key: { 'previous.keyHash': 1 } }],

@@ -15,6 +15,8 @@ import { findStoredKey, keysProjection } from './keys.projection.ts';
 import { RateLimits } from './rate-limits.ts';
 import { mountRevokeRoute } from './revoke.routes.ts';
 import { mountRotateRoute } from './rotate.routes.ts';
+import { mountLimitsRoute } from './limits.routes.ts';
+import { VerificationCounts } from './verifications.ts';
 import { RotationLimit } from './rotation-limit.ts';
 import { AccountStore } from '../accounts/account-store.ts';
 import { QuotaReservations } from './quota-reservations.ts';
@@ -26,6 +28,9 @@ import { mountValidationRoutes } from './validate.routes.ts';
 import { LocalValidator } from './validator.ts';
 
 /** The key-validation service: keys and usage projections, the issuer, and its HTTP face on KEYS_PORT. */
+/** How often verification counts are written: what a killed process can lose, and how fresh /usage's are. */
+const VERIFICATION_FLUSH_MS = 2000;
+
 export const keysService: ServiceModule = {
   name: 'keys',
   description:
@@ -96,7 +101,12 @@ export const keysService: ServiceModule = {
       );
       monthly.unref();
       parts.onStop(() => clearInterval(monthly));
-      const validator = new LocalValidator(rateLimits, keyCache, usageCache, reservations);
+      const verifications = new VerificationCounts(mongo.db, { writer: rt.instanceId, log });
+      await verifications.ensureIndexes();
+      verifications.start(VERIFICATION_FLUSH_MS);
+      // Before the server, so it stops after it: the last requests' counts are flushed.
+      parts.onStop(() => verifications.stop());
+      const validator = new LocalValidator(rateLimits, keyCache, usageCache, reservations, verifications);
       const rotationLimit = new RotationLimit(mongo.db, config.keyRotationsPerHour);
       await rotationLimit.ensureIndexes();
       const rotation = {
@@ -125,10 +135,11 @@ export const keysService: ServiceModule = {
         leanRoutes: [LEAN_VALIDATE_ROUTE],
         api: keysApi({ backOffice: adminPort === undefined }),
         mount: (a) => {
-          mountValidationRoutes(a, { validator });
+          mountValidationRoutes(a, { validator, verifications });
           mountReserveRoutes(a, { validator });
           // The owner's own route, so on the public port even with ADMIN_PORT.
           mountRotateRoute(a, rotation);
+          mountLimitsRoute(a, rotation);
           if (adminPort === undefined) mountBackOffice(a);
         },
       });

@@ -61,6 +61,9 @@ export class RateLimits {
   readonly #perTier: ReadonlyMap<Tier, MongoBlockLimiter>;
   readonly #perIp: MongoBlockLimiter;
   readonly #collection: Collection<{ _id: string; purgeAt: Date }>;
+  /** Limiters of keys whose owners set a lower limit than their tier's, by tier and limit. */
+  readonly #custom = new Map<string, MongoBlockLimiter>();
+  readonly #customLimiter: (tier: Tier, points: number) => MongoBlockLimiter;
 
   constructor(client: MongoClient, dbName: string, options: RateLimitsOptions = {}) {
     const db = client.db(dbName);
@@ -77,14 +80,32 @@ export class RateLimits {
         return [t, new MongoBlockLimiter(db, name, { keyPrefix: `key-${t}`, points, duration, block: block(points) })];
       }),
     );
+    // Its own counter per limit: a key whose owner changes its limit starts a new window.
+    this.#customLimiter = (tier, points) =>
+      new MongoBlockLimiter(db, name, { keyPrefix: `key-${tier}-${points}`, points, duration, block: block(points) });
     const ipPoints = options.perIpPerMinute ?? DEFAULT_PER_IP_PER_MINUTE;
     this.#perIp = new MongoBlockLimiter(db, name, { keyPrefix: 'ip', points: ipPoints, duration, block: block(ipPoints) });
   }
 
-  consumeKey(keyHash: string, tier: Tier): Promise<LimitDecision> {
-    const limiter = this.#perTier.get(tier);
+  /** perMinute: the key's own limit; the tier's is the ceiling, so a higher one is the tier's. */
+  consumeKey(keyHash: string, tier: Tier, perMinute?: number): Promise<LimitDecision> {
+    const limiter = this.#keyLimiter(tier, perMinute);
     if (!limiter) return Promise.reject(new TypeError(`unknown tier: ${String(tier)}`));
     return decide(limiter, keyHash, tier);
+  }
+
+  #keyLimiter(tier: Tier, perMinute: number | undefined): MongoBlockLimiter | undefined {
+    const base = this.#perTier.get(tier);
+    if (!base || perMinute === undefined || perMinute >= base.points || perMinute < 1) return base;
+    const name = `${tier}-${perMinute}`;
+    let limiter = this.#custom.get(name);
+    if (!limiter) {
+      // Bounded: limits are whole numbers under the tier's, so at most a few thousand ever exist.
+      if (this.#custom.size >= 1000) this.#custom.clear();
+      limiter = this.#customLimiter(tier, perMinute);
+      this.#custom.set(name, limiter);
+    }
+    return limiter;
   }
 
   consumeIp(ip: string): Promise<LimitDecision> {
@@ -96,8 +117,8 @@ export class RateLimits {
    * of the window with requests left); undefined otherwise, with nothing consumed, for the async
    * forms to settle. Most hot-path requests end here without a promise.
    */
-  keyHeld(keyHash: string, tier: Tier): LimitDecision | undefined {
-    const limiter = this.#perTier.get(tier);
+  keyHeld(keyHash: string, tier: Tier, perMinute?: number): LimitDecision | undefined {
+    const limiter = this.#keyLimiter(tier, perMinute);
     return limiter && decideHeld(limiter, keyHash);
   }
 

@@ -6,6 +6,7 @@ import type { UsageAnswer } from './keys-answers.ts';
 import { counted } from './metrics.ts';
 import { answerOf, rateHeaders, readValidateInput } from './validate-answer.ts';
 import type { KeyValidator, LimitDecision } from './validator.ts';
+import type { VerificationCounts } from './verifications.ts';
 
 export function setRateHeaders(res: Response, rate: LimitDecision | null): void {
   // setHeader, not Express's res.set: these go on every response of the hot path.
@@ -17,8 +18,11 @@ export function setRateHeaders(res: Response, rate: LimitDecision | null): void 
  * mostly answered before Express by the lean handler (validate-lean.ts), with the same answers;
  * this route serves what that one passes over (other content types, chunked or large bodies).
  */
-export function mountValidationRoutes(app: Express, deps: { validator: KeyValidator }): void {
-  const { validator } = deps;
+export function mountValidationRoutes(
+  app: Express,
+  deps: { validator: KeyValidator; verifications?: Pick<VerificationCounts, 'read'> },
+): void {
+  const { validator, verifications } = deps;
 
   app.post('/validate', async (req, res) => {
     const input = readValidateInput(req.body);
@@ -40,6 +44,14 @@ export function mountValidationRoutes(app: Express, deps: { validator: KeyValida
     }
     const usage = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].used])) as UsageAnswer['usage'];
     const limits = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].limit])) as UsageAnswer['limits'];
-    res.json({ tier: result.identity.tier, usage, limits, resetDate: periodOf(new Date()).resetDate.toISOString() } satisfies UsageAnswer);
+    const period = periodOf(new Date());
+    res.json({
+      tier: result.identity.tier,
+      usage,
+      limits,
+      resetDate: period.resetDate.toISOString(),
+      ...(rate ? { requestsPerMinute: rate.limit } : {}),
+      ...(verifications ? { verifications: await verifications.read(result.identity.keyHash, period.start) } : {}),
+    } satisfies UsageAnswer);
   });
 }

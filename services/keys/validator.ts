@@ -5,6 +5,7 @@ import type { KeyCache } from './key-cache.ts';
 import type { KeyRecord } from './keys.projection.ts';
 import type { QuotaReservations } from './quota-reservations.ts';
 import { limitsOf, type Metric } from '../kernel/tiers.ts';
+import type { VerificationCounts } from './verifications.ts';
 import { countsOf, currentPeriod, usageDocumentId, type UsageDocument } from './usage.ts';
 
 /** A rate-limit verdict, as the X-RateLimit-* headers report it. */
@@ -16,10 +17,11 @@ export interface LimitDecision {
 }
 
 export interface RateLimiting {
-  consumeKey(keyHash: string, tier: 'free' | 'pro' | 'team'): Promise<LimitDecision>;
+  /** perMinute: the key's own limit, set by its owner below the tier's; undefined: the tier's. */
+  consumeKey(keyHash: string, tier: 'free' | 'pro' | 'team', perMinute?: number): Promise<LimitDecision>;
   consumeIp(ip: string): Promise<LimitDecision>;
   /** The decision without a promise when the process holds what it needs, else undefined with nothing consumed. */
-  keyHeld?(keyHash: string, tier: 'free' | 'pro' | 'team'): LimitDecision | undefined;
+  keyHeld?(keyHash: string, tier: 'free' | 'pro' | 'team', perMinute?: number): LimitDecision | undefined;
   ipHeld?(ip: string): LimitDecision | undefined;
 }
 
@@ -73,17 +75,20 @@ export class LocalValidator implements KeyValidator {
   private readonly usage: ProjectionCache<UsageDocument>;
 
   private readonly reservations: Pick<QuotaReservations, 'reserve' | 'release'>;
+  private readonly counts: Pick<VerificationCounts, 'note'> | undefined;
 
   constructor(
     limits: RateLimiting,
     keys: KeyCache,
     usage: ProjectionCache<UsageDocument>,
     reservations: Pick<QuotaReservations, 'reserve' | 'release'>,
+    counts?: Pick<VerificationCounts, 'note'>,
   ) {
     this.limits = limits;
     this.keys = keys;
     this.usage = usage;
     this.reservations = reservations;
+    this.counts = counts;
   }
 
   async validate(apiKey: string, request: ValidationRequest): Promise<ValidationOutcome> {
@@ -120,10 +125,20 @@ export class LocalValidator implements KeyValidator {
     ipRate: LimitDecision,
   ): ValidationOutcome | Promise<ValidationOutcome> {
     if (!record) return { result: invalid('NOT_FOUND'), rate: ipRate };
-    const rate = this.limits.keyHeld?.(keyHash, record.tier);
-    return rate
+    const limit = { tier: record.tier, perMinute: record.requestsPerMinute ?? undefined };
+    const rate = this.limits.keyHeld?.(keyHash, limit.tier, limit.perMinute);
+    const outcome = rate
       ? this.#afterRate(keyHash, record, request, rate)
-      : this.limits.consumeKey(keyHash, record.tier).then((r) => this.#afterRate(keyHash, record, request, r));
+      : this.limits.consumeKey(keyHash, limit.tier, limit.perMinute).then((r) => this.#afterRate(keyHash, record, request, r));
+    const counts = this.counts;
+    if (!counts) return outcome;
+    // Counted for the key's owner by outcome; the key's record is known, so every outcome here is its.
+    const note = (o: ValidationOutcome) => {
+      const code = o.result.valid ? 'VALID' : o.result.code;
+      if (code !== 'NOT_FOUND' && code !== 'MALFORMED') counts.note({ keyHash, subscriptionId: record.subscriptionId }, code);
+      return o;
+    };
+    return outcome instanceof Promise ? outcome.then(note) : note(outcome);
   }
 
   #afterRate(

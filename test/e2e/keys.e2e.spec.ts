@@ -266,19 +266,24 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
   });
 
   describe('GET /usage', () => {
-    it('reports tier, usage, limits and the first instant of next month (UTC)', async () => {
+    it('reports tier, usage, limits, the first instant of next month (UTC), the key’s rate and its verifications', async () => {
       const { apiKey } = await mint('free');
       const res = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(res.status).to.equal(200);
       const body = (await res.json()) as Record<string, unknown>;
       const now = new Date();
       const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-      expect(body).to.deep.equal({
+      const { verifications, ...rest } = body;
+      expect(rest).to.deep.equal({
         tier: 'free',
         usage: { queries: 0, filesIndexed: 0, screenshotsAnalyzed: 0 },
         limits: { queries: 100, filesIndexed: 1000, screenshotsAnalyzed: 0 },
         resetDate: next.toISOString(),
+        requestsPerMinute: 60,
       });
+      // This request is the key's first verification: written within seconds, so in its own answer or not yet.
+      const counted = (verifications as { outcomes: { VALID: number } }[]).map((d) => d.outcomes.VALID);
+      expect([[], [1]]).to.deep.include(counted);
     });
 
     it('answers 401 for a missing or unknown key', async () => {

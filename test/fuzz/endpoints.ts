@@ -265,6 +265,13 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     template: { subscriptionId: jsonOf(fc.oneof(fc.constant(ctx.rotatable), word)) },
     auth: authArb([...keyAuth(key('POST /keys/rotate')), ...bearer(ctx.account.token)], wrongAuth),
   });
+  add('POST /keys/limits', 'keys', {
+    template: {
+      subscriptionId: jsonOf(fc.oneof(fc.constant(ctx.rotatable), word)),
+      requestsPerMinute: jsonOf(fc.oneof(fc.integer({ min: -10, max: 7000 }), fc.constant(null), fc.double(), word)),
+    },
+    auth: authArb([...keyAuth(key('POST /keys/limits')), ...bearer(ctx.account.token)], wrongAuth),
+  });
 
   // webhooks: the real signature of the exact bytes often, so the body reaches the log and billing.
   const realWebhook = fc

@@ -311,6 +311,7 @@ export const KEYED_ENDPOINTS = [
   'GET /usage',
   'POST /reserve',
   'POST /release',
+  'POST /keys/limits',
   'POST /api/rag/setup',
   'POST /api/rag/index',
   'GET /api/rag/index/:jobId',

@@ -41,8 +41,15 @@ function fixture(held: { ip: boolean; key: boolean; record: boolean; usage: bool
     peekView: () => (held.usage ? ({ counts: { queries: 5, filesIndexed: 0, screenshotsAnalyzed: 0 } } as UsageDocument) : undefined),
     get: async () => (calls.usageGet++, { counts: { queries: 5, filesIndexed: 0, screenshotsAnalyzed: 0 } } as UsageDocument),
   } as unknown as ProjectionCache<UsageDocument>;
-  const validator = new LocalValidator(limits, keys, usage, { reserve: async () => null, release: async () => undefined });
-  return { validator, apiKey, calls };
+  const noted: string[] = [];
+  const validator = new LocalValidator(
+    limits,
+    keys,
+    usage,
+    { reserve: async () => null, release: async () => undefined },
+    { note: (key, outcome) => noted.push(`${key.subscriptionId}:${outcome}`) },
+  );
+  return { validator, apiKey, calls, noted };
 }
 
 describe('LocalValidator.check: synchronous when everything is held', () => {
@@ -77,5 +84,17 @@ describe('LocalValidator.check: synchronous when everything is held', () => {
     expect((outcome as Exclude<typeof outcome, Promise<unknown>>).result).to.deep.include({ valid: false, code: 'MALFORMED' });
     expect(calls.ipHeld).to.equal(1);
     expect(calls.keyHeld).to.equal(0);
+  });
+
+  it('notes each verification of a known key by outcome, on the synchronous path too, and none of an unknown key', async () => {
+    const sync = fixture({ ip: true, key: true, record: true, usage: true });
+    expect(sync.validator.check(sync.apiKey, { ip: '10.0.0.1' })).not.to.be.instanceOf(Promise);
+    expect(sync.noted).to.deep.equal(['sub-1:VALID']);
+    const async = fixture({ ip: true, key: false, record: false, usage: false });
+    await async.validator.check(async.apiKey, { ip: '10.0.0.1', metric: 'screenshotsAnalyzed', amount: 1 });
+    await async.validator.check(async.apiKey, { ip: '10.0.0.1' });
+    expect(async.noted).to.deep.equal(['sub-1:VALID', 'sub-1:VALID']);
+    await async.validator.check(generateApiKey(), { ip: '10.0.0.1' });
+    expect(async.noted, 'an unknown key is nobody’s to count').to.have.length(2);
   });
 });

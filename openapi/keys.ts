@@ -92,6 +92,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/keys/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a subscription's key a request rate of its own, under its tier's
+         * @description With the key itself, or with the account token and {subscriptionId}. requestsPerMinute null goes back to the tier’s. Kept across rotations; a later downgrade caps it at the new tier’s.
+         */
+        post: operations["postKeysLimits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/generate": {
         parameters: {
             query?: never;
@@ -419,6 +439,20 @@ export interface operations {
                         };
                         /** @description When the monthly counts start again (ISO 8601). */
                         resetDate: string;
+                        /** @description The rate limit that applies to this key: its own, or its tier’s. */
+                        requestsPerMinute?: number;
+                        /** @description This key’s verifications this month per UTC day and outcome (days without any left out; counted within seconds). */
+                        verifications?: {
+                            /** @description UTC day, YYYY-MM-DD. */
+                            day: string;
+                            outcomes: {
+                                VALID: number;
+                                RATE_LIMITED: number;
+                                USAGE_EXCEEDED: number;
+                                DISABLED: number;
+                                EXPIRED: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -684,6 +718,82 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postKeysLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subscriptionId?: string;
+                    /** @description The key’s own limit per minute, at most its tier’s; null: the tier’s. */
+                    requestsPerMinute: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Set: every process applies it within a second. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptionId: string;
+                        last4: string | null;
+                        /** @description The key’s own limit; null: the tier’s. */
+                        requestsPerMinute: number | null;
+                        /** @description The tier’s limit, the ceiling. */
+                        tierRequestsPerMinute: number;
+                    };
+                };
+            };
+            /** @description A bad body, or a limit over the tier’s. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused credentials. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such subscription of this account, or no key yet. */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -331,7 +331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited. */
+            /** @description Rate limited: by the gate, in the error shape; or a batch bigger than what is left of the key's window, refused whole before any of it runs, as a JSON-RPC error (data.code RATE_LIMITED). */
             429: {
                 headers: {
                     /** @description Requests the key may make in the current minute's window. */
@@ -345,7 +345,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": ({
+                        /** @description What went wrong, for a person. */
+                        error: string;
+                        /** @description What went wrong, for a program: BAD_REQUEST, UNAUTHORIZED, NOT_FOUND, RATE_LIMITED, UNAVAILABLE… */
+                        code: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description An error ({error, code}). */

@@ -6,6 +6,7 @@ import { accountsService } from '../../services/accounts/accounts.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { testEnv, testLogger } from '../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 /** Sign-up and login limits against hostile clients, and whose address a limit counts (issue 15). */
 describe('account service under abuse: sign-up and login limits, trusted proxies (e2e)', function () {
@@ -16,6 +17,9 @@ describe('account service under abuse: sign-up and login limits, trusted proxies
     this.timeout(STACK_TIMEOUT_MS);
     stack = await useStack();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   /** An accounts service of its own per block: limits are per process, and each block sets its own. */
   function accounts(env: NodeJS.ProcessEnv) {

@@ -27,6 +27,7 @@ import {
 } from '../support/lemonsqueezy.ts';
 import { mailTo, type SentMail } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SIGNING_SECRET = 'e2e-signing-secret-0123456789';
 const SHARED_SECRET = 'ab'.repeat(32);
@@ -65,6 +66,9 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const db = () => platform.runtime.mongo.db;
   const newSubscription = () => ({ id: String(randomInt(10_000_000, 99_999_999)), email: `buyer-${randomUUID()}@example.test` });
@@ -348,6 +352,9 @@ describe('webhooks billing does not act on: test mode, another store (e2e)', fun
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const db = () => platform.runtime.mongo.db;
   const created = (o: { store: number; testMode: boolean }) => {

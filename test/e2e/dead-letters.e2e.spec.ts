@@ -16,6 +16,7 @@ import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver, subscriptionPayload } from '../support/lemonsqueezy.ts';
 import { mailTo } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SIGNING_SECRET = 'dlq-signing-secret-0123456789';
 const VARIANT = 501789;
@@ -66,6 +67,9 @@ describe('dead letters: seen, explained and re-driven once with the real `svc dl
     await rest?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await rest?.stop();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   it('lists and explains what billing could not use, re-drives it after the fix, and applies it once', async () => {
     const subscriptionId = String(randomInt(10_000_000, 99_999_999));

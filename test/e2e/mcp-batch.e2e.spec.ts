@@ -8,6 +8,7 @@ import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'bc'.repeat(32);
 
@@ -57,6 +58,9 @@ describe('MCP batches: one request to the gate per message (e2e)', function () {
     await platform?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const post = async (apiKey: string, body: unknown): Promise<Posted> => {
     const res = await fetch(mcp, {

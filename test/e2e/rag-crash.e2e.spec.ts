@@ -11,6 +11,7 @@ import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ef'.repeat(32);
 const run = promisify(execFile);
@@ -56,6 +57,9 @@ describe("vision RAG: a crash during indexing, and the operators' CLI (e2e)", fu
     await platform?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   async function startRag(): Promise<ChildProcess> {
     const proc = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'app/cli/svc.ts', 'run', 'rag'], {

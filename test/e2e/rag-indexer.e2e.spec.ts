@@ -12,6 +12,7 @@ import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ab'.repeat(32);
 const FIXTURE = resolve('test/fixtures/rag-repo');
@@ -70,6 +71,9 @@ describe('rag indexer service: the face leaves index jobs to it (e2e)', function
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const call = async (method: string, path: string, body?: unknown): Promise<Answer> => {
     const res = await fetch(`${rag}${path}`, {

@@ -13,6 +13,7 @@ import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ef'.repeat(32);
 const FIXTURE = resolve('test/fixtures/rag-repo');
@@ -86,6 +87,9 @@ describe('vision RAG replicas: two rag services sharing one PostgreSQL index (e2
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const call = async (replica: 0 | 1, path: string, body: unknown): Promise<Answer> => {
     const res = await fetch(`${rag[replica]}${path}`, {

@@ -23,6 +23,7 @@ import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver, subscriptionPayload } from '../support/lemonsqueezy.ts';
 import { mailTo, startOwnMailpit, type OwnMailpit } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SIGNING_SECRET = 'recovery-signing-secret-0123456789';
 const KEY_ENCRYPTION_KEY = 'ef'.repeat(32);
@@ -64,6 +65,9 @@ describe('effects survive a crash mid-effect, and a bad address does not block t
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const deadProcess = () => new Effects(platform.runtime.mongo.db, { owner: `dead-${randomUUID()}`, leaseMs: LEASE_MS });
 

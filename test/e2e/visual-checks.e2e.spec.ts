@@ -11,6 +11,7 @@ import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'cd'.repeat(32);
 const LOGIN_PASSWORD = 'horse-battery-7';
@@ -119,6 +120,9 @@ describe('vision RAG: visual checks with masks, a pixel limit and several viewpo
     await new Promise<void>((r) => (site ? site.close(() => r()) : r()));
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  // Every answer of this spec, checked against the answering face's OpenAPI document.
+  useContractCheck();
 
   const runSuite = async (url: string, suite: Record<string, unknown>): Promise<Record<string, CheckResult>> => {
     const res = await fetch(`${rag}/api/glm/test`, {

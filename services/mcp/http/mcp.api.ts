@@ -66,6 +66,12 @@ export const mcpApi: ApiFace = {
         },
         202: { description: 'Notifications only: accepted, nothing to answer.' },
         ...gateResponses(errorAnswer),
+        429: {
+          description:
+            "Rate limited: by the gate, in the error shape; or a batch bigger than what is left of the key's window, refused whole before any of it runs, as a JSON-RPC error (data.code RATE_LIMITED).",
+          schema: z.union([errorAnswer, jsonRpcError]),
+          headers: gateResponses(errorAnswer)[429]?.headers ?? [],
+        },
         400: { description: 'Not a JSON-RPC 2.0 message or batch.', schema: z.union([jsonRpcError, errorAnswer]) },
         415: error('A Content-Type that is not JSON.'),
       },

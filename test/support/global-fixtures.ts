@@ -1,7 +1,13 @@
 import { stopStack } from './stack.ts';
+import { runStackChoice } from './stack-choice.ts';
 
 /** Time the stack's stop and the last handles get to close before the run is called hung. */
 const EXIT_GRACE_MS = 120_000;
+
+/** The run's first line says which stack it uses; an unknown SVC_STACK fails it here, before any test. */
+export async function mochaGlobalSetup(): Promise<void> {
+  await runStackChoice();
+}
 
 export async function mochaGlobalTeardown(): Promise<void> {
   // mocha runs without --exit so that a handle a test leaves open shows; without this watchdog that

@@ -1,19 +1,39 @@
 import { mkdtempSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startStack, type Stack, type StackEnv } from '../../deploy/local/stack.ts';
+import { type Component, startStack, type Stack, type StackEnv } from '../../deploy/local/stack.ts';
+import { runStackChoice } from './stack-choice.ts';
 
 /**
  * One real stack per test process, started on first use with free ports and a throwaway data
  * folder, stopped by the global teardown. When KAFKA_BROKERS, MONGODB_URI and SMTP_URL name
- * existing servers, those are used and nothing is started.
+ * existing servers, those are used and nothing is started. With SVC_STACK=containers and a container
+ * engine, the real images instead (test/support/containers-stack.ts); stack-choice.ts says which.
  */
-let started: Promise<Stack> | undefined;
+
+/** What the specs use of a stack; the containers one has no components and no SCRAM listener. */
+export type TestStack = Pick<Stack, 'env' | 'kafkaScram' | 'component' | 'stop'>;
+
+let started: Promise<TestStack> | undefined;
 let dataDir: string | undefined;
 
 export const STACK_TIMEOUT_MS = 15 * 60_000;
 
+const progress = (l: string) => process.stderr.write(`    [stack] ${l}\n`);
+
 export async function useStack(): Promise<StackEnv> {
-  started ??= (async () => {
+  started ??= (async (): Promise<TestStack> => {
+    if ((await runStackChoice()).use === 'containers') {
+      // Imported only here: testcontainers is loaded by the runs that ask for it.
+      const { startContainersStack } = await import('./containers-stack.ts');
+      const containers = await startContainersStack(progress);
+      return {
+        env: containers.env,
+        component(name): Component {
+          throw new Error(`the containers stack has no ${name} component to stop or kill`);
+        },
+        stop: containers.stop,
+      };
+    }
     const base = resolve('.data');
     mkdirSync(base, { recursive: true });
     removeAbandoned(base);
@@ -33,7 +53,7 @@ export async function useStack(): Promise<StackEnv> {
       existing,
       kafkaScram: true,
       ragDatabase: true,
-      progress: (l) => process.stderr.write(`    [stack] ${l}\n`),
+      progress,
     });
   })();
   return (await started).env;
@@ -56,7 +76,7 @@ function alive(pid: number): boolean {
   }
 }
 
-export async function currentStack(): Promise<Stack> {
+export async function currentStack(): Promise<TestStack> {
   if (!started) throw new Error('useStack() first');
   return started;
 }

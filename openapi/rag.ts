@@ -154,6 +154,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/glm/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A test run, with each snapshot and the decision on it */
+        get: operations["getApiGlmRunsByRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/glm/runs/{runId}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A test run's review page */
+        get: operations["getApiGlmRunsByRunIdReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/glm/runs/{runId}/snapshots/{snapshot}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One snapshot's capture becomes the baseline of its check@viewport */
+        post: operations["postApiGlmRunsByRunIdSnapshotsBySnapshotAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/glm/runs/{runId}/snapshots/{snapshot}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject one snapshot: the decision is recorded, the baseline stays */
+        post: operations["postApiGlmRunsByRunIdSnapshotsBySnapshotReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/glm/screenshots/{id}": {
         parameters: {
             query?: never;
@@ -1613,6 +1681,479 @@ export interface operations {
             };
             /** @description Not one of yours. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited. */
+            429: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiGlmRunsByRunId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description A runId of yours (from a test run). */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        runId: string;
+                        suite: string;
+                        url: string;
+                        ranAt: string;
+                        passed: number;
+                        failed: number;
+                        /** @description The suite’s latest run: only its snapshots can be accepted or rejected. */
+                        latest: boolean;
+                        /** @description The review page of the run (GET, with your key). */
+                        reportUrl: string;
+                        checks: {
+                            name: string;
+                            /** @enum {string} */
+                            type: "visual" | "element" | "a11y" | "layout";
+                            /** @enum {string} */
+                            status: "passed" | "failed";
+                            message: string;
+                        }[];
+                        snapshots: {
+                            /** @description The visual check in the run: check@viewport when the suite has viewports, else the check. */
+                            snapshot: string;
+                            check: string;
+                            /** @description The viewport’s name; null for a suite of one viewport. */
+                            viewport: string | null;
+                            /** @enum {string} */
+                            status: "passed" | "failed";
+                            message: string;
+                            diffRatio: number | null;
+                            diffPixels: number | null;
+                            screenshotId: string;
+                            screenshotUrl: string;
+                            /** @description The baseline this run compared with; null when there was none (the capture became it). */
+                            baselineId: string | null;
+                            baselineUrl: string | null;
+                            diffId: string | null;
+                            diffUrl: string | null;
+                            /** @description The capture is the check’s baseline now (its first run, or accepted). */
+                            isBaseline: boolean;
+                            /** @description Accepted or rejected on review; null while undecided. */
+                            decision: ("accepted" | "rejected") | null;
+                            decidedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description A bad body, or arguments the operation refuses. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key that does not validate, a subscription without vision RAG, or a quota used up (with an upgrade URL). */
+            403: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not one of yours. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited. */
+            429: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiGlmRunsByRunIdReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description A runId of yours (from a test run). */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per viewport, each snapshot’s baseline, capture and diff side by side, a slider and the decision; images inline, no requests. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A bad body, or arguments the operation refuses. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key that does not validate, a subscription without vision RAG, or a quota used up (with an upgrade URL). */
+            403: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not one of yours. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited. */
+            429: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiGlmRunsByRunIdSnapshotsBySnapshotAccept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description A runId of yours (from a test run). */
+                runId: string;
+                /** @description A visual check of the run, as the run names it: check@viewport when the suite has viewports. */
+                snapshot: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The decision (changed false when it had been recorded already). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        runId: string;
+                        suite: string;
+                        snapshot: string;
+                        /** @enum {string} */
+                        decision: "accepted" | "rejected";
+                        /** @description The run’s capture of the snapshot. */
+                        screenshotId: string;
+                        /** @description The check’s baseline after the decision. */
+                        baselineId: string | null;
+                        /** @description False when the same decision had already been recorded (nothing was published). */
+                        changed: boolean;
+                    };
+                };
+            };
+            /** @description A bad body, or arguments the operation refuses. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key that does not validate, a subscription without vision RAG, or a quota used up (with an upgrade URL). */
+            403: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not one of yours. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not the suite’s latest run (RUN_SUPERSEDED). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited. */
+            429: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiGlmRunsByRunIdSnapshotsBySnapshotReject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description A runId of yours (from a test run). */
+                runId: string;
+                /** @description A visual check of the run, as the run names it: check@viewport when the suite has viewports. */
+                snapshot: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The decision (changed false when it had been recorded already). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        runId: string;
+                        suite: string;
+                        snapshot: string;
+                        /** @enum {string} */
+                        decision: "accepted" | "rejected";
+                        /** @description The run’s capture of the snapshot. */
+                        screenshotId: string;
+                        /** @description The check’s baseline after the decision. */
+                        baselineId: string | null;
+                        /** @description False when the same decision had already been recorded (nothing was published). */
+                        changed: boolean;
+                    };
+                };
+            };
+            /** @description A bad body, or arguments the operation refuses. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key that does not validate, a subscription without vision RAG, or a quota used up (with an upgrade URL). */
+            403: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not one of yours. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not the suite’s latest run (RUN_SUPERSEDED), or the snapshot was accepted (ALREADY_ACCEPTED). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

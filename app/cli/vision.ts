@@ -3,6 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Caller } from '../../services/premium/caller.ts';
 import { capturePage } from '../../services/vision/app/capture-page.ts';
+import { reviewPage } from '../../services/vision/app/review-page.ts';
+import { reportPath } from '../../services/vision/app/run-review.ts';
 import { runTestSuite } from '../../services/vision/app/run-test-suite.ts';
 import { BrowserPool } from '../../services/vision/browser/browser-pool.ts';
 import { resolveChromiumPath } from '../../services/vision/browser/chromium-path.ts';
@@ -17,7 +19,8 @@ import { createAppRuntime } from '../runtime.ts';
 import { EXIT, UsageError } from './exit.ts';
 
 export const VISION_USAGE = `svc vision capture <url>      capture a page: stored like the service's, the PNG also written to --out (default ./<id>.png)
-svc vision test <suite.json>  run a test suite: the file holds the body of POST /api/glm/test, {url, testSuite}
+svc vision test <suite.json>  run a test suite: the file holds the body of POST /api/glm/test, {url, testSuite};
+                              prints its review page's URL (reportUrl), and with --out writes that page (HTML) there
 options: --customer <id> (default: operator), whose screenshots and baselines they are; --full-page`;
 
 export interface VisionCommandOptions {
@@ -61,7 +64,13 @@ export async function visionCommand(args: readonly string[], options: VisionComm
       return EXIT.ok;
     }
     const run = await runTestSuite(deps, caller, input.test, correlationId);
-    process.stdout.write(`${JSON.stringify(run, null, 2)}\n`);
+    const reportUrl = `${deps.config.publicRagUrl}${reportPath(run.runId)}`;
+    let reportFile: string | undefined;
+    if (options.out) {
+      reportFile = resolve(options.out);
+      writeFileSync(reportFile, (await reviewPage(deps, caller, run.runId)).html);
+    }
+    process.stdout.write(`${JSON.stringify({ ...run, reportUrl, ...(reportFile ? { reportFile } : {}) }, null, 2)}\n`);
     return run.failed === 0 ? EXIT.ok : EXIT.failure;
   } catch (err) {
     if (err instanceof HttpError && err.status < 500) {

@@ -3,6 +3,7 @@ import { analysesProjection } from './analyses.projection.ts';
 import { baselinesProjection } from './baselines.projection.ts';
 import { VISION_EVENTS } from './events.ts';
 import { screenshotsProjection } from './screenshots.projection.ts';
+import { snapshotReviewsProjection } from './snapshot-reviews.projection.ts';
 import { testRunsProjection } from './test-runs.projection.ts';
 
 /**
@@ -12,6 +13,6 @@ import { testRunsProjection } from './test-runs.projection.ts';
 export const visionContext: BoundedContext = {
   name: 'vision',
   events: VISION_EVENTS,
-  projections: [screenshotsProjection, baselinesProjection, testRunsProjection, analysesProjection],
+  projections: [screenshotsProjection, baselinesProjection, testRunsProjection, analysesProjection, snapshotReviewsProjection],
   services: [],
 };

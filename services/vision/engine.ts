@@ -14,6 +14,7 @@ import { BrowserPool } from './browser/browser-pool.ts';
 import { resolveChromiumPath } from './browser/chromium-path.ts';
 import { RetentionSweep } from './retention-sweep.ts';
 import { screenshotsProjection } from './screenshots.projection.ts';
+import { snapshotReviewsProjection } from './snapshot-reviews.projection.ts';
 import { testRunsProjection } from './test-runs.projection.ts';
 
 /** What the vision operations need; the HTTP face, the MCP tools and the CLI pass the same. */
@@ -71,7 +72,13 @@ export const leaseVisionEngine: (rt: Runtime) => Promise<Lease<VisionEngine>> = 
   const log = rt.log.child({ service: 'vision' });
   const parts = new Parts();
   const engine = await parts.starting(async () => {
-    for (const projection of [screenshotsProjection, baselinesProjection, testRunsProjection, analysesProjection]) {
+    for (const projection of [
+      screenshotsProjection,
+      baselinesProjection,
+      testRunsProjection,
+      analysesProjection,
+      snapshotReviewsProjection,
+    ]) {
       parts.add(await startProjection(rt, log, projection));
     }
     const { vision } = rt.config;

@@ -49,6 +49,10 @@ export interface CheckResultData {
   diffRatio: number | null;
   /** The capture a visual check compared: what accepting makes the baseline. */
   screenshotId: string | null;
+  /** The baseline it was compared with (null: none, the capture became it); null in runs before v2. */
+  baselineId: string | null;
+  /** Pixels that differ from the baseline; null when not compared (and in runs before v2). */
+  diffPixels: number | null;
 }
 
 export interface VisualTestCompletedData {
@@ -72,19 +76,31 @@ export interface BaselineAcceptedData {
   reason: 'first_run' | 'accepted';
 }
 
+/** A snapshot (check@viewport) of a suite's latest run, accepted or rejected by its customer. */
+export interface SnapshotReviewedData {
+  customerId: string;
+  suite: string;
+  runId: string;
+  snapshot: string;
+  screenshotId: string;
+  decision: 'accepted' | 'rejected';
+}
+
 export type ScreenshotCaptured = Event<'glm.screenshot-captured', ScreenshotCapturedData>;
 export type AnalysisCompleted = Event<'glm.analysis-completed', AnalysisCompletedData>;
 export type VisualTestCompleted = Event<'glm.visual-test-completed', VisualTestCompletedData>;
 export type BaselineAccepted = Event<'glm.baseline-accepted', BaselineAcceptedData>;
+export type SnapshotReviewed = Event<'glm.snapshot-reviewed', SnapshotReviewedData>;
 
 /** Every event the vision context publishes. */
-export type VisionEvent = ScreenshotCaptured | AnalysisCompleted | VisualTestCompleted | BaselineAccepted;
+export type VisionEvent = ScreenshotCaptured | AnalysisCompleted | VisualTestCompleted | BaselineAccepted | SnapshotReviewed;
 
 export const VISION_EVENT_TYPES = [
   'glm.screenshot-captured',
   'glm.analysis-completed',
   'glm.visual-test-completed',
   'glm.baseline-accepted',
+  'glm.snapshot-reviewed',
 ] as const satisfies readonly VisionEvent['type'][];
 
 /** A customer's vision events stay ordered (a baseline before the runs compared with it). */

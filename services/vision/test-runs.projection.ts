@@ -37,3 +37,11 @@ export async function latestRun(db: Db, customerId: string, suite: string): Prom
     .toArray();
   return doc ?? null;
 }
+
+/** One run of this customer's by its id, or null (another customer's run is null too). */
+export async function runOf(db: Db, customerId: string, runId: string): Promise<TestRun | null> {
+  const collection = await projectionCollection(db, testRunsProjection.collection);
+  return collection.findOne<TestRun>({ _id: runId, customerId, _deleted: { $ne: true } } as Document, {
+    projection: { _id: 0, _v: 0, _pos: 0, _deleted: 0 },
+  });
+}

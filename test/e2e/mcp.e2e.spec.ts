@@ -29,6 +29,8 @@ const TOOLS = [
   'glm_capture',
   'glm_analyze',
   'glm_test',
+  'glm_run',
+  'glm_review',
   'integration_validate',
   'integration_generate',
   'integration_report',

@@ -1,8 +1,11 @@
 import { analyzeScreenshot } from '../../vision/app/analyze-screenshot.ts';
 import { capturePage } from '../../vision/app/capture-page.ts';
+import { reviewSnapshot } from '../../vision/app/review-snapshot.ts';
+import { runReview } from '../../vision/app/run-review.ts';
 import { runTestSuite } from '../../vision/app/run-test-suite.ts';
 import { analyzeAnswer, captureAnswer, testAnswer } from '../../vision/answers.ts';
 import { analyzeInput, captureInput, testInput } from '../../vision/input.ts';
+import { reviewAnswer, reviewInput, runAnswer, runInput } from '../../vision/review-schemas.ts';
 import { defineTool, type Tool } from './tool.ts';
 
 export const glmCaptureTool = defineTool({
@@ -50,4 +53,37 @@ export const glmTestTool = defineTool({
     `suite ${r.suite}: ${r.passed} passed, ${r.failed} failed\n${r.results.map((c) => `- ${c.status} ${c.name} (${c.type}): ${c.message}`).join('\n')}`,
 });
 
-export const GLM_TOOLS: readonly Tool[] = [glmCaptureTool, glmAnalyzeTool, glmTestTool];
+export const glmRunTool = defineTool({
+  name: 'glm_run',
+  title: 'Read a visual test run',
+  description:
+    'A run of glm_test by its runId: each visual snapshot (check@viewport) with its status, diff ratio and pixels, the URLs of its capture, baseline and diff, ' +
+    'whether it was accepted or rejected, and reportUrl: the self-contained HTML review page (baseline, current and diff side by side, a slider, per viewport).',
+  input: runInput,
+  output: runAnswer,
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  run: (args, ctx) => runReview(ctx.vision.deps, ctx.caller, args.runId),
+  render: (r) =>
+    `run ${r.runId} of ${r.suite}${r.latest ? '' : ' (not the latest)'}: ${r.passed} passed, ${r.failed} failed; review page ${r.reportUrl}
+${r.snapshots
+  .map(
+    (s) =>
+      `- ${s.status} ${s.snapshot}: diff ${s.diffRatio ?? '-'}${s.diffPixels === null ? '' : ` (${s.diffPixels} px)`}, ${s.decision ?? 'undecided'}`,
+  )
+  .join('\n')}`,
+});
+
+export const glmReviewTool = defineTool({
+  name: 'glm_review',
+  title: 'Accept or reject one snapshot of a visual test run',
+  description:
+    "Decides on one snapshot (check@viewport) of a suite's latest run: accepted makes its capture that check's baseline (later runs compare with it); " +
+    'rejected records the decision and keeps the baseline. The same decision twice changes nothing; a run that is not the latest of its suite is refused (RUN_SUPERSEDED).',
+  input: reviewInput,
+  output: reviewAnswer,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: (args, ctx) => reviewSnapshot(ctx.vision.deps, ctx.caller, args.runId, args.snapshot, args.decision, ctx.correlationId),
+  render: (r) => `${r.snapshot} of run ${r.runId}: ${r.decision}${r.changed ? '' : ' (already)'}; baseline ${r.baselineId ?? 'none'}`,
+});
+
+export const GLM_TOOLS: readonly Tool[] = [glmCaptureTool, glmAnalyzeTool, glmTestTool, glmRunTool, glmReviewTool];

@@ -230,6 +230,8 @@ function result(check: TestCheck, ok: boolean, message: string, extra: Partial<C
     diffId: null,
     diffRatio: null,
     screenshotId: null,
+    baselineId: null,
+    diffPixels: null,
     ...extra,
   };
 }
@@ -245,7 +247,7 @@ async function visualCheck(
 ): Promise<{ result: CheckResultData; baseline?: BaselineAccepted }> {
   const baseline = await getBaseline(deps.db, caller.customerId, suite, check.name);
   const reference = baseline ? await loadScreenshot(deps, caller, baseline.screenshotId).catch(gone) : null;
-  if (!reference) {
+  if (!reference || !baseline) {
     const event: BaselineAccepted = newEvent(
       'glm.baseline-accepted',
       { customerId: caller.customerId, suite, check: check.name, screenshotId, reason: 'first_run' },
@@ -254,6 +256,7 @@ async function visualCheck(
     const why = baseline ? 'the baseline screenshot was deleted' : 'no baseline yet';
     return { result: result(check, true, `${why}: this capture is now the baseline`, { screenshotId }), baseline: event };
   }
+  const baselineId = baseline.screenshotId;
   // Sizes from the headers: images that cannot match are not decoded at all.
   const [was, now] = [pngDimensions(reference.png), pngDimensions(png)];
   if (!was || !now || was.width !== now.width || was.height !== now.height) {
@@ -263,7 +266,7 @@ async function visualCheck(
         check,
         false,
         `the capture is ${size}, the baseline ${was ? `${was.width}×${was.height}` : 'not a PNG'}: sizes differ`,
-        { screenshotId },
+        { screenshotId, baselineId },
       ),
     };
   }
@@ -283,7 +286,7 @@ async function visualCheck(
   } catch (error) {
     // One comparison past its budget fails its check; the run's other checks still count.
     if (error instanceof HttpError && (error.code === 'IMAGE_TOO_LARGE' || error.code === 'IMAGE_WORK_OVER_BUDGET')) {
-      return { result: result(check, false, `not compared with the baseline: ${error.message}`, { screenshotId }) };
+      return { result: result(check, false, `not compared with the baseline: ${error.message}`, { screenshotId, baselineId }) };
     }
     throw error;
   }
@@ -295,7 +298,9 @@ async function visualCheck(
     result: result(check, ok, message, {
       diffId,
       diffRatio: diff.diffRatio,
+      diffPixels: diff.diffPixels,
       screenshotId,
+      baselineId,
     }),
   };
 }

@@ -3,6 +3,7 @@ import type { ApiOperation } from '../../platform/http/openapi.ts';
 import { API_PATHS } from '../../premium/api-paths.ts';
 import { GATED, gateResponses } from '../../premium/premium-answers.ts';
 import { acceptAnswer, analyzeAnswer, captureAnswer, deletedAnswer, testAnswer } from '../answers.ts';
+import { reviewAnswer, runAnswer } from '../review-schemas.ts';
 import { analyzeInput, captureInput, testInput } from '../input.ts';
 
 // The routes read these as plain strings (glm.routes.ts); an unknown one is 404.
@@ -10,6 +11,11 @@ const suiteParam = z.object({ suite: z.string().describe('The name of a test sui
 const screenshotParam = z.object({ id: z.string().describe('A screenshotId of yours.') });
 const diffParam = z.object({ id: z.string().describe('A diff id of yours (from a visual check’s diffUrl).') });
 const png = z.string().describe('A PNG image.');
+const runParam = z.object({ runId: z.string().describe('A runId of yours (from a test run).') });
+const snapshotParam = runParam.extend({
+  snapshot: z.string().describe('A visual check of the run, as the run names it: check@viewport when the suite has viewports.'),
+});
+const html = z.string().describe('A self-contained HTML page.');
 
 /** The vision routes (glm.routes.ts) in the vision RAG face's document. */
 export const glmOperations = (errorSchema: z.ZodType): ApiOperation[] => {
@@ -65,6 +71,59 @@ export const glmOperations = (errorSchema: z.ZodType): ApiOperation[] => {
       params: suiteParam,
       responses: { 200: { description: 'The baselines accepted.', schema: acceptAnswer }, ...gate, 404: notFound },
     },
+    {
+      method: 'get',
+      path: '/api/glm/runs/:runId',
+      summary: 'A test run, with each snapshot and the decision on it',
+      tags,
+      security: GATED,
+      params: runParam,
+      responses: { 200: { description: 'The run.', schema: runAnswer }, ...gate, 404: notFound },
+    },
+    {
+      method: 'get',
+      path: '/api/glm/runs/:runId/report',
+      summary: "A test run's review page",
+      tags,
+      security: GATED,
+      params: runParam,
+      responses: {
+        200: {
+          description:
+            'Per viewport, each snapshot’s baseline, capture and diff side by side, a slider and the decision; images inline, no requests.',
+          schema: html,
+          contentType: 'text/html',
+          headers: ['Cache-Control'],
+        },
+        ...gate,
+        404: notFound,
+      },
+    },
+    ...(['accept', 'reject'] as const).map(
+      (verb): ApiOperation => ({
+        method: 'post',
+        path: `/api/glm/runs/:runId/snapshots/:snapshot/${verb}`,
+        summary:
+          verb === 'accept'
+            ? "One snapshot's capture becomes the baseline of its check@viewport"
+            : 'Reject one snapshot: the decision is recorded, the baseline stays',
+        tags,
+        security: GATED,
+        params: snapshotParam,
+        responses: {
+          200: { description: 'The decision (changed false when it had been recorded already).', schema: reviewAnswer },
+          ...gate,
+          404: notFound,
+          409: {
+            description:
+              verb === 'accept'
+                ? 'Not the suite’s latest run (RUN_SUPERSEDED).'
+                : 'Not the suite’s latest run (RUN_SUPERSEDED), or the snapshot was accepted (ALREADY_ACCEPTED).',
+            schema: errorSchema,
+          },
+        },
+      }),
+    ),
     {
       method: 'get',
       path: '/api/glm/screenshots/:id',

@@ -7,6 +7,9 @@ import { analyzeScreenshot } from '../app/analyze-screenshot.ts';
 import { capturePage } from '../app/capture-page.ts';
 import { deleteDiff, deleteScreenshot } from '../app/delete-stored.ts';
 import { diffPng, screenshotPng } from '../app/read-image.ts';
+import { reviewPage } from '../app/review-page.ts';
+import { reviewSnapshot } from '../app/review-snapshot.ts';
+import { runReview } from '../app/run-review.ts';
 import { runTestSuite } from '../app/run-test-suite.ts';
 import type { VisionCaller } from '../app/storage-limit.ts';
 import type { VisionDeps } from '../engine.ts';
@@ -52,6 +55,40 @@ export function mountGlmRoutes(app: Express, deps: VisionDeps, gate: KeyGate): v
     if (!admitted) return;
     res.json(await acceptBaselines(deps, callerOf(admitted), String(req.params.suite), req.id));
   });
+
+  app.get('/api/glm/runs/:runId', async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    res.json(await runReview(deps, callerOf(admitted), String(req.params.runId)));
+  });
+
+  app.get('/api/glm/runs/:runId/report', async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    const page = await reviewPage(deps, callerOf(admitted), String(req.params.runId));
+    // The customer's own captures: never in a shared cache; the policy also in its header, where frame-ancestors counts.
+    res
+      .set({
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': `${page.policy}; frame-ancestors 'none'`,
+        'Cache-Control': 'private, no-store',
+        'X-Content-Type-Options': 'nosniff',
+        'Referrer-Policy': 'no-referrer',
+      })
+      .send(page.html);
+  });
+
+  for (const [verb, decision] of [
+    ['accept', 'accepted'],
+    ['reject', 'rejected'],
+  ] as const) {
+    app.post(`/api/glm/runs/:runId/snapshots/:snapshot/${verb}`, async (req, res) => {
+      const admitted = await admit(req, res);
+      if (!admitted) return;
+      const { runId, snapshot } = req.params;
+      res.json(await reviewSnapshot(deps, callerOf(admitted), String(runId), String(snapshot), decision, req.id));
+    });
+  }
 
   app.get('/api/glm/screenshots/:id', async (req, res) => {
     const admitted = await admit(req, res);

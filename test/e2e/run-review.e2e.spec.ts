@@ -8,9 +8,13 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { expect } from 'chai';
 import { chromium } from 'playwright-core';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
+import { projectionCollection } from '../../events/collections.ts';
+import { replayProjection } from '../../events/replay.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { mcpService } from '../../services/mcp/mcp.service.ts';
+import { baselinesProjection } from '../../services/vision/baselines.projection.ts';
 import { CHROMIUM_ARGS, sandboxByDefault } from '../../services/vision/browser/chromium-args.ts';
+import { snapshotReviewsProjection } from '../../services/vision/snapshot-reviews.projection.ts';
 import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { useContractCheck } from '../support/contract-check.ts';
@@ -216,6 +220,34 @@ describe('vision RAG: the review page of a test run, and a decision per snapshot
     expect(stale.status, 'a run that is not the latest').to.equal(409);
     expect(await stale.json()).to.deep.include({ code: 'RUN_SUPERSEDED' });
     expect((await getRun(failingRun)).latest).to.equal(false);
+  });
+
+  it('rebuilds the decisions and the baselines they moved from the log alone (replay)', async () => {
+    await runSuite(0, 'replayed');
+    const runId = await runSuite(100, 'replayed');
+    expect((await decide(runId, 'page@phone', 'accept')).status).to.equal(200);
+    expect((await decide(runId, 'page@desktop', 'reject')).status).to.equal(200);
+    const before = await getRun(runId);
+    const rt = (platform as RunningPlatform).runtime;
+    for (const projection of [snapshotReviewsProjection, baselinesProjection]) {
+      const collection = async () => projectionCollection(rt.mongo.db, projection.collection);
+      // What a lost read model looks like: emptied, then rebuilt from the events.
+      await (await collection()).deleteMany({});
+      const replayed = await replayProjection({
+        kafka: rt.kafka,
+        codec: rt.codec,
+        catalog: rt.catalog,
+        publisher: rt.publisher,
+        db: rt.mongo.db,
+        projection: projection as never,
+        log: rt.log,
+      });
+      expect(replayed.applied, projection.name).to.be.greaterThan(0);
+    }
+    const after = await getRun(runId);
+    expect(after.snapshots).to.deep.equal(before.snapshots);
+    expect(snap(after, 'page@phone')).to.include({ decision: 'accepted', isBaseline: true });
+    expect(snap(after, 'page@desktop')).to.include({ decision: 'rejected', isBaseline: false });
   });
 
   it("answers another customer's run with 404 everywhere, revealing nothing", async () => {

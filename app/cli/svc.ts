@@ -23,6 +23,7 @@ usage:
   svc rag reindex <collection>          rebuild a collection's index from its sources
   svc vision capture <url>      capture a page (stored like the service's; PNG to --out, --full-page)
   svc vision test <suite.json>  run a visual test suite ({url, testSuite}); exit 1 when a check fails
+  svc billing reconcile         ask the provider for the store's subscriptions; record what the webhooks missed
   svc mcp --stdio               the MCP tools over stdio for a local assistant (key in SVC_API_KEY; needs the MCP server)
   svc help                      this text
 
@@ -81,6 +82,8 @@ async function main(argv: string[]): Promise<number> {
       });
     case 'mcp':
       return (await import('./mcp.ts')).mcpCommand(rest, { stdio: values.stdio === true });
+    case 'billing':
+      return (await import('./billing.ts')).billingCommand(rest);
     case 'dlq':
       return (await import('./dlq.ts')).dlqCommand(rest, {
         ...(values.limit !== undefined ? { limit: values.limit } : {}),

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { CHECKOUT_PATH, checkoutAnswer, checkoutInput } from '../billing/checkout.routes.ts';
+import { PRICING_PATH } from '../billing/pricing/pricing.routes.ts';
 import { TIERS } from '../kernel/tiers.ts';
 import type { ApiFace, ApiResponse } from '../platform/http/openapi.ts';
 import { errorAnswer } from '../platform/http/platform-answers.ts';
@@ -37,7 +39,7 @@ const session = (description: string): ApiResponse => ({ description, schema: se
 export const accountsApi: ApiFace = {
   name: 'accounts',
   title: 'svc accounts',
-  description: 'Sign-up, login, the account and its password. Every route, body and status: docs/api.md.',
+  description: 'Sign-up, login, the account and its password; checkout and the pricing page. Every route, body and status: docs/api.md.',
   version: VERSION,
   errorSchema: errorAnswer,
   operations: [
@@ -97,6 +99,50 @@ export const accountsApi: ApiFace = {
         429: limited,
         503: busy,
       },
+    },
+    {
+      method: 'post',
+      path: CHECKOUT_PATH,
+      summary: "Start a subscription: the payment provider's checkout",
+      description:
+        "Creates the provider's checkout for the tier's variant (PAYMENT_VARIANT_TIERS) with the account id in its custom data, so the subscription it starts is linked to this account. The subscription exists once the provider's webhook says so.",
+      tags: ['billing'],
+      security: ['accountToken'],
+      body: { schema: checkoutInput },
+      responses: {
+        201: { description: "The provider's checkout URL.", schema: checkoutAnswer, headers: ['Cache-Control'] },
+        400: error('A bad body.'),
+        401: error('A bad token.', ['WWW-Authenticate']),
+        502: error('The provider refused to create the checkout, or answered without its URL.'),
+        503: error('Checkout is not configured here (CHECKOUT_NOT_CONFIGURED), or the provider is unavailable (PROVIDER_UNAVAILABLE).', [
+          'Retry-After',
+        ]),
+      },
+    },
+    {
+      method: 'get',
+      path: PRICING_PATH,
+      summary: 'The pricing page',
+      description: "The tiers, their prices and limits (the kernel's tier table), and a form that signs in and starts a checkout.",
+      tags: ['billing'],
+      responses: {
+        200: { description: 'An HTML page (strict CSP: same-origin script and style only).', schema: z.string(), contentType: 'text/html' },
+      },
+    },
+    {
+      method: 'get',
+      path: `${PRICING_PATH}.js`,
+      summary: "The pricing page's script",
+      description: 'Signs in or up, asks for a checkout and goes to it; the account token stays in the page.',
+      tags: ['billing'],
+      responses: { 200: { description: 'JavaScript.', schema: z.string(), contentType: 'text/javascript' } },
+    },
+    {
+      method: 'get',
+      path: `${PRICING_PATH}.css`,
+      summary: "The pricing page's style sheet",
+      tags: ['billing'],
+      responses: { 200: { description: 'CSS.', schema: z.string(), contentType: 'text/css' } },
     },
   ],
 };

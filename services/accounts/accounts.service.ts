@@ -1,4 +1,8 @@
+import type { Request } from 'express';
 import { OutboxRelay } from '../../events/outbox.ts';
+import { checkoutGap, mountCheckoutRoute } from '../billing/checkout.routes.ts';
+import { mountPricingPage } from '../billing/pricing/pricing.routes.ts';
+import { lemonSqueezyProvider } from '../billing/provider-api.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startProjection } from '../platform/wiring.ts';
@@ -8,6 +12,7 @@ import { LoginLimiter } from './login-limiter.ts';
 import { Passwords } from './password.ts';
 import { mountAccountRoutes } from './accounts.routes.ts';
 import { SignupLimiter } from './signup-limiter.ts';
+import { authenticate } from './session.ts';
 import { usersProjection } from './users.projection.ts';
 
 /** The account service: HTTP face on ACCOUNTS_PORT, the users projection, the sign-up outbox relay. */
@@ -30,7 +35,7 @@ export const accountsService: ServiceModule = {
         service: 'accounts',
         port: config.ports.accounts,
         api: accountsApi,
-        mount: (a) =>
+        mount: (a) => {
           mountAccountRoutes(a, {
             config,
             db: mongo.db,
@@ -41,7 +46,22 @@ export const accountsService: ServiceModule = {
               failuresPerEmailPer15Min: config.loginLimits.failuresPerEmail,
             }),
             signups: new SignupLimiter(config.signupLimits),
-          }),
+          });
+          // The way in: billing's checkout and pricing page, on the face where the account signs in.
+          const checkout = {
+            provider: config.payments.apiKey === null ? null : lemonSqueezyProvider({ apiKey: config.payments.apiKey }),
+            storeId: config.payments.storeId,
+            variantTiers: config.variantTiers,
+            signedIn: async (req: Request) => {
+              const { account } = await authenticate(req, { secret: config.secrets.jwtSecret, ...config.jwt }, store);
+              return { userId: account.userId, email: account.email, name: account.name };
+            },
+          };
+          mountCheckoutRoute(a, checkout);
+          mountPricingPage(a, (tier) => checkoutGap(checkout, tier));
+          const gap = checkoutGap(checkout);
+          if (gap !== null) log.warn(`${gap}: POST /billing/checkout answers 503 and /pricing says so`);
+        },
       });
       parts.onStop(() => server.close());
       return { name: 'accounts', url: server.url, stop: () => parts.stopAll((err) => log.error({ err }, 'stop failed')) };

@@ -157,6 +157,8 @@ const schema = z.object({
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
   PAYMENT_STORE_ID: z.string().regex(/^\d+$/, { error: "must be the provider's numeric store id" }).optional(),
   PAYMENT_ALLOW_TEST_MODE: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+  PAYMENT_API_KEY: secret((s) => (/^\S{20,}$/.test(s) ? null : "must be the provider's API key (20 or more characters, no spaces)")),
+  PAYMENT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(60_000).max(604_800_000).default(86_400_000),
   PRICING_URL: url.default('http://localhost:8081/pricing'),
   REACTIVATE_URL: url.default('http://localhost:8081/billing'),
 
@@ -313,7 +315,14 @@ export interface Config {
   deadlineIntervalMs: number;
   variantTiers: ReadonlyMap<string, Tier>;
   /** Which provider webhooks billing acts on: one store (null: any), test mode or not. */
-  payments: { storeId: string | null; allowTestMode: boolean };
+  payments: {
+    storeId: string | null;
+    allowTestMode: boolean;
+    /** The provider's API key (PAYMENT_API_KEY) for checkouts and reconciliation; null: both off. Never logged. */
+    apiKey: string | null;
+    /** How often billing asks the provider for the store's subscriptions (default nightly). */
+    reconcileIntervalMs: number;
+  };
   /** `iss` and `aud` of the access tokens: set by accounts, required by everyone who reads them. */
   jwt: { issuer: string; audience: string };
   urls: { pricing: string; reactivate: string };
@@ -461,6 +470,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payments: {
       storeId: raw.PAYMENT_STORE_ID ?? null,
       allowTestMode: (raw.PAYMENT_ALLOW_TEST_MODE ?? (raw.NODE_ENV === 'development' ? 'true' : 'false')) === 'true',
+      apiKey: raw.PAYMENT_API_KEY ?? null,
+      reconcileIntervalMs: raw.PAYMENT_RECONCILE_INTERVAL_MS,
     },
     jwt: { issuer: raw.JWT_ISSUER, audience: raw.JWT_AUDIENCE },
     urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },

@@ -111,6 +111,19 @@ describe('config (unit)', () => {
     expect(CONFIG_VARIABLES.filter((name) => !documented.has(name))).to.deep.equal([]);
   });
 
+  it('PAYMENT_API_KEY: optional (checkout and reconciliation off without it), checked, never echoed; the reconciliation interval', () => {
+    expect(loadConfig({}).payments).to.include({ apiKey: null, reconcileIntervalMs: 86_400_000 });
+    const key = `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.${'x'.repeat(40)}`;
+    expect(loadConfig({ PAYMENT_API_KEY: key, PAYMENT_RECONCILE_INTERVAL_MS: '3600000' }).payments).to.include({
+      apiKey: key,
+      reconcileIntervalMs: 3_600_000,
+    });
+    expect(() => loadConfig({ PAYMENT_API_KEY: 'not a key' }))
+      .to.throw(ConfigError, /PAYMENT_API_KEY: must be the provider's API key/)
+      .that.satisfies((e: Error) => !e.message.includes('not a key'));
+    expect(() => loadConfig({ PAYMENT_RECONCILE_INTERVAL_MS: '1000' })).to.throw(ConfigError, /PAYMENT_RECONCILE_INTERVAL_MS/);
+  });
+
   it('never echoes a rejected secret value', () => {
     expect(() => loadConfig({ JWT_SECRET: 'hunter2' }))
       .to.throw(ConfigError)

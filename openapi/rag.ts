@@ -1195,6 +1195,8 @@ export interface operations {
                         width: number;
                         height: number;
                     };
+                    /** @description A collection of your code: each finding that names an element gets `code`, the files most likely to render it. Without it, your only collection is used; with several, none (the answer says why). */
+                    collectionName?: string;
                 };
             };
         };
@@ -1225,6 +1227,14 @@ export interface operations {
                                 height: number;
                             };
                             evidence: string;
+                            /** @description The files of your collection most likely to render the element, best first (at most 3). */
+                            code?: {
+                                file: string;
+                                startLine: number;
+                                endLine: number;
+                                /** @description 0-1: the file’s share of the evidence found for the element. */
+                                score: number;
+                            }[];
                         }[];
                         metrics: {
                             [key: string]: number;
@@ -1234,6 +1244,14 @@ export interface operations {
                             check: string;
                             reason: string;
                         }[];
+                        /** @description Findings traced to the code that renders their element. */
+                        codeLinks: {
+                            /** @description The collection of yours searched; null when none was. */
+                            collectionName: string | null;
+                            findingsLinked: number;
+                            /** @description Why no finding, or not every finding that names an element, has code. */
+                            reason?: string;
+                        };
                     };
                 };
             };

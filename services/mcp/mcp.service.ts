@@ -6,6 +6,7 @@ import { serveHttp } from '../platform/wiring.ts';
 import { leaseRagEngine } from '../rag/engine.ts';
 import { featuresOf, RagHealth } from '../premium/health.ts';
 import { callerOf } from '../premium/gated-request.ts';
+import { elementCodeLinker } from '../integration/code/element-code.ts';
 import { leaseIntegrationEngine } from '../integration/engine.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { VERSION } from '../platform/version.ts';
@@ -31,7 +32,8 @@ export const mcpService: ServiceModule = {
       const engine = lease.value;
       const visionLease = await leaseVisionEngine(rt);
       parts.onStop(() => visionLease.release());
-      const vision = visionLease.value;
+      // Analyses trace their findings to the caller's code in this face too.
+      const vision = { ...visionLease.value, deps: { ...visionLease.value.deps, codeLinker: elementCodeLinker(engine.deps) } };
       const integrationLease = await leaseIntegrationEngine(rt);
       parts.onStop(() => integrationLease.release());
       const features = featuresOf(engine, vision);

@@ -1,4 +1,5 @@
 import { RemoteValidator } from '../keys/remote-validator.ts';
+import { elementCodeLinker } from '../integration/code/element-code.ts';
 import { leaseIntegrationEngine } from '../integration/engine.ts';
 import { mountIntegrationRoutes } from '../integration/http/integration.routes.ts';
 import { Parts } from '../platform/parts.ts';
@@ -70,7 +71,7 @@ export const ragService: ServiceModule = {
             res.json(API_PATHS);
           });
           mountRagRoutes(a, deps, gate);
-          mountGlmRoutes(a, vision.value.deps, gate);
+          mountGlmRoutes(a, { ...vision.value.deps, codeLinker: elementCodeLinker(deps) }, gate);
           mountIntegrationRoutes(a, integration.value, gate);
         },
       });

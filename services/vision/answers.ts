@@ -15,6 +15,17 @@ const finding = z.object({
   selector: z.string().optional(),
   box: box.optional(),
   evidence: z.string(),
+  code: z
+    .array(
+      z.object({
+        file: z.string(),
+        startLine: z.number(),
+        endLine: z.number(),
+        score: z.number().describe('0-1: the file’s share of the evidence found for the element.'),
+      }),
+    )
+    .optional()
+    .describe('The files of your collection most likely to render the element, best first (at most 3).'),
 });
 
 export const captureAnswer = z.object({
@@ -38,6 +49,13 @@ export const analyzeAnswer = z.object({
   metrics: z.record(z.string(), z.number()),
   checksRun: z.array(z.string()),
   skipped: z.array(z.object({ check: z.string(), reason: z.string() })),
+  codeLinks: z
+    .object({
+      collectionName: z.string().nullable().describe('The collection of yours searched; null when none was.'),
+      findingsLinked: z.number(),
+      reason: z.string().optional().describe('Why no finding, or not every finding that names an element, has code.'),
+    })
+    .describe('Findings traced to the code that renders their element.'),
 });
 
 export const testAnswer = z.object({

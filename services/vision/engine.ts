@@ -8,6 +8,7 @@ import { startProjection } from '../platform/wiring.ts';
 import type { WorkPool } from '../platform/work/work-pool.ts';
 import { analysesProjection } from './analyses.projection.ts';
 import { baselinesProjection } from './baselines.projection.ts';
+import type { CodeLinker } from './app/code-links.ts';
 import { createImagePool } from './app/image-work.ts';
 import { BlobStore } from './blob-store.ts';
 import { BrowserPool } from './browser/browser-pool.ts';
@@ -28,6 +29,8 @@ export interface VisionDeps {
   /** Decoding and comparing images, off the serving event loop (app/image-work.ts). */
   images: WorkPool;
   blobs: BlobStore;
+  /** Traces findings to the caller's code (app/code-links.ts); the faces that serve code give one. */
+  codeLinker?: CodeLinker;
 }
 
 export interface VisionEngine {

@@ -99,6 +99,15 @@ export const analyzeInput = z
       .describe('visual-bugs: compare pixel by pixel with this earlier screenshot of yours.'),
     fullPage: z.boolean().default(false).describe('With url: capture the whole page.'),
     viewport: viewport.optional(),
+    collectionName: z
+      .string()
+      // The rag context's rule for a collection's name (services/rag/input.ts); vision does not import rag.
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -' })
+      .optional()
+      .describe(
+        'A collection of your code: each finding that names an element gets `code`, the files most likely to render it. ' +
+          'Without it, your only collection is used; with several, none (the answer says why).',
+      ),
   })
   .refine((v) => [v.screenshotId, v.screenshotUrl, v.url].filter((x) => x !== undefined).length === 1, {
     error: 'give exactly one of screenshotId, screenshotUrl or url',

@@ -1,9 +1,10 @@
 import type { Page } from 'playwright-core';
-import { openIsolatedWorld } from '../browser/isolated-world.ts';
+import { openIsolatedWorld, type IsolatedWorld } from '../browser/isolated-world.ts';
 import { runAxe } from './axe.ts';
+import { clueSelectors, cluesScript, parseClues } from './element-clues.ts';
 import { CAPS, pageScript } from './page-script.ts';
 import { parsePageFacts } from './report-schema.ts';
-import type { ElementProbe, PageReport } from './types.ts';
+import type { ElementClue, ElementProbe, PageReport } from './types.ts';
 
 export type { ElementProbe, PageReport } from './types.ts';
 export { parsePageReport } from './report-schema.ts';
@@ -33,9 +34,27 @@ export async function inspectPage(page: Page, left: () => number, options: Inspe
     const raw: unknown = await within(world.evaluate(pageScript(probes)), left(), 'the page inspection');
     const facts = parsePageFacts(raw);
     const axe = await runAxe(page, Math.max(1, left() - MARGIN_MS), world);
-    return { version: 1, ...facts, axe };
+    const report: PageReport = { version: 1, ...facts, axe };
+    return { ...report, clues: await describeElements(world, report, left) };
   } finally {
     await world.close();
+  }
+}
+
+/** The clues of the elements findings can name; none (not a failed capture) when the page will not say. */
+async function describeElements(world: IsolatedWorld, report: PageReport, left: () => number): Promise<ElementClue[]> {
+  const selectors = clueSelectors(report);
+  if (selectors.length === 0 || left() <= MARGIN_MS) return [];
+  try {
+    const raw = await within(
+      world.evaluate(cluesScript(selectors), { maxString: 300, maxTotal: 400_000 }),
+      left() - MARGIN_MS,
+      'the element clues',
+    );
+    return parseClues(raw);
+  } catch {
+    report.errors.push('element clues: the page did not answer');
+    return [];
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { elementClue, MAX_CLUES } from './element-clues.ts';
 import { CAPS } from './page-script.ts';
 import { SEVERITIES, type AxeReport, type PageReport } from './types.ts';
 
@@ -141,5 +142,5 @@ export function parseAxeReport(raw: unknown): AxeReport {
 
 /** A stored report, read back: the same checks, and the version this code understands. */
 export function parsePageReport(raw: unknown): PageReport {
-  return pageFacts.extend({ version: z.literal(1), axe: axeReport }).parse(raw);
+  return pageFacts.extend({ version: z.literal(1), axe: axeReport, clues: list(elementClue, MAX_CLUES).optional() }).parse(raw);
 }

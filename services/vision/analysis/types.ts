@@ -29,6 +29,18 @@ export interface Finding {
   box?: Box;
   /** What the finding rests on, in words a reader can check (sizes, colours, the axe help URL...). */
   evidence: string;
+  /** The source most likely to render the element, best first (at most 3): only when the analysis
+   * was given a collection of code (app/code-links.ts). */
+  code?: CodeLink[];
+}
+
+/** A place in the caller's indexed code that likely renders a finding's element. */
+export interface CodeLink {
+  file: string;
+  startLine: number;
+  endLine: number;
+  /** 0-1: this file's share of the evidence found for the element (exact tokens weigh most). */
+  score: number;
 }
 
 export interface AnalysisResult {
@@ -69,6 +81,27 @@ export interface PageReport {
   truncated: Record<string, number>;
   /** Parts of the collection that failed in the page (a page can break the DOM API for its own scripts). */
   errors: string[];
+  /** What each element a finding can name says of itself, to trace it to its source (absent in
+   * reports stored before they were recorded). */
+  clues?: ElementClue[];
+}
+
+/** An element's own words and names, as the page had them (analysis/element-clues.ts). */
+export interface ElementClue {
+  selector: string;
+  tag: string;
+  /** Text content, whitespace collapsed, at most 120 characters. */
+  text: string;
+  /** data-testid (or data-test, data-cy). */
+  testId: string;
+  id: string;
+  /** The explicit role attribute, '' when none. */
+  role: string;
+  ariaLabel: string;
+  classes: string[];
+  alt: string;
+  src: string;
+  name: string;
 }
 
 export interface PlacedElement {

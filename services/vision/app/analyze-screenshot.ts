@@ -11,6 +11,7 @@ import type { AnalysisCompleted } from '../events.ts';
 import type { AnalyzeInput } from '../input.ts';
 import { getScreenshot } from '../screenshots.projection.ts';
 import { capturePage, screenshotPath } from './capture-page.ts';
+import { linkFindings, type CodeLinksSummary, type CodeSearch } from './code-links.ts';
 import { fetchImageAsPng } from './fetch-image.ts';
 import { analyzeImageTask, decodeBudget, runImageTask } from './image-work.ts';
 import type { VisionCaller } from './storage-limit.ts';
@@ -20,6 +21,8 @@ export interface AnalyzeAnswer extends Omit<AnalysisResult, 'findings'> {
   /** The screenshot analysed; null for an image given only by URL. */
   screenshotId: string | null;
   findings: Finding[];
+  /** Which collection of code the findings were traced to, and why some or all were not. */
+  codeLinks: CodeLinksSummary;
 }
 
 interface Source {
@@ -89,6 +92,8 @@ export async function analyzeScreenshot(
   const started = Date.now();
   checkQuota(deps, caller, 'screenshotsAnalyzed', 1);
   const baselinePng = input.baselineScreenshotId ? (await loadScreenshot(deps, caller, input.baselineScreenshotId)).png : undefined;
+  // Before the capture: a named collection that is not the caller's fails the request at no cost.
+  const code = deps.codeLinker ? await deps.codeLinker.open(caller, input.collectionName) : { why: 'code links are not served here' };
   const source = await resolveSource(deps, caller, input, correlationId);
   await meter(deps, caller, 'screenshotsAnalyzed', 1, correlationId);
   const result = await runImageTask(
@@ -121,5 +126,24 @@ export async function analyzeScreenshot(
     { correlationId },
   );
   await publishAndApply(deps.publisher, deps.db, analysesProjection, [event]);
-  return { success: true, screenshotId: source.screenshotId, ...result };
+  const linked = await traceToCode(result.findings, source.report, code);
+  return { success: true, screenshotId: source.screenshotId, ...result, findings: linked.findings, codeLinks: linked.summary };
+}
+
+async function traceToCode(
+  findings: Finding[],
+  report: PageReport | undefined,
+  code: CodeSearch | { why: string },
+): Promise<{ findings: Finding[]; summary: CodeLinksSummary }> {
+  if ('why' in code) return { findings, summary: { collectionName: null, findingsLinked: 0, reason: code.why } };
+  if (!report) {
+    const why = 'an image given only by URL names no page element';
+    return { findings, summary: { collectionName: code.collectionName, findingsLinked: 0, reason: why } };
+  }
+  try {
+    return await linkFindings(findings, report.clues ?? [], code);
+  } catch {
+    // The findings stand on their own: a failed search costs their code, not the analysis.
+    return { findings, summary: { collectionName: code.collectionName, findingsLinked: 0, reason: 'the code search failed' } };
+  }
 }

@@ -10,7 +10,8 @@ import { Effects } from '../../events/effects.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
 import { billingService } from '../../services/billing/billing.service.ts';
 import { PRICING_CSP } from '../../services/billing/pricing/pricing.routes.ts';
-import { RECONCILIATION_LEASE } from '../../services/billing/reconciler.ts';
+import { lemonSqueezyProvider } from '../../services/billing/provider-api.ts';
+import { RECONCILIATION_LEASE, ReconciliationScheduler } from '../../services/billing/reconciler.ts';
 import { getSubscription } from '../../services/billing/subscriptions.projection.ts';
 import { webhookIngressService } from '../../services/billing/webhook-ingress.service.ts';
 import { getKeyBySubscription } from '../../services/keys/keys.projection.ts';
@@ -327,6 +328,36 @@ describe('the way in: checkout, the pricing page and reconciliation with the pro
       expect(await endOffsets()).to.deep.equal(offsets);
       expect(await keyMails(emails['grace@example.com']!)).to.have.length(1);
       expect(await keyMails(emails['alan@example.com']!)).to.have.length(0);
+    });
+
+    it('the scheduled pass runs once per interval across replicas, and not while another pass holds the lease', async () => {
+      const replica = (clock: () => Date) =>
+        new ReconciliationScheduler({
+          db: db(),
+          publisher: platform.runtime.publisher,
+          provider: lemonSqueezyProvider({ apiKey: API_KEY }),
+          storeId: STORE,
+          variantTiers: platform.runtime.config.variantTiers,
+          scope: { storeId: STORE, allowTestMode: false },
+          leaseMs: 60_000,
+          intervalMs: 86_400_000,
+          log: testLogger(),
+          clock,
+        });
+      const offsets = await endOffsets();
+      const today = () => new Date('2031-03-04T01:00:00Z');
+      const ran = await replica(today).runDue();
+      expect(ran).to.deep.include({ listed: 3, published: 0, inStep: 2, skipped: 1 });
+      expect(await replica(() => new Date('2031-03-04T23:59:00Z')).runDue()).to.equal('done-already');
+      const other = new Effects(db(), { leaseMs: 60_000 });
+      await other.claim(RECONCILIATION_LEASE);
+      try {
+        expect(await replica(() => new Date('2031-03-05T00:01:00Z')).runDue()).to.equal('busy');
+      } finally {
+        await other.release(RECONCILIATION_LEASE);
+      }
+      expect(await replica(() => new Date('2031-03-05T00:02:00Z')).runDue()).to.deep.include({ published: 0 });
+      expect(await endOffsets()).to.deep.equal(offsets);
     });
 
     it('exit codes: 1 naming what it cannot use, 69 while another pass holds the lease, 78 without the API key', async () => {

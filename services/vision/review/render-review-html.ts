@@ -84,7 +84,8 @@ function snapshotSection(s: SnapshotAnswer, index: number, images: ReviewImages,
       ? `<div class="slider"><div class="compare"><img alt="baseline" data-from="${id}-baseline"><div class="over"><img alt="current" data-from="${id}-current"></div></div>` +
         `<input type="range" min="0" max="100" value="50" aria-label="${esc(`${s.snapshot}: current (left) over baseline (right)`)}"></div>`
       : '';
-  const path = `/api/glm/runs/${runId}/snapshots/${encodeURIComponent(s.snapshot)}`;
+  // Snapshot names are A-Z a-z 0-9 _ . - and one @ (input.ts): the @ reads better left as it is.
+  const path = `/api/glm/runs/${runId}/snapshots/${encodeURIComponent(s.snapshot).replaceAll('%40', '@')}`;
   return [
     `<section class="snapshot" id="${id}" data-snapshot="${esc(s.snapshot)}" data-decision="${decision}">`,
     `<h3>${esc(s.check)}${s.viewport === null ? '' : ` <span class="meta">@ ${esc(s.viewport)}</span>`}</h3>`,

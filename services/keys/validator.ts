@@ -125,20 +125,24 @@ export class LocalValidator implements KeyValidator {
     ipRate: LimitDecision,
   ): ValidationOutcome | Promise<ValidationOutcome> {
     if (!record) return { result: invalid('NOT_FOUND'), rate: ipRate };
-    const limit = { tier: record.tier, perMinute: record.requestsPerMinute ?? undefined };
-    const rate = this.limits.keyHeld?.(keyHash, limit.tier, limit.perMinute);
-    const outcome = rate
-      ? this.#afterRate(keyHash, record, request, rate)
-      : this.limits.consumeKey(keyHash, limit.tier, limit.perMinute).then((r) => this.#afterRate(keyHash, record, request, r));
-    const counts = this.counts;
-    if (!counts) return outcome;
-    // Counted for the key's owner by outcome; the key's record is known, so every outcome here is its.
-    const note = (o: ValidationOutcome) => {
-      const code = o.result.valid ? 'VALID' : o.result.code;
-      if (code !== 'NOT_FOUND' && code !== 'MALFORMED') counts.note({ keyHash, subscriptionId: record.subscriptionId }, code);
-      return o;
-    };
-    return outcome instanceof Promise ? outcome.then(note) : note(outcome);
+    const perMinute = record.requestsPerMinute ?? undefined;
+    const rate = this.limits.keyHeld?.(keyHash, record.tier, perMinute);
+    if (!rate)
+      return this.limits
+        .consumeKey(keyHash, record.tier, perMinute)
+        .then((r) => this.#afterRate(keyHash, record, request, r))
+        .then((o) => this.#counted(keyHash, record, o));
+    const outcome = this.#afterRate(keyHash, record, request, rate);
+    return outcome instanceof Promise ? outcome.then((o) => this.#counted(keyHash, record, o)) : this.#counted(keyHash, record, outcome);
+  }
+
+  /** Counts the verification for the key's owner, by outcome; every outcome here is a known key's. */
+  #counted(keyHash: string, record: KeyRecord, outcome: ValidationOutcome): ValidationOutcome {
+    if (this.counts) {
+      const code = outcome.result.valid ? 'VALID' : outcome.result.code;
+      if (code !== 'NOT_FOUND' && code !== 'MALFORMED') this.counts.note(keyHash, record.subscriptionId, code);
+    }
+    return outcome;
   }
 
   #afterRate(

@@ -1,4 +1,5 @@
-import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { MAX_BULK_OPERATIONS } from '../../events/projection.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { InvalidCode } from './assess.ts';
 
@@ -26,6 +27,16 @@ export interface DayCounts {
 
 const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
+interface Pending {
+  keyHash: string;
+  subscriptionId: string;
+  day: string;
+  outcomes: Record<VerificationOutcome, number>;
+}
+
+const zeroOutcomes = (): Record<VerificationOutcome, number> =>
+  Object.fromEntries(VERIFICATION_OUTCOMES.map((o) => [o, 0])) as Record<VerificationOutcome, number>;
+
 /**
  * Verifications per key, UTC day and outcome, for the key's owner. The hot path only adds to a map;
  * a flush every few seconds writes the sums.
@@ -42,7 +53,12 @@ export class VerificationCounts {
   readonly #collection: Collection<VerificationDocument>;
   readonly #writer: string;
   readonly #log: Logger;
-  #pending = new Map<string, { keyHash: string; subscriptionId: string; day: string; outcomes: Map<VerificationOutcome, number> }>();
+  /** Today's counts by key hash; earlier days' wait in #earlier for the next flush. */
+  #today = new Map<string, Pending>();
+  #earlier: Pending[] = [];
+  #day = '';
+  #dayStarts = 0;
+  #dayEnds = 0;
   #flushing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
 
@@ -56,16 +72,26 @@ export class VerificationCounts {
     await this.#collection.createIndex({ keyHash: 1, day: 1 });
   }
 
-  /** Counts one verification; no I/O. */
-  note(key: { keyHash: string; subscriptionId: string }, outcome: VerificationOutcome, now: number = Date.now()): void {
-    const day = utcDay(now);
-    const id = `${key.keyHash}:${day}`;
-    let entry = this.#pending.get(id);
+  /** Counts one verification; no I/O, no allocation once the key has been seen today (the hot path). */
+  note(keyHash: string, subscriptionId: string, outcome: VerificationOutcome, now: number = Date.now()): void {
+    if (now >= this.#dayEnds || now < this.#dayStarts) this.#turnDay(now);
+    let entry = this.#today.get(keyHash);
     if (!entry) {
-      entry = { keyHash: key.keyHash, subscriptionId: key.subscriptionId, day, outcomes: new Map() };
-      this.#pending.set(id, entry);
+      entry = { keyHash, subscriptionId, day: this.#day, outcomes: zeroOutcomes() };
+      this.#today.set(keyHash, entry);
     }
-    entry.outcomes.set(outcome, (entry.outcomes.get(outcome) ?? 0) + 1);
+    entry.outcomes[outcome]++;
+  }
+
+  #turnDay(now: number): void {
+    const day = utcDay(now);
+    if (day !== this.#day) {
+      for (const e of this.#today.values()) this.#earlier.push(e);
+      this.#today = new Map();
+      this.#day = day;
+    }
+    this.#dayStarts = Date.parse(`${day}T00:00:00Z`);
+    this.#dayEnds = this.#dayStarts + 86_400_000;
   }
 
   /** Writes what was counted since the last flush; flushes run one after another. */
@@ -102,30 +128,37 @@ export class VerificationCounts {
   }
 
   async #write(): Promise<void> {
-    if (this.#pending.size === 0) return;
-    const batch = this.#pending;
-    this.#pending = new Map();
-    const ops: AnyBulkWriteOperation<VerificationDocument>[] = [...batch.values()].map((e) => ({
-      updateOne: {
-        filter: { _id: `${e.keyHash}:${e.day}:${this.#writer}` },
-        update: {
-          $setOnInsert: { keyHash: e.keyHash, subscriptionId: e.subscriptionId, day: e.day, writer: this.#writer },
-          $inc: Object.fromEntries([...e.outcomes].map(([o, n]) => [`outcomes.${o}`, n])),
-        },
-        upsert: true,
-      },
-    }));
-    try {
-      await this.#collection.bulkWrite(ops, { ordered: false });
-    } catch (err) {
-      // Not written: counted again in the next flush (a partial write may count some twice; the
-      // server does not say which of an unordered batch landed, and these are statistics).
-      for (const [id, e] of batch) {
-        const into = this.#pending.get(id);
-        if (!into) this.#pending.set(id, e);
-        else for (const [o, n] of e.outcomes) into.outcomes.set(o, (into.outcomes.get(o) ?? 0) + n);
+    const batch = [...this.#earlier, ...this.#today.values()];
+    if (batch.length === 0) return;
+    this.#earlier = [];
+    this.#today = new Map();
+    // Bulk writes of at most MAX_BULK_OPERATIONS: FerretDB 1.24 holds a pooled connection per
+    // statement until the command ends, and a command of more statements than its pool has hangs the
+    // whole server (a first version writing every key in one command did, under bench:validate).
+    for (let i = 0; i < batch.length; i += MAX_BULK_OPERATIONS) {
+      const part = batch.slice(i, i + MAX_BULK_OPERATIONS);
+      try {
+        await this.#collection.bulkWrite(
+          part.map((e) => ({
+            updateOne: {
+              filter: { _id: `${e.keyHash}:${e.day}:${this.#writer}` },
+              update: {
+                $setOnInsert: { keyHash: e.keyHash, subscriptionId: e.subscriptionId, day: e.day, writer: this.#writer },
+                $inc: Object.fromEntries(
+                  VERIFICATION_OUTCOMES.filter((o) => e.outcomes[o] > 0).map((o) => [`outcomes.${o}`, e.outcomes[o]]),
+                ),
+              },
+              upsert: true,
+            },
+          })),
+          { ordered: true },
+        );
+      } catch (err) {
+        // This part and the rest go back for the next flush. Part of this part may have been written
+        // and is then counted twice: statistics, counted again rather than lost.
+        this.#earlier = this.#earlier.concat(batch.slice(i));
+        throw err;
       }
-      throw err;
     }
   }
 }

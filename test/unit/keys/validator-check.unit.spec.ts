@@ -47,7 +47,7 @@ function fixture(held: { ip: boolean; key: boolean; record: boolean; usage: bool
     keys,
     usage,
     { reserve: async () => null, release: async () => undefined },
-    { note: (key, outcome) => noted.push(`${key.subscriptionId}:${outcome}`) },
+    { note: (_keyHash, subscriptionId, outcome) => noted.push(`${subscriptionId}:${outcome}`) },
   );
   return { validator, apiKey, calls, noted };
 }

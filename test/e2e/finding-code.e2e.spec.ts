@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
+import { mcpService } from '../../services/mcp/mcp.service.ts';
 import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { useContractCheck } from '../support/contract-check.ts';
@@ -47,6 +49,7 @@ describe('vision: findings name the code that renders their element (e2e)', func
   let dir: string;
   let shopDir: string;
   let rag: string;
+  let mcp: string;
   let acme: MintedKey;
   let rival: MintedKey;
   let solo: MintedKey;
@@ -93,12 +96,13 @@ describe('vision: findings name the code that renders their element (e2e)', func
     site = await startUiKitSite(shopDir);
     const ports = await retrievalPorts();
     rag = `http://127.0.0.1:${ports.rag}`;
+    mcp = `http://127.0.0.1:${ports.mcp}/mcp`;
     const env = retrievalEnv(
       stack,
       { ports, dir, workspace, sharedSecret: SHARED_SECRET },
       { RAG_PUBLIC_URL: rag, CAPTURE_ALLOWED_HOSTS: site.origin.replace('http://', '') },
     );
-    platform = await startServices([keysService, ragService], env, testLogger());
+    platform = await startServices([keysService, ragService, mcpService], env, testLogger());
     const keys = `http://127.0.0.1:${ports.keys}`;
     acme = await mintKey(keys, SHARED_SECRET, 'pro', 'acme');
     rival = await mintKey(keys, SHARED_SECRET, 'pro', 'rival');
@@ -137,6 +141,24 @@ describe('vision: findings name the code that renders their element (e2e)', func
     // Only the caller's own files: each exists in the shop, and the rival's decoy is never named.
     for (const file of filesOf(answer)) expect(existsSync(join(shopDir, file)), file).to.equal(true);
     expect([...filesOf(answer)]).to.not.include('src/decoy.js');
+  });
+
+  it('the glm_analyze tool answers the same links, and names the top file in its text', async () => {
+    const client = new Client({ name: 'finding-code-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp), { requestInit: { headers: { 'x-api-key': acme.apiKey } } }));
+    try {
+      const answer = (await client.callTool({
+        name: 'glm_analyze',
+        arguments: { url: `${site.origin}/`, analysisType: 'accessibility', collectionName: 'shop' },
+      })) as { isError?: boolean; content: { text?: string }[]; structuredContent?: AnalyzeBody };
+      const text = answer.content.map((c) => c.text ?? '').join('\n');
+      expect(answer.isError, text).to.not.equal(true);
+      const missingAlt = answer.structuredContent?.findings.find((f) => f.type === 'axe:image-alt');
+      expect((missingAlt?.code ?? []).map((c) => c.file)).to.include('src/components/product-photo.js');
+      expect(text).to.match(/image-alt.*→ src\/components\/product-photo\.js:\d+-\d+/);
+    } finally {
+      await client.close();
+    }
   });
 
   it("searches only the caller's collection: the rival's links name its own file, never the shop's", async () => {

@@ -152,7 +152,7 @@ export function elementCodeLinker(rag: Pick<RagDeps, 'db' | 'config' | 'retrieva
   return {
     async open(caller: Caller, collectionName: string | undefined) {
       const source = await codeCollection(rag, caller, collectionName, 'optional', '');
-      if (!source.collection) return { why: `no code links: ${source.why}` };
+      if (!source.collection) return { why: source.why };
       const { collectionId, collectionName: name } = source.collection;
       return collectionSearch(rag.retrieval, collectionId, name, caller.customerId);
     },

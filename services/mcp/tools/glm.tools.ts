@@ -34,8 +34,10 @@ export const glmAnalyzeTool = defineTool({
   run: (args, ctx) => analyzeScreenshot(ctx.vision.deps, ctx.caller, args, ctx.correlationId),
   render(r) {
     const worst = r.findings.filter((f) => f.severity !== 'minor').slice(0, 20);
-    const lines = worst.map((f) => `- [${f.severity}] ${f.type}: ${f.message}${f.selector ? ` (${f.selector})` : ''}`);
-    return `${r.summary}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}${r.skipped.length > 0 ? `\nnot run: ${r.skipped.map((s) => `${s.check} (${s.reason})`).join('; ')}` : ''}`;
+    const where = (f: (typeof worst)[number]) => (f.code?.[0] ? ` → ${f.code[0].file}:${f.code[0].startLine}-${f.code[0].endLine}` : '');
+    const lines = worst.map((f) => `- [${f.severity}] ${f.type}: ${f.message}${f.selector ? ` (${f.selector})` : ''}${where(f)}`);
+    const code = r.codeLinks.reason ? `\ncode links: ${r.codeLinks.reason}` : '';
+    return `${r.summary}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}${r.skipped.length > 0 ? `\nnot run: ${r.skipped.map((s) => `${s.check} (${s.reason})`).join('; ')}` : ''}${code}`;
   },
 });
 

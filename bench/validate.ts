@@ -9,6 +9,8 @@
  * Env:
  *   KAFKA_BROKERS, MONGODB_URI  use these servers; otherwise a throwaway Kafka and/or FerretDB is
  *                      started under .data/bench-* (deploy/local/stack.ts) and removed at the end
+ *   OTEL_EXPORTER_OTLP_ENDPOINT (and the other OTEL_* variables)  passed to the keys service: traced
+ *                      as configured, to measure what traces cost the hot path (README.md, Traces)
  *   BENCH_CONNECTIONS  concurrent connections, both targets (default 20)
  *   BENCH_SECONDS      seconds per measured run (default 6)
  *   BENCH_ROUNDS       measured rounds (default 5); rounds alternate which target goes first. On a
@@ -67,6 +69,7 @@ import { keysService } from '../services/keys/keys.service.ts';
 import { startServices, type RunningPlatform } from '../app/cli/run.ts';
 import { createLogger } from '../services/platform/logger.ts';
 import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';
+import { tracingVariables } from '../services/platform/tracing/config.ts';
 import { listen } from '../services/platform/service.ts';
 import { intEnv } from './bench-env.ts';
 
@@ -674,6 +677,8 @@ async function main(): Promise<void> {
         KAFKA_BROKERS: env.KAFKA_BROKERS,
         // A cluster from the environment may be secured; a throwaway one never is.
         ...(process.env.KAFKA_BROKERS ? kafkaSecurityVariables(process.env) : {}),
+        // OTEL_EXPORTER_OTLP_ENDPOINT and the rest: the keys service traced as configured, to measure what traces cost.
+        ...tracingVariables(process.env),
         MONGODB_URI: env.MONGODB_URI,
         SMTP_URL: env.SMTP_URL,
         MONGODB_DB: `bench_${runId}`,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { EventCatalog, EventDefinition, SchemaVersion } from './catalog.ts';
 import { HEADER } from './codec.ts';
 import { DLQ_HEADER } from './consumer.ts';
+import { TRACE_HEADER } from './trace-headers.ts';
 import { dlqTopic } from './topics.ts';
 
 /**
@@ -76,7 +77,20 @@ function eventHeaders(type: string, version: SchemaVersion): JsonObject {
       [HEADER.eventId]: { type: 'string', format: 'uuid', description: 'the envelope eventId' },
       [HEADER.correlationId]: { type: 'string', description: 'the envelope correlationId' },
       [HEADER.contentType]: { type: 'string', const: 'application/avro' },
+      ...traceHeaders('the producer span'),
     },
+  };
+}
+
+/** W3C Trace Context, written only while traces are on (README.md, Traces); readers must not require it. */
+function traceHeaders(whose: string): JsonObject {
+  return {
+    [TRACE_HEADER.parent]: {
+      type: 'string',
+      pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+      description: `W3C traceparent of ${whose}, when traces are on; consumers continue the trace from it`,
+    },
+    [TRACE_HEADER.state]: { type: 'string', description: 'W3C tracestate, beside traceparent when the trace has one' },
   };
 }
 
@@ -97,6 +111,7 @@ function deadLetterHeaders(): JsonObject {
         type: 'string',
         description: 'set on a copy `svc dlq redrive` wrote back to the source topic: only this group handles it',
       },
+      ...traceHeaders("the span that dead-lettered it (replacing the original's)"),
     },
   };
 }

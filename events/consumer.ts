@@ -4,6 +4,7 @@ import { isEventOf, type DeliveredEvent, type Event } from './envelope.ts';
 import { errorMessage, isPermanent, isTransient } from './errors.ts';
 import type { EventLog } from './event-log.ts';
 import { consumerClient } from './kafka.ts';
+import { inEventSpan, recordDeadLetter, recordRetry, startChunkSpans } from './kafka-spans.ts';
 import { eventMetrics } from './metrics.ts';
 import type { EventPublisher } from './publisher.ts';
 import { dlqTopic } from './topics.ts';
@@ -188,7 +189,13 @@ export class ConsumerRunner {
           const startedAt = Date.now();
           const offset = chunk[0]!.message.offset;
           this.log.debug({ topic, partition, offset, events: chunk.length }, 'chunk received');
-          const done = await this.handleChunk(chunk, topic, partition, isRunning, heartbeat);
+          const spans = startChunkSpans(chunk, topic, partition, this.options.groupId);
+          let done = false;
+          try {
+            done = await spans.run(() => this.handleChunk(chunk, topic, partition, isRunning, heartbeat));
+          } finally {
+            spans.end(done);
+          }
           this.log.debug({ topic, partition, offset, events: chunk.length, ms: Date.now() - startedAt, done }, 'chunk handled');
           if (done) {
             resolveOffset(chunk[chunk.length - 1]!.message.offset);
@@ -336,6 +343,7 @@ export class ConsumerRunner {
         const transient = isTransient(err);
         if (!transient && failures >= retries) return { error: err };
         if (!transient) failures++;
+        for (const event of events) recordRetry(event, err);
         this.lastError = errorMessage(err);
         if (transient) this.blockedSince ??= Date.now();
         eventMetrics.retries.inc({ group: this.options.groupId, topic, reason: transient ? 'transient' : 'handler' });
@@ -366,6 +374,7 @@ export class ConsumerRunner {
     });
     // If even the DLQ cannot be written the runner must not move on: this throws and kafkajs
     // redelivers from the last committed offset.
+    recordDeadLetter(message, topic, partition, this.options.groupId, err);
     await this.options.publisher.publishRaw([{ topic: dlqTopic(topic), key: message.key, value: message.value, headers }]);
     eventMetrics.deadLettered.inc({ group: this.options.groupId, topic });
     this.log.error({ topic, partition, offset: message.offset, err: errorMessage(err) }, 'message dead-lettered');
@@ -376,7 +385,7 @@ export class ConsumerRunner {
 export function eachEvent(fn: (event: DeliveredEvent, context: HandlerContext) => Promise<void>): EventHandler {
   return {
     async handle(events, context) {
-      for (const e of events) await fn(e, context);
+      for (const e of events) await inEventSpan(e, () => fn(e, context));
     },
   };
 }
@@ -388,7 +397,7 @@ export function eachEventOf<E extends Event>(
 ): EventHandler {
   return {
     async handle(events, context) {
-      for (const e of events) if (isEventOf<DeliveredEvent<E>>(e, ...types)) await fn(e, context);
+      for (const e of events) if (isEventOf<DeliveredEvent<E>>(e, ...types)) await inEventSpan(e, () => fn(e, context));
     },
   };
 }

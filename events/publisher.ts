@@ -2,6 +2,7 @@ import { Partitioners, type Kafka, type Producer, type Message } from 'kafkajs';
 import type { EventCodec } from './codec.ts';
 import type { Event, Position } from './envelope.ts';
 import { PublishError } from './errors.ts';
+import { withProducerSpan } from './kafka-spans.ts';
 import { eventMetrics } from './metrics.ts';
 
 export interface PublisherOptions {
@@ -97,7 +98,12 @@ export class EventPublisher {
     this.connected = undefined;
   }
 
-  private async send(topicMessages: { topic: string; messages: Message[] }[]): Promise<Position[]> {
+  /** Every record leaves through here: the producer span, and `traceparent` beside `correlation-id`, are added here once. */
+  private send(topicMessages: { topic: string; messages: Message[] }[]): Promise<Position[]> {
+    return withProducerSpan(topicMessages, () => this.sendNow(topicMessages));
+  }
+
+  private async sendNow(topicMessages: { topic: string; messages: Message[] }[]): Promise<Position[]> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(

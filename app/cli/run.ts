@@ -1,4 +1,4 @@
-import { loadConfig } from '../../services/platform/config.ts';
+import { loadConfig, type Config } from '../../services/platform/config.ts';
 import { createLogger, setRootLogger, type Logger } from '../../services/platform/logger.ts';
 import { collectDefaultMetrics } from '../../services/platform/metrics.ts';
 import { SERVICES } from '../registry.ts';
@@ -6,6 +6,7 @@ import { createAppRuntime } from '../runtime.ts';
 import type { Runtime } from '../../services/platform/runtime.ts';
 
 import type { RunningService, ServiceModule } from '../../services/platform/service.ts';
+import type { Tracing } from '../../services/platform/tracing/sdk.ts';
 import { serveHttp } from '../../services/platform/wiring.ts';
 import { UsageError } from './exit.ts';
 
@@ -41,12 +42,19 @@ export interface RunningPlatform {
  * finish the chunk in hand, commit and leave their groups), then the shared clients. Bounded by
  * SHUTDOWN_GRACE_MS: a dependency that is gone must not keep the process alive.
  */
-async function stopPlatform(runtime: Runtime, services: readonly RunningService[], logger: Logger): Promise<boolean> {
+async function stopPlatform(
+  runtime: Runtime,
+  services: readonly RunningService[],
+  logger: Logger,
+  tracing: Tracing | undefined,
+): Promise<boolean> {
   runtime.markStopping();
   const deadline = Date.now() + runtime.config.shutdownGraceMs;
   const work = (async () => {
     for (const s of [...services].reverse()) await s.stop().catch((err: unknown) => logger.error({ err, service: s.name }, 'stop failed'));
     await runtime.close();
+    // Last, so the spans of the stop itself go out too; bounded (a collector away cannot hold it).
+    await tracing?.shutdown();
   })();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))));
@@ -69,16 +77,37 @@ export async function startServices(modules: readonly ServiceModule[], env: Node
   }
   // The process's own CPU, memory, event-loop delay and GC, beside the services' metrics.
   collectDefaultMetrics();
-  const runtime = await createAppRuntime(config, logger);
+  const tracing = await startTracing(config, logger);
+  let runtime: Runtime;
+  try {
+    runtime = await createAppRuntime(config, logger);
+  } catch (err) {
+    await tracing?.shutdown();
+    throw err;
+  }
   const services: RunningService[] = [];
   try {
     for (const m of modules) services.push(await m.start(runtime));
     if (config.ports.ops !== undefined) services.push(await opsFace(runtime, config.ports.ops));
   } catch (err) {
-    await stopPlatform(runtime, services, logger);
+    await stopPlatform(runtime, services, logger, tracing);
     throw err;
   }
-  return { runtime, services, stop: () => stopPlatform(runtime, services, logger) };
+  return { runtime, services, stop: () => stopPlatform(runtime, services, logger, tracing) };
+}
+
+/**
+ * OpenTelemetry traces when OTEL_* configures them; before the runtime, whose database client and
+ * HTTP faces are set up traced or not by it. The SDK is loaded only then: off, it costs nothing,
+ * not even its import.
+ */
+async function startTracing(config: Config, logger: Logger): Promise<Tracing | undefined> {
+  if (!config.tracing) return undefined;
+  const { installConfiguredTracing } = await import('../../services/platform/tracing/sdk.ts');
+  const tracing = installConfiguredTracing(config.tracing);
+  // The collector's host only: an endpoint URL may carry credentials.
+  logger.info({ serviceName: config.tracing.serviceName, collector: new URL(config.tracing.url).host }, 'traces on (OTLP/HTTP)');
+  return tracing;
 }
 
 /**

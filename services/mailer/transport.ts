@@ -1,4 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
+import { withClientSpan } from '../platform/tracing/client-span.ts';
 
 export interface Mail {
   to: string;
@@ -31,13 +32,23 @@ export function smtpMailer(smtpUrl: string, from: string): Mailer {
     maxConnections: 2,
     ...SMTP_TIMEOUTS,
   } as Parameters<typeof nodemailer.createTransport>[0]);
+  const spanAttributes = smtpSpanAttributes(smtpUrl);
   return {
     async send(mail) {
-      await transporter.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.messageId });
+      await withClientSpan('smtp send', spanAttributes, () =>
+        transporter.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.messageId }),
+      );
     },
     async verify() {
       await transporter.verify();
     },
     close: () => transporter.close(),
   };
+}
+
+/** The server a send goes to: host and port only (the URL's user and password stay out of spans), and no recipient, subject or body. */
+function smtpSpanAttributes(smtpUrl: string): Record<string, string | number> {
+  const url = new URL(smtpUrl);
+  const port = url.port === '' ? (url.protocol === 'smtps:' ? 465 : 587) : Number(url.port);
+  return { 'server.address': url.hostname, 'server.port': port, 'network.protocol.name': 'smtp' };
 }

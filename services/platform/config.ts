@@ -5,6 +5,7 @@ import { parseAllowList, type AllowList } from './allow-list.ts';
 import { TIERS, type Tier } from '../kernel/tiers.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { KAFKA_SECURITY_SCHEMA, kafkaSecurity } from './kafka-security.ts';
+import { TRACING_SCHEMA, tracingSettings, type TracingSettings } from './tracing/config.ts';
 import type { KafkaSasl, KafkaTls } from '../../events/kafka.ts';
 
 /**
@@ -258,6 +259,7 @@ const schema = z.object({
       }
     })
     .default(['loopback']),
+  ...TRACING_SCHEMA,
 });
 
 type Raw = z.infer<typeof schema>;
@@ -386,6 +388,8 @@ export interface Config {
   llm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | null;
   /** The key-validation service the premium faces (RAG, MCP) validate keys against. */
   authUrl: string;
+  /** OpenTelemetry traces (OTEL_*); null: off. */
+  tracing: TracingSettings | null;
 }
 
 export class ConfigError extends Error {
@@ -490,6 +494,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicRagUrl: (raw.RAG_PUBLIC_URL ?? `http://localhost:${raw.RAG_PORT}`).replace(/\/$/, ''),
     authUrl: required('AUTH_URL', raw.AUTH_URL, `http://127.0.0.1:${raw.KEYS_PORT}`),
     llm: llmConfig(raw, problems),
+    tracing: tracingSettings(raw, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,4 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
+import { activeTracer } from '../../events/tracer.ts';
+import { traceCommands } from './tracing/mongo-spans.ts';
 
 export interface MongoHandle {
   client: MongoClient;
@@ -18,7 +20,10 @@ export const MONGO_TIMEOUTS = {
 } as const;
 
 export async function connectMongo(uri: string, dbName: string): Promise<MongoHandle> {
-  const client = new MongoClient(uri, { ...MONGO_TIMEOUTS, appName: 'svc' });
+  // Command monitoring costs the driver an event object per command: only when traces are on.
+  const traced = activeTracer() !== undefined;
+  const client = new MongoClient(uri, { ...MONGO_TIMEOUTS, appName: 'svc', monitorCommands: traced });
+  if (traced) traceCommands(client);
   await client.connect();
   return { client, db: client.db(dbName) };
 }

@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { onClientError } from './http/client-error.ts';
 import { lingerOnClose } from './http/lingering-close.ts';
 import type { LeanHandler } from './http/lean-handler.ts';
+import { tracedRequests } from './tracing/http-spans.ts';
 import type { Runtime } from './runtime.ts';
 
 /** What `svc run` starts: HTTP faces, consumers, schedulers. */
@@ -28,10 +29,20 @@ export async function listen(
   app: Express,
   host: string,
   port: number,
-  options: { drainMs?: number; lean?: LeanHandler } = {},
+  options: {
+    drainMs?: number;
+    lean?: LeanHandler;
+    /**
+     * The service whose requests get server spans when tracing is on. Only the requests Express
+     * answers: the lean routes (POST /validate, the hot path) are never traced, so tracing costs
+     * them nothing (README.md, Traces).
+     */
+    traceAs?: string;
+  } = {},
 ): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const lean = options.lean;
-  const server = createServer(lean ? (req, res) => void (lean(req, res) || app(req, res)) : app);
+  const handler = options.traceAs === undefined ? app : tracedRequests(options.traceAs, app);
+  const server = createServer(lean ? (req, res) => void (lean(req, res) || handler(req, res)) : handler);
   server.on('clientError', onClientError);
   server.on('connection', lingerOnClose);
   await new Promise<void>((resolve, reject) => {

@@ -98,6 +98,7 @@ export async function serveHttp(
   }
   return listen(app, rt.config.http.host, options.port, {
     drainMs: rt.config.shutdownGraceMs / 2,
+    traceAs: options.service,
     ...(options.lean ? { lean: options.lean(app) } : {}),
   });
 }

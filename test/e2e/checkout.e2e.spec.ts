@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { billingCommand } from '../../app/cli/billing.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { freePort } from '../../deploy/local/processes.ts';
@@ -18,8 +18,7 @@ import { getKeyBySubscription } from '../../services/keys/keys.projection.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { TIERS, limitsOf } from '../../services/kernel/tiers.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
-import { CHROMIUM_ARGS, sandboxByDefault } from '../../services/vision/browser/chromium-args.ts';
-import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
+import { launchChromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver, type JsonObject, type Payload } from '../support/lemonsqueezy.ts';
@@ -201,12 +200,7 @@ describe('the way in: checkout, the pricing page and reconciliation with the pro
 
     before(async function () {
       this.timeout(600_000); // a first run provisions Chromium
-      browser = await chromium.launch({
-        executablePath: chromiumForTests(),
-        headless: true,
-        chromiumSandbox: sandboxByDefault(),
-        args: [...CHROMIUM_ARGS],
-      });
+      browser = await launchChromiumForTests();
     });
 
     after(async () => {

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { expect } from 'chai';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { accountsClient, keysClient, ragClient } from '../../app/openapi/client.ts';
 import { OPENAPI_DIR } from '../../app/openapi/generate.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
@@ -14,9 +14,8 @@ import { webhookIngressService } from '../../services/billing/webhook-ingress.se
 import { keysService } from '../../services/keys/keys.service.ts';
 import { mcpService } from '../../services/mcp/mcp.service.ts';
 import { DOCS_CSP } from '../../services/platform/http/api-docs.ts';
-import { CHROMIUM_ARGS, sandboxByDefault } from '../../services/vision/browser/chromium-args.ts';
 import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
-import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
+import { launchChromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { ContractCheck, useContractCheck } from '../support/contract-check.ts';
 import { testLogger } from '../support/env.ts';
 import { retrievalEnv } from '../support/retrieval.ts';
@@ -173,12 +172,7 @@ describe('OpenAPI: the documents served, the reference page and the typed client
 
     before(async function () {
       this.timeout(600_000); // a first run provisions Chromium
-      browser = await chromium.launch({
-        executablePath: chromiumForTests(),
-        headless: true,
-        chromiumSandbox: sandboxByDefault(),
-        args: [...CHROMIUM_ARGS],
-      });
+      browser = await launchChromiumForTests();
     });
 
     after(async () => {

@@ -6,17 +6,15 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
-import { chromium } from 'playwright-core';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import { replayProjection } from '../../events/replay.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { mcpService } from '../../services/mcp/mcp.service.ts';
 import { baselinesProjection } from '../../services/vision/baselines.projection.ts';
-import { CHROMIUM_ARGS, sandboxByDefault } from '../../services/vision/browser/chromium-args.ts';
 import { snapshotReviewsProjection } from '../../services/vision/snapshot-reviews.projection.ts';
 import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
-import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
+import { chromiumForTests, launchChromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 import { testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
@@ -271,12 +269,7 @@ describe('vision RAG: the review page of a test run, and a decision per snapshot
     await runSuite(0, 'render');
     const runId = await runSuite(100, 'render');
     const html = await (await call('GET', `/api/glm/runs/${runId}/report`)).text();
-    const browser = await chromium.launch({
-      executablePath: chromiumForTests(),
-      headless: true,
-      chromiumSandbox: sandboxByDefault(),
-      args: [...CHROMIUM_ARGS],
-    });
+    const browser = await launchChromiumForTests();
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       const errors: string[] = [];

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { renderHtml } from '../../../services/integration/report/render-html.ts';
-import { CHROMIUM_ARGS, sandboxByDefault } from '../../../services/vision/browser/chromium-args.ts';
 import { emptyReport, HOSTILE, sampleReport } from '../../support/sample-report.ts';
-import { chromiumForTests } from '../vision/chromium-under-test.ts';
+import { launchChromiumForTests } from '../vision/chromium-under-test.ts';
 import { decodePng } from '../vision/png-pixels.ts';
 
 interface Watched {
@@ -30,13 +29,7 @@ describe('the project report page in a real Chromium (integration)', function ()
 
   before(async function () {
     this.timeout(600_000); // a first run provisions Chromium
-    browser = await chromium.launch({
-      executablePath: chromiumForTests(),
-      headless: true,
-      // Chromium will not start as root with its sandbox; anywhere else it keeps it.
-      chromiumSandbox: sandboxByDefault(),
-      args: [...CHROMIUM_ARGS],
-    });
+    browser = await launchChromiumForTests();
   });
 
   after(async () => {

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type Browser, chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, sandboxByDefault } from '../../../services/vision/browser/chromium-args.ts';
 import { resolveChromiumPath } from '../../../services/vision/browser/chromium-path.ts';
 
 /**
@@ -16,6 +18,16 @@ export function chromiumForTests(): string {
     execFileSync('bash', [script], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
     return resolveChromiumPath();
   }
+}
+
+/** The test browser, headless, with the platform's own flags (and its sandbox unless run as root). */
+export function launchChromiumForTests(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumForTests(),
+    headless: true,
+    chromiumSandbox: sandboxByDefault(),
+    args: [...CHROMIUM_ARGS],
+  });
 }
 
 /** Whether a process id is gone (or a zombie no one has reaped yet, which holds no resources). */

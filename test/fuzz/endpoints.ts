@@ -426,6 +426,27 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     path: idPath('/api/glm/screenshots/'),
   });
   add('GET /api/glm/diffs/:id', 'rag', { template: {}, auth: keyAuthFor('GET /api/glm/diffs/:id'), path: idPath('/api/glm/diffs/') });
+  add('GET /api/glm/runs/:runId', 'rag', { template: {}, auth: keyAuthFor('GET /api/glm/runs/:runId'), path: idPath('/api/glm/runs/') });
+  add('GET /api/glm/runs/:runId/report', 'rag', {
+    template: {},
+    auth: keyAuthFor('GET /api/glm/runs/:runId/report'),
+    path: idPath('/api/glm/runs/', '/report'),
+  });
+  // A snapshot is check@viewport: the @ and its absence, encoded and not, both sides hostile.
+  const snapshot = fc
+    .oneof(
+      fc.tuple(word, word).map(([c, v]) => `${c}@${v}`),
+      word,
+      fc.constantFrom('@', 'a@', '@b', 'a%40b', 'a@b@c', '%00@x', 'x'.repeat(600)),
+    )
+    .map((id) => encodeURI(id).replace(/%25/g, '%'));
+  add('POST /api/glm/runs/:runId/snapshots/:snapshot/:decision', 'rag', {
+    template: {},
+    auth: keyAuthFor('POST /api/glm/runs/:runId/snapshots/:snapshot/:decision'),
+    path: fc
+      .tuple(idPath('/api/glm/runs/'), snapshot, fc.constantFrom('accept', 'reject', 'ACCEPT', ''))
+      .map(([run, snap, decision]) => `${run}/snapshots/${snap}/${decision}`),
+  });
 
   // integration
   const component = str(fc.oneof(word, fc.constantFrom('addToCart', 'CartTotal', 'formatPrice', '<script>', '*')));

@@ -55,9 +55,13 @@ export class VerificationCounts {
   readonly #collection: Collection<VerificationDocument>;
   readonly #writer: string;
   readonly #log: Logger;
-  /** Today's counts by key hash; earlier days' wait in #earlier for the next flush. */
+  /** Today's counts by key hash. */
   #today = new Map<string, Pending>();
-  #earlier: Pending[] = [];
+  /**
+   * Counts still to write that are not today's map: earlier days', and those a failed flush gave
+   * back; by key and day, so an outage that fails flush after flush grows it by keys, not by flushes.
+   */
+  #earlier = new Map<string, Pending>();
   #day = '';
   #dayStarts = 0;
   #dayEnds = 0;
@@ -88,7 +92,7 @@ export class VerificationCounts {
   #turnDay(now: number): void {
     const day = utcDay(now);
     if (day !== this.#day) {
-      for (const e of this.#today.values()) this.#earlier.push(e);
+      for (const e of this.#today.values()) this.#keep(e);
       this.#today = new Map();
       this.#day = day;
     }
@@ -96,10 +100,21 @@ export class VerificationCounts {
     this.#dayEnds = this.#dayStarts + 86_400_000;
   }
 
-  /** Writes what was counted since the last flush; flushes run one after another. */
+  #keep(e: Pending): void {
+    const id = `${e.keyHash}:${e.day}`;
+    const into = this.#earlier.get(id);
+    if (!into) this.#earlier.set(id, e);
+    else for (const o of VERIFICATION_OUTCOMES) into.outcomes[o] += e.outcomes[o];
+  }
+
+  /**
+   * Writes what was counted since the last flush; flushes run one after another, and one that failed
+   * does not stop the next (its counts wait in #earlier for it).
+   */
   flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#write());
-    return this.#flushing;
+    const next = this.#flushing.catch(() => undefined).then(() => this.#write());
+    this.#flushing = next;
+    return next;
   }
 
   start(intervalMs: number): void {
@@ -121,8 +136,7 @@ export class VerificationCounts {
     const docs = await this.#collection.find({ keyHash, day: { $gte: utcDay(since.getTime()) } }).toArray();
     const days = new Map<string, Record<VerificationOutcome, number>>();
     for (const doc of docs) {
-      const sums =
-        days.get(doc.day) ?? (Object.fromEntries(VERIFICATION_OUTCOMES.map((o) => [o, 0])) as Record<VerificationOutcome, number>);
+      const sums = days.get(doc.day) ?? zeroOutcomes();
       for (const o of VERIFICATION_OUTCOMES) sums[o] += doc.outcomes[o] ?? 0;
       days.set(doc.day, sums);
     }
@@ -130,9 +144,9 @@ export class VerificationCounts {
   }
 
   async #write(): Promise<void> {
-    const batch = [...this.#earlier, ...this.#today.values()];
+    const batch = [...this.#earlier.values(), ...this.#today.values()];
     if (batch.length === 0) return;
-    this.#earlier = [];
+    this.#earlier = new Map();
     this.#today = new Map();
     // Small bulk writes: FerretDB 1.24 holds a pooled connection per statement until the command
     // ends, and commands holding more statements at once than its pool has (50) wait for each other
@@ -159,7 +173,7 @@ export class VerificationCounts {
       } catch (err) {
         // This part and the rest go back for the next flush. Part of this part may have been written
         // and is then counted twice: statistics, counted again rather than lost.
-        this.#earlier = this.#earlier.concat(batch.slice(i));
+        for (const e of batch.slice(i)) this.#keep(e);
         throw err;
       }
     }

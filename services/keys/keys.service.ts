@@ -27,10 +27,10 @@ import { LEAN_VALIDATE_ROUTE, leanValidate } from './validate-lean.ts';
 import { mountValidationRoutes } from './validate.routes.ts';
 import { LocalValidator } from './validator.ts';
 
-/** The key-validation service: keys and usage projections, the issuer, and its HTTP face on KEYS_PORT. */
 /** How often verification counts are written: what a killed process can lose, and how fresh /usage's are. */
 const VERIFICATION_FLUSH_MS = 2000;
 
+/** The key-validation service: keys and usage projections, the issuer, and its HTTP face on KEYS_PORT. */
 export const keysService: ServiceModule = {
   name: 'keys',
   description:

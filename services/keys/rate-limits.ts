@@ -73,18 +73,12 @@ export class RateLimits {
     // A counter per tier (their blocks differ in size): a key that changes tier starts the new
     // tier's window.
     const fraction = options.blockFraction ?? 1 / 20;
-    const block = (points: number) => Math.max(1, Math.floor(points * fraction));
-    this.#perTier = new Map(
-      TIERS.map((t) => {
-        const points = limitsOf(t).requestsPerMinute;
-        return [t, new MongoBlockLimiter(db, name, { keyPrefix: `key-${t}`, points, duration, block: block(points) })];
-      }),
-    );
+    const limiter = (keyPrefix: string, points: number) =>
+      new MongoBlockLimiter(db, name, { keyPrefix, points, duration, block: Math.max(1, Math.floor(points * fraction)) });
+    this.#perTier = new Map(TIERS.map((t) => [t, limiter(`key-${t}`, limitsOf(t).requestsPerMinute)]));
     // Its own counter per limit: a key whose owner changes its limit starts a new window.
-    this.#customLimiter = (tier, points) =>
-      new MongoBlockLimiter(db, name, { keyPrefix: `key-${tier}-${points}`, points, duration, block: block(points) });
-    const ipPoints = options.perIpPerMinute ?? DEFAULT_PER_IP_PER_MINUTE;
-    this.#perIp = new MongoBlockLimiter(db, name, { keyPrefix: 'ip', points: ipPoints, duration, block: block(ipPoints) });
+    this.#customLimiter = (tier, points) => limiter(`key-${tier}-${points}`, points);
+    this.#perIp = limiter('ip', options.perIpPerMinute ?? DEFAULT_PER_IP_PER_MINUTE);
   }
 
   /** perMinute: the key's own limit; the tier's is the ceiling, so a higher one is the tier's. */

@@ -1,5 +1,6 @@
 import { accountsContext } from '../services/accounts/context.ts';
 import { billingContext } from '../services/billing/context.ts';
+import { consoleFace } from '../services/console/context.ts';
 import { integrationContext } from '../services/integration/context.ts';
 import { keysContext } from '../services/keys/context.ts';
 import { mailerContext } from '../services/mailer/context.ts';
@@ -24,6 +25,7 @@ export const CONTEXTS: readonly BoundedContext[] = [
   integrationContext,
   visionRagFace,
   mcpContext,
+  consoleFace,
 ];
 
 /** The event catalog: every event type, its topic, schema and aggregate key. */

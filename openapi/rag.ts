@@ -35,6 +35,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rag/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your collections, with their counts and last index job */
+        get: operations["getApiRagCollections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rag/index": {
         parameters: {
             query?: never;
@@ -565,6 +582,123 @@ export interface operations {
             /** @description A folder outside RAG_ROOTS or not found. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited. */
+            429: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiRagCollections: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every collection of yours, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        collections: {
+                            collectionName: string;
+                            /** @description null: the collection indexes pushed files. */
+                            projectPath: string | null;
+                            vectorDB: string;
+                            /** @description Files in the index after its last completed job. */
+                            files: number;
+                            chunks: number;
+                            /** @description Completed index runs; 0 until the first one. */
+                            indexVersion: number;
+                            indexedAt: string | null;
+                            /** @description The last index job, as GET /api/rag/index/{jobId} answers it. */
+                            lastJob: {
+                                jobId: string;
+                                /** @enum {string} */
+                                status: "queued" | "running" | "completed" | "failed";
+                                collectionName: string;
+                                /** @description Files (re)indexed: new or changed since the last run. */
+                                filesIndexed: number;
+                                /** @description Files already indexed with the same content. */
+                                filesUnchanged: number;
+                                /** @description Files left out: binary, generated, too large, ignored. */
+                                filesSkipped: number;
+                                /** @description Files gone from the project since the last run, removed from the index. */
+                                filesRemoved: number;
+                                chunks: number;
+                                startedAt: string | null;
+                                finishedAt: string | null;
+                                durationMs: number | null;
+                                error?: string;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description A bad body, or arguments the operation refuses. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key that does not validate, a subscription without vision RAG, or a quota used up (with an upgrade URL). */
+            403: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {

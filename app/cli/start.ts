@@ -47,7 +47,7 @@ function ragFolders(dataDir: string): Record<string, string> {
   return { RAG_ROOTS: workspace, RAG_DATA_DIR: join(resolve(dataDir), 'rag') };
 }
 
-const DEV_SECRETS = ['JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY'] as const;
+const DEV_SECRETS = ['JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY', 'CONSOLE_SECRET'] as const;
 
 /**
  * Development secrets live with the development data: generated once into the data folder (owner

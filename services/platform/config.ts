@@ -143,6 +143,9 @@ const schema = z.object({
   WEBHOOK_SECRET: secret(sixtyFourHex),
   PAYMENT_WEBHOOK_SECRET: secret((s) => (s.length >= 16 ? null : 'must be at least 16 characters')),
   KEY_ENCRYPTION_KEY: secret(sixtyFourHex),
+  CONSOLE_SECRET: secret(atLeast32Bytes),
+  CONSOLE_ACCOUNTS_URL: url.optional(),
+  CONSOLE_RAG_URL: url.optional(),
   BCRYPT_COST: z.coerce.number().int().min(10).max(15).default(10),
   LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   DEADLINE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
@@ -168,6 +171,7 @@ const schema = z.object({
   WEBHOOKS_PORT: port(8083),
   RAG_PORT: port(8084),
   MCP_PORT: port(8085),
+  CONSOLE_PORT: port(8086),
   OPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   ADMIN_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 
@@ -329,7 +333,19 @@ export interface Config {
   jwt: { issuer: string; audience: string };
   urls: { pricing: string; reactivate: string };
   http: { host: string; bodyLimit: string; trustProxy: TrustProxy };
-  ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number; ops?: number; admin?: number };
+  ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number; console: number; ops?: number; admin?: number };
+  /** Where the customer console (services/console) reaches the routes it calls for the signed-in customer. */
+  console: {
+    /**
+     * CONSOLE_SECRET: the CSRF tokens and the sealed API-key cookie are derived from it. Only the
+     * console needs it, so production leaves it null when unset and the console refuses to start;
+     * development makes a throwaway one (`svc start` keeps one in the data folder).
+     */
+    secret: string | null;
+    accountsUrl: string;
+    keysUrl: string;
+    ragUrl: string;
+  };
   rag: {
     /** Folders a collection's projectPath must resolve inside. */
     roots: string[];
@@ -486,6 +502,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhooks: raw.WEBHOOKS_PORT,
       rag: raw.RAG_PORT,
       mcp: raw.MCP_PORT,
+      console: raw.CONSOLE_PORT,
       ...(raw.OPS_PORT !== undefined ? { ops: raw.OPS_PORT } : {}),
       ...(raw.ADMIN_PORT !== undefined ? { admin: raw.ADMIN_PORT } : {}),
     },
@@ -493,6 +510,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vision: visionConfig(raw),
     publicRagUrl: (raw.RAG_PUBLIC_URL ?? `http://localhost:${raw.RAG_PORT}`).replace(/\/$/, ''),
     authUrl: required('AUTH_URL', raw.AUTH_URL, `http://127.0.0.1:${raw.KEYS_PORT}`),
+    console: {
+      secret: raw.CONSOLE_SECRET ?? (production ? null : randomHex()),
+      accountsUrl: (raw.CONSOLE_ACCOUNTS_URL ?? `http://127.0.0.1:${raw.ACCOUNTS_PORT}`).replace(/\/$/, ''),
+      keysUrl: (raw.AUTH_URL ?? `http://127.0.0.1:${raw.KEYS_PORT}`).replace(/\/$/, ''),
+      ragUrl: (raw.CONSOLE_RAG_URL ?? `http://127.0.0.1:${raw.RAG_PORT}`).replace(/\/$/, ''),
+    },
     llm: llmConfig(raw, problems),
     tracing: tracingSettings(raw, problems),
   };

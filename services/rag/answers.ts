@@ -33,6 +33,22 @@ export const jobAnswer = z.object({
   error: z.string().optional(),
 });
 
+export const collectionsAnswer = z.object({
+  success: z.literal(true),
+  collections: z.array(
+    z.object({
+      collectionName: z.string(),
+      projectPath: z.string().nullable().describe('null: the collection indexes pushed files.'),
+      vectorDB: z.string(),
+      files: z.number().describe('Files in the index after its last completed job.'),
+      chunks: z.number(),
+      indexVersion: z.number().describe('Completed index runs; 0 until the first one.'),
+      indexedAt: z.string().nullable(),
+      lastJob: jobAnswer.omit({ success: true }).nullable().describe('The last index job, as GET /api/rag/index/{jobId} answers it.'),
+    }),
+  ),
+});
+
 const hit = z.object({
   id: z.string(),
   content: z.string().describe('The code of the chunk.'),

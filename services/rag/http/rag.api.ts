@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { ApiOperation } from '../../platform/http/openapi.ts';
 import { API_PATHS } from '../../premium/api-paths.ts';
 import { GATED, gateResponses } from '../../premium/premium-answers.ts';
-import { indexAccepted, jobAnswer, queryAnswer, setupAnswer } from '../answers.ts';
+import { collectionsAnswer, indexAccepted, jobAnswer, queryAnswer, setupAnswer } from '../answers.ts';
+import { COLLECTIONS_PATH } from './rag.routes.ts';
 import { indexInput, jobIdInput, queryInput, setupInput } from '../input.ts';
 
 /** The retrieval routes (rag.routes.ts) in the vision RAG face's document. */
@@ -21,6 +22,17 @@ export const ragOperations = (errorSchema: z.ZodType): ApiOperation[] => {
         200: { description: 'The collection.', schema: setupAnswer },
         ...gate,
         404: { description: 'A folder outside RAG_ROOTS or not found.', schema: errorSchema },
+      },
+    },
+    {
+      method: 'get',
+      path: COLLECTIONS_PATH,
+      summary: 'Your collections, with their counts and last index job',
+      tags,
+      security: GATED,
+      responses: {
+        200: { description: 'Every collection of yours, by name.', schema: collectionsAnswer },
+        ...gate,
       },
     },
     {

@@ -2,6 +2,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { KeyGate, UseRequest } from '../../keys/gate.ts';
 import type { RagDeps } from '../app/deps.ts';
 import { indexStatus, jobStatus } from '../app/index-status.ts';
+import { listCollections } from '../app/list-collections.ts';
 import { queryCollection } from '../app/query-collection.ts';
 import { requestIndex, waitForJob } from '../app/request-index.ts';
 import { setupCollection } from '../app/setup-collection.ts';
@@ -16,6 +17,9 @@ const WAIT_LIMIT_MS = 120_000;
 export function mountIndexBody(app: Express, limit: string): void {
   app.post(API_PATHS.rag.index, express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }));
 }
+
+/** The caller's collections (the customer console lists them); not in API_PATHS, which is the specification's list. */
+export const COLLECTIONS_PATH = '/api/rag/collections';
 
 /** What the gate checks for an index request: its quota is filesIndexed, which the job itself checks. */
 const INDEX_CHECK: UseRequest = { metric: 'filesIndexed', amount: 0 };
@@ -42,6 +46,12 @@ export function mountRagRoutes(app: Express, deps: RagDeps, gate: KeyGate): void
     const admitted = await admit(req, res);
     if (!admitted) return;
     res.json(await setupCollection(deps, callerOf(admitted), parse(setupInput, req.body), req.id));
+  });
+
+  app.get(COLLECTIONS_PATH, async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    res.json(await listCollections(deps, callerOf(admitted)));
   });
 
   app.post(API_PATHS.rag.index, async (req, res) => {

@@ -19,6 +19,7 @@ const SECRETS: SecretValues = {
     JWT_SECRET: HEX64,
     WEBHOOK_SECRET: HEX64,
     KEY_ENCRYPTION_KEY: HEX64,
+    CONSOLE_SECRET: HEX64,
     PAYMENT_WEBHOOK_SECRET: 'a-provider-signing-secret',
     PAYMENT_VARIANT_TIERS: '1001:pro,1002:team',
     KAFKA_SASL_PASSWORD: 'a-password',

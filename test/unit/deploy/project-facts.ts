@@ -8,7 +8,14 @@ const defaults = loadConfig({ NODE_ENV: 'development' }).ports;
 export const FACTS: ProjectFacts = {
   services: new Set(SERVICES.map((s) => s.name)),
   variables: new Set(CONFIG_VARIABLES),
-  facePorts: { accounts: defaults.accounts, keys: defaults.keys, webhooks: defaults.webhooks, rag: defaults.rag, mcp: defaults.mcp },
+  facePorts: {
+    accounts: defaults.accounts,
+    keys: defaults.keys,
+    webhooks: defaults.webhooks,
+    rag: defaults.rag,
+    mcp: defaults.mcp,
+    console: defaults.console,
+  },
   adminServices: new Set(['keys']),
   healthPaths: { readiness: '/health', liveness: '/health/live' },
   autoscaled: ['keys', 'rag'],

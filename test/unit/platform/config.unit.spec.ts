@@ -9,7 +9,13 @@ describe('config (unit)', () => {
     const config = loadConfig({});
     expect(config.env).to.equal('development');
     expect(config.kafka.brokers).to.deep.equal(['127.0.0.1:9092']);
-    expect(config.ports).to.deep.equal({ accounts: 8081, keys: 8082, webhooks: 8083, rag: 8084, mcp: 8085 });
+    expect(config.ports).to.deep.equal({ accounts: 8081, keys: 8082, webhooks: 8083, rag: 8084, mcp: 8085, console: 8086 });
+    expect(config.console).to.include({
+      accountsUrl: 'http://127.0.0.1:8081',
+      keysUrl: 'http://127.0.0.1:8082',
+      ragUrl: 'http://127.0.0.1:8084',
+    });
+    expect(config.console.secret).to.match(/^[0-9a-f]{64}$/);
     expect(config.generatedSecrets).to.have.members(['JWT_SECRET', 'WEBHOOK_SECRET', 'PAYMENT_WEBHOOK_SECRET', 'KEY_ENCRYPTION_KEY']);
     expect(config.secrets.keyEncryptionKey).to.have.length(32);
   });
@@ -37,7 +43,7 @@ describe('config (unit)', () => {
   });
 
   it('accepts a complete production environment', () => {
-    const config = loadConfig({
+    const production = {
       NODE_ENV: 'production',
       KAFKA_BROKERS: 'k1:9092, k2:9092',
       MONGODB_URI: 'mongodb://m:27017/',
@@ -50,7 +56,8 @@ describe('config (unit)', () => {
       RAG_ROOTS: '/srv/projects:/srv/ci',
       RAG_DATA_DIR: '/var/lib/svc/rag',
       AUTH_URL: 'http://svc-keys:8082',
-    });
+    };
+    const config = loadConfig(production);
     expect(config.kafka.brokers).to.deep.equal(['k1:9092', 'k2:9092']);
     expect(config.rag.roots).to.deep.equal(['/srv/projects', '/srv/ci']);
     expect([...config.variantTiers]).to.deep.equal([
@@ -58,6 +65,10 @@ describe('config (unit)', () => {
       ['202', 'team'],
     ]);
     expect(config.generatedSecrets).to.deep.equal([]);
+    // Only the console needs CONSOLE_SECRET: production leaves it unset (the console refuses to start) rather than making one.
+    expect(config.console.secret).to.equal(null);
+    expect(loadConfig({ ...production, CONSOLE_SECRET: 'y'.repeat(32) }).console.secret).to.equal('y'.repeat(32));
+    expect(() => loadConfig({ ...production, CONSOLE_SECRET: 'short' })).to.throw(/CONSOLE_SECRET: must be at least 32 bytes/);
   });
 
   const bad: [string, string, RegExp][] = [

@@ -1,0 +1,507 @@
+import { readFileSync } from 'node:fs';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { MeAnswer } from '../accounts/accounts.api.ts';
+import type { Logger } from '../platform/logger.ts';
+import { clientIp } from '../platform/http/client-ip.ts';
+import { openKey, sealKey } from './key-cookie.ts';
+import { accountPage } from './pages/account.page.ts';
+import { errorPage, loginPage, signupPage } from './pages/auth.page.ts';
+import { collectionsPage, jobPage } from './pages/collections.page.ts';
+import { keysPage } from './pages/keys.page.ts';
+import type { Frame } from './pages/layout.ts';
+import { pricingPage } from './pages/pricing.page.ts';
+import { usagePage } from './pages/usage.page.ts';
+import {
+  KEY_COOKIE,
+  PRE_SESSION_COOKIE,
+  SESSION_COOKIE,
+  clearedCookie,
+  cookieHeader,
+  csrfToken,
+  csrfValid,
+  newPreSession,
+  readCookies,
+} from './session.ts';
+import type { Credentials, Upstream } from './upstream.ts';
+
+/** What every console page answers with: nothing from elsewhere, no inline code, no framing. */
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export interface ConsoleDeps {
+  secret: string;
+  api: Upstream;
+  /** KEY_ROTATION_GRACE_SECONDS, for the rotate form's wording. */
+  graceSeconds: number;
+  log: Logger;
+  now?: () => Date;
+}
+
+const STYLESHEET = readFileSync(new URL('./assets/console.css', import.meta.url));
+
+interface SignedIn {
+  me: MeAnswer;
+  token: string;
+  csrf: string;
+  who: Credentials;
+  /** The connected API key, opened from its cookie; null: none. */
+  apiKey: string | null;
+}
+
+/** Headers on every answer of the console, its health and 404s included. */
+export const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.set({
+    'Content-Security-Policy': CONSOLE_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+  });
+  next();
+};
+
+/** The console's form bodies: URL-encoded, small. */
+export const formBodies = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+
+const field = (req: Request, name: string): string => {
+  const value = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+/**
+ * The console's pages. GETs only read; every change is a POST carrying the CSRF token of the
+ * session (or, before sign-in, of the pre-session cookie the form came with), checked before
+ * anything else; then the console calls the customer's own routes and redirects (303) to a page.
+ */
+export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
+  const { secret, api } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  const html = (res: Response, body: string, status = 200) => {
+    res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).send(body);
+  };
+  const who = (req: Request, extra: Omit<Credentials, 'clientIp'> = {}): Credentials => ({ clientIp: clientIp(req), ...extra });
+
+  /** The pre-session of a signed-out form: the request's, or a new one set on the answer. */
+  const preSession = (req: Request, res: Response): string => {
+    const existing = readCookies(req.get('cookie')).get(PRE_SESSION_COOKIE);
+    if (existing && /^[\w-]{32}$/.test(existing)) return existing;
+    const fresh = newPreSession();
+    res.append('Set-Cookie', cookieHeader(PRE_SESSION_COOKIE, fresh));
+    return fresh;
+  };
+
+  /** The signed-in customer, or null after redirecting to the log-in page (the cookie cleared when it no longer works). */
+  const signedIn = async (req: Request, res: Response): Promise<SignedIn | null> => {
+    const cookies = readCookies(req.get('cookie'));
+    const token = cookies.get(SESSION_COOKIE);
+    if (!token) {
+      res.redirect(303, '/login');
+      return null;
+    }
+    const me = await api.me(who(req, { token }));
+    if (me.status === 401 || !me.body) {
+      if (me.status !== 401) throw new UpstreamFailure(me.status, me.error);
+      res.append('Set-Cookie', clearedCookie(SESSION_COOKIE));
+      res.redirect(303, '/login');
+      return null;
+    }
+    return {
+      me: me.body,
+      token,
+      csrf: csrfToken(secret, token),
+      who: who(req, { token }),
+      apiKey: openKey(secret, me.body.id, cookies.get(KEY_COOKIE)),
+    };
+  };
+  const frameOf = (s: SignedIn): NonNullable<Frame['signedIn']> => ({ name: s.me.name, csrf: s.csrf });
+
+  /** A page handler whose failures become an HTML page with the request id, never a stack or a secret. */
+  const pageRoute =
+    (handler: (req: Request, res: Response) => Promise<void>): RequestHandler =>
+    async (req: Request, res: Response, _next: NextFunction) => {
+      try {
+        await handler(req, res);
+      } catch (err) {
+        const status = err instanceof UpstreamFailure && err.status === 503 ? 503 : 500;
+        req.log.error(
+          { err: err instanceof Error ? err.name : 'unknown', status: err instanceof UpstreamFailure ? err.status : undefined },
+          'console page failed',
+        );
+        if (!res.headersSent)
+          html(
+            res,
+            errorPage({ status, message: 'The console could not complete this request. Try again in a moment.', requestId: req.id }),
+            status,
+          );
+      }
+    };
+
+  /** A POST: its CSRF token must be the session's (or the pre-session's for the signed-out forms). */
+  const post = (path: string, handler: (req: Request, res: Response) => Promise<void>, signedOut = false) => {
+    app.post(
+      path,
+      formBodies,
+      pageRoute(async (req, res) => {
+        const cookies = readCookies(req.get('cookie'));
+        const session = signedOut ? cookies.get(PRE_SESSION_COOKIE) : cookies.get(SESSION_COOKIE);
+        if (!csrfValid(secret, session, field(req, 'csrf'))) {
+          html(
+            res,
+            errorPage({ status: 403, message: 'This form has expired or did not come from the console. Reload the page and try again.' }),
+            403,
+          );
+          return;
+        }
+        await handler(req, res);
+      }),
+    );
+  };
+
+  const setSession = (res: Response, token: string) => {
+    res.append('Set-Cookie', cookieHeader(SESSION_COOKIE, token));
+    res.append('Set-Cookie', clearedCookie(PRE_SESSION_COOKIE));
+  };
+
+  app.get('/console.css', (_req, res) => {
+    res.set({ 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }).send(STYLESHEET);
+  });
+
+  app.get(
+    '/',
+    pageRoute(async (req, res) => {
+      res.redirect(303, readCookies(req.get('cookie')).has(SESSION_COOKIE) ? '/account' : '/login');
+    }),
+  );
+
+  // --- signing up, in and out ---
+
+  app.get(
+    '/signup',
+    pageRoute(async (req, res) => {
+      html(res, signupPage({ csrf: csrfToken(secret, preSession(req, res)) }));
+    }),
+  );
+  post(
+    '/signup',
+    async (req, res) => {
+      const input = { name: field(req, 'name'), email: field(req, 'email'), password: field(req, 'password') };
+      const answer = await api.signup(who(req), input);
+      if (!answer.body) {
+        if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
+        const csrf = csrfToken(secret, preSession(req, res));
+        html(
+          res,
+          signupPage({ csrf, email: input.email, name: input.name, notice: { kind: 'error', text: answer.error ?? 'sign-up failed' } }),
+          answer.status,
+        );
+        return;
+      }
+      setSession(res, answer.body.token);
+      res.redirect(303, '/pricing?welcome=1');
+    },
+    true,
+  );
+
+  app.get(
+    '/login',
+    pageRoute(async (req, res) => {
+      const notice: Frame['notice'] | undefined = req.query.out === '1' ? { kind: 'ok', text: 'You are logged out.' } : undefined;
+      html(res, loginPage({ csrf: csrfToken(secret, preSession(req, res)), ...(notice ? { notice } : {}) }));
+    }),
+  );
+  post(
+    '/login',
+    async (req, res) => {
+      const input = { email: field(req, 'email'), password: field(req, 'password') };
+      const answer = await api.login(who(req), input);
+      if (!answer.body) {
+        if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
+        const csrf = csrfToken(secret, preSession(req, res));
+        html(res, loginPage({ csrf, email: input.email, notice: { kind: 'error', text: answer.error ?? 'log-in failed' } }), answer.status);
+        return;
+      }
+      setSession(res, answer.body.token);
+      res.redirect(303, '/account');
+    },
+    true,
+  );
+
+  post('/logout', async (_req, res) => {
+    res.append('Set-Cookie', clearedCookie(SESSION_COOKIE));
+    res.append('Set-Cookie', clearedCookie(KEY_COOKIE));
+    res.redirect(303, '/login?out=1');
+  });
+
+  // --- pricing and checkout ---
+
+  app.get(
+    '/pricing',
+    pageRoute(async (req, res) => {
+      const cookies = readCookies(req.get('cookie'));
+      if (!cookies.has(SESSION_COOKIE)) {
+        html(res, pricingPage({ signedIn: null }));
+        return;
+      }
+      const s = await signedIn(req, res);
+      if (!s) return;
+      const notice: Frame['notice'] | undefined =
+        req.query.welcome === '1'
+          ? { kind: 'ok', text: `Welcome, ${s.me.name}: your account is on the free tier. Choose a paid tier to get an API key.` }
+          : undefined;
+      html(res, pricingPage({ signedIn: { ...frameOf(s), tier: s.me.tier }, ...(notice ? { notice } : {}) }));
+    }),
+  );
+  post('/pricing/checkout', async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s) return;
+    const tier = field(req, 'tier');
+    const view = { signedIn: { ...frameOf(s), tier: s.me.tier } };
+    if (tier !== 'pro' && tier !== 'team') {
+      html(res, pricingPage({ ...view, notice: { kind: 'error', text: 'Choose the pro or the team tier.' } }), 400);
+      return;
+    }
+    const answer = await api.checkout(s.who, tier);
+    if (!answer.body) {
+      html(
+        res,
+        pricingPage({ ...view, notice: { kind: 'error', text: `Checkout is not available: ${answer.error ?? 'unknown error'}` } }),
+        answer.status,
+      );
+      return;
+    }
+    // A link, not a redirect: the CSP's form-action 'self' rightly stops a form from landing on another site.
+    html(res, pricingPage({ ...view, checkoutUrl: { tier, url: answer.body.url } }));
+  });
+
+  // --- account ---
+
+  app.get(
+    '/account',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      const notice: Frame['notice'] | undefined = req.query.changed === '1' ? { kind: 'ok', text: 'Your password is changed.' } : undefined;
+      html(res, accountPage({ me: s.me, csrf: s.csrf, ...(notice ? { notice } : {}) }));
+    }),
+  );
+  post('/account/password', async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s) return;
+    const answer = await api.changePassword(s.who, {
+      currentPassword: field(req, 'currentPassword'),
+      newPassword: field(req, 'newPassword'),
+    });
+    if (!answer.body) {
+      if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
+      html(
+        res,
+        accountPage({ me: s.me, csrf: s.csrf, notice: { kind: 'error', text: answer.error ?? 'the password was not changed' } }),
+        answer.status,
+      );
+      return;
+    }
+    // The change revoked every earlier token, this one too: the answer's token is the session now.
+    res.append('Set-Cookie', cookieHeader(SESSION_COOKIE, answer.body.token));
+    const key = s.apiKey;
+    if (key) res.append('Set-Cookie', cookieHeader(KEY_COOKIE, sealKey(secret, s.me.id, key)));
+    res.redirect(303, '/account?changed=1');
+  });
+
+  // --- keys ---
+
+  const keysView = async (s: SignedIn) => {
+    if (!s.apiKey) return { connected: null };
+    const usage = await api.usage({ ...s.who, apiKey: s.apiKey });
+    if (usage.status >= 500) throw new UpstreamFailure(usage.status, usage.error);
+    return { connected: { last4: s.apiKey.slice(-4), usage: usage.body ?? null } };
+  };
+
+  app.get(
+    '/keys',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      const notice: Frame['notice'] | undefined =
+        req.query.connected === '1'
+          ? { kind: 'ok', text: 'Your key is connected.' }
+          : req.query.disconnected === '1'
+            ? { kind: 'ok', text: 'The console no longer holds your key.' }
+            : undefined;
+      html(
+        res,
+        keysPage({
+          signedIn: frameOf(s),
+          accountTier: s.me.tier,
+          graceSeconds: deps.graceSeconds,
+          ...(await keysView(s)),
+          ...(notice ? { notice } : {}),
+        }),
+      );
+    }),
+  );
+  post('/keys/connect', async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s) return;
+    const apiKey = field(req, 'apiKey').trim();
+    const usage = /^svc_[A-Za-z0-9]{33}$/.test(apiKey) ? await api.usage({ ...s.who, apiKey }) : undefined;
+    if (usage && usage.status >= 500) throw new UpstreamFailure(usage.status, usage.error);
+    if (!usage?.body) {
+      const text = usage
+        ? 'That key does not work (replaced, revoked, expired, or mistyped).'
+        : 'That is not an svc API key (svc_ and 33 letters or digits).';
+      html(
+        res,
+        keysPage({
+          signedIn: frameOf(s),
+          accountTier: s.me.tier,
+          graceSeconds: deps.graceSeconds,
+          ...(await keysView(s)),
+          notice: { kind: 'error', text },
+        }),
+        400,
+      );
+      return;
+    }
+    res.append('Set-Cookie', cookieHeader(KEY_COOKIE, sealKey(secret, s.me.id, apiKey)));
+    res.redirect(303, '/keys?connected=1');
+  });
+  post('/keys/disconnect', async (_req, res) => {
+    res.append('Set-Cookie', clearedCookie(KEY_COOKIE));
+    res.redirect(303, '/keys?disconnected=1');
+  });
+  post('/keys/rotate', async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s) return;
+    const base = { signedIn: frameOf(s), accountTier: s.me.tier, graceSeconds: deps.graceSeconds };
+    if (!s.apiKey) {
+      html(res, keysPage({ ...base, connected: null, notice: { kind: 'error', text: 'Connect your key first.' } }), 400);
+      return;
+    }
+    const grace = field(req, 'grace') === 'none' ? 0 : deps.graceSeconds;
+    const answer = await api.rotate({ ...s.who, apiKey: s.apiKey }, grace);
+    if (!answer.body) {
+      if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
+      const text =
+        answer.status === 429
+          ? `Too many rotations this hour; try again in ${answer.retryAfter ?? 'a while'} seconds.`
+          : (answer.error ?? 'the key was not rotated');
+      html(res, keysPage({ ...base, ...(await keysView(s)), notice: { kind: 'error', text } }), answer.status);
+      return;
+    }
+    html(res, keysPage({ ...base, ...(await keysView(s)), rotated: answer.body }));
+  });
+
+  // --- usage ---
+
+  app.get(
+    '/usage',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      const { connected } = await keysView(s);
+      html(res, usagePage({ signedIn: frameOf(s), usage: connected?.usage ?? null, now: now() }));
+    }),
+  );
+
+  // --- collections ---
+
+  const collectionsOf = async (s: SignedIn) => {
+    if (!s.apiKey) return null;
+    const answer = await api.collections({ ...s.who, apiKey: s.apiKey });
+    if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
+    return answer.body?.collections ?? [];
+  };
+  app.get(
+    '/collections',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      html(res, collectionsPage({ signedIn: frameOf(s), collections: await collectionsOf(s) }));
+    }),
+  );
+  const startIndex = async (res: Response, s: SignedIn & { apiKey: string }, collectionName: string): Promise<void> => {
+    const job = await api.index({ ...s.who, apiKey: s.apiKey }, collectionName);
+    if (!job.body) {
+      if (job.status >= 500) throw new UpstreamFailure(job.status, job.error);
+      html(
+        res,
+        collectionsPage({
+          signedIn: frameOf(s),
+          collections: await collectionsOf(s),
+          notice: { kind: 'error', text: job.error ?? 'the index job was not started' },
+        }),
+        job.status,
+      );
+      return;
+    }
+    res.redirect(303, `/collections/jobs/${encodeURIComponent(job.body.jobId)}`);
+  };
+  post('/collections', async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s) return;
+    if (!s.apiKey) {
+      res.redirect(303, '/keys');
+      return;
+    }
+    const form = { collectionName: field(req, 'collectionName').trim(), projectPath: field(req, 'projectPath').trim() };
+    const setup = await api.setupCollection({ ...s.who, apiKey: s.apiKey }, form);
+    if (!setup.body) {
+      if (setup.status >= 500) throw new UpstreamFailure(setup.status, setup.error);
+      html(
+        res,
+        collectionsPage({
+          signedIn: frameOf(s),
+          collections: await collectionsOf(s),
+          form,
+          notice: { kind: 'error', text: setup.error ?? 'the collection was not set up' },
+        }),
+        setup.status,
+      );
+      return;
+    }
+    await startIndex(res, { ...s, apiKey: s.apiKey }, form.collectionName);
+  });
+  post('/collections/index', async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s) return;
+    if (!s.apiKey) {
+      res.redirect(303, '/keys');
+      return;
+    }
+    await startIndex(res, { ...s, apiKey: s.apiKey }, field(req, 'collectionName'));
+  });
+  app.get(
+    '/collections/jobs/:jobId',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      if (!s.apiKey) {
+        res.redirect(303, '/keys');
+        return;
+      }
+      const job = await api.job({ ...s.who, apiKey: s.apiKey }, String(req.params.jobId));
+      if (!job.body) {
+        if (job.status >= 500) throw new UpstreamFailure(job.status, job.error);
+        html(res, errorPage({ status: 404, message: 'No index job of yours has that id.', signedIn: frameOf(s) }), 404);
+        return;
+      }
+      html(res, jobPage({ signedIn: frameOf(s), job: job.body }));
+    }),
+  );
+
+  // Last: an HTML 404 for the rest (the platform's JSON 404 is for API callers).
+  app.use((req, res) => {
+    html(res, errorPage({ status: 404, message: `There is no page at ${req.path}.` }), 404);
+  });
+}
+
+/** A service the console calls failed (5xx): the customer sees a generic page; the log has the status. */
+export class UpstreamFailure extends Error {
+  readonly status: number;
+  constructor(status: number, message: string | undefined) {
+    super(message ?? `upstream answered ${status}`);
+    this.name = 'UpstreamFailure';
+    this.status = status;
+  }
+}

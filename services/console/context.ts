@@ -1,0 +1,13 @@
+import type { BoundedContext } from '../platform/context.ts';
+import { consoleService } from './console.service.ts';
+
+/**
+ * The customer console: a face like vision-rag (no events, no projections, one service), listed in
+ * the registry so `svc run console` and `svc start` find it. It starts last: it calls the others.
+ */
+export const consoleFace: BoundedContext = {
+  name: 'console',
+  events: [],
+  projections: [],
+  services: [consoleService],
+};

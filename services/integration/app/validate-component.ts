@@ -10,11 +10,12 @@ import { judge, verdictOf, type CheckResult } from '../checks/judge.ts';
 import { codeEvidence, type CodeEvidence, type EvidenceItem } from '../code/code-evidence.ts';
 import type { ValidationCompleted } from '../events.ts';
 import type { ValidateInput } from '../input.ts';
-import { askModel, type EvidencePiece } from '../llm/model-judge.ts';
+import { askModel } from '../llm/model-judge.ts';
 import { examinePage } from '../page/examine-page.ts';
 import type { PageFacts } from '../page/page-facts.ts';
 import { describeLocator } from '../page/locator-code.ts';
 import { validationsProjection } from '../validations.projection.ts';
+import { evidencePieces, pageItems } from './model-evidence.ts';
 import { codeCollection, type CodeNeed } from './code-collection.ts';
 import type { IntegrationDeps } from './deps.ts';
 
@@ -98,7 +99,7 @@ export async function validateComponent(
     const answer = await askModel(deps.llm, {
       component: input.component,
       context: input.context ?? null,
-      evidence: evidencePieces([...code.items, ...pageItems(page)], page),
+      evidence: evidencePieces([...code.items, ...pageItems(page)], page && !page.located ? page.finalUrl : null),
       checks: undecided.map(({ index, description }) => ({ index, description })),
     });
     if (answer.problem) issues.push(`the language model did not judge the undecided checks: ${answer.problem}`);
@@ -180,48 +181,4 @@ function issuesOf(component: string, definitions: number | string, page: PageFac
     }
   }
   return issues;
-}
-
-function pageItems(page: PageFacts | null): EvidenceItem[] {
-  const found = page?.located;
-  if (!page || !found) return [];
-  const state = [found.visible ? 'visible' : 'hidden', found.enabled ? 'enabled' : 'disabled'].join(', ');
-  const items: EvidenceItem[] = [
-    {
-      source: 'page',
-      selector: describeLocator(found.locator),
-      role: 'element',
-      snippet: `<${found.tag}> ${found.role ?? 'no role'} "${found.accessibleName ?? ''}" (${state})${found.href ? ` href=${found.href}` : ''} on ${page.finalUrl}`,
-      score: found.locator.kind === 'test-id' || found.locator.kind === 'role' ? 1 : 0.7,
-    },
-  ];
-  const click = page.click;
-  if (click?.clicked) {
-    const effects = [
-      click.navigatedTo ? `navigated to ${click.navigatedTo}` : null,
-      ...click.dialogs.map((d) => `opened dialog "${d.name ?? '(unnamed)'}"`),
-      ...click.nativeDialogs.map((d) => `raised ${d.type} "${d.message.slice(0, 100)}"`),
-      ...click.requests.map((r) => `sent ${r.method} ${r.path}${r.status !== null ? ` → ${r.status}` : ''}`),
-    ].filter((x): x is string => x !== null);
-    items.push({
-      source: 'page',
-      selector: describeLocator(found.locator),
-      role: 'effect',
-      snippet: `a click ${effects.length > 0 ? effects.join('; ') : 'changed nothing observable'}`,
-      score: 1,
-    });
-  }
-  return items;
-}
-
-/** The evidence as the model reads it, piece by piece: each is fenced apart as untrusted data in the prompt. */
-function evidencePieces(items: EvidenceItem[], page: PageFacts | null): EvidencePiece[] {
-  const pieces = items.map(
-    (item): EvidencePiece =>
-      item.source === 'code'
-        ? { kind: `code ${item.role}`, text: `${item.file}:${item.startLine}-${item.endLine}\n${item.snippet}` }
-        : { kind: `page ${item.role}`, text: `${item.selector}: ${item.snippet}` },
-  );
-  if (page && !page.located) pieces.push({ kind: 'page', text: `the component was not found on ${page.finalUrl}` });
-  return pieces;
 }

@@ -71,7 +71,9 @@ const quoted = (s: string): string | null => QUOTED.exec(s)?.[1]?.trim() ?? null
 /** The claim one sentence makes, or `open`. */
 export function claimOf(sentence: string): Claim {
   const s = sentence.trim();
-  const lower = s.toLowerCase();
+  // The kind of claim is read from the words outside quotes: 'It reads "Go to checkout"' is about a
+  // label, not a navigation, and 'It is labelled "Do not disturb"' is not negated.
+  const lower = s.replace(new RegExp(QUOTED.source, 'g'), '""').toLowerCase();
   const negated = NEGATION.test(lower);
 
   if (/\b(throws?|raises?|rejects? with)\b/.test(lower)) {

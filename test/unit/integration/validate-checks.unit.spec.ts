@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { claimOf, isCodeClaim, sentencesOf } from '../../../services/integration/checks/claims.ts';
 import { codeFacts } from '../../../services/integration/checks/code-facts.ts';
 import { judge, verdictOf, type CheckResult, type Evidence } from '../../../services/integration/checks/judge.ts';
-import { parseJudgement } from '../../../services/integration/llm/model-judge.ts';
+import { answerSchema, parseJudgement } from '../../../services/integration/llm/model-judge.ts';
 import { samplePageFacts } from '../../support/page-facts-sample.ts';
 
 const BUTTON = `export function AddToCartButton({ productId, quantity = 1, label = 'Add to cart' }) {
@@ -49,6 +49,10 @@ describe('integration validate: sentences, claims and their verdicts (unit)', ()
 
   it('reads the claims the page and the code can decide, and leaves the rest open', () => {
     expect(claimOf('It is visible')).to.deep.equal({ kind: 'visible', negated: false });
+    // Words inside quotes are the label's, not the claim's (found by npm run bench:judge).
+    expect(claimOf('It reads "Go to checkout"')).to.deep.equal({ kind: 'name', negated: false, text: 'Go to checkout' });
+    expect(claimOf('It is labelled "Do not disturb"')).to.deep.equal({ kind: 'name', negated: false, text: 'Do not disturb' });
+    expect(claimOf('It is not labelled "Go to checkout"')).to.deep.equal({ kind: 'name', negated: true, text: 'Go to checkout' });
     expect(claimOf('It is hidden until the cart has items')).to.deep.equal({ kind: 'visible', negated: true });
     expect(claimOf('It is disabled')).to.deep.equal({ kind: 'enabled', negated: true });
     expect(claimOf('It is not disabled')).to.deep.equal({ kind: 'enabled', negated: false });
@@ -198,5 +202,33 @@ describe('integration validate: sentences, claims and their verdicts (unit)', ()
     ]);
     expect(parseJudgement('no json here', [1])).to.deep.equal([]);
     expect(parseJudgement('{"checks": "nope"}', [1])).to.deep.equal([]);
+  });
+
+  it('reads the one-key-per-check answer the schema asks for, and only the keys asked about', () => {
+    const content = JSON.stringify({
+      check_1: { reason: 'the page shows it', status: 'passed' },
+      check_2: { reason: 'cannot tell', status: 'unknown' },
+      check_3: { reason: 'it is a link', status: 'failed' },
+      check_9: { reason: 'not asked', status: 'passed' },
+    });
+    expect(parseJudgement(content, [1, 2, 3])).to.deep.equal([
+      { index: 1, status: 'passed', reason: 'the page shows it' },
+      { index: 3, status: 'failed', reason: 'it is a link' },
+    ]);
+    expect(parseJudgement('[1, 2]', [1])).to.deep.equal([]);
+    expect(parseJudgement('{"check_1": "passed"}', [1])).to.deep.equal([]);
+  });
+
+  it('asks for exactly the checks of the question, each with a reason and a status', () => {
+    const schema = answerSchema({
+      checks: [
+        { index: 4, description: 'a' },
+        { index: 0, description: 'b' },
+      ],
+    });
+    expect(schema).to.deep.include({ required: ['check_4', 'check_0'], additionalProperties: false, type: 'object' });
+    const entry = (schema.properties as Record<string, { required: string[]; properties: { status: { enum: string[] } } }>).check_4;
+    expect(entry?.required).to.deep.equal(['reason', 'status']);
+    expect(entry?.properties.status.enum).to.deep.equal(['passed', 'failed', 'unknown']);
   });
 });

@@ -60,7 +60,7 @@ export interface SearchOptions {
   readonly rrfK?: number;
   /** weight of the BM25 list when the query has code in it or names a chunk (default 1) */
   readonly bm25Weight?: number;
-  /** weight of the BM25 list for a plain-text query (default `PLAIN_TEXT_BM25_WEIGHT`, 0.3) */
+  /** weight of the BM25 list for a plain-text query (default `PLAIN_TEXT_BM25_WEIGHT`, 0.4) */
   readonly plainTextBm25Weight?: number;
   /** weight of the vector list (default 1) */
   readonly vectorWeight?: number;

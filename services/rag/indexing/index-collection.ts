@@ -239,16 +239,43 @@ export function preparedHere(o: EmbedOptions): FilePreparer {
 /** One file's chunks with their vectors, embedded in batches (checked for a stop between them). */
 export async function chunkAndEmbed(path: string, text: string, o: EmbedOptions): Promise<ChunkRecord[]> {
   const chunks = await chunkFile(path, text, o.chunkOptions);
-  const texts = chunks.map((chunk) => o.recipe.text(path, chunk));
+  // Each chunk's text, then its windows (the recipe's): `owner[i]` is the chunk of `texts[i]`.
+  const texts: string[] = [];
+  const owner: number[] = [];
+  chunks.forEach((chunk, c) => {
+    for (const t of [o.recipe.text(path, chunk), ...(o.recipe.windows?.(path, chunk) ?? [])]) {
+      texts.push(t);
+      owner.push(c);
+    }
+  });
   const vectors: Float32Array[] = [];
   for (let i = 0; i < texts.length; i += o.batchSize) {
     o.signal?.throwIfAborted();
     vectors.push(...(await o.embedder.embed(texts.slice(i, i + o.batchSize), 'document')));
     await o.pulse?.maybe();
   }
-  if (vectors.length !== chunks.length)
-    throw new Error(`${path}: the embedder returned ${vectors.length} vectors for ${chunks.length} texts`);
-  return chunks.map((chunk, i) => ({ ...chunk, vector: vectors[i] as Float32Array }));
+  if (vectors.length !== texts.length)
+    throw new Error(`${path}: the embedder returned ${vectors.length} vectors for ${texts.length} texts`);
+  const byChunk = chunks.map((): Float32Array[] => []);
+  vectors.forEach((vector, i) => {
+    byChunk[owner[i] as number]?.push(vector);
+  });
+  return chunks.map((chunk, c) => ({ ...chunk, vector: meanDirection(byChunk[c] as Float32Array[]) }));
+}
+
+/** The unit vector along the sum of unit vectors (one vector is returned as it is). */
+export function meanDirection(vectors: readonly Float32Array[]): Float32Array {
+  const [first] = vectors;
+  if (first === undefined) throw new RangeError('no vectors to average');
+  if (vectors.length === 1) return first;
+  const sum = new Float32Array(first.length);
+  for (const v of vectors) for (let d = 0; d < sum.length; d++) (sum[d] as number) += v[d] as number;
+  let norm = 0;
+  for (const x of sum) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm === 0) return sum;
+  for (let d = 0; d < sum.length; d++) (sum[d] as number) /= norm;
+  return sum;
 }
 
 function byCodeUnits(a: string, b: string): number {

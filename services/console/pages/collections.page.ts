@@ -32,14 +32,14 @@ export function collectionsPage(view: CollectionsView): string {
 <td>${h(c.projectPath ?? '(pushed files)')}</td>
 <td data-files>${c.files}</td><td data-chunks>${c.chunks}</td>
 <td>${jobCell(c.lastJob)}</td>
-<td><form method="post" action="/collections/index">${csrfField(csrf)}<input type="hidden" name="collectionName" value="${h(c.collectionName)}"><button type="submit" aria-label="Index ${h(c.collectionName)} again">Re-index</button></form></td>
+<td><form method="post" action="/collections/index">${csrfField(csrf)}<input type="hidden" name="collectionName" value="${h(c.collectionName)}"><button type="submit">Re-index<span class="visually-hidden"> ${h(c.collectionName)}</span></button></form></td>
 </tr>`,
     )
     .join('');
   const table =
     view.collections.length === 0
       ? '<p>No collections yet: set one up below.</p>'
-      : `<div class="scroll" role="region" aria-labelledby="yours" tabindex="0"><table>
+      : `<div class="scroll" role="region" aria-label="Collections table, scrolls sideways" tabindex="0"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">Folder</th><th scope="col">Files</th><th scope="col">Chunks</th><th scope="col">Last index job</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
   return page(

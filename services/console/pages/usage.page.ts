@@ -53,7 +53,7 @@ export function usagePage(view: {
 </section>
 <section class="card" aria-labelledby="per-day">
 <h2 id="per-day">Requests per day</h2>
-<p>Every request your key made this month, by UTC day (counted within seconds): <strong data-total="${sum}">${sum}</strong> in all.</p>
+<p>Every verification of your key this month by UTC day, counted within seconds (your requests, and the console's own reads of this page and the keys page): <strong data-total="${sum}">${sum}</strong> in all.</p>
 ${chartSvg(geometry, `Requests per day this month, ${sum} in all; the table below has each day`)}
 <table><caption class="visually-hidden">Requests per day</caption>
 <thead><tr><th scope="col">Day</th><th scope="col">Requests</th><th scope="col">Admitted</th><th scope="col">Refused</th></tr></thead>

@@ -1,4 +1,5 @@
 import { accountsContext } from '../services/accounts/context.ts';
+import { auditContext } from '../services/audit/context.ts';
 import { billingContext } from '../services/billing/context.ts';
 import { consoleFace } from '../services/console/context.ts';
 import { integrationContext } from '../services/integration/context.ts';
@@ -18,6 +19,7 @@ import type { BoundedContext } from '../services/platform/context.ts';
 export const CONTEXTS: readonly BoundedContext[] = [
   accountsContext,
   keysContext,
+  auditContext,
   billingContext,
   mailerContext,
   ragContext,

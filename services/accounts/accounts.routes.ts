@@ -10,6 +10,7 @@ import { tokenVersionOf, type AccountRecord, type AccountStore } from './account
 import type { MeAnswer, SessionAnswer } from './accounts.api.ts';
 import { firstProblem, loginInput, passwordChangeInput, signupInput } from './credentials-input.ts';
 import type { LoginLimiter } from './login-limiter.ts';
+import type { LoginRecords } from './login-records.ts';
 import type { Passwords } from './password.ts';
 import type { SignupLimiter } from './signup-limiter.ts';
 import { authenticate } from './session.ts';
@@ -23,12 +24,14 @@ export interface AccountDeps {
   passwords: Passwords;
   limiter: LoginLimiter;
   signups: SignupLimiter;
+  /** Each login as an event, for the audit log. */
+  logins: Pick<LoginRecords, 'record'>;
 }
 
 const publicUser = (u: Pick<User, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier });
 
 export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
-  const { config, db, store, passwords, limiter, signups } = deps;
+  const { config, db, store, passwords, limiter, signups, logins } = deps;
   const tokens: TokenSettings = { secret: config.secrets.jwtSecret, ...config.jwt };
 
   app.post('/auth/signup', noStore, async (req, res) => {
@@ -78,6 +81,8 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     const account = await store.findByEmail(email);
     if (!(await passwords.verify(password, account?.passwordHash)) || !account) throw unauthorized('invalid email or password');
     await limiter.succeeded(email);
+    // Recorded before the token is handed out: a session the audit log does not know is never issued.
+    await logins.record(account.userId, req.id);
     const projected = await getUser(db, account.userId);
     const user = {
       id: account.userId,

@@ -9,6 +9,7 @@ import { serveHttp, startProjection } from '../platform/wiring.ts';
 import { AccountStore } from './account-store.ts';
 import { accountsApi } from './accounts.api.ts';
 import { LoginLimiter } from './login-limiter.ts';
+import { LoginRecords } from './login-records.ts';
 import { Passwords } from './password.ts';
 import { mountAccountRoutes } from './accounts.routes.ts';
 import { SignupLimiter } from './signup-limiter.ts';
@@ -27,8 +28,16 @@ export const accountsService: ServiceModule = {
       const store = new AccountStore(mongo.db, rt.codec, rt.publisher, log);
       await store.ensureIndexes();
       parts.add(await startProjection(rt, log, usersProjection));
-      const relay = parts.add(new OutboxRelay([store.relayable], { intervalMs: 5000, graceMs: 30_000, log }));
+      const logins = new LoginRecords(mongo.db, rt.codec, rt.publisher, log);
+      await logins.ensureIndexes();
+      const relay = parts.add(new OutboxRelay([store.relayable, logins.relayable], { intervalMs: 5000, graceMs: 30_000, log }));
       relay.start();
+      const sweep = setInterval(
+        () => void logins.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'login records sweep failed')),
+        3_600_000,
+      );
+      sweep.unref();
+      parts.onStop(() => clearInterval(sweep));
       const passwords = new Passwords(config.bcryptCost, config.passwordHashing);
       parts.onStop(() => passwords.close());
       const server = await serveHttp(rt, log, {
@@ -46,6 +55,7 @@ export const accountsService: ServiceModule = {
               failuresPerEmailPer15Min: config.loginLimits.failuresPerEmail,
             }),
             signups: new SignupLimiter(config.signupLimits),
+            logins,
           });
           // The way in: billing's checkout and pricing page, on the face where the account signs in.
           const checkout = {

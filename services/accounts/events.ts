@@ -18,8 +18,16 @@ export interface AccountPasswordChangedData {
 
 export type AccountPasswordChanged = Event<'account.password-changed', AccountPasswordChangedData>;
 
+export interface AccountLoggedInData {
+  userId: string;
+  method: 'password';
+}
+
+/** A session was issued: the audit log's "every login". Who and how, nothing of the credentials. */
+export type AccountLoggedIn = Event<'account.logged-in', AccountLoggedInData>;
+
 /** Every event the accounts context publishes. */
-export type AccountEvent = AccountRegistered | AccountPasswordChanged;
+export type AccountEvent = AccountRegistered | AccountPasswordChanged | AccountLoggedIn;
 
 export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
   defineEvent<AccountRegistered>({
@@ -32,6 +40,12 @@ export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
     type: 'account.password-changed',
     topic: ACCOUNTS_TOPIC,
     schema: 'accounts/account.password-changed',
+    key: (d) => d.userId,
+  }),
+  defineEvent<AccountLoggedIn>({
+    type: 'account.logged-in',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.logged-in',
     key: (d) => d.userId,
   }),
 ];

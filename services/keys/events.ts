@@ -43,7 +43,16 @@ export interface KeyLimitsSetData {
   requestsPerMinute: number | null;
 }
 
+export interface KeyCheckRefusedData {
+  keyHash: string;
+  subscriptionId: string;
+  code: 'RATE_LIMITED' | 'USAGE_EXCEEDED' | 'DISABLED' | 'EXPIRED';
+  /** The UTC minute, ISO 8601: one event per key, code and minute. */
+  minute: string;
+}
+
 export type KeyGenerated = Event<'key.generated', KeyGeneratedData>;
+export type KeyCheckRefused = Event<'key.check-refused', KeyCheckRefusedData>;
 export type KeyLimitsSet = Event<'key.limits-set', KeyLimitsSetData>;
 export type KeyTierChanged = Event<'key.tier-changed', KeyTierChangedData>;
 export type KeyRevoked = Event<'key.revoked', KeyRevokedData>;
@@ -51,6 +60,10 @@ export type KeyRevoked = Event<'key.revoked', KeyRevokedData>;
 /** Every event about keys themselves. */
 export type KeyEvent = KeyGenerated | KeyTierChanged | KeyRevoked | KeyLimitsSet;
 
-export const KEY_EVENTS: readonly EventDefinition[] = (['key.generated', 'key.tier-changed', 'key.revoked', 'key.limits-set'] as const).map(
-  (type) => defineEvent<KeyEvent>({ type, topic: KEYS_TOPIC, schema: `keys/${type}`, key: (d) => d.keyHash }),
-);
+export const KEY_EVENTS: readonly EventDefinition[] = [
+  ...(['key.generated', 'key.tier-changed', 'key.revoked', 'key.limits-set'] as const).map((type) =>
+    defineEvent<KeyEvent>({ type, topic: KEYS_TOPIC, schema: `keys/${type}`, key: (d) => d.keyHash }),
+  ),
+  // Not a KeyEvent: the keys projection never reads it; the audit log does.
+  defineEvent<KeyCheckRefused>({ type: 'key.check-refused', topic: KEYS_TOPIC, schema: 'keys/key.check-refused', key: (d) => d.keyHash }),
+];

@@ -26,6 +26,8 @@ export const accountInput = z.object({ subscriptionId: identifier('subscriptionI
 export async function ownedKey(
   req: Request,
   deps: { db: Db; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById'> },
+  /** Where {subscriptionId} is read from: the body, or a GET's query. */
+  input: unknown = req.body,
 ): Promise<KeyRecord> {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
   const apiKey = req.get('x-api-key') ?? (bearer?.startsWith(KEY_PREFIX) ? bearer : undefined);
@@ -39,7 +41,7 @@ export async function ownedKey(
   }
   if (!bearer) throw unauthorized('missing credentials (X-API-Key: <API_KEY>, or Authorization: Bearer <account token>)', CHALLENGE);
   const { account } = await authenticate(req, deps.tokens, deps.accounts);
-  const parsed = accountInput.safeParse(req.body ?? {});
+  const parsed = accountInput.safeParse(input ?? {});
   if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'invalid request body');
   const record = await getKeyBySubscription(deps.db, parsed.data.subscriptionId);
   // Someone else's subscription reads as absent: the answer does not tell which ids exist.

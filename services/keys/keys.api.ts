@@ -1,6 +1,8 @@
 import type { ApiFace, ApiOperation, ApiResponse } from '../platform/http/openapi.ts';
 import { errorAnswer } from '../platform/http/platform-answers.ts';
 import { VERSION } from '../platform/version.ts';
+import { auditAnswer } from '../audit/audit-answer.ts';
+import { auditQuery } from '../audit/audit-query.ts';
 import { generateInput } from './generate.routes.ts';
 import { accountInput } from './key-owner.ts';
 import { rotateOptions } from './key-lifetime.ts';
@@ -112,6 +114,24 @@ const PUBLIC_OPERATIONS: readonly ApiOperation[] = [
   },
 ];
 
+const AUDIT_OPERATION: ApiOperation = {
+  method: 'get',
+  path: '/audit',
+  summary: "A team's audit log, newest first",
+  description:
+    'Keys issued, rotated, limited and revoked, refused key checks (the first per key, code and minute), subscription changes, log-ins and password changes of the owner, collections set up and indexed. With the team key, or the owner’s account token and ?subscriptionId=. Filters: actor, action (or a family: key.), from, to; cursor paging.',
+  tags: ['keys'],
+  security: ['apiKey', 'bearerApiKey', 'accountToken'],
+  query: auditQuery,
+  responses: {
+    200: { description: 'A page of entries within the tier’s retention.', schema: auditAnswer, headers: ['Cache-Control'] },
+    400: error('A bad filter or cursor, or an account token without subscriptionId.'),
+    401: error('Missing or refused credentials.', ['WWW-Authenticate']),
+    403: error('The subscription’s tier has no audit log (team only).'),
+    404: error('No such subscription of this account.'),
+  },
+};
+
 const BACK_OFFICE_OPERATIONS: readonly ApiOperation[] = [
   {
     method: 'post',
@@ -150,7 +170,9 @@ export const keysApi = (options: { backOffice: boolean }): ApiFace => ({
   description: `Key validation, usage, quota reservations and key rotation${options.backOffice ? ', and the back office (/generate, /revoke: ADMIN_PORT unset)' : ''}. Every route, body and status: docs/api.md.`,
   version: VERSION,
   errorSchema: errorAnswer,
-  operations: options.backOffice ? [...PUBLIC_OPERATIONS, ...BACK_OFFICE_OPERATIONS] : PUBLIC_OPERATIONS,
+  operations: options.backOffice
+    ? [...PUBLIC_OPERATIONS, AUDIT_OPERATION, ...BACK_OFFICE_OPERATIONS]
+    : [...PUBLIC_OPERATIONS, AUDIT_OPERATION],
 });
 
 /** The back office on ADMIN_PORT (a private network). */

@@ -16,6 +16,10 @@ import { RateLimits } from './rate-limits.ts';
 import { mountRevokeRoute } from './revoke.routes.ts';
 import { mountRotateRoute } from './rotate.routes.ts';
 import { mountLimitsRoute } from './limits.routes.ts';
+import { auditLog, auditProjection } from '../audit/audit.projection.ts';
+import { mountAuditRoute } from '../audit/audit.routes.ts';
+import { LONGEST_RETENTION_DAYS } from '../audit/retention.ts';
+import { RefusalEvents } from './refusal-events.ts';
 import { VerificationCounts } from './verifications.ts';
 import { RotationLimit } from './rotation-limit.ts';
 import { AccountStore } from '../accounts/account-store.ts';
@@ -42,6 +46,17 @@ export const keysService: ServiceModule = {
     return parts.starting(async () => {
       parts.add(await startProjection(rt, log, keysProjection));
       parts.add(await startProjection(rt, log, usageProjection));
+      // The audit log's projection runs where GET /audit is answered.
+      parts.add(await startProjection(rt, log, auditProjection));
+      const auditSweep = setInterval(
+        () =>
+          void auditLog(mongo.db)
+            .then((c) => c.deleteMany({ at: { $lt: new Date(Date.now() - LONGEST_RETENTION_DAYS * 86_400_000) } }))
+            .catch((err: unknown) => log.warn({ err: String(err) }, 'audit retention sweep failed')),
+        3_600_000,
+      );
+      auditSweep.unref();
+      parts.onStop(() => clearInterval(auditSweep));
       parts.add(
         await startConsumer(rt, log, {
           group: 'issuer',
@@ -106,7 +121,15 @@ export const keysService: ServiceModule = {
       verifications.start(VERIFICATION_FLUSH_MS);
       // Before the server, so it stops after it: the last requests' counts are flushed.
       parts.onStop(() => verifications.stop());
-      const validator = new LocalValidator(rateLimits, keyCache, usageCache, reservations, verifications);
+      const refusals = new RefusalEvents(rt.publisher, log);
+      refusals.start(1000);
+      parts.onStop(() => refusals.stop());
+      const validator = new LocalValidator(rateLimits, keyCache, usageCache, reservations, {
+        note: (keyHash, subscriptionId, outcome) => {
+          verifications.note(keyHash, subscriptionId, outcome);
+          refusals.note(keyHash, subscriptionId, outcome);
+        },
+      });
       const rotationLimit = new RotationLimit(mongo.db, config.keyRotationsPerHour);
       await rotationLimit.ensureIndexes();
       const rotation = {
@@ -140,6 +163,7 @@ export const keysService: ServiceModule = {
           // The owner's own route, so on the public port even with ADMIN_PORT.
           mountRotateRoute(a, rotation);
           mountLimitsRoute(a, rotation);
+          mountAuditRoute(a, rotation);
           if (adminPort === undefined) mountBackOffice(a);
         },
       });

@@ -1,0 +1,169 @@
+import type { AccountEvent } from '../accounts/events.ts';
+import type { SubscriptionEvent } from '../billing/events.ts';
+import type { KeyCheckRefused, KeyEvent } from '../keys/events.ts';
+import type { CollectionConfigured, IndexRequested } from '../rag/events.ts';
+
+/**
+ * One line of a team's audit log, made from one event the log already holds. Pure: the live
+ * projection and a replay make the same entries from the same events.
+ *
+ * Who an entry belongs to is what its event names: the subscription (keys, billing), the account
+ * (log-ins, passwords) or the customer (collections); a team's log is the entries of its
+ * subscription, its owner's account and its customer id. Nothing secret is kept: keys appear by
+ * their last four characters or the first 12 hex digits of their hash, never by value.
+ */
+export interface AuditEntry {
+  entryId: string;
+  at: Date;
+  /** What happened, in the log's own words (the event type, or key.rotated for a rotation's key). */
+  action: string;
+  /** Who did it: `account:<userId>`, `owner`, `key:<hash prefix>`, `provider`, `operator` or `svc`. */
+  actor: string;
+  /** What it was done to, in words ("key …a1b2", "collection docs"); null when the action says it. */
+  target: string | null;
+  subscriptionId: string | null;
+  userId: string | null;
+  customerId: string | null;
+  details: Record<string, string | number | boolean | null>;
+}
+
+export type AuditedEvent = AccountEvent | KeyEvent | KeyCheckRefused | SubscriptionEvent | CollectionConfigured | IndexRequested;
+
+export const AUDITED_TYPES = [
+  'account.registered',
+  'account.logged-in',
+  'account.password-changed',
+  'key.generated',
+  'key.revoked',
+  'key.limits-set',
+  'key.tier-changed',
+  'key.check-refused',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.cancelled',
+  'subscription.resumed',
+  'subscription.expired',
+  'subscription.ended',
+  'subscription.payment-succeeded',
+  'subscription.payment-failed',
+  'rag.collection-configured',
+  'rag.index-requested',
+] as const satisfies readonly AuditedEvent['type'][];
+
+const hashPrefix = (keyHash: string) => keyHash.slice(0, 12);
+const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/**
+ * The entry's id: the event's, except a refused check, which replicas may each publish for the same
+ * key, code and minute: those make one entry.
+ */
+export function entryIdOf(event: AuditedEvent): string {
+  if (event.type === 'key.check-refused') return `refused:${event.data.keyHash}:${event.data.code}:${event.data.minute}`;
+  return event.metadata.eventId;
+}
+
+export function auditEntryOf(event: AuditedEvent): AuditEntry {
+  const base = {
+    entryId: entryIdOf(event),
+    at: event.metadata.occurredAt,
+    action: event.type as string,
+    subscriptionId: null as string | null,
+    userId: null as string | null,
+    customerId: null as string | null,
+    target: null as string | null,
+    details: {} as AuditEntry['details'],
+  };
+  switch (event.type) {
+    case 'account.registered':
+      return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId };
+    case 'account.logged-in':
+      return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId, details: { method: event.data.method } };
+    case 'account.password-changed':
+      return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId };
+    case 'key.generated': {
+      const k = event.data;
+      const rotated = k.source === 'rotation';
+      return {
+        ...base,
+        action: rotated ? 'key.rotated' : 'key.issued',
+        actor: rotated ? 'owner' : k.source === 'api' ? 'operator' : 'svc',
+        target: `key …${k.last4}`,
+        subscriptionId: k.subscriptionId,
+        customerId: k.customerId,
+        details: {
+          tier: k.tier,
+          generation: k.generation ?? 0,
+          replacesLast4: k.replacesLast4 ?? null,
+          expiresAt: iso(k.expiresAt),
+          previousValidUntil: iso(k.previousValidUntil),
+        },
+      };
+    }
+    case 'key.revoked':
+      return {
+        ...base,
+        actor: 'operator',
+        target: `key ${hashPrefix(event.data.keyHash)}`,
+        subscriptionId: event.data.subscriptionId,
+        details: { reason: event.data.reason },
+      };
+    case 'key.limits-set':
+      return {
+        ...base,
+        actor: 'owner',
+        target: `key ${hashPrefix(event.data.keyHash)}`,
+        subscriptionId: event.data.subscriptionId,
+        details: { requestsPerMinute: event.data.requestsPerMinute },
+      };
+    case 'key.tier-changed':
+      return {
+        ...base,
+        actor: 'svc',
+        target: `key ${hashPrefix(event.data.keyHash)}`,
+        subscriptionId: event.data.subscriptionId,
+        details: { tier: event.data.tier, reason: event.data.reason },
+      };
+    case 'key.check-refused':
+      return {
+        ...base,
+        actor: `key:${hashPrefix(event.data.keyHash)}`,
+        target: `key ${hashPrefix(event.data.keyHash)}`,
+        subscriptionId: event.data.subscriptionId,
+        details: { code: event.data.code, minute: event.data.minute },
+      };
+    case 'rag.collection-configured':
+      return {
+        ...base,
+        actor: 'owner',
+        target: `collection ${event.data.collectionName}`,
+        customerId: event.data.customerId,
+        details: { vectorDB: event.data.vectorDB },
+      };
+    case 'rag.index-requested':
+      return {
+        ...base,
+        actor: event.data.keyHash ? `key:${hashPrefix(event.data.keyHash)}` : 'owner',
+        target: `collection ${event.data.collectionName}`,
+        customerId: event.data.customerId,
+        details: { source: event.data.source, files: event.data.files.length },
+      };
+    default:
+      return subscriptionEntry(base, event);
+  }
+}
+
+function subscriptionEntry(base: Omit<AuditEntry, 'actor'>, event: SubscriptionEvent): AuditEntry {
+  const d = event.data as { subscriptionId: string; userId: string | null; customerId?: string; tier?: string; endsAt?: Date | null };
+  return {
+    ...base,
+    actor: 'provider',
+    target: `subscription ${d.subscriptionId}`,
+    subscriptionId: d.subscriptionId,
+    userId: d.userId ?? null,
+    customerId: d.customerId ?? null,
+    details: {
+      ...(d.tier !== undefined ? { tier: d.tier } : {}),
+      ...(d.endsAt !== undefined ? { endsAt: iso(d.endsAt) } : {}),
+    },
+  };
+}

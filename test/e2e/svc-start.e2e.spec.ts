@@ -26,7 +26,7 @@ interface Started {
 describe('`svc start`, stopped with one signal and started again on the same data (e2e)', function () {
   this.timeout(240_000);
   let dataDir: string;
-  let services: { accounts: number; keys: number; webhooks: number };
+  let services: { accounts: number; keys: number; webhooks: number; console: number };
   let running: Started | undefined;
 
   before(function () {
@@ -41,7 +41,7 @@ describe('`svc start`, stopped with one signal and started again on the same dat
   });
 
   async function start(): Promise<Started> {
-    services = { accounts: await freePort(), keys: await freePort(), webhooks: await freePort() };
+    services = { accounts: await freePort(), keys: await freePort(), webhooks: await freePort(), console: await freePort() };
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: 'development',
@@ -59,6 +59,7 @@ describe('`svc start`, stopped with one signal and started again on the same dat
       'WEBHOOK_SECRET',
       'PAYMENT_WEBHOOK_SECRET',
       'KEY_ENCRYPTION_KEY',
+      'CONSOLE_SECRET',
       'KAFKA_TOPIC_PREFIX',
       'MONGODB_DB',
     ])
@@ -67,6 +68,7 @@ describe('`svc start`, stopped with one signal and started again on the same dat
       ACCOUNTS_PORT: String(services.accounts),
       KEYS_PORT: String(services.keys),
       WEBHOOKS_PORT: String(services.webhooks),
+      CONSOLE_PORT: String(services.console),
     });
     const child = spawn(
       process.execPath,
@@ -127,6 +129,11 @@ describe('`svc start`, stopped with one signal and started again on the same dat
     const signup = await post(accounts(), '/auth/signup', { email, password, name: 'Newcomer' });
     expect(signup.status).to.equal(201);
     const token = signup.body.token as string;
+    // The customer console: its URL printed with the others, its log-in page served.
+    expect(running.output()).to.match(new RegExp(`console\\s+http://127\\.0\\.0\\.1:${services.console}\\n`));
+    const login = await fetch(`http://127.0.0.1:${services.console}/login`);
+    expect(login.status).to.equal(200);
+    expect(await login.text()).to.include('<h1>Log in</h1>');
     const secrets = JSON.parse(readFileSync(join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
     const subscriptionId = String((Date.now() % 90_000_000) + 10_000_000);
     const webhook = subscriptionPayload('subscription_created', {

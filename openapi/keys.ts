@@ -112,6 +112,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A team's audit log, newest first
+         * @description Keys issued, rotated, limited and revoked, refused key checks (the first per key, code and minute), subscription changes, log-ins and password changes of the owner, collections set up and indexed. With the team key, or the owner’s account token and ?subscriptionId=. Filters: actor, action (or a family: key.), from, to; cursor paging.
+         */
+        get: operations["getAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/generate": {
         parameters: {
             query?: never;
@@ -792,6 +812,106 @@ export interface operations {
                 };
             };
             /** @description No such subscription of this account, or no key yet. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAudit: {
+        parameters: {
+            query?: {
+                subscriptionId?: string;
+                actor?: string;
+                action?: string;
+                from?: string;
+                to?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries within the tier’s retention. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            entryId: string;
+                            /** @description ISO 8601 */
+                            at: string;
+                            /** @description the event type, or key.issued / key.rotated for a key */
+                            action: string;
+                            /** @description account:<userId>, owner, key:<hash prefix>, provider, operator or svc */
+                            actor: string;
+                            target: string | null;
+                            subscriptionId: string | null;
+                            userId: string | null;
+                            customerId: string | null;
+                            details: {
+                                [key: string]: string | number | boolean | null;
+                            };
+                        }[];
+                        /** @description pass as cursor for the next, older page; null on the last */
+                        nextCursor: string | null;
+                        retentionDays: number;
+                    };
+                };
+            };
+            /** @description A bad filter or cursor, or an account token without subscriptionId. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused credentials. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The subscription’s tier has no audit log (team only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such subscription of this account. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -14,7 +14,7 @@ const component = z
 
 const collectionName = z
   .string({ error: 'collectionName must be a string' })
-  .regex(COLLECTION_NAME, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -' });
+  .regex(COLLECTION_NAME, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -, not starting with a dot' });
 
 const pageUrl = z
   .string({ error: 'url must be a string' })

@@ -3,11 +3,12 @@ import { VERSION } from '../platform/version.ts';
 import { GLM_TOOLS } from './tools/glm.tools.ts';
 import { INFO_TOOLS } from './tools/info.tools.ts';
 import { INTEGRATION_TOOLS } from './tools/integration.tools.ts';
+import { MEMORY_TOOLS } from './tools/memory.tools.ts';
 import { RAG_TOOLS } from './tools/rag.tools.ts';
 import type { Tool, ToolContext } from './tools/tool.ts';
 
 /** Every tool the server lists: each one an operation of the HTTP face, over the same code. */
-export const MCP_TOOLS: readonly Tool[] = [...RAG_TOOLS, ...GLM_TOOLS, ...INTEGRATION_TOOLS, ...INFO_TOOLS];
+export const MCP_TOOLS: readonly Tool[] = [...RAG_TOOLS, ...MEMORY_TOOLS, ...GLM_TOOLS, ...INTEGRATION_TOOLS, ...INFO_TOOLS];
 
 const INSTRUCTIONS =
   'Code retrieval over your own collections. To search a project: rag_setup (once, over a folder on the server) or push files with rag_index, ' +

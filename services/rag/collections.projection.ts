@@ -92,5 +92,7 @@ export async function collectionsOf(db: Db, customerId: string): Promise<RagColl
   const docs = await (await projectionCollection(db, collectionsProjection.collection))
     .find({ customerId, _deleted: { $ne: true } })
     .toArray();
-  return docs.map(({ _id, _v, _pos, _deleted, ...rest }) => rest as RagCollection);
+  // A name with a leading dot is the platform's own (the shared memory's notes), never the customer's
+  // to list, count against the tier's bound, or pick as "your only collection".
+  return docs.map(({ _id, _v, _pos, _deleted, ...rest }) => rest as RagCollection).filter((c) => !c.collectionName.startsWith('.'));
 }

@@ -5,11 +5,12 @@ import { z } from 'zod';
  * what an MCP client's model reads to call the tools right, so they say what a value means here.
  */
 
-export const COLLECTION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** A leading dot is kept for the platform's own collections (the shared memory's). */
+export const COLLECTION_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;
 
 const collectionName = z
   .string({ error: 'collectionName is required' })
-  .regex(COLLECTION_NAME, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -' })
+  .regex(COLLECTION_NAME, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -, not starting with a dot' })
   .describe('Name of one of your collections (1-64 of A-Z a-z 0-9 _ . -); each customer has their own names.');
 
 /** The most chunks one query may ask for. */

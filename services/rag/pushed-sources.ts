@@ -79,6 +79,22 @@ export class PushedSources {
     for await (const doc of this.#collection.find({ collectionId })) yield { path: doc.path, hash: doc.hash, content: doc.content };
   }
 
+  /** A page of a collection's pushed files under `prefix`, by path from the last down, below `before`. */
+  async pageDown(
+    collectionId: string,
+    prefix: string,
+    before: string | null,
+    limit: number,
+  ): Promise<Array<{ path: string; hash: string; content: string }>> {
+    const below = before === null ? {} : { $lt: before };
+    const docs = await this.#collection
+      .find({ collectionId, path: { $gte: prefix, $lt: `${prefix}\uffff`, ...below } })
+      .sort({ path: -1 })
+      .limit(limit)
+      .toArray();
+    return docs.map((doc) => ({ path: doc.path, hash: doc.hash, content: doc.content }));
+  }
+
   async paths(collectionId: string): Promise<Set<string>> {
     const docs = await this.#collection.find({ collectionId }, { projection: { path: 1 } }).toArray();
     return new Set(docs.map((d) => d.path));

@@ -3,6 +3,7 @@ import type { ApiFace } from '../platform/http/openapi.ts';
 import { VERSION } from '../platform/version.ts';
 import { apiPathsAnswer, ragErrorAnswer, ragHealthAnswer } from '../premium/premium-answers.ts';
 import { ragOperations } from '../rag/http/rag.api.ts';
+import { memoryOperations } from '../rag/memory/memory.api.ts';
 import { glmOperations } from '../vision/http/glm.api.ts';
 
 /** The vision RAG face's document: retrieval, vision and integration behind one gate. */
@@ -10,7 +11,7 @@ export const visionRagApi: ApiFace = {
   name: 'rag',
   title: 'svc vision RAG',
   description:
-    'Code retrieval (/api/rag), page capture, analysis and visual tests (/api/glm), component validation, test generation and reports (/api/integration), behind the key gate. Every route, body and status: docs/api.md.',
+    'Code retrieval (/api/rag), page capture, analysis and visual tests (/api/glm), component validation, test generation and reports (/api/integration), the team’s shared memory (/api/memory), behind the key gate. Every route, body and status: docs/api.md.',
   version: VERSION,
   errorSchema: ragErrorAnswer,
   operations: [
@@ -22,6 +23,7 @@ export const visionRagApi: ApiFace = {
       responses: { 200: { description: 'The paths.', schema: apiPathsAnswer } },
     },
     ...ragOperations(ragErrorAnswer),
+    ...memoryOperations(ragErrorAnswer),
     ...glmOperations(ragErrorAnswer),
     ...integrationOperations(ragErrorAnswer),
     {

@@ -11,13 +11,14 @@ import { GateFirst } from '../premium/gate-first.ts';
 import { featuresOf, RagHealth } from '../premium/health.ts';
 import { leaseRagEngine } from '../rag/engine.ts';
 import { gateCheckOf, mountIndexBody, mountRagRoutes } from '../rag/http/rag.routes.ts';
+import { mountMemoryRoutes } from '../rag/memory/memory.routes.ts';
 import { leaseVisionEngine } from '../vision/engine.ts';
 import { mountGlmRoutes } from '../vision/http/glm.routes.ts';
 import { cors } from './cors.ts';
 import { visionRagApi } from './vision-rag.api.ts';
 
 /** Every gated operation of the face lives under these (GET /api, the list of them, is open). */
-export const GATED_PREFIXES = ['/api/rag', '/api/glm', '/api/integration'];
+export const GATED_PREFIXES = ['/api/rag', '/api/glm', '/api/integration', '/api/memory'];
 
 /** Errors of the retrieval API carry `success: false`, as its specification shows them. */
 export const ragErrorBody = (body: object): Record<string, unknown> => ({ success: false, ...body });
@@ -71,6 +72,7 @@ export const ragService: ServiceModule = {
             res.json(API_PATHS);
           });
           mountRagRoutes(a, deps, gate);
+          mountMemoryRoutes(a, deps, gate);
           mountGlmRoutes(a, { ...vision.value.deps, codeLinker: elementCodeLinker(deps) }, gate);
           mountIntegrationRoutes(a, integration.value, gate);
         },

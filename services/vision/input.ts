@@ -102,7 +102,7 @@ export const analyzeInput = z
     collectionName: z
       .string()
       // The rag context's rule for a collection's name (services/rag/input.ts); vision does not import rag.
-      .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -' })
+      .regex(/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -, not starting with a dot' })
       .optional()
       .describe(
         'A collection of your code: each finding that names an element gets `code`, the files most likely to render it. ' +

@@ -103,6 +103,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/memory/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's notes, newest first */
+        get: operations["getApiMemoryNotes"];
+        put?: never;
+        /**
+         * Store a note in the team's shared memory
+         * @description Answers once the note is indexed (searchable: true), or after 30 s with searchable: false while its index job goes on.
+         */
+        post: operations["postApiMemoryNotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memory/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the team's notes with the code retrieval
+         * @description The same hybrid retrieval as code; one note per result, its best chunk as the excerpt. Uses one of queries.
+         */
+        post: operations["postApiMemorySearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/glm/capture": {
         parameters: {
             query?: never;
@@ -1103,6 +1144,301 @@ export interface operations {
             };
             /** @description The collection is not indexed yet. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited. */
+            429: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiMemoryNotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                before?: string;
+            };
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notes; next pages on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        notes: {
+                            id: string;
+                            text: string;
+                            tags: string[];
+                            /** @description ISO 8601 */
+                            createdAt: string;
+                            /** @description key:<first 12 hex of the hash of the key that stored it> */
+                            author: string;
+                        }[];
+                        next: string | null;
+                    };
+                };
+            };
+            /** @description A bad body, or arguments the operation refuses. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a team key: shared memory is part of the team tier (or a refusal of the gate). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited. */
+            429: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiMemoryNotes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The note: a decision, a convention, where something lives, what to avoid. */
+                    text: string;
+                    /**
+                     * @description Words to find it by, such as billing or onboarding.
+                     * @default []
+                     */
+                    tags?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The note. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        note: {
+                            id: string;
+                            text: string;
+                            tags: string[];
+                            /** @description ISO 8601 */
+                            createdAt: string;
+                            /** @description key:<first 12 hex of the hash of the key that stored it> */
+                            author: string;
+                        };
+                        searchable: boolean;
+                    };
+                };
+            };
+            /** @description A bad body, or arguments the operation refuses. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a team key: shared memory is part of the team tier (or a refusal of the gate). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited. */
+            429: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiMemorySearch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What to find, in words: "how do we name feature flags?" */
+                    query: string;
+                    /** @default 5 */
+                    topK?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The best notes, best first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        query: string;
+                        results: {
+                            note: {
+                                id: string;
+                                text: string;
+                                tags: string[];
+                                /** @description ISO 8601 */
+                                createdAt: string;
+                                /** @description key:<first 12 hex of the hash of the key that stored it> */
+                                author: string;
+                            };
+                            score: number;
+                            excerpt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description A bad body, or arguments the operation refuses. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a team key: shared memory is part of the team tier (or a refusal of the gate). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,7 @@ import { collectionsPage, jobPage } from './pages/collections.page.ts';
 import { keysPage } from './pages/keys.page.ts';
 import type { Frame } from './pages/layout.ts';
 import { pricingPage } from './pages/pricing.page.ts';
+import { runPage, runsPage } from './pages/runs.page.ts';
 import { usagePage } from './pages/usage.page.ts';
 import {
   KEY_COOKIE,
@@ -22,7 +23,7 @@ import {
   newPreSession,
   readCookies,
 } from './session.ts';
-import type { Credentials, Upstream } from './upstream.ts';
+import { isRunId, type Credentials, type Upstream } from './upstream.ts';
 
 /** What every console page answers with: nothing from elsewhere, no inline code, no framing. */
 export const CONSOLE_CSP =
@@ -489,6 +490,101 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
       html(res, jobPage({ signedIn: frameOf(s), job: job.body }));
     }),
   );
+
+  // --- visual test runs ---
+
+  app.get(
+    '/runs',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      const runId = typeof req.query.runId === 'string' ? req.query.runId.trim() : undefined;
+      if (runId !== undefined && s.apiKey) {
+        if (isRunId(runId)) {
+          res.redirect(303, `/runs/${runId}`);
+          return;
+        }
+        html(
+          res,
+          runsPage({
+            signedIn: frameOf(s),
+            connected: true,
+            runId,
+            notice: { kind: 'error', text: 'A run id is a UUID, as POST /api/glm/test answers it.' },
+          }),
+          400,
+        );
+        return;
+      }
+      html(res, runsPage({ signedIn: frameOf(s), connected: s.apiKey !== null }));
+    }),
+  );
+  /** The run for the signed-in key, or null after answering 404 or sending the customer to connect a key. */
+  const runOf = async (req: Request, res: Response, s: SignedIn) => {
+    if (!s.apiKey) {
+      res.redirect(303, '/keys');
+      return null;
+    }
+    const runId = String(req.params.runId);
+    const run = isRunId(runId) ? await api.run({ ...s.who, apiKey: s.apiKey }, runId) : undefined;
+    if (run && run.status >= 500) throw new UpstreamFailure(run.status, run.error);
+    if (!run?.body) {
+      html(res, errorPage({ status: 404, message: 'No test run of yours has that id.', signedIn: frameOf(s) }), 404);
+      return null;
+    }
+    return { run: run.body, apiKey: s.apiKey };
+  };
+  app.get(
+    '/runs/:runId',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      const found = await runOf(req, res, s);
+      if (!found) return;
+      const decided = typeof req.query.decided === 'string' ? req.query.decided : undefined;
+      const notice: Frame['notice'] | undefined = decided ? { kind: 'ok', text: `Recorded: ${decided}.` } : undefined;
+      html(res, runPage({ signedIn: frameOf(s), run: found.run, ...(notice ? { notice } : {}) }));
+    }),
+  );
+  // The review page as the vision service renders it (images inline), under that page's own policy:
+  // its one style sheet and script by nonce, nothing fetched, no form, no framing.
+  app.get(
+    '/runs/:runId/review',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      const found = await runOf(req, res, s);
+      if (!found) return;
+      const review = await api.reviewPage({ ...s.who, apiKey: found.apiKey }, found.run.runId);
+      if (review.status !== 200 || !review.policy) throw new UpstreamFailure(review.status, 'the review page was not rendered');
+      res.set('Content-Security-Policy', review.policy);
+      html(res, review.html);
+    }),
+  );
+  for (const verb of ['accept', 'reject'] as const) {
+    post(`/runs/:runId/snapshots/:snapshot/${verb}`, async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      const found = await runOf(req, res, s);
+      if (!found) return;
+      const snapshot = String(req.params.snapshot);
+      const answer = await api.decide({ ...s.who, apiKey: found.apiKey }, found.run.runId, snapshot, verb);
+      if (!answer.body) {
+        if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
+        html(
+          res,
+          runPage({
+            signedIn: frameOf(s),
+            run: found.run,
+            notice: { kind: 'error', text: answer.error ?? 'the decision was not recorded' },
+          }),
+          answer.status,
+        );
+        return;
+      }
+      res.redirect(303, `/runs/${found.run.runId}?decided=${encodeURIComponent(`${snapshot} ${answer.body.decision}`)}`);
+    });
+  }
 
   // Last: an HTML 404 for the rest (the platform's JSON 404 is for API callers).
   app.use((req, res) => {

@@ -1,6 +1,7 @@
 import type { MeAnswer, SessionAnswer } from '../accounts/accounts.api.ts';
 import type { CheckoutAnswer } from '../billing/checkout.routes.ts';
 import type { RotateAnswer, UsageAnswer } from '../keys/keys-answers.ts';
+import type { RunAnswer } from '../vision/app/run-review.ts';
 
 /**
  * The routes the console calls for the signed-in customer: the same HTTP routes (and bodies) a
@@ -66,6 +67,26 @@ async function call<T>(url: string, method: 'GET' | 'POST', who: Credentials, bo
   };
 }
 
+/** An HTML page another service rendered, with the policy it is served under. */
+export interface HtmlAnswer {
+  status: number;
+  html: string;
+  policy: string | null;
+}
+
+async function html(url: string, who: Credentials): Promise<HtmlAnswer> {
+  const res = await fetch(url, {
+    headers: { accept: 'text/html', 'x-forwarded-for': who.clientIp, ...(who.apiKey ? { 'x-api-key': who.apiKey } : {}) },
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  return { status: res.status, html: await res.text(), policy: res.headers.get('content-security-policy') };
+}
+
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether a string can be a run id (a UUID): anything else is not sent on. */
+export const isRunId = (s: string): boolean => RUN_ID.test(s);
+
 export interface IndexJobAnswer {
   jobId: string;
   status: 'queued' | 'running' | 'completed' | 'failed';
@@ -111,6 +132,14 @@ export function upstream(urls: UpstreamUrls) {
       call<{ success: true; projectPath: string }>(`${ragUrl}/api/rag/setup`, 'POST', who, input),
     index: (who: Credentials, collectionName: string) =>
       call<{ success: true; jobId: string }>(`${ragUrl}/api/rag/index`, 'POST', who, { collectionName }),
+    run: (who: Credentials, runId: string) => call<RunAnswer>(`${ragUrl}/api/glm/runs/${encodeURIComponent(runId)}`, 'GET', who),
+    reviewPage: (who: Credentials, runId: string) => html(`${ragUrl}/api/glm/runs/${encodeURIComponent(runId)}/report`, who),
+    decide: (who: Credentials, runId: string, snapshot: string, verb: 'accept' | 'reject') =>
+      call<{ success: true; decision: string; changed: boolean }>(
+        `${ragUrl}/api/glm/runs/${encodeURIComponent(runId)}/snapshots/${encodeURIComponent(snapshot)}/${verb}`,
+        'POST',
+        who,
+      ),
     job: (who: Credentials, jobId: string) =>
       call<{ success: true } & IndexJobAnswer>(`${ragUrl}/api/rag/index/${encodeURIComponent(jobId)}`, 'GET', who),
   };

@@ -1,4 +1,6 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { randomInt, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
@@ -55,6 +57,20 @@ describe('the customer console in a browser (e2e)', function () {
   const password = 'correct horse battery';
   let apiKey = '';
   let jobUrl = '';
+  let runId = '';
+  let site: Server;
+  let siteOrigin: string;
+
+  /** A page whose box moves with `?at=`, for a visual test that fails once it moved. */
+  const boxSite = (): Server =>
+    createServer((req, res) => {
+      const at = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('at') ?? 0);
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          `<!doctype html><html lang="en"><head><title>Box</title><style>body{margin:0} #box{position:absolute;top:80px;left:${10 + at}px;width:40px;height:40px;background:#c00}</style></head><body><main><h1>Orders</h1><div id="box"></div></main></body></html>`,
+        );
+    });
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
@@ -64,6 +80,9 @@ describe('the customer console in a browser (e2e)', function () {
     workspace = join(dir, 'workspace');
     mkdirSync(workspace, { recursive: true });
     cpSync(FIXTURE, join(workspace, 'shop'), { recursive: true });
+    site = boxSite();
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
     provider = new ProviderReplay();
     provider.answer(
       'POST',
@@ -95,6 +114,9 @@ describe('the customer console in a browser (e2e)', function () {
       RAG_ROOTS: workspace,
       RAG_DATA_DIR: join(dir, 'rag'),
       RAG_ROOTS_LAYOUT: 'shared',
+      RAG_PUBLIC_URL: `http://127.0.0.1:${ports.rag}`,
+      CAPTURE_ALLOWED_HOSTS: siteOrigin.replace('http://', ''),
+      CAPTURE_TIMEOUT_MS: '30000',
     });
     platform = await startServices(
       [accountsService, keysService, webhookIngressService, billingService, mailerService, ragService, consoleService],
@@ -115,6 +137,7 @@ describe('the customer console in a browser (e2e)', function () {
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
     await provider?.stop();
+    await new Promise<void>((r) => (site ? site.close(() => r()) : r()));
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -252,6 +275,52 @@ describe('the customer console in a browser (e2e)', function () {
     await shot('collections');
   });
 
+  it('reviews a visual test run: its snapshots, the review page under its own policy, and a snapshot accepted', async () => {
+    const suite = {
+      name: 'box',
+      viewports: [
+        { name: 'phone', width: 200, height: 300 },
+        { name: 'desktop', width: 400, height: 300 },
+      ],
+      checks: [{ type: 'visual', name: 'page' }],
+    };
+    const test = async (at: number) => {
+      const res = await fetch(`${rag}/api/glm/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ url: `${siteOrigin}/?at=${at}`, testSuite: suite }),
+      });
+      expect(res.status).to.equal(200);
+      return ((await res.json()) as { runId: string }).runId;
+    };
+    await test(0);
+    runId = await test(60);
+    await go('/runs');
+    await page.getByLabel('Run id').fill(runId);
+    await page.getByRole('button', { name: 'Open run' }).click();
+    await page.waitForURL(new RegExp(`/runs/${runId}$`));
+    expect(await page.locator('[data-failed]').getAttribute('data-failed')).to.equal('2');
+    expect(await page.locator('tr[data-snapshot]').count()).to.equal(2);
+    await shot('run');
+
+    // The vision service's own page, under its own policy (nonces; no form, nothing fetched, no framing).
+    const review = await go(`/runs/${runId}/review`);
+    expect(await review.headerValue('content-security-policy')).to.match(
+      /^default-src 'none'; style-src 'nonce-[^']+'; script-src 'nonce-[^']+'; img-src data:.*frame-ancestors 'none'/,
+    );
+    expect(await page.locator('img[src^="data:image/png"]').count()).to.be.greaterThan(3);
+    await page.goBack();
+
+    await page.getByRole('button', { name: 'Accept page@phone' }).click();
+    await page.waitForURL(/\?decided=/);
+    expect(await page.locator('tr[data-snapshot="page@phone"] [data-decision]').getAttribute('data-decision')).to.equal('accepted');
+    expect(await page.locator('tr[data-snapshot="page@desktop"] [data-decision]').getAttribute('data-decision')).to.equal('undecided');
+    const json = (await (await fetch(`${rag}/api/glm/runs/${runId}`, { headers: { 'x-api-key': apiKey } })).json()) as {
+      snapshots: { snapshot: string; decision: string | null }[];
+    };
+    expect(json.snapshots.find((x) => x.snapshot === 'page@phone')?.decision).to.equal('accepted');
+  });
+
   it('moves the usage chart after a query made with the key', async () => {
     await go('/usage');
     const before = Number(await page.locator('[data-total]').getAttribute('data-total'));
@@ -320,7 +389,18 @@ describe('the customer console in a browser (e2e)', function () {
   });
 
   it('has no accessibility problem above minor on any page, at a phone and a desktop width (axe-core)', async () => {
-    const signedIn = ['/account', '/keys', '/usage', '/collections', jobUrl, '/pricing', '/no-such-page'];
+    const signedIn = [
+      '/account',
+      '/keys',
+      '/usage',
+      '/collections',
+      jobUrl,
+      '/runs',
+      `/runs/${runId}`,
+      `/runs/${runId}/review`,
+      '/pricing',
+      '/no-such-page',
+    ];
     const signedOut = ['/login', '/signup', '/pricing'];
     const fresh = await browser.newContext({ viewport: WIDTHS.desktop });
     const outPage = await fresh.newPage();

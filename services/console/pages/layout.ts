@@ -21,6 +21,7 @@ const SIGNED_IN_LINKS = [
   ['/keys', 'Keys'],
   ['/usage', 'Usage'],
   ['/collections', 'Collections'],
+  ['/runs', 'Test runs'],
   ['/pricing', 'Pricing'],
 ] as const;
 

@@ -28,10 +28,10 @@ h3 { font-size: 15px; margin: 0 0 6px; overflow-wrap: anywhere; }
 .meta { color: #5f6368; margin: 0 0 16px; overflow-wrap: anywhere; }
 section.snapshot { background: #fff; border: 1px solid #e3e6ea; border-radius: 8px; padding: 16px; margin: 0 0 16px; }
 .badge { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px; font-weight: 600; margin-right: 6px; }
-.passed { background: #e6f4ea; color: #1e8e3e; }
-.failed { background: #fce8e6; color: #d93025; }
-.accepted { background: #e8f0fe; color: #1a73e8; }
-.rejected { background: #fef7e0; color: #b06000; }
+.passed { background: #e6f4ea; color: #137333; }
+.failed { background: #fce8e6; color: #a50e0e; }
+.accepted { background: #e8f0fe; color: #174ea6; }
+.rejected { background: #fef7e0; color: #8a4a00; }
 .undecided { background: #f1f3f4; color: #5f6368; }
 .figures { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; margin: 12px 0; }
 figure { margin: 0; }

@@ -19,6 +19,6 @@ describe('the registry of bounded contexts (unit)', () => {
     expect(new Set(names).size).to.equal(names.length);
     expect(new Set(PROJECTIONS.map((p) => p.name)).size).to.equal(PROJECTIONS.length);
     expect(names).to.deep.equal(CONTEXTS.flatMap((c) => c.services.map((s) => s.name)));
-    expect(names).to.deep.equal(['accounts', 'keys', 'webhooks', 'billing', 'mailer', 'indexer', 'rag', 'mcp']);
+    expect(names).to.deep.equal(['accounts', 'keys', 'webhooks', 'billing', 'mailer', 'indexer', 'rag', 'mcp', 'console']);
   });
 });

@@ -1,5 +1,5 @@
 import type { AccountEvent } from '../accounts/events.ts';
-import type { SubscriptionEvent } from '../billing/events.ts';
+import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from '../billing/events.ts';
 import type { KeyCheckRefused, KeyEvent } from '../keys/events.ts';
 import type { CollectionConfigured, IndexRequested } from '../rag/events.ts';
 
@@ -38,14 +38,7 @@ export const AUDITED_TYPES = [
   'key.limits-set',
   'key.tier-changed',
   'key.check-refused',
-  'subscription.created',
-  'subscription.updated',
-  'subscription.cancelled',
-  'subscription.resumed',
-  'subscription.expired',
-  'subscription.ended',
-  'subscription.payment-succeeded',
-  'subscription.payment-failed',
+  ...SUBSCRIPTION_EVENT_TYPES,
   'rag.collection-configured',
   'rag.index-requested',
 ] as const satisfies readonly AuditedEvent['type'][];

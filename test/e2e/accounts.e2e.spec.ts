@@ -5,13 +5,13 @@ import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import { newEvent } from '../../events/envelope.ts';
-import { replayProjection } from '../../events/replay.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
 import { usersProjection } from '../../services/accounts/users.projection.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { mailTo } from '../support/mailpit.ts';
+import { replayWith } from '../support/replay.ts';
 import { STACK_TIMEOUT_MS, currentStack, useStack } from '../support/stack.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 
@@ -385,15 +385,7 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
         const docs = await users.find().sort({ _id: 1 }).toArray();
         return docs.some((d) => d.email === address) ? docs : undefined;
       });
-      const result = await replayProjection({
-        kafka: rt.kafka,
-        codec: rt.codec,
-        catalog: rt.catalog,
-        publisher: rt.publisher,
-        db: rt.mongo.db,
-        projection: usersProjection as never,
-        log: rt.log,
-      });
+      const result = await replayWith(rt, usersProjection as never);
       expect(result.documents).to.equal(before.length);
       const after = await (await projectionCollection(rt.mongo.db, usersProjection.collection)).find().sort({ _id: 1 }).toArray();
       expect(after).to.deep.equal(before);

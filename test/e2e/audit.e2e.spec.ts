@@ -4,7 +4,6 @@ import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { newEvent } from '../../events/envelope.ts';
 import { projectionCollection } from '../../events/collections.ts';
-import { replayProjection } from '../../events/replay.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
 import { auditProjection } from '../../services/audit/audit.projection.ts';
@@ -14,7 +13,8 @@ import { keysService } from '../../services/keys/keys.service.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
-import { mailTo } from '../support/mailpit.ts';
+import { keysMailedTo } from '../support/mailpit.ts';
+import { replayWith } from '../support/replay.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
 const KEY = /svc_[A-Za-z0-9]{33}/g;
@@ -92,8 +92,7 @@ describe('audit log: GET /audit for a team (e2e)', function () {
   const asTeam = () => ({ 'x-api-key': team.apiKey });
   const mailedKeys = async (address: string, n: number) =>
     eventually(`key e-mail #${n} to ${address}`, async () => {
-      const mails = (await mailTo(stack.MAILPIT_URL, address)).filter((m) => /API key/.test(m.Subject)).reverse();
-      const found = mails.flatMap((m) => m.Text.match(KEY)?.slice(0, 1) ?? []);
+      const found = await keysMailedTo(stack.MAILPIT_URL, address);
       return found.length >= n ? found : undefined;
     });
   /** Within a second of the act, as the issue asks: polled, never slept. */
@@ -244,15 +243,7 @@ describe('audit log: GET /audit for a team (e2e)', function () {
     const ours = { $or: [{ subscriptionId: team.subscriptionId }, { userId: team.userId }] };
     const before = await (await collection()).find(ours).sort({ _id: 1 }).toArray();
     expect(before.length).to.be.greaterThan(5);
-    await replayProjection({
-      kafka: rt.kafka,
-      codec: rt.codec,
-      catalog: rt.catalog,
-      publisher: rt.publisher,
-      db: rt.mongo.db,
-      projection: auditProjection as never,
-      log: rt.log,
-    });
+    await replayWith(rt, auditProjection as never);
     expect(await (await collection()).find(ours).sort({ _id: 1 }).toArray()).to.deep.equal(before);
   });
 });

@@ -4,7 +4,6 @@ import type { Document } from 'mongodb';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { projectionCollection } from '../../events/collections.ts';
-import { replayProjection } from '../../events/replay.ts';
 import type { Projection } from '../../events/projection.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
 import { usersProjection } from '../../services/accounts/users.projection.ts';
@@ -26,6 +25,7 @@ import {
   type PayloadOverrides,
 } from '../support/lemonsqueezy.ts';
 import { mailTo, type SentMail } from '../support/mailpit.ts';
+import { replayWith } from '../support/replay.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 
@@ -296,15 +296,7 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     const mailsBefore = ((await (await fetch(`${stack.MAILPIT_URL}/api/v1/messages?limit=1`)).json()) as { total: number }).total;
     for (const projection of [subscriptionsProjection, keysProjection, usersProjection] as unknown as Projection<Document>[]) {
       const before = await (await projectionCollection(db(), projection.collection)).find().sort({ _id: 1 }).toArray();
-      await replayProjection({
-        kafka: rt.kafka,
-        codec: rt.codec,
-        catalog: rt.catalog,
-        publisher: rt.publisher,
-        db: db(),
-        projection,
-        log: rt.log,
-      });
+      await replayWith(rt, projection, db());
       const after = await (await projectionCollection(db(), projection.collection)).find().sort({ _id: 1 }).toArray();
       expect(after, projection.name).to.deep.equal(before);
     }

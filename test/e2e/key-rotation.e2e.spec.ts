@@ -14,7 +14,7 @@ import { mailerService } from '../../services/mailer/mailer.service.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { listen } from '../../services/platform/service.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
-import { mailTo } from '../support/mailpit.ts';
+import { keysMailedTo, mailTo } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 
@@ -79,10 +79,7 @@ describe('key rotation and lifetime: POST /keys/rotate, grace periods, expiry (e
   const gated = (apiKey: string) => fetch(`${premium.url}/premium`, { headers: { 'x-api-key': apiKey } });
 
   /** The keys mailed to an address so far, oldest first. */
-  const mailedKeys = async (address: string): Promise<string[]> => {
-    const mails = (await mailTo(stack.MAILPIT_URL, address)).filter((m) => /API key/.test(m.Subject));
-    return mails.reverse().flatMap((m) => m.Text.match(KEY)?.slice(0, 1) ?? []);
-  };
+  const mailedKeys = (address: string): Promise<string[]> => keysMailedTo(stack.MAILPIT_URL, address);
   const nthKey = (address: string, n: number) =>
     eventually(`key e-mail #${n} to ${address}`, async () => {
       const keys = await mailedKeys(address);

@@ -12,10 +12,10 @@ import type { KeyValidator } from '../../services/keys/validator.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { getUsage, periodKey, usageProjection } from '../../services/keys/usage.ts';
 import { projectionCollection } from '../../events/collections.ts';
-import { replayProjection } from '../../events/replay.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { listen } from '../../services/platform/service.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
+import { replayWith } from '../support/replay.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 
@@ -395,15 +395,7 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       await eventually('6 queries counted', async () => ((await getUsage(rt.mongo.db, keyHash, period)).queries === 6 ? true : undefined));
       const collection = async () => projectionCollection(rt.mongo.db, usageProjection.collection);
       const before = await (await collection()).find().sort({ _id: 1 }).toArray();
-      await replayProjection({
-        kafka: rt.kafka,
-        codec: rt.codec,
-        catalog: rt.catalog,
-        publisher: rt.publisher,
-        db: rt.mongo.db,
-        projection: usageProjection as never,
-        log: rt.log,
-      });
+      await replayWith(rt, usageProjection as never);
       expect(await (await collection()).find().sort({ _id: 1 }).toArray()).to.deep.equal(before);
       const res = await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(((await res.json()) as { usage: { queries: number } }).usage.queries).to.equal(6);

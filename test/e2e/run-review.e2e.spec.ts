@@ -8,7 +8,6 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { expect } from 'chai';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { projectionCollection } from '../../events/collections.ts';
-import { replayProjection } from '../../events/replay.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { mcpService } from '../../services/mcp/mcp.service.ts';
 import { baselinesProjection } from '../../services/vision/baselines.projection.ts';
@@ -18,6 +17,7 @@ import { chromiumForTests, launchChromiumForTests } from '../integration/vision/
 import { useContractCheck } from '../support/contract-check.ts';
 import { testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
+import { replayWith } from '../support/replay.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
 const SHARED_SECRET = 'ab'.repeat(32);
@@ -231,15 +231,7 @@ describe('vision RAG: the review page of a test run, and a decision per snapshot
       const collection = async () => projectionCollection(rt.mongo.db, projection.collection);
       // What a lost read model looks like: emptied, then rebuilt from the events.
       await (await collection()).deleteMany({});
-      const replayed = await replayProjection({
-        kafka: rt.kafka,
-        codec: rt.codec,
-        catalog: rt.catalog,
-        publisher: rt.publisher,
-        db: rt.mongo.db,
-        projection: projection as never,
-        log: rt.log,
-      });
+      const replayed = await replayWith(rt, projection as never);
       expect(replayed.applied, projection.name).to.be.greaterThan(0);
     }
     const after = await getRun(runId);

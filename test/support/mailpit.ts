@@ -27,6 +27,14 @@ export async function mailTo(mailpitUrl: string, address: string): Promise<SentM
   );
 }
 
+const KEY_IN_MAIL = /svc_[A-Za-z0-9]{33}/;
+
+/** The API keys mailed to an address so far, oldest first (one per key e-mail). */
+export async function keysMailedTo(mailpitUrl: string, address: string): Promise<string[]> {
+  const mails = (await mailTo(mailpitUrl, address)).filter((m) => /API key/.test(m.Subject));
+  return mails.reverse().flatMap((m) => KEY_IN_MAIL.exec(m.Text)?.slice(0, 1) ?? []);
+}
+
 /** A Mailpit of a test's own (e.g. one that refuses some recipients), stopped by the test. */
 export interface OwnMailpit {
   smtpUrl: string;

@@ -17,12 +17,12 @@ export const storeNoteInput = z.object({
 });
 
 export const listNotesInput = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  /** The id of the last note of the page before; notes are listed newest first. */
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('How many notes, 1-100.'),
   before: z
     .string()
     .regex(/^n[0-9a-z]{8,16}-[0-9a-f]{8}$/, { error: 'before must be a note id' })
-    .optional(),
+    .optional()
+    .describe('The next of the page before: notes older than it (newest first).'),
 });
 
 export const searchNotesInput = z.object({
@@ -32,7 +32,7 @@ export const searchNotesInput = z.object({
     .min(1, { error: 'query is required' })
     .max(2000, { error: 'query is at most 2000 characters' })
     .describe('What to find, in words: "how do we name feature flags?"'),
-  topK: z.coerce.number().int().min(1).max(20).default(5),
+  topK: z.coerce.number().int().min(1).max(20).default(5).describe('How many notes, 1-20.'),
 });
 
 export type StoreNoteInput = z.infer<typeof storeNoteInput>;

@@ -1182,7 +1182,9 @@ export interface operations {
     getApiMemoryNotes: {
         parameters: {
             query?: {
+                /** @description How many notes, 1-100. */
                 limit?: number;
+                /** @description The next of the page before: notes older than it (newest first). */
                 before?: string;
             };
             header?: {
@@ -1387,7 +1389,10 @@ export interface operations {
                 "application/json": {
                     /** @description What to find, in words: "how do we name feature flags?" */
                     query: string;
-                    /** @default 5 */
+                    /**
+                     * @description How many notes, 1-20.
+                     * @default 5
+                     */
                     topK?: number;
                 };
             };

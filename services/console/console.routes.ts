@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { MeAnswer } from '../accounts/accounts.api.ts';
+import { CONTENT_SECURITY_POLICY as REPORT_POLICY } from '../integration/report/render-html.ts';
 import type { Logger } from '../platform/logger.ts';
 import { clientIp } from '../platform/http/client-ip.ts';
 import { openKey, sealKey } from './key-cookie.ts';
@@ -10,6 +11,7 @@ import { collectionsPage, jobPage } from './pages/collections.page.ts';
 import { keysPage } from './pages/keys.page.ts';
 import type { Frame } from './pages/layout.ts';
 import { pricingPage } from './pages/pricing.page.ts';
+import { reportsPage } from './pages/reports.page.ts';
 import { runPage, runsPage } from './pages/runs.page.ts';
 import { usagePage } from './pages/usage.page.ts';
 import {
@@ -585,6 +587,45 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
       res.redirect(303, `/runs/${found.run.runId}?decided=${encodeURIComponent(`${snapshot} ${answer.body.decision}`)}`);
     });
   }
+
+  // --- integration reports ---
+
+  app.get(
+    '/reports',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      html(res, reportsPage({ signedIn: frameOf(s), connected: s.apiKey !== null }));
+    }),
+  );
+  // The report as the integration service renders it, under its own policy (inline styles and data:
+  // images only: no script, nothing fetched), with no framing and no form on top.
+  app.get(
+    '/reports/view',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      if (!s.apiKey) {
+        res.redirect(303, '/keys');
+        return;
+      }
+      const projectName = typeof req.query.projectName === 'string' ? req.query.projectName.trim() : '';
+      const collectionName = typeof req.query.collectionName === 'string' ? req.query.collectionName.trim() : '';
+      const form = { projectName, ...(collectionName ? { collectionName } : {}) };
+      const report = await api.report({ ...s.who, apiKey: s.apiKey }, form);
+      if (report.status >= 500) throw new UpstreamFailure(report.status, 'the report was not rendered');
+      if (report.status !== 200) {
+        let text = 'the report was not rendered';
+        try {
+          text = (JSON.parse(report.html) as { error?: string }).error ?? text;
+        } catch {}
+        html(res, reportsPage({ signedIn: frameOf(s), connected: true, form, notice: { kind: 'error', text } }), report.status);
+        return;
+      }
+      res.set('Content-Security-Policy', `${REPORT_POLICY}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`);
+      html(res, report.html);
+    }),
+  );
 
   // Last: an HTML 404 for the rest (the platform's JSON 404 is for API callers).
   app.use((req, res) => {

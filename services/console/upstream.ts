@@ -74,9 +74,16 @@ export interface HtmlAnswer {
   policy: string | null;
 }
 
-async function html(url: string, who: Credentials): Promise<HtmlAnswer> {
+async function html(url: string, who: Credentials, body?: unknown): Promise<HtmlAnswer> {
   const res = await fetch(url, {
-    headers: { accept: 'text/html', 'x-forwarded-for': who.clientIp, ...(who.apiKey ? { 'x-api-key': who.apiKey } : {}) },
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      accept: 'text/html',
+      'x-forwarded-for': who.clientIp,
+      ...(who.apiKey ? { 'x-api-key': who.apiKey } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   return { status: res.status, html: await res.text(), policy: res.headers.get('content-security-policy') };
@@ -140,6 +147,9 @@ export function upstream(urls: UpstreamUrls) {
         'POST',
         who,
       ),
+    /** POST /api/integration/report as HTML: a self-contained page (its policy in a meta element). */
+    report: (who: Credentials, input: { projectName: string; collectionName?: string }) =>
+      html(`${ragUrl}/api/integration/report`, who, { ...input, format: 'html' }),
     job: (who: Credentials, jobId: string) =>
       call<{ success: true } & IndexJobAnswer>(`${ragUrl}/api/rag/index/${encodeURIComponent(jobId)}`, 'GET', who),
   };

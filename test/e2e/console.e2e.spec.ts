@@ -321,6 +321,24 @@ describe('the customer console in a browser (e2e)', function () {
     expect(json.snapshots.find((x) => x.snapshot === 'page@phone')?.decision).to.equal('accepted');
   });
 
+  it('shows the integration report the API renders, under its own policy, from a form', async () => {
+    await go('/reports');
+    await page.getByLabel('Report title').fill('Shop report');
+    await page.getByLabel('Collection (optional)').fill('shop');
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/reports/view')),
+      page.getByRole('button', { name: 'Show report' }).click(),
+    ]);
+    expect(answer.status()).to.equal(200);
+    expect(await answer.headerValue('content-security-policy')).to.equal(
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    );
+    await page.waitForLoadState();
+    expect(await page.locator('h1').first().textContent()).to.include('Shop report');
+    expect(await page.content()).not.to.include(apiKey);
+    await shot('report');
+  });
+
   it('moves the usage chart after a query made with the key', async () => {
     await go('/usage');
     const before = Number(await page.locator('[data-total]').getAttribute('data-total'));
@@ -398,6 +416,8 @@ describe('the customer console in a browser (e2e)', function () {
       '/runs',
       `/runs/${runId}`,
       `/runs/${runId}/review`,
+      '/reports',
+      '/reports/view?projectName=Shop+report&collectionName=shop',
       '/pricing',
       '/no-such-page',
     ];

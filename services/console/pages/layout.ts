@@ -22,6 +22,7 @@ const SIGNED_IN_LINKS = [
   ['/usage', 'Usage'],
   ['/collections', 'Collections'],
   ['/runs', 'Test runs'],
+  ['/reports', 'Reports'],
   ['/pricing', 'Pricing'],
 ] as const;
 

@@ -18,6 +18,8 @@
  * the BENCH_FIGURES line); progress to stderr.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startServices, type RunningPlatform } from '../app/cli/run.ts';
@@ -68,7 +70,17 @@ async function main(): Promise<void> {
   let stack: BenchStack | undefined;
   let platform: RunningPlatform | undefined;
   let dir: string | undefined;
+  // A page whose box moves with ?at=: a visual test run with failing snapshots to review.
+  const site: Server = createServer((req, res) => {
+    const at = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('at') ?? 0);
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(
+        `<!doctype html><html lang="en"><head><title>Box</title><style>#box{position:absolute;top:80px;left:${10 + at}px;width:40px;height:40px;background:#c00}</style></head><body><main><h1>Orders</h1><div id="box"></div></main></body></html>`,
+      );
+  });
   const cleanup = async () => {
+    await new Promise<void>((r) => site.close(() => r()));
     await platform?.stop().catch(() => undefined);
     await stack?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -82,6 +94,8 @@ async function main(): Promise<void> {
     mkdirSync(workspace, { recursive: true });
     cpSync(resolve('test/fixtures/rag-repo'), join(workspace, 'shop'), { recursive: true });
     const ports = { accounts: await freePort(), keys: await freePort(), rag: await freePort(), console: await freePort() };
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    const siteHost = `127.0.0.1:${(site.address() as AddressInfo).port}`;
     err(`services: accounts, keys, rag, console (${stack.note})`);
     platform = await startServices(
       [accountsService, keysService, ragService, consoleService],
@@ -106,6 +120,8 @@ async function main(): Promise<void> {
         RAG_DATA_DIR: join(dir, 'rag'),
         RAG_ROOTS_LAYOUT: 'shared',
         KEY_VALIDATION_PER_IP_PER_MINUTE: '1000000',
+        RAG_PUBLIC_URL: `http://127.0.0.1:${ports.rag}`,
+        CAPTURE_ALLOWED_HOSTS: siteHost,
       },
       createLogger('warn'),
     );
@@ -159,6 +175,25 @@ async function main(): Promise<void> {
       await fetch(`${ragUrl}/api/rag/index`, { method: 'POST', headers, body: JSON.stringify({ collectionName: 'shop', wait: true }) })
     ).json()) as { jobId: string; status: string };
     if (job.status !== 'completed') throw new Error(`the index job ended ${job.status}`);
+    // A suite run twice, the box moved the second time: a run with failed snapshots and a review page.
+    const suite = {
+      name: 'box',
+      viewports: [
+        { name: 'phone', width: 200, height: 300 },
+        { name: 'desktop', width: 400, height: 300 },
+      ],
+      checks: [{ type: 'visual', name: 'page' }],
+    };
+    let runId = '';
+    for (const at of [0, 60]) {
+      const res = await fetch(`${ragUrl}/api/glm/test`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: `http://${siteHost}/?at=${at}`, testSuite: suite }),
+      });
+      if (res.status !== 200) throw new Error(`POST /api/glm/test answered ${res.status}`);
+      runId = ((await res.json()) as { runId: string }).runId;
+    }
 
     const signedOut = new Jar();
     const pages: { path: string; marker: string; jar: Jar }[] = [
@@ -171,6 +206,11 @@ async function main(): Promise<void> {
       { path: '/usage', marker: 'data-total=', jar },
       { path: '/collections', marker: 'data-collection="shop"', jar },
       { path: `/collections/jobs/${job.jobId}`, marker: 'data-status="completed"', jar },
+      { path: '/runs', marker: 'Open run', jar },
+      { path: `/runs/${runId}`, marker: 'data-failed="2"', jar },
+      { path: `/runs/${runId}/review`, marker: 'data:image/png', jar },
+      { path: '/reports', marker: 'Show report', jar },
+      { path: '/reports/view?projectName=Bench+report&collectionName=shop', marker: 'Bench report', jar },
       { path: '/console.css', marker: ':focus-visible', jar: signedOut },
     ];
 
@@ -197,10 +237,15 @@ async function main(): Promise<void> {
         const [p50, p95, p99] = [50, 95, 99].map((q) => percentile(times, q));
         const who = p.jar === jar ? 'signed in' : 'signed out';
         rows.push(
-          `${String(clients).padStart(7)}  ${p.path.slice(0, 28).padEnd(28)} ${who.padEnd(10)} ${p50!.toFixed(1).padStart(7)} ${p95!.toFixed(1).padStart(7)} ${p99!.toFixed(1).padStart(7)} ${String(times.length).padStart(6)}`,
+          `${String(clients).padStart(7)}  ${p.path
+            .replace(/[0-9a-f-]{36}/, '{id}')
+            .slice(0, 28)
+            .padEnd(
+              28,
+            )} ${who.padEnd(10)} ${p50!.toFixed(1).padStart(7)} ${p95!.toFixed(1).padStart(7)} ${p99!.toFixed(1).padStart(7)} ${String(times.length).padStart(6)}`,
         );
         figures.push({
-          figure: `GET ${p.path.replace(/[0-9a-f-]{36}$/, '{jobId}')} p95 (${who}, ${clients} client${clients > 1 ? 's' : ''})`,
+          figure: `GET ${p.path.replace(/jobs\/[0-9a-f-]{36}$/, 'jobs/{jobId}').replace(/runs\/[0-9a-f-]{36}/, 'runs/{runId}')} p95 (${who}, ${clients} client${clients > 1 ? 's' : ''})`,
           ours: Math.round(p95! * 10) / 10,
           baseline: null,
           baselineName: null,

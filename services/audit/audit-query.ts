@@ -37,7 +37,7 @@ export function positionOf(cursor: string): Position | null {
   }
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The filter of one page: the team's entries (any of `scope`), within the tier's retention
@@ -48,7 +48,8 @@ export function auditFilter(scope: Document[], query: AuditQuery, since: Date, a
   const from = query.from ? new Date(query.from) : null;
   and.push({ at: { $gte: from && from > since ? from : since, ...(query.to ? { $lte: new Date(query.to) } : {}) } });
   if (query.actor) and.push({ actor: query.actor });
-  if (query.action) and.push(query.action.endsWith('.') ? { action: { $regex: `^${escape(query.action)}` } } : { action: query.action });
+  if (query.action)
+    and.push(query.action.endsWith('.') ? { action: { $regex: `^${escapeRegex(query.action)}` } } : { action: query.action });
   if (after) and.push({ $or: [{ at: { $lt: after.at } }, { at: after.at, entryId: { $lt: after.entryId } }] });
   return { $and: and };
 }

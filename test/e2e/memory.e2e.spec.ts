@@ -155,7 +155,8 @@ describe('shared memory: the team notes over HTTP and MCP (e2e)', function () {
       arguments: { text: 'Customer e-mails go out from the mailer service only, never from a route.', tags: ['email'] },
     })) as ToolAnswer;
     expect(storedByTool.isError, JSON.stringify(storedByTool)).to.not.equal(true);
-    const id = (storedByTool.structuredContent?.note as Note).id;
+    const id = (storedByTool.structuredContent?.note as Note | undefined)?.id;
+    expect(id).to.be.a('string');
     const found = (await client.callTool({ name: 'memory_search', arguments: { query: 'who sends mail to customers?' } })) as ToolAnswer;
     expect(((found.structuredContent?.results as Array<{ note: Note }>) ?? [])[0]?.note.id).to.equal(id);
     const listed = (await client.callTool({ name: 'memory_list', arguments: { limit: 1 } })) as ToolAnswer;

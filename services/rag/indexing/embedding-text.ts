@@ -76,6 +76,9 @@ export function laterWindows(content: string): string[] {
   while (next < lines.length) {
     // Never back to where the previous window started: after a line longer than a window that would repeat it.
     const start = Math.max(previousStart + 1, next - WINDOW_OVERLAP_LINES);
+    // A first line longer than a window (minified code, a one-line JSON file) is the chunk's own text:
+    // with no line after it there is nothing left to window.
+    if (start >= lines.length) break;
     previousStart = start;
     let end = start + 1;
     for (let used = size(lines[start] as string); end < lines.length && used + size(lines[end] as string) <= WINDOW_CHARS; end++)

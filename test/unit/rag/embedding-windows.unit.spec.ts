@@ -57,6 +57,12 @@ describe('rag indexing: long chunks embedded in windows (unit)', () => {
     expect(laterWindows(`${'y'.repeat(WINDOW_CHARS + 200)}\n}`)).to.deep.equal([]);
   });
 
+  it('gives a single line longer than a window (minified code, one-line JSON) no windows, and does not throw', () => {
+    expect(laterWindows('x'.repeat(5000))).to.deep.equal([]);
+    const next = 'const after = "the line after the long one, long enough to be a window of its own";';
+    expect(laterWindows(`${'y'.repeat(3000)}\n${next}`)).to.deep.equal([next]);
+  });
+
   it('averages unit vectors into a unit vector, and returns one vector as it is', () => {
     const a = Float32Array.from([1, 0, 0]);
     const b = Float32Array.from([0, 1, 0]);

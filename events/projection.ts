@@ -212,9 +212,10 @@ async function applyOnce<D extends Document>(
 /**
  * Operations per bulk write. FerretDB 1.24 on PostgreSQL holds one pooled connection per statement
  * of an update command until the whole command ends: a command of more statements than its pool
- * has connections (50) waits for itself forever, and the connections it holds are never given back
- * (a backlog of 51 documents to update hung the database server for good). Well below that bound,
- * batches cost MongoDB nothing measurable.
+ * has connections (50 by default) waits for itself forever, and the connections it holds are never
+ * given back (a backlog of 51 documents to update hung the database server for good). Several
+ * projections writing full batches at once add up, so the local stack gives FerretDB a pool of 150
+ * (deploy/local/stack.ts). Well below those bounds, batches cost MongoDB nothing measurable.
  */
 export const MAX_BULK_OPERATIONS = 32;
 

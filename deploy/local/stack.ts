@@ -238,7 +238,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         process: new ManagedProcess('postgres', command, args, pgLog, { stopSignal: 'SIGINT' }),
         ready: () => postgresReady('127.0.0.1', ports.postgres),
       });
-      ferretArgs.push('-handler', 'postgresql', '-postgresql-url', `postgres://postgres@127.0.0.1:${ports.postgres}/postgres`);
+      // FerretDB holds a pooled connection per statement of an update command until the command ends
+      // (events/projection.ts, MAX_BULK_OPERATIONS); its default pool of 50 lets two projections'
+      // full batches catching up at once wait on each other for good. 150 of PostgreSQL's 200.
+      ferretArgs.push(
+        '-handler',
+        'postgresql',
+        '-postgresql-url',
+        `postgres://postgres@127.0.0.1:${ports.postgres}/postgres?pool_max_conns=150`,
+      );
     } else {
       ferretArgs.push('-handler', 'sqlite', '-state-dir', join(dataDir, 'ferretdb'));
     }

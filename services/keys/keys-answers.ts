@@ -64,6 +64,14 @@ export const usageAnswer = z.object({
     )
     .optional()
     .describe('This key’s verifications this month per UTC day and outcome (days without any left out; counted within seconds).'),
+  key: z
+    .object({
+      last4: z.string().nullable(),
+      createdAt: z.string().nullable().describe('When this key was made (ISO 8601).'),
+      expiresAt: z.string().nullable().describe('When it stops working; null: never.'),
+    })
+    .optional()
+    .describe('This key itself: never the key, only its last four characters and dates.'),
 });
 
 export const reserveAnswer = z.union([

@@ -19,6 +19,7 @@ import { mountLimitsRoute } from './limits.routes.ts';
 import { auditLog, auditProjection } from '../audit/audit.projection.ts';
 import { mountAuditRoute } from '../audit/audit.routes.ts';
 import { LONGEST_RETENTION_DAYS } from '../audit/retention.ts';
+import { keyFactsOf } from './key-facts.ts';
 import { RefusalEvents } from './refusal-events.ts';
 import { VerificationCounts } from './verifications.ts';
 import { RotationLimit } from './rotation-limit.ts';
@@ -158,7 +159,7 @@ export const keysService: ServiceModule = {
         leanRoutes: [LEAN_VALIDATE_ROUTE],
         api: keysApi({ backOffice: adminPort === undefined }),
         mount: (a) => {
-          mountValidationRoutes(a, { validator, verifications });
+          mountValidationRoutes(a, { validator, verifications, keyFacts: (keyHash) => keyFactsOf(mongo.db, keyHash) });
           mountReserveRoutes(a, { validator });
           // The owner's own route, so on the public port even with ADMIN_PORT.
           mountRotateRoute(a, rotation);

@@ -20,9 +20,14 @@ export function setRateHeaders(res: Response, rate: LimitDecision | null): void 
  */
 export function mountValidationRoutes(
   app: Express,
-  deps: { validator: KeyValidator; verifications?: Pick<VerificationCounts, 'read'> },
+  deps: {
+    validator: KeyValidator;
+    verifications?: Pick<VerificationCounts, 'read'>;
+    /** The key's own facts for GET /usage (not read on POST /validate's path). */
+    keyFacts?: (keyHash: string) => Promise<UsageAnswer['key'] | undefined>;
+  },
 ): void {
-  const { validator, verifications } = deps;
+  const { validator, verifications, keyFacts } = deps;
 
   app.post('/validate', async (req, res) => {
     const input = readValidateInput(req.body);
@@ -52,6 +57,7 @@ export function mountValidationRoutes(
       resetDate: period.resetDate.toISOString(),
       ...(rate ? { requestsPerMinute: rate.limit } : {}),
       ...(verifications ? { verifications: await verifications.read(result.identity.keyHash, period.start) } : {}),
+      ...(keyFacts ? { key: await keyFacts(result.identity.keyHash) } : {}),
     } satisfies UsageAnswer);
   });
 }

@@ -209,6 +209,11 @@ describe('the customer console in a browser (e2e)', function () {
     await connect(apiKey);
     const last4 = await page.locator('[data-last4]').getAttribute('data-last4');
     expect(last4).to.equal(apiKey.slice(-4));
+    // Created today (UTC), from GET /usage's facts of the key; it never expires.
+    const facts = await page.locator('dl.facts').textContent();
+    expect(facts)
+      .to.include(`Created${new Date().toISOString().slice(0, 10)}`)
+      .and.include('Expiresnever');
     const html = await page.content();
     expect(html).not.to.include(apiKey);
     expect(html).not.to.include(apiKey.slice(4, 12));

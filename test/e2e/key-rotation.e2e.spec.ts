@@ -219,6 +219,13 @@ describe('key rotation and lifetime: POST /keys/rotate, grace periods, expiry (e
       expect(await verdict(oldKey)).to.equal('valid');
       expect((await gated(oldKey)).status).to.equal(200);
     }
+    // GET /usage tells each key's own dates: the new one made by the rotation, the old one ending with its grace.
+    const facts = async (apiKey: string) =>
+      ((await (await fetch(`${keysBase}/usage`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { key?: unknown }).key;
+    expect(await facts(newKey)).to.deep.equal({ last4: newKey.slice(-4), createdAt: res.body.createdAt, expiresAt: null });
+    if (Date.now() < until - 500) {
+      expect(await facts(oldKey)).to.deep.equal({ last4: oldKey.slice(-4), createdAt: null, expiresAt: new Date(until).toISOString() });
+    }
     // Replaced, the old key no longer acts for the subscription: it cannot rotate again.
     expect((await rotate({ 'x-api-key': oldKey })).status).to.equal(401);
     const mail = (await mailTo(stack.MAILPIT_URL, email)).find((m) => m.Text.includes(newKey))!;

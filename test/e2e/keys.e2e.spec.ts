@@ -273,7 +273,12 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       const body = (await res.json()) as Record<string, unknown>;
       const now = new Date();
       const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-      const { verifications, ...rest } = body;
+      const { verifications, key, ...rest } = body;
+      // The key itself: its last four and dates, never its value.
+      const facts = key as { last4: string; createdAt: string; expiresAt: string | null };
+      expect(facts).to.deep.include({ last4: apiKey.slice(-4), expiresAt: null });
+      expect(Date.now() - Date.parse(facts.createdAt)).to.be.within(0, 120_000);
+      expect(JSON.stringify(body)).not.to.include(apiKey);
       expect(rest).to.deep.equal({
         tier: 'free',
         usage: { queries: 0, filesIndexed: 0, screenshotsAnalyzed: 0 },

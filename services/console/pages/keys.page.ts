@@ -74,6 +74,8 @@ export function keysPage(view: KeysView): string {
 <dl class="facts">
 <dt>Key</dt><dd data-last4="${h(connected.last4)}">${masked(connected.last4)}</dd>
 <dt>Tier</dt><dd>${h(usage.tier)}</dd>
+<dt>Created</dt><dd>${usage.key?.createdAt ? `${h(usage.key.createdAt.slice(0, 16).replace('T', ' '))} UTC` : 'not on record (the key a rotation replaced)'}</dd>
+<dt>Expires</dt><dd>${usage.key?.expiresAt ? `${h(usage.key.expiresAt.slice(0, 16).replace('T', ' '))} UTC` : 'never'}</dd>
 <dt>Last used</dt><dd>${lastUsed ? `${h(lastUsed)} (UTC day)` : 'not this month'}</dd>
 <dt>Rate limit</dt><dd>${usage.requestsPerMinute !== undefined ? `${usage.requestsPerMinute} requests a minute` : '—'}</dd>
 </dl>

@@ -473,6 +473,14 @@ export interface operations {
                                 EXPIRED: number;
                             };
                         }[];
+                        /** @description This key itself: never the key, only its last four characters and dates. */
+                        key?: {
+                            last4: string | null;
+                            /** @description When this key was made (ISO 8601). */
+                            createdAt: string | null;
+                            /** @description When it stops working; null: never. */
+                            expiresAt: string | null;
+                        };
                     };
                 };
             };

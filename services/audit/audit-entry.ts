@@ -1,7 +1,7 @@
 import type { AccountEvent } from '../accounts/events.ts';
 import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from '../billing/events.ts';
 import type { KeyCheckRefused, KeyEvent } from '../keys/events.ts';
-import type { CollectionConfigured, IndexRequested } from '../rag/events.ts';
+import type { CollectionConfigured, CollectionDeleted, IndexRequested } from '../rag/events.ts';
 
 /**
  * One line of a team's audit log, made from one event the log already holds. Pure: the live
@@ -27,7 +27,14 @@ export interface AuditEntry {
   details: Record<string, string | number | boolean | null>;
 }
 
-export type AuditedEvent = AccountEvent | KeyEvent | KeyCheckRefused | SubscriptionEvent | CollectionConfigured | IndexRequested;
+export type AuditedEvent =
+  | AccountEvent
+  | KeyEvent
+  | KeyCheckRefused
+  | SubscriptionEvent
+  | CollectionConfigured
+  | CollectionDeleted
+  | IndexRequested;
 
 export const AUDITED_TYPES = [
   'account.registered',
@@ -40,6 +47,7 @@ export const AUDITED_TYPES = [
   'key.check-refused',
   ...SUBSCRIPTION_EVENT_TYPES,
   'rag.collection-configured',
+  'rag.collection-deleted',
   'rag.index-requested',
 ] as const satisfies readonly AuditedEvent['type'][];
 
@@ -132,6 +140,8 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
         customerId: event.data.customerId,
         details: { vectorDB: event.data.vectorDB },
       };
+    case 'rag.collection-deleted':
+      return { ...base, actor: 'owner', target: `collection ${event.data.collectionName}`, customerId: event.data.customerId };
     case 'rag.index-requested':
       return {
         ...base,

@@ -474,6 +474,25 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     }
     await startIndex(res, { ...s, apiKey: s.apiKey }, field(req, 'collectionName'));
   });
+  post('/collections/delete', async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s) return;
+    if (!s.apiKey) {
+      res.redirect(303, '/keys');
+      return;
+    }
+    const collectionName = field(req, 'collectionName');
+    // The checkbox is required in the form; a request without it (no browser of ours) deletes nothing.
+    const answer =
+      field(req, 'confirm') === 'yes'
+        ? await api.deleteCollection({ ...s.who, apiKey: s.apiKey }, collectionName)
+        : { status: 400, body: null, error: 'tick the box to confirm the deletion' };
+    if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
+    const notice: Frame['notice'] = answer.body
+      ? { kind: 'ok', text: `Collection ${collectionName} is deleted: its index and pushed files are gone; its folder is untouched.` }
+      : { kind: 'error', text: answer.error ?? 'the collection was not deleted' };
+    html(res, collectionsPage({ signedIn: frameOf(s), collections: await collectionsOf(s), notice }), answer.body ? 200 : answer.status);
+  });
   app.get(
     '/collections/jobs/:jobId',
     pageRoute(async (req, res) => {

@@ -36,7 +36,13 @@ export interface Credentials {
 
 const TIMEOUT_MS = 10_000;
 
-async function call<T>(url: string, method: 'GET' | 'POST', who: Credentials, body?: unknown, bearerKey = false): Promise<Answer<T>> {
+async function call<T>(
+  url: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  who: Credentials,
+  body?: unknown,
+  bearerKey = false,
+): Promise<Answer<T>> {
   const headers: Record<string, string> = { accept: 'application/json', 'x-forwarded-for': who.clientIp };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (who.token) headers.authorization = `Bearer ${who.token}`;
@@ -137,6 +143,8 @@ export function upstream(urls: UpstreamUrls) {
       call<{ success: true; collections: CollectionAnswer[] }>(`${ragUrl}/api/rag/collections`, 'GET', who),
     setupCollection: (who: Credentials, input: { collectionName: string; projectPath: string }) =>
       call<{ success: true; projectPath: string }>(`${ragUrl}/api/rag/setup`, 'POST', who, input),
+    deleteCollection: (who: Credentials, collectionName: string) =>
+      call<{ success: true; deleted: true }>(`${ragUrl}/api/rag/collections/${encodeURIComponent(collectionName)}`, 'DELETE', who),
     index: (who: Credentials, collectionName: string) =>
       call<{ success: true; jobId: string }>(`${ragUrl}/api/rag/index`, 'POST', who, { collectionName }),
     run: (who: Credentials, runId: string) => call<RunAnswer>(`${ragUrl}/api/glm/runs/${encodeURIComponent(runId)}`, 'GET', who),

@@ -64,3 +64,5 @@ const hit = z.object({
 });
 
 export const queryAnswer = z.object({ success: z.literal(true), query: z.string(), results: z.array(hit), cached: z.boolean() });
+
+export const deleteAnswer = z.object({ success: z.literal(true), collectionName: z.string(), deleted: z.literal(true) });

@@ -52,6 +52,8 @@ export const collectionsProjection: Projection<CollectionDocument, RagEvent> = {
         configuredAt: doc?.configuredAt ?? event.metadata.occurredAt,
       };
     }
+    // Deleted: the document goes; setting the name up again starts a new collection.
+    if (event.type === 'rag.collection-deleted') return null;
     // Index events of a collection never configured (an operator's CLI run, say) have nothing to update.
     if (!doc) return null;
     switch (event.type) {

@@ -74,7 +74,14 @@ export interface QueryServedData {
   durationMs: number;
 }
 
+export interface CollectionDeletedData {
+  collectionId: string;
+  customerId: string;
+  collectionName: string;
+}
+
 export type CollectionConfigured = Event<'rag.collection-configured', CollectionConfiguredData>;
+export type CollectionDeleted = Event<'rag.collection-deleted', CollectionDeletedData>;
 export type IndexRequested = Event<'rag.index-requested', IndexRequestedData>;
 export type IndexStarted = Event<'rag.index-started', IndexStartedData>;
 export type IndexCompleted = Event<'rag.index-completed', IndexCompletedData>;
@@ -82,10 +89,18 @@ export type IndexFailed = Event<'rag.index-failed', IndexFailedData>;
 export type QueryServed = Event<'rag.query-served', QueryServedData>;
 
 /** Every event the retrieval context publishes. */
-export type RagEvent = CollectionConfigured | IndexRequested | IndexStarted | IndexCompleted | IndexFailed | QueryServed;
+export type RagEvent =
+  | CollectionConfigured
+  | CollectionDeleted
+  | IndexRequested
+  | IndexStarted
+  | IndexCompleted
+  | IndexFailed
+  | QueryServed;
 
 export const RAG_EVENT_TYPES = [
   'rag.collection-configured',
+  'rag.collection-deleted',
   'rag.index-requested',
   'rag.index-started',
   'rag.index-completed',

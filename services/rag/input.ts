@@ -13,6 +13,9 @@ const collectionName = z
   .regex(COLLECTION_NAME, { error: 'collectionName must be 1-64 of A-Z a-z 0-9 _ . -, not starting with a dot' })
   .describe('Name of one of your collections (1-64 of A-Z a-z 0-9 _ . -); each customer has their own names.');
 
+/** DELETE /api/rag/collections/{collectionName}'s path. */
+export const collectionNameInput = z.object({ collectionName });
+
 /** The most chunks one query may ask for. */
 export const TOP_K_MAX = 50;
 

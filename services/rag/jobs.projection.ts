@@ -29,8 +29,11 @@ type JobDocument = IndexJob & Record<string, unknown>;
 export const jobsProjection: Projection<JobDocument, RagEvent> = {
   name: 'rag-jobs',
   collection: 'rag_index_jobs',
-  handles: RAG_EVENT_TYPES.filter((t) => t !== 'rag.collection-configured' && t !== 'rag.query-served'),
-  documentId: (event) => (event.type === 'rag.collection-configured' || event.type === 'rag.query-served' ? null : event.data.jobId),
+  handles: RAG_EVENT_TYPES.filter((t) => t !== 'rag.collection-configured' && t !== 'rag.collection-deleted' && t !== 'rag.query-served'),
+  documentId: (event) =>
+    event.type === 'rag.collection-configured' || event.type === 'rag.collection-deleted' || event.type === 'rag.query-served'
+      ? null
+      : event.data.jobId,
   evolve(doc, event) {
     switch (event.type) {
       case 'rag.index-requested': {
@@ -85,6 +88,7 @@ export const jobsProjection: Projection<JobDocument, RagEvent> = {
           durationMs: event.data.durationMs,
         };
       case 'rag.collection-configured':
+      case 'rag.collection-deleted':
       case 'rag.query-served':
         return doc;
       default: {

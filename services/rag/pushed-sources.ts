@@ -95,6 +95,11 @@ export class PushedSources {
     return docs.map((doc) => ({ path: doc.path, hash: doc.hash, content: doc.content }));
   }
 
+  /** Forgets every file pushed for a collection (it was deleted). */
+  async removeCollection(collectionId: string): Promise<number> {
+    return (await this.#collection.deleteMany({ collectionId })).deletedCount;
+  }
+
   async paths(collectionId: string): Promise<Set<string>> {
     const docs = await this.#collection.find({ collectionId }, { projection: { path: 1 } }).toArray();
     return new Set(docs.map((d) => d.path));

@@ -31,7 +31,11 @@ const STORE = '31120';
 const PRO_VARIANT = '301789';
 const KEY = /svc_[A-Za-z0-9]{33}/g;
 const FIXTURE = resolve('test/fixtures/rag-repo');
-const IMAGES = resolve('docs/images');
+/**
+ * The README's screenshots are this test's: SVC_SCREENSHOTS=docs writes them into docs/images (to
+ * refresh them); otherwise they go to the test's own folder, so a test run leaves the tree as it was.
+ */
+const SCREENSHOTS_TO_DOCS = process.env.SVC_SCREENSHOTS === 'docs';
 
 /**
  * The customer console in a real browser (the provisioned Chromium): one new customer from sign-up
@@ -163,7 +167,8 @@ describe('the customer console in a browser (e2e)', function () {
     await page.getByRole('button', { name: 'Connect key' }).click();
     await page.waitForURL(/\/keys\?connected=1$/);
   };
-  const shot = (name: string) => page.screenshot({ path: join(IMAGES, `console-${name}.png`), fullPage: true });
+  const shot = (name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS_TO_DOCS ? resolve('docs/images') : join(dir, 'screenshots'), `console-${name}.png`), fullPage: true });
 
   it('takes a new customer from sign-up through checkout and the signed webhook to a first key, shown by its last four only', async () => {
     const res = await go('/signup');
@@ -278,6 +283,24 @@ describe('the customer console in a browser (e2e)', function () {
     expect(Number(await row.locator('[data-files]').textContent())).to.be.greaterThan(3);
     expect(Number(await row.locator('[data-chunks]').textContent())).to.be.greaterThan(3);
     await shot('collections');
+  });
+
+  it('deletes a collection from the page once its deletion is confirmed, leaving the others', async () => {
+    await go('/collections');
+    await page.getByLabel('Name').fill('scratch');
+    await page.getByLabel('Project folder').fill(join(workspace, 'shop'));
+    await page.getByRole('button', { name: 'Set up and index' }).click();
+    await page.locator('[data-status="completed"], [data-status="failed"]').waitFor({ timeout: 90_000 });
+    await go('/collections');
+    const row = page.locator('tr[data-collection="scratch"]');
+    // The box must be ticked: the browser does not send the form without it.
+    await row.getByRole('button', { name: 'Delete scratch' }).click();
+    expect(await row.count()).to.equal(1);
+    await row.getByLabel('Delete its index of scratch, not the folder').check();
+    await row.getByRole('button', { name: 'Delete scratch' }).click();
+    await page.getByText('Collection scratch is deleted').waitFor();
+    expect(await page.locator('tr[data-collection="scratch"]').count()).to.equal(0);
+    expect(await page.locator('tr[data-collection="shop"]').count()).to.equal(1);
   });
 
   it('reviews a visual test run: its snapshots, the review page under its own policy, and a snapshot accepted', async () => {

@@ -324,6 +324,29 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
     expect((await query(minted.globex!, 'private', 'retry')).status).to.equal(409);
   });
 
+  it('deletes a collection with its index and pushed files, for its customer only; the name can be set up again', async () => {
+    expect((await setup(minted.acme!, 'doomed')).status).to.equal(200);
+    const pushed = [{ path: 'notes/thing.ts', content: '/** Counts the widgets in the warehouse. */\nexport const count = () => 7;\n' }];
+    expect((await indexNow(minted.acme!, 'doomed', pushed)).body).to.include({ status: 'completed' });
+    expect((await query(minted.acme!, 'doomed', 'count widgets')).status).to.equal(200);
+
+    // Another customer cannot delete it: their name is another collection, which does not exist.
+    expect((await call('DELETE', '/api/rag/collections/doomed', { key: minted.globex })).status).to.equal(404);
+    const deleted = await call('DELETE', '/api/rag/collections/doomed', { key: minted.acme });
+    expect(deleted.status, JSON.stringify(deleted.body)).to.equal(200);
+    expect(deleted.body).to.deep.equal({ success: true, collectionName: 'doomed', deleted: true });
+    const listed = (await call('GET', '/api/rag/collections', { key: minted.acme })).body.collections as { collectionName: string }[];
+    expect(listed.map((c) => c.collectionName)).not.to.include('doomed');
+    expect((await query(minted.acme!, 'doomed', 'count widgets')).status).to.equal(404);
+    expect((await call('DELETE', '/api/rag/collections/doomed', { key: minted.acme })).status).to.equal(404);
+    const pushedLeft = await platform.runtime.mongo.db.collection('rag_sources').countDocuments({ path: 'notes/thing.ts' });
+    expect(pushedLeft).to.equal(0);
+    // The folder is the customer's: untouched. Set up again, the name is a new, empty collection.
+    expect((await setup(minted.acme!, 'doomed')).status).to.equal(200);
+    expect((await query(minted.acme!, 'doomed', 'count widgets')).status).to.equal(409);
+    expect((await call('DELETE', '/api/rag/collections/.memory', { key: minted.acme })).status).to.equal(400);
+  });
+
   it('answers bad input with a clear 400 and a JSON body', async () => {
     for (const body of [
       {},

@@ -33,6 +33,7 @@ export function collectionsPage(view: CollectionsView): string {
 <td data-files>${c.files}</td><td data-chunks>${c.chunks}</td>
 <td>${jobCell(c.lastJob)}</td>
 <td><form method="post" action="/collections/index">${csrfField(csrf)}<input type="hidden" name="collectionName" value="${h(c.collectionName)}"><button type="submit">Re-index<span class="visually-hidden"> ${h(c.collectionName)}</span></button></form></td>
+<td><form method="post" action="/collections/delete" class="delete">${csrfField(csrf)}<input type="hidden" name="collectionName" value="${h(c.collectionName)}"><div class="choice"><input type="checkbox" id="confirm-${h(c.collectionName)}" name="confirm" value="yes" required><label for="confirm-${h(c.collectionName)}">Delete its index<span class="visually-hidden"> of ${h(c.collectionName)}</span>, not the folder</label></div><button type="submit" class="secondary">Delete<span class="visually-hidden"> ${h(c.collectionName)}</span></button></form></td>
 </tr>`,
     )
     .join('');
@@ -40,7 +41,7 @@ export function collectionsPage(view: CollectionsView): string {
     view.collections.length === 0
       ? '<p>No collections yet: set one up below.</p>'
       : `<div class="scroll" role="region" aria-label="Collections table, scrolls sideways" tabindex="0"><table>
-<thead><tr><th scope="col">Name</th><th scope="col">Folder</th><th scope="col">Files</th><th scope="col">Chunks</th><th scope="col">Last index job</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Folder</th><th scope="col">Files</th><th scope="col">Chunks</th><th scope="col">Last index job</th><th scope="col"><span class="visually-hidden">Re-index</span></th><th scope="col"><span class="visually-hidden">Delete</span></th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
   return page(
     frame,

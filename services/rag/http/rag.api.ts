@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import type { ApiOperation } from '../../platform/http/openapi.ts';
 import { API_PATHS } from '../../premium/api-paths.ts';
 import { GATED, gateResponses } from '../../premium/premium-answers.ts';
-import { collectionsAnswer, indexAccepted, jobAnswer, queryAnswer, setupAnswer } from '../answers.ts';
+import { collectionsAnswer, deleteAnswer, indexAccepted, jobAnswer, queryAnswer, setupAnswer } from '../answers.ts';
 import { COLLECTIONS_PATH } from './rag.routes.ts';
-import { indexInput, jobIdInput, queryInput, setupInput } from '../input.ts';
+import { collectionNameInput, indexInput, jobIdInput, queryInput, setupInput } from '../input.ts';
 
 /** The retrieval routes (rag.routes.ts) in the vision RAG face's document. */
 export const ragOperations = (errorSchema: z.ZodType): ApiOperation[] => {
@@ -33,6 +33,21 @@ export const ragOperations = (errorSchema: z.ZodType): ApiOperation[] => {
       responses: {
         200: { description: 'Every collection of yours, by name.', schema: collectionsAnswer },
         ...gate,
+      },
+    },
+    {
+      method: 'delete',
+      path: `${COLLECTIONS_PATH}/:collectionName`,
+      summary: 'Delete a collection of yours, with its index and pushed files',
+      description: 'The project folder is never touched; the name can be set up again. 409 while an index job of it is queued or running.',
+      tags,
+      security: GATED,
+      params: collectionNameInput,
+      responses: {
+        200: { description: 'Deleted.', schema: deleteAnswer },
+        ...gate,
+        404: { description: 'No such collection of yours.', schema: errorSchema },
+        409: { description: 'An index job of it is queued or running.', schema: errorSchema },
       },
     },
     {

@@ -1,12 +1,13 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type { KeyGate, UseRequest } from '../../keys/gate.ts';
 import type { RagDeps } from '../app/deps.ts';
+import { deleteCollection } from '../app/delete-collection.ts';
 import { indexStatus, jobStatus } from '../app/index-status.ts';
 import { listCollections } from '../app/list-collections.ts';
 import { queryCollection } from '../app/query-collection.ts';
 import { requestIndex, waitForJob } from '../app/request-index.ts';
 import { setupCollection } from '../app/setup-collection.ts';
-import { indexInput, queryInput, setupInput } from '../input.ts';
+import { collectionNameInput, indexInput, queryInput, setupInput } from '../input.ts';
 import { API_PATHS } from '../../premium/api-paths.ts';
 import { admitter, callerOf, parse } from '../../premium/gated-request.ts';
 
@@ -52,6 +53,13 @@ export function mountRagRoutes(app: Express, deps: RagDeps, gate: KeyGate): void
     const admitted = await admit(req, res);
     if (!admitted) return;
     res.json(await listCollections(deps, callerOf(admitted)));
+  });
+
+  app.delete(`${COLLECTIONS_PATH}/:collectionName`, async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    const { collectionName } = parse(collectionNameInput, req.params);
+    res.json(await deleteCollection(deps, callerOf(admitted), collectionName, req.id));
   });
 
   app.post(API_PATHS.rag.index, async (req, res) => {

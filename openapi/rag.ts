@@ -52,6 +52,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rag/collections/{collectionName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a collection of yours, with its index and pushed files
+         * @description The project folder is never touched; the name can be set up again. 409 while an index job of it is queued or running.
+         */
+        delete: operations["deleteApiRagCollectionsByCollectionName"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rag/index": {
         parameters: {
             query?: never;
@@ -740,6 +760,115 @@ export interface operations {
                     "X-RateLimit-Remaining"?: string;
                     /** @description When the window resets (Unix seconds). */
                     "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited. */
+            429: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiRagCollectionsByCollectionName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Name of one of your collections (1-64 of A-Z a-z 0-9 _ . -); each customer has their own names. */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        collectionName: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description A bad body, or arguments the operation refuses. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key that does not validate, a subscription without vision RAG, or a quota used up (with an upgrade URL). */
+            403: {
+                headers: {
+                    /** @description Requests the key may make in the current minute's window. */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description When the window resets (Unix seconds). */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such collection of yours. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An index job of it is queued or running. */
+            409: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

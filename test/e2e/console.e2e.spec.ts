@@ -168,7 +168,10 @@ describe('the customer console in a browser (e2e)', function () {
     await page.waitForURL(/\/keys\?connected=1$/);
   };
   const shot = (name: string) =>
-    page.screenshot({ path: join(SCREENSHOTS_TO_DOCS ? resolve('docs/images') : join(dir, 'screenshots'), `console-${name}.png`), fullPage: true });
+    page.screenshot({
+      path: join(SCREENSHOTS_TO_DOCS ? resolve('docs/images') : join(dir, 'screenshots'), `console-${name}.png`),
+      fullPage: true,
+    });
 
   it('takes a new customer from sign-up through checkout and the signed webhook to a first key, shown by its last four only', async () => {
     const res = await go('/signup');

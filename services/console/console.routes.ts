@@ -7,6 +7,7 @@ import { clientIp } from '../platform/http/client-ip.ts';
 import { openKey, sealKey } from './key-cookie.ts';
 import { accountPage } from './pages/account.page.ts';
 import { errorPage, loginPage, signupPage } from './pages/auth.page.ts';
+import { ACTION_FAMILIES, auditPage } from './pages/audit.page.ts';
 import { collectionsPage, jobPage } from './pages/collections.page.ts';
 import { keysPage } from './pages/keys.page.ts';
 import type { Frame } from './pages/layout.ts';
@@ -404,6 +405,34 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
       if (!s) return;
       const { connected } = await keysView(s);
       html(res, usagePage({ signedIn: frameOf(s), usage: connected?.usage ?? null, now: now() }));
+    }),
+  );
+
+  // --- audit log (team keys) ---
+
+  app.get(
+    '/audit',
+    pageRoute(async (req, res) => {
+      const s = await signedIn(req, res);
+      if (!s) return;
+      const action = ACTION_FAMILIES.some(([value]) => value === req.query.action) ? String(req.query.action) : '';
+      if (!s.apiKey) {
+        html(res, auditPage({ signedIn: frameOf(s), log: null, action }));
+        return;
+      }
+      const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : '';
+      const answer = await api.audit({ ...s.who, apiKey: s.apiKey }, { ...(action ? { action } : {}), ...(cursor ? { cursor } : {}) });
+      if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
+      if (answer.status === 403) {
+        html(res, auditPage({ signedIn: frameOf(s), log: 'not-team', action }));
+        return;
+      }
+      if (!answer.body) {
+        const notice = { kind: 'error' as const, text: answer.error ?? 'the audit log could not be read' };
+        html(res, auditPage({ signedIn: frameOf(s), log: null, action, notice }), answer.status);
+        return;
+      }
+      html(res, auditPage({ signedIn: frameOf(s), log: answer.body, action }));
     }),
   );
 

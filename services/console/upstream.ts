@@ -1,5 +1,6 @@
 import type { MeAnswer, SessionAnswer } from '../accounts/accounts.api.ts';
 import type { CheckoutAnswer } from '../billing/checkout.routes.ts';
+import type { AuditAnswer } from '../audit/audit-answer.ts';
 import type { RotateAnswer, UsageAnswer } from '../keys/keys-answers.ts';
 import type { RunAnswer } from '../vision/app/run-review.ts';
 
@@ -138,6 +139,8 @@ export function upstream(urls: UpstreamUrls) {
       call<SessionAnswer>(`${accountsUrl}/auth/password`, 'POST', who, input),
     checkout: (who: Credentials, tier: 'pro' | 'team') => call<CheckoutAnswer>(`${accountsUrl}/billing/checkout`, 'POST', who, { tier }),
     usage: (who: Credentials) => call<UsageAnswer>(`${keysUrl}/usage`, 'GET', who, undefined, true),
+    audit: (who: Credentials, query: Record<string, string>) =>
+      call<AuditAnswer>(`${keysUrl}/audit?${new URLSearchParams(query)}`, 'GET', who),
     rotate: (who: Credentials, graceSeconds: number) => call<RotateAnswer>(`${keysUrl}/keys/rotate`, 'POST', who, { graceSeconds }),
     collections: (who: Credentials) =>
       call<{ success: true; collections: CollectionAnswer[] }>(`${ragUrl}/api/rag/collections`, 'GET', who),

@@ -60,6 +60,7 @@ describe('the customer console in a browser (e2e)', function () {
   const email = `console-${randomUUID().slice(0, 8)}@example.test`;
   const password = 'correct horse battery';
   let apiKey = '';
+  let userId: string;
   let jobUrl = '';
   let runId = '';
   let site: Server;
@@ -199,7 +200,7 @@ describe('the customer console in a browser (e2e)', function () {
       data: { attributes: { checkout_data: { email: string; custom: { user_id: string } } } };
     };
     expect(sent.data.attributes.checkout_data.email).to.equal(email);
-    const userId = sent.data.attributes.checkout_data.custom.user_id;
+    userId = sent.data.attributes.checkout_data.custom.user_id;
 
     // The customer pays at the provider; the provider signs its webhook, which carries the account id.
     const webhook = subscriptionPayload('subscription_created', {
@@ -449,6 +450,7 @@ describe('the customer console in a browser (e2e)', function () {
       `/runs/${runId}/review`,
       '/reports',
       '/reports/view?projectName=Shop+report&collectionName=shop',
+      '/audit',
       '/pricing',
       '/no-such-page',
     ];
@@ -479,5 +481,42 @@ describe('the customer console in a browser (e2e)', function () {
     }
     process.stdout.write(`      axe-core violations by impact:\n${rows.map((r) => `        ${r}`).join('\n')}\n`);
     expect(serious).to.deep.equal([]);
+  });
+
+  it("shows a team key's audit log, filtered by kind, and tells a pro key it is the team tier's", async () => {
+    await go('/audit');
+    expect(await page.locator('[data-audit="not-team"]').count()).to.equal(1);
+
+    // The same customer buys the team tier: a second subscription, its key by e-mail.
+    const webhook = subscriptionPayload('subscription_created', {
+      subscriptionId: randomInt(1_000_000, 9_000_000),
+      userId,
+      attributes: { user_email: email, store_id: Number(STORE), variant_id: 301790 },
+    });
+    expect((await deliver(webhooks, SIGNING_SECRET, webhook)).status).to.equal(200);
+    const teamKey = (await nthKey(3))!;
+    await go('/keys');
+    await page.getByRole('button', { name: 'Disconnect from the console' }).click();
+    await page.waitForURL(/\/keys\?disconnected=1$/);
+    await connect(teamKey);
+    const rows = await eventually('the team key issued, in the log', async () => {
+      await go('/audit');
+      const actions = await page.locator('tr[data-action]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action')));
+      return actions.includes('key.issued') ? actions : undefined;
+    });
+    expect(rows).to.include.members(['subscription.created', 'account.logged-in', 'account.password-changed']);
+    expect(await page.content()).not.to.include(teamKey);
+    await page.getByLabel('Show').selectOption('key.');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/\/audit\?action=key\.$/);
+    const keyRows = await page.locator('tr[data-action]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action')));
+    expect(keyRows.length).to.be.greaterThan(0);
+    expect(keyRows.every((a) => a?.startsWith('key.'))).to.equal(true);
+    await shot('audit');
+    for (const viewport of Object.values(WIDTHS)) {
+      await page.setViewportSize(viewport);
+      const above = (await axeScan(page)).filter((v) => v.impact !== 'minor');
+      expect(above, JSON.stringify(above)).to.deep.equal([]);
+    }
   });
 });

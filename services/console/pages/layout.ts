@@ -23,6 +23,7 @@ const SIGNED_IN_LINKS = [
   ['/collections', 'Collections'],
   ['/runs', 'Test runs'],
   ['/reports', 'Reports'],
+  ['/audit', 'Audit log'],
   ['/pricing', 'Pricing'],
 ] as const;
 

@@ -566,7 +566,13 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
         );
         return;
       }
-      html(res, runsPage({ signedIn: frameOf(s), connected: s.apiKey !== null }));
+      if (!s.apiKey) {
+        html(res, runsPage({ signedIn: frameOf(s), connected: false }));
+        return;
+      }
+      const listed = await api.runs({ ...s.who, apiKey: s.apiKey });
+      if (listed.status >= 500) throw new UpstreamFailure(listed.status, listed.error);
+      html(res, runsPage({ signedIn: frameOf(s), connected: true, recent: listed.body?.runs ?? [] }));
     }),
   );
   /** The run for the signed-in key, or null after answering 404 or sending the customer to connect a key. */

@@ -1,6 +1,8 @@
 import type { MeAnswer, SessionAnswer } from '../accounts/accounts.api.ts';
 import type { CheckoutAnswer } from '../billing/checkout.routes.ts';
+import type { z } from 'zod';
 import type { AuditAnswer } from '../audit/audit-answer.ts';
+import type { runsAnswer } from '../vision/review-schemas.ts';
 import type { RotateAnswer, UsageAnswer } from '../keys/keys-answers.ts';
 import type { RunAnswer } from '../vision/app/run-review.ts';
 
@@ -150,6 +152,7 @@ export function upstream(urls: UpstreamUrls) {
       call<{ success: true; deleted: true }>(`${ragUrl}/api/rag/collections/${encodeURIComponent(collectionName)}`, 'DELETE', who),
     index: (who: Credentials, collectionName: string) =>
       call<{ success: true; jobId: string }>(`${ragUrl}/api/rag/index`, 'POST', who, { collectionName }),
+    runs: (who: Credentials) => call<z.output<typeof runsAnswer>>(`${ragUrl}/api/glm/runs?limit=20`, 'GET', who),
     run: (who: Credentials, runId: string) => call<RunAnswer>(`${ragUrl}/api/glm/runs/${encodeURIComponent(runId)}`, 'GET', who),
     reviewPage: (who: Credentials, runId: string) => html(`${ragUrl}/api/glm/runs/${encodeURIComponent(runId)}/report`, who),
     decide: (who: Credentials, runId: string, snapshot: string, verb: 'accept' | 'reject') =>

@@ -68,3 +68,22 @@ export const reviewAnswer = z.object({
   baselineId: z.string().nullable().describe('The check’s baseline after the decision.'),
   changed: z.boolean().describe('False when the same decision had already been recorded (nothing was published).'),
 });
+
+/** GET /api/glm/runs: the caller's recent runs, newest first. */
+export const runsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(50).default(20).describe('How many runs, 1-50.'),
+});
+export const runsAnswer = z.object({
+  success: z.literal(true),
+  runs: z.array(
+    z.object({
+      runId: z.string(),
+      suite: z.string(),
+      url: z.string(),
+      passed: z.number().int(),
+      failed: z.number().int(),
+      ranAt: z.string().describe('ISO 8601'),
+      reportUrl: z.string().describe('Its review page (GET, with the key).'),
+    }),
+  ),
+});

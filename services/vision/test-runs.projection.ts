@@ -23,8 +23,22 @@ export const testRunsProjection = logProjection<VisionEvent, 'glm.visual-test-co
   id: (d) => d.runId,
   omit: ['keyHash', 'screenshotId'],
   at: 'ranAt',
-  indexes: [{ key: { customerId: 1, suite: 1, ranAt: -1 }, name: 'by_suite' }],
+  indexes: [
+    { key: { customerId: 1, suite: 1, ranAt: -1 }, name: 'by_suite' },
+    { key: { customerId: 1, ranAt: -1 }, name: 'by_customer_time' },
+  ],
 });
+
+/** This customer's most recent runs, newest first. */
+export async function recentRuns(db: Db, customerId: string, limit: number): Promise<TestRun[]> {
+  const collection = await projectionCollection(db, testRunsProjection.collection);
+  return collection
+    .find({ customerId, _deleted: { $ne: true } } as Document)
+    .project<TestRun>({ _id: 0, _v: 0, _pos: 0, _deleted: 0 })
+    .sort({ ranAt: -1 })
+    .limit(limit)
+    .toArray();
+}
 
 /** The suite's most recent run of this customer's, or null. */
 export async function latestRun(db: Db, customerId: string, suite: string): Promise<TestRun | null> {

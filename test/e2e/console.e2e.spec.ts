@@ -325,8 +325,14 @@ describe('the customer console in a browser (e2e)', function () {
       expect(res.status).to.equal(200);
       return ((await res.json()) as { runId: string }).runId;
     };
-    await test(0);
+    const firstRunId = await test(0);
     runId = await test(60);
+    await go('/runs');
+    // The key's recent runs, newest first, each a link to it.
+    const listed = await page.locator('tr[data-run]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run')));
+    expect(listed.slice(0, 2)).to.deep.equal([runId, firstRunId]);
+    await page.locator(`tr[data-run="${runId}"] a`).click();
+    await page.waitForURL(new RegExp(`/runs/${runId}$`));
     await go('/runs');
     await page.getByLabel('Run id').fill(runId);
     await page.getByRole('button', { name: 'Open run' }).click();

@@ -253,6 +253,15 @@ describe('vision RAG: the review page of a test run, and a decision per snapshot
       expect(text).to.not.include('private').and.not.include('page@');
     }
     expect((await call('GET', '/api/glm/runs/not-a-run')).status).to.equal(404);
+    // The list of runs is each customer's own: theirs holds none of these, ours has this one first.
+    const theirs = (await (await call('GET', '/api/glm/runs', otherKey)).json()) as { runs: { runId: string }[] };
+    expect(theirs.runs).to.deep.equal([]);
+    const ours = (await (await call('GET', '/api/glm/runs?limit=2')).json()) as {
+      runs: { runId: string; suite: string; reportUrl: string }[];
+    };
+    expect(ours.runs[0]).to.deep.include({ runId, suite: 'private', reportUrl: `/api/glm/runs/${runId}/report` });
+    expect(ours.runs.length).to.be.at.most(2);
+    expect((await call('GET', '/api/glm/runs?limit=500')).status).to.equal(400);
     // Untouched by the attempts.
     expect(snap(await getRun(runId), 'page@phone').decision).to.equal(null);
   });

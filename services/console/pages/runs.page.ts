@@ -1,9 +1,11 @@
+import type { z } from 'zod';
 import type { RunAnswer } from '../../vision/app/run-review.ts';
+import type { runsAnswer } from '../../vision/review-schemas.ts';
 import { csrfField, field, h, page, when, type Frame } from './layout.ts';
 
 /**
- * The visual test runs pages (pure): open a run by its id (POST /api/glm/test answers it; the API
- * has no list of runs), see its checks and snapshots, accept or reject each snapshot of the suite's
+ * The visual test runs pages (pure): the key's recent runs (GET /api/glm/runs), or one opened by its
+ * id (POST /api/glm/test answers it), its checks and snapshots, accept or reject each snapshot of the suite's
  * latest run, and open the review page the vision service renders (baseline, current, diff).
  */
 
@@ -12,12 +14,30 @@ export function runsPage(view: {
   connected: boolean;
   notice?: Frame['notice'];
   runId?: string;
+  /** The key's recent runs, newest first (none listed when the list could not be read). */
+  recent?: z.output<typeof runsAnswer>['runs'];
 }): string {
   const frame = { title: 'Visual test runs', path: '/runs', signedIn: view.signedIn, ...(view.notice ? { notice: view.notice } : {}) };
   if (!view.connected) return page(frame, '<p>Test runs belong to your API key. <a href="/keys">Connect your key</a> to review them.</p>');
+  const recent = view.recent ?? [];
+  const rows = recent
+    .map(
+      (r) => `<tr data-run="${h(r.runId)}">
+<th scope="row"><a href="/runs/${h(r.runId)}">${h(r.suite)}<span class="visually-hidden">, run of ${h(when(r.ranAt))}</span></a></th>
+<td>${h(r.url)}</td><td>${r.passed} passed, ${r.failed} failed</td><td>${h(when(r.ranAt))}</td>
+</tr>`,
+    )
+    .join('');
+  const list =
+    recent.length === 0
+      ? '<p>No runs yet: run a suite with <code>POST /api/glm/test</code> or the <code>glm_test</code> tool.</p>'
+      : `<div class="scroll" role="region" aria-label="Recent runs table, scrolls sideways" tabindex="0"><table>
+<thead><tr><th scope="col">Suite</th><th scope="col">Page</th><th scope="col">Checks</th><th scope="col">When</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
   return page(
     frame,
-    `<section class="card" aria-labelledby="open">
+    `<section class="card" aria-labelledby="recent"><h2 id="recent">Recent runs</h2>${list}</section>
+<section class="card" aria-labelledby="open">
 <h2 id="open">Open a run</h2>
 <p>Each run of <code>POST /api/glm/test</code> answers its <code>runId</code>; paste it here to review its snapshots.</p>
 <form method="get" action="/runs" class="stack">

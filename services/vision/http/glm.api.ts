@@ -3,7 +3,7 @@ import type { ApiOperation } from '../../platform/http/openapi.ts';
 import { API_PATHS } from '../../premium/api-paths.ts';
 import { GATED, gateResponses } from '../../premium/premium-answers.ts';
 import { acceptAnswer, analyzeAnswer, captureAnswer, deletedAnswer, testAnswer } from '../answers.ts';
-import { reviewAnswer, runAnswer } from '../review-schemas.ts';
+import { reviewAnswer, runAnswer, runsAnswer, runsQuery } from '../review-schemas.ts';
 import { analyzeInput, captureInput, testInput } from '../input.ts';
 
 // The routes read these as plain strings (glm.routes.ts); an unknown one is 404.
@@ -70,6 +70,15 @@ export const glmOperations = (errorSchema: z.ZodType): ApiOperation[] => {
       security: GATED,
       params: suiteParam,
       responses: { 200: { description: 'The baselines accepted.', schema: acceptAnswer }, ...gate, 404: notFound },
+    },
+    {
+      method: 'get',
+      path: '/api/glm/runs',
+      summary: 'Your recent test runs, newest first',
+      tags,
+      security: GATED,
+      query: runsQuery,
+      responses: { 200: { description: 'The runs, each with its review page.', schema: runsAnswer }, ...gate },
     },
     {
       method: 'get',

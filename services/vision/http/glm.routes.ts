@@ -2,6 +2,8 @@ import type { Express, Response } from 'express';
 import type { Admitted, KeyGate } from '../../keys/gate.ts';
 import { API_PATHS } from '../../premium/api-paths.ts';
 import { admitter, callerOf, parse } from '../../premium/gated-request.ts';
+import { listRuns } from '../app/list-runs.ts';
+import { runsQuery } from '../review-schemas.ts';
 import { acceptBaselines } from '../app/accept-baselines.ts';
 import { analyzeScreenshot } from '../app/analyze-screenshot.ts';
 import { capturePage } from '../app/capture-page.ts';
@@ -54,6 +56,12 @@ export function mountGlmRoutes(app: Express, deps: VisionDeps, gate: KeyGate): v
     const admitted = await admit(req, res);
     if (!admitted) return;
     res.json(await acceptBaselines(deps, callerOf(admitted), String(req.params.suite), req.id));
+  });
+
+  app.get('/api/glm/runs', async (req, res) => {
+    const admitted = await admit(req, res);
+    if (!admitted) return;
+    res.json(await listRuns(deps, callerOf(admitted), parse(runsQuery, req.query)));
   });
 
   app.get('/api/glm/runs/:runId', async (req, res) => {

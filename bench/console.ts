@@ -206,11 +206,12 @@ async function main(): Promise<void> {
       { path: '/usage', marker: 'data-total=', jar },
       { path: '/collections', marker: 'data-collection="shop"', jar },
       { path: `/collections/jobs/${job.jobId}`, marker: 'data-status="completed"', jar },
-      { path: '/runs', marker: 'Open run', jar },
+      { path: '/runs', marker: `data-run="${runId}"`, jar },
       { path: `/runs/${runId}`, marker: 'data-failed="2"', jar },
       { path: `/runs/${runId}/review`, marker: 'data:image/png', jar },
       { path: '/reports', marker: 'Show report', jar },
       { path: '/reports/view?projectName=Bench+report&collectionName=shop', marker: 'Bench report', jar },
+      { path: '/audit', marker: 'data-action="key.issued"', jar },
       { path: '/console.css', marker: ':focus-visible', jar: signedOut },
     ];
 

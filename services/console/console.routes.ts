@@ -118,6 +118,17 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
       apiKey: openKey(secret, me.body.id, cookies.get(KEY_COOKIE)),
     };
   };
+
+  /** Signed in with a key connected, or null once the customer is sent to log in or to connect a key. */
+  const signedInWithKey = async (req: Request, res: Response): Promise<(SignedIn & { apiKey: string }) | null> => {
+    const s = await signedIn(req, res);
+    if (!s) return null;
+    if (!s.apiKey) {
+      res.redirect(303, '/keys');
+      return null;
+    }
+    return { ...s, apiKey: s.apiKey };
+  };
   const frameOf = (s: SignedIn): NonNullable<Frame['signedIn']> => ({ name: s.me.name, csrf: s.csrf });
 
   /** A page handler whose failures become an HTML page with the request id, never a stack or a secret. */
@@ -470,12 +481,8 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     res.redirect(303, `/collections/jobs/${encodeURIComponent(job.body.jobId)}`);
   };
   post('/collections', async (req, res) => {
-    const s = await signedIn(req, res);
+    const s = await signedInWithKey(req, res);
     if (!s) return;
-    if (!s.apiKey) {
-      res.redirect(303, '/keys');
-      return;
-    }
     const form = { collectionName: field(req, 'collectionName').trim(), projectPath: field(req, 'projectPath').trim() };
     const setup = await api.setupCollection({ ...s.who, apiKey: s.apiKey }, form);
     if (!setup.body) {
@@ -492,24 +499,16 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
       );
       return;
     }
-    await startIndex(res, { ...s, apiKey: s.apiKey }, form.collectionName);
+    await startIndex(res, s, form.collectionName);
   });
   post('/collections/index', async (req, res) => {
-    const s = await signedIn(req, res);
+    const s = await signedInWithKey(req, res);
     if (!s) return;
-    if (!s.apiKey) {
-      res.redirect(303, '/keys');
-      return;
-    }
-    await startIndex(res, { ...s, apiKey: s.apiKey }, field(req, 'collectionName'));
+    await startIndex(res, s, field(req, 'collectionName'));
   });
   post('/collections/delete', async (req, res) => {
-    const s = await signedIn(req, res);
+    const s = await signedInWithKey(req, res);
     if (!s) return;
-    if (!s.apiKey) {
-      res.redirect(303, '/keys');
-      return;
-    }
     const collectionName = field(req, 'collectionName');
     // The checkbox is required in the form; a request without it (no browser of ours) deletes nothing.
     const answer =
@@ -525,12 +524,8 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   app.get(
     '/collections/jobs/:jobId',
     pageRoute(async (req, res) => {
-      const s = await signedIn(req, res);
+      const s = await signedInWithKey(req, res);
       if (!s) return;
-      if (!s.apiKey) {
-        res.redirect(303, '/keys');
-        return;
-      }
       const job = await api.job({ ...s.who, apiKey: s.apiKey }, String(req.params.jobId));
       if (!job.body) {
         if (job.status >= 500) throw new UpstreamFailure(job.status, job.error);
@@ -657,12 +652,8 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   app.get(
     '/reports/view',
     pageRoute(async (req, res) => {
-      const s = await signedIn(req, res);
+      const s = await signedInWithKey(req, res);
       if (!s) return;
-      if (!s.apiKey) {
-        res.redirect(303, '/keys');
-        return;
-      }
       const projectName = typeof req.query.projectName === 'string' ? req.query.projectName.trim() : '';
       const collectionName = typeof req.query.collectionName === 'string' ? req.query.collectionName.trim() : '';
       const form = { projectName, ...(collectionName ? { collectionName } : {}) };

@@ -15,6 +15,7 @@ import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { keysMailedTo } from '../support/mailpit.ts';
 import { replayWith } from '../support/replay.ts';
+import { postJson } from '../support/http.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
 const KEY = /svc_[A-Za-z0-9]{33}/g;
@@ -75,15 +76,7 @@ describe('audit log: GET /audit for a team (e2e)', function () {
 
   useContractCheck();
 
-  const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, text, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-  };
+  const post = postJson;
   const audit = async (query: Record<string, string>, headers: Record<string, string>) => {
     const res = await fetch(`${keys}/audit?${new URLSearchParams(query)}`, { headers });
     const text = await res.text();

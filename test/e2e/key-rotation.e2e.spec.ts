@@ -15,6 +15,7 @@ import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { listen } from '../../services/platform/service.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { keysMailedTo, mailTo } from '../support/mailpit.ts';
+import { postJson } from '../support/http.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 
@@ -65,15 +66,7 @@ describe('key rotation and lifetime: POST /keys/rotate, grace periods, expiry (e
   // Every answer of this spec, checked against the answering face's OpenAPI document.
   useContractCheck();
 
-  const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, text, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-  };
+  const post = postJson;
   const rotate = (headers: Record<string, string>, body: unknown = {}) => post(`${keysBase}/keys/rotate`, body, headers);
   const valid = async (apiKey: string) => (await post(`${keysBase}/validate`, { apiKey })).body.valid === true;
   const gated = (apiKey: string) => fetch(`${premium.url}/premium`, { headers: { 'x-api-key': apiKey } });

@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     stack = await benchStack({ mongo: true }, err);
     const llm = process.env.LLM_URL
       ? { url: process.env.LLM_URL.replace(/\/$/, ''), model: process.env.LLM_MODEL ?? 'default', apiKey: process.env.LLM_API_KEY }
-      : await startLocalModel({ log: err }).then((m) => {
+      : await startLocalModel().then((m) => {
           local = m;
           return { url: m.url, model: m.model, apiKey: undefined };
         });

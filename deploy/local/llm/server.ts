@@ -190,18 +190,15 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse): Promi
     if (!res.writableFinished) abort.abort(new Error('client gone'));
   });
   waiting++;
-  const run = tail.then(
-    () => {
-      waiting--;
-      if (abort.signal.aborted) throw new ClientError(504, 'timeout', 'the request was given up before the model was free');
-      return complete(parsed.request, abort.signal);
-    },
-    () => undefined,
-  );
+  // `tail` never rejects (a failed generation is its request's alone), so the next one always runs.
+  const run = tail.then(() => {
+    waiting--;
+    if (abort.signal.aborted) throw new ClientError(504, 'timeout', 'the request was given up before the model was free');
+    return complete(parsed.request, abort.signal);
+  });
   tail = run.catch(() => undefined);
   try {
     const done = await run;
-    if (!done) throw new Error('the previous generation failed');
     send(res, 200, {
       id: `chatcmpl-${Date.now().toString(36)}`,
       object: 'chat.completion',

@@ -4,6 +4,7 @@ import { checkoutGap, mountCheckoutRoute } from '../billing/checkout.routes.ts';
 import { mountPricingPage } from '../billing/pricing/pricing.routes.ts';
 import { lemonSqueezyProvider } from '../billing/provider-api.ts';
 import { Parts } from '../platform/parts.ts';
+import { every, HOUR_MS } from '../platform/periodic.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startProjection } from '../platform/wiring.ts';
 import { AccountStore } from './account-store.ts';
@@ -32,12 +33,7 @@ export const accountsService: ServiceModule = {
       await logins.ensureIndexes();
       const relay = parts.add(new OutboxRelay([store.relayable, logins.relayable], { intervalMs: 5000, graceMs: 30_000, log }));
       relay.start();
-      const sweep = setInterval(
-        () => void logins.sweep().catch((err: unknown) => log.warn({ err: String(err) }, 'login records sweep failed')),
-        3_600_000,
-      );
-      sweep.unref();
-      parts.onStop(() => clearInterval(sweep));
+      parts.add(every(HOUR_MS, () => logins.sweep(), log, 'the login records sweep'));
       const passwords = new Passwords(config.bcryptCost, config.passwordHashing);
       parts.onStop(() => passwords.close());
       const server = await serveHttp(rt, log, {

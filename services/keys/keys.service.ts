@@ -21,6 +21,7 @@ import { mountAuditRoute } from '../audit/audit.routes.ts';
 import { LONGEST_RETENTION_DAYS } from '../audit/retention.ts';
 import { keyFactsOf } from './key-facts.ts';
 import { RefusalEvents } from './refusal-events.ts';
+import { every, HOUR_MS } from '../platform/periodic.ts';
 import { VerificationCounts } from './verifications.ts';
 import { RotationLimit } from './rotation-limit.ts';
 import { AccountStore } from '../accounts/account-store.ts';
@@ -49,15 +50,16 @@ export const keysService: ServiceModule = {
       parts.add(await startProjection(rt, log, usageProjection));
       // The audit log's projection runs where GET /audit is answered.
       parts.add(await startProjection(rt, log, auditProjection));
-      const auditSweep = setInterval(
-        () =>
-          void auditLog(mongo.db)
-            .then((c) => c.deleteMany({ at: { $lt: new Date(Date.now() - LONGEST_RETENTION_DAYS * 86_400_000) } }))
-            .catch((err: unknown) => log.warn({ err: String(err) }, 'audit retention sweep failed')),
-        3_600_000,
+      parts.add(
+        every(
+          HOUR_MS,
+          async () => {
+            await (await auditLog(mongo.db)).deleteMany({ at: { $lt: new Date(Date.now() - LONGEST_RETENTION_DAYS * 86_400_000) } });
+          },
+          log,
+          'the audit log retention sweep',
+        ),
       );
-      auditSweep.unref();
-      parts.onStop(() => clearInterval(auditSweep));
       parts.add(
         await startConsumer(rt, log, {
           group: 'issuer',

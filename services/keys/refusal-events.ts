@@ -1,6 +1,7 @@
 import { newEvent } from '../../events/envelope.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Logger } from '../platform/logger.ts';
+import { every } from '../platform/periodic.ts';
 import type { KeyCheckRefused, KeyCheckRefusedData } from './events.ts';
 import type { VerificationOutcome } from './verifications.ts';
 
@@ -23,9 +24,10 @@ export class RefusalEvents {
   #minute = '';
   #seen = new Set<string>();
   #waiting: KeyCheckRefused[] = [];
-  #sending = false;
+  /** The publishing in progress, which stop() waits for. */
+  #sending: Promise<void> | undefined;
   #dropped = 0;
-  #timer: NodeJS.Timeout | undefined;
+  #ticks: { stop(): Promise<void> } | undefined;
 
   constructor(publisher: Pick<EventPublisher, 'publishOrdered'>, log: Logger) {
     this.#publisher = publisher;
@@ -44,45 +46,53 @@ export class RefusalEvents {
     this.#seen.add(id);
     const data: KeyCheckRefusedData = { keyHash, subscriptionId, code: outcome, minute };
     this.#waiting.push(newEvent('key.check-refused', data, { correlationId: `refusal:${keyHash.slice(0, 16)}:${minute}` }));
-    if (this.#waiting.length > MAX_WAITING) {
-      this.#waiting.shift();
-      this.#dropped++;
-    }
+    this.#cap();
     void this.flush();
   }
 
-  /** Publishes what waits; one flush at a time. */
-  async flush(): Promise<void> {
-    if (this.#sending || this.#waiting.length === 0) return;
-    this.#sending = true;
-    const batch = this.#waiting;
-    this.#waiting = [];
-    let sent = false;
-    try {
-      await this.#publisher.publishOrdered(batch);
-      sent = true;
-    } catch (err) {
-      // Back in front of what came meanwhile; the cap still holds.
-      this.#waiting = [...batch, ...this.#waiting].slice(-MAX_WAITING);
-      this.#log.warn({ err: String(err), waiting: this.#waiting.length }, 'refused-check events: publish failed; kept for the next try');
-    } finally {
-      this.#sending = false;
+  /** Publishes what waits, and what is noted meanwhile; one publishing at a time, which later calls join. */
+  flush(): Promise<void> {
+    this.#sending ??= this.#send().finally(() => {
+      this.#sending = undefined;
+    });
+    return this.#sending;
+  }
+
+  async #send(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      const batch = this.#waiting;
+      this.#waiting = [];
+      try {
+        await this.#publisher.publishOrdered(batch);
+      } catch (err) {
+        // Back in front of what came meanwhile, for the next try; the cap still holds.
+        this.#waiting = [...batch, ...this.#waiting];
+        this.#cap();
+        this.#log.warn({ err: String(err), waiting: this.#waiting.length }, 'refused-check events: publish failed; kept for the next try');
+        break;
+      }
     }
     if (this.#dropped > 0) {
       this.#log.warn({ dropped: this.#dropped }, 'refused-check events: dropped while Kafka was away (the verification counts have them)');
       this.#dropped = 0;
     }
-    // What was noted while this batch was out goes now, not at the next tick.
-    if (sent && this.#waiting.length > 0) await this.flush();
   }
 
+  /** The oldest beyond MAX_WAITING go, counted. */
+  #cap(): void {
+    const over = this.#waiting.length - MAX_WAITING;
+    if (over <= 0) return;
+    this.#waiting.splice(0, over);
+    this.#dropped += over;
+  }
+
+  /** Retries what Kafka refused every `intervalMs`. */
   start(intervalMs: number): void {
-    this.#timer = setInterval(() => void this.flush(), intervalMs);
-    this.#timer.unref();
+    this.#ticks = every(intervalMs, () => this.flush(), this.#log, 'refused-check events flush', { firstDelayMs: intervalMs });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
+    await this.#ticks?.stop();
     await this.flush();
   }
 }

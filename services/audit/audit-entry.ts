@@ -52,6 +52,10 @@ export const AUDITED_TYPES = [
 ] as const satisfies readonly AuditedEvent['type'][];
 
 const hashPrefix = (keyHash: string) => keyHash.slice(0, 12);
+const ofKey = (d: { keyHash: string; subscriptionId: string }) => ({
+  target: `key ${hashPrefix(d.keyHash)}`,
+  subscriptionId: d.subscriptionId,
+});
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 /**
@@ -100,36 +104,18 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
         },
       };
     }
+    // A key's events name it by its hash: the entry by the hash's first 12 hex, with its subscription.
     case 'key.revoked':
-      return {
-        ...base,
-        actor: 'operator',
-        target: `key ${hashPrefix(event.data.keyHash)}`,
-        subscriptionId: event.data.subscriptionId,
-        details: { reason: event.data.reason },
-      };
+      return { ...base, ...ofKey(event.data), actor: 'operator', details: { reason: event.data.reason } };
     case 'key.limits-set':
-      return {
-        ...base,
-        actor: 'owner',
-        target: `key ${hashPrefix(event.data.keyHash)}`,
-        subscriptionId: event.data.subscriptionId,
-        details: { requestsPerMinute: event.data.requestsPerMinute },
-      };
+      return { ...base, ...ofKey(event.data), actor: 'owner', details: { requestsPerMinute: event.data.requestsPerMinute } };
     case 'key.tier-changed':
-      return {
-        ...base,
-        actor: 'svc',
-        target: `key ${hashPrefix(event.data.keyHash)}`,
-        subscriptionId: event.data.subscriptionId,
-        details: { tier: event.data.tier, reason: event.data.reason },
-      };
+      return { ...base, ...ofKey(event.data), actor: 'svc', details: { tier: event.data.tier, reason: event.data.reason } };
     case 'key.check-refused':
       return {
         ...base,
+        ...ofKey(event.data),
         actor: `key:${hashPrefix(event.data.keyHash)}`,
-        target: `key ${hashPrefix(event.data.keyHash)}`,
-        subscriptionId: event.data.subscriptionId,
         details: { code: event.data.code, minute: event.data.minute },
       };
     case 'rag.collection-configured':

@@ -22,6 +22,7 @@ export interface AuditView {
   notice?: Frame['notice'];
 }
 
+// To the second, unlike the layout's `when`: entries of one minute must still read in their order.
 const when = (iso: string) => `${iso.slice(0, 19).replace('T', ' ')} UTC`;
 const detailsOf = (d: Record<string, string | number | boolean | null>) =>
   Object.entries(d)

@@ -1,6 +1,6 @@
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { ragError, type Caller } from '../../premium/caller.ts';
+import { notFound, ragError, type Caller } from '../../premium/caller.ts';
 import { collectionIdOf, collectionsProjection, getCollection } from '../collections.projection.ts';
 import type { CollectionDeleted } from '../events.ts';
 import type { RagDeps } from './deps.ts';
@@ -30,7 +30,7 @@ export async function deleteCollection(
   const collectionId = collectionIdOf(caller.customerId, collectionName);
   const collection = await getCollection(deps.db, collectionId);
   // Another customer's name is another id: it reads as absent, as everywhere.
-  if (!collection) throw ragError(404, 'NOT_FOUND', `collection ${collectionName} not found`);
+  if (!collection) throw notFound(`collection ${collectionName}`);
   if (collection.lastJobStatus === 'queued' || collection.lastJobStatus === 'running') {
     throw ragError(
       409,

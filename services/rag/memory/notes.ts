@@ -89,11 +89,11 @@ export async function listNotes(deps: RagDeps, caller: Caller, input: ListNotesI
   requireTeam(caller);
   const collectionId = collectionIdOf(caller.customerId, MEMORY_COLLECTION);
   const files = await deps.pushed.pageDown(collectionId, NOTES, input.before ? pathOf(input.before) : null, input.limit + 1);
-  const notes = files
-    .slice(0, input.limit)
-    .map((f) => parseNoteFile(f.path, f.content))
-    .filter((n): n is NoteAnswer => n !== null);
-  return { success: true, notes, next: files.length > input.limit ? (notes.at(-1)?.id ?? null) : null };
+  const page = files.slice(0, input.limit);
+  const notes = page.map((f) => parseNoteFile(f.path, f.content)).filter((n): n is NoteAnswer => n !== null);
+  // The page's last file, parsed or not, is where the next page starts.
+  const last = page.at(-1);
+  return { success: true, notes, next: files.length > input.limit && last ? idOf(last.path) : null };
 }
 
 export async function searchNotes(deps: RagDeps, caller: Caller, input: SearchNotesInput, correlationId: string): Promise<NoteHitsAnswer> {
@@ -112,8 +112,9 @@ export async function searchNotes(deps: RagDeps, caller: Caller, input: SearchNo
   const results: NoteHitsAnswer['results'] = [];
   const seen = new Set<string>();
   for (const hit of found.results) {
+    if (results.length >= input.topK) break;
     const path = hit.metadata.file;
-    if (seen.has(path) || results.length >= input.topK) continue;
+    if (seen.has(path)) continue;
     seen.add(path);
     const source = await deps.pushed.get(collectionId, path);
     const note = source ? parseNoteFile(source.path, source.content) : null;

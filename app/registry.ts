@@ -7,6 +7,7 @@ import { keysContext } from '../services/keys/context.ts';
 import { mailerContext } from '../services/mailer/context.ts';
 import { mcpContext } from '../services/mcp/context.ts';
 import { ragContext } from '../services/rag/context.ts';
+import { teamsContext } from '../services/teams/context.ts';
 import { visionContext } from '../services/vision/context.ts';
 import { visionRagFace } from '../services/vision-rag/context.ts';
 import type { BoundedContext } from '../services/platform/context.ts';
@@ -20,6 +21,7 @@ export const CONTEXTS: readonly BoundedContext[] = [
   accountsContext,
   keysContext,
   auditContext,
+  teamsContext,
   billingContext,
   mailerContext,
   ragContext,

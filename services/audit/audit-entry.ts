@@ -2,6 +2,7 @@ import type { AccountEvent } from '../accounts/events.ts';
 import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from '../billing/events.ts';
 import type { KeyCheckRefused, KeyEvent } from '../keys/events.ts';
 import type { CollectionConfigured, CollectionDeleted, IndexRequested } from '../rag/events.ts';
+import { TEAM_EVENT_TYPES, type TeamEvent } from '../teams/events.ts';
 
 /**
  * One line of a team's audit log, made from one event the log already holds. Pure: the live
@@ -34,7 +35,8 @@ export type AuditedEvent =
   | SubscriptionEvent
   | CollectionConfigured
   | CollectionDeleted
-  | IndexRequested;
+  | IndexRequested
+  | TeamEvent;
 
 export const AUDITED_TYPES = [
   'account.registered',
@@ -49,6 +51,7 @@ export const AUDITED_TYPES = [
   'rag.collection-configured',
   'rag.collection-deleted',
   'rag.index-requested',
+  ...TEAM_EVENT_TYPES,
 ] as const satisfies readonly AuditedEvent['type'][];
 
 const hashPrefix = (keyHash: string) => keyHash.slice(0, 12);
@@ -82,7 +85,14 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
     case 'account.registered':
       return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId };
     case 'account.logged-in':
-      return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId, details: { method: event.data.method } };
+      // A single sign-on names the team it came through: the log-in is in that team's log too.
+      return {
+        ...base,
+        actor: `account:${event.data.userId}`,
+        userId: event.data.userId,
+        subscriptionId: event.data.subscriptionId ?? null,
+        details: { method: event.data.method },
+      };
     case 'account.password-changed':
       return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId };
     case 'key.generated': {
@@ -101,6 +111,8 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
           replacesLast4: k.replacesLast4 ?? null,
           expiresAt: iso(k.expiresAt),
           previousValidUntil: iso(k.previousValidUntil),
+          // A team member's own key: whose it is.
+          ...(k.source === 'member' ? { member: k.memberUserId ?? null } : {}),
         },
       };
     }
@@ -136,6 +148,14 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
         customerId: event.data.customerId,
         details: { source: event.data.source, files: event.data.files.length },
       };
+    case 'team.member-invited':
+    case 'team.invitation-revoked':
+    case 'team.member-joined':
+    case 'team.member-removed':
+    case 'team.member-role-changed':
+    case 'team.sso-configured':
+    case 'team.sso-removed':
+      return teamEntry(base, event);
     default:
       return subscriptionEntry(base, event);
   }
@@ -155,4 +175,69 @@ function subscriptionEntry(base: Omit<AuditEntry, 'actor'>, event: SubscriptionE
       ...(d.endsAt !== undefined ? { endsAt: iso(d.endsAt) } : {}),
     },
   };
+}
+
+type EntryBase = Omit<AuditEntry, 'actor'>;
+
+/**
+ * A workspace's changes: done by an account (the owner, an admin, or the member joining or leaving).
+ * Scoped by the workspace alone (userId stays null): an account's own entries appear in the log of
+ * every team it owns, and one team's membership changes must not.
+ */
+function teamEntry(base: EntryBase, event: TeamEvent): AuditEntry {
+  const team = { ...base, subscriptionId: event.data.subscriptionId };
+  switch (event.type) {
+    case 'team.member-invited': {
+      const d = event.data;
+      return {
+        ...team,
+        actor: `account:${d.invitedBy}`,
+        target: `invitation ${d.email}`,
+        details: { invitationId: d.invitationId, role: d.role, expiresAt: iso(d.expiresAt) },
+      };
+    }
+    case 'team.invitation-revoked':
+      return { ...team, actor: `account:${event.data.revokedBy}`, target: `invitation ${event.data.invitationId}` };
+    case 'team.member-joined': {
+      const d = event.data;
+      return {
+        ...team,
+        actor: `account:${d.userId}`,
+        target: `member ${d.email}`,
+        details: { userId: d.userId, role: d.role, via: d.via, invitationId: d.invitationId },
+      };
+    }
+    case 'team.member-removed': {
+      const d = event.data;
+      return {
+        ...team,
+        actor: `account:${d.removedBy}`,
+        target: `member ${d.userId}`,
+        details: { left: d.removedBy === d.userId },
+      };
+    }
+    case 'team.member-role-changed':
+      return {
+        ...team,
+        actor: `account:${event.data.changedBy}`,
+        target: `member ${event.data.userId}`,
+        details: { role: event.data.role },
+      };
+    case 'team.sso-configured': {
+      const d = event.data;
+      // The client secret is never in an entry, not even encrypted.
+      return {
+        ...team,
+        actor: `account:${d.configuredBy}`,
+        target: 'single sign-on',
+        details: { issuer: d.issuer, clientId: d.clientId, domains: d.domains.join(',') },
+      };
+    }
+    case 'team.sso-removed':
+      return { ...team, actor: `account:${event.data.removedBy}`, target: 'single sign-on' };
+    default: {
+      const unhandled: never = event;
+      throw new Error(`audit: unhandled team event ${(unhandled as { type: string }).type}`);
+    }
+  }
 }

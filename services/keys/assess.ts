@@ -7,10 +7,13 @@ import type { UsageCounts } from './usage.ts';
 export type InvalidCode = 'NOT_FOUND' | 'MALFORMED' | 'EXPIRED' | 'DISABLED' | 'USAGE_EXCEEDED' | 'RATE_LIMITED';
 
 export interface KeyIdentity {
+  /** The key whose usage this use counts against: the key itself, or for a team member's key its subscription's key. */
   keyHash: string;
   tier: Tier;
   customerId: string;
   subscriptionId: string;
+  /** A team member's key: keyHash above is its team's key, which remote gates must meter against too. */
+  sharesQuota?: true;
 }
 
 export type QuotaReport = Record<Metric, { used: number; limit: number; remaining: number }>;
@@ -59,7 +62,13 @@ export function assessKey(
   if (limit !== -1 && usage[request.metric] + request.amount > limit) return invalid('USAGE_EXCEEDED');
   return {
     valid: true,
-    identity: { keyHash: record.keyHash, tier: record.tier, customerId: record.customerId ?? '', subscriptionId: record.subscriptionId },
+    identity: {
+      keyHash: record.usageKeyHash ?? record.keyHash,
+      tier: record.tier,
+      customerId: record.customerId ?? '',
+      subscriptionId: record.subscriptionId,
+      ...(record.usageKeyHash ? { sharesQuota: true as const } : {}),
+    },
     usage: quotaReport(record.tier, usage),
     features: { ...limits.features },
   };

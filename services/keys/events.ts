@@ -13,8 +13,11 @@ export interface KeyGeneratedData {
   email: string;
   /** AES-256-GCM under KEY_ENCRYPTION_KEY, bound to keyHash and subscriptionId (key-crypto.ts): only the mailer opens it. */
   encryptedKey: string;
-  /** subscription: the issuer's, e-mailed; api: POST /generate's, shown in its answer; rotation: POST /keys/rotate's, e-mailed. */
-  source: 'subscription' | 'api' | 'rotation';
+  /**
+   * subscription: the issuer's, e-mailed; api: POST /generate's, shown in its answer; rotation: POST
+   * /keys/rotate's, e-mailed; member: a team member's own key, e-mailed to the member.
+   */
+  source: 'subscription' | 'api' | 'rotation' | 'member';
   /** 0 for the subscription's first key, n for its n-th rotation: the highest generation is the key. */
   generation: number;
   /** The last four of the key a rotation replaces, for the e-mail; null otherwise. */
@@ -23,6 +26,9 @@ export interface KeyGeneratedData {
   expiresAt?: Date | null;
   /** Rotation: until when the replaced key keeps working beside this one; null: it stops at once. */
   previousValidUntil?: Date | null;
+  /** v4, member keys: the member's account and membership (removing the member revokes the key); null otherwise. */
+  memberUserId?: string | null;
+  membershipId?: string | null;
 }
 export interface KeyTierChangedData {
   keyHash: string;

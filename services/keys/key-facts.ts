@@ -16,6 +16,8 @@ export async function keyFactsOf(db: Db, keyHash: string): Promise<UsageAnswer['
   if (record.keyHash === keyHash) {
     return { last4: record.last4, createdAt: iso(record.createdAt), expiresAt: iso(record.expiresAt) };
   }
+  const member = record.members?.find((m) => m.keyHash === keyHash);
+  if (member) return { last4: member.last4, createdAt: iso(member.createdAt), expiresAt: null };
   const previous = record.previous;
   if (previous?.keyHash !== keyHash) return undefined;
   const ends = previous.expiresAt && previous.expiresAt < previous.validUntil ? previous.expiresAt : previous.validUntil;

@@ -38,6 +38,10 @@ export const validateAnswer = z.union([
       unlimitedQueries: z.boolean(),
       prioritySupport: z.boolean(),
     }),
+    meteredAs: z
+      .string()
+      .optional()
+      .describe("a team member's key only: the hash of the team key whose quota its uses count against (gates meter against it)"),
   }),
   refusalAnswer,
 ]);

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ApiFace, ApiOperation, ApiResponse } from '../platform/http/openapi.ts';
 import { errorAnswer } from '../platform/http/platform-answers.ts';
 import { VERSION } from '../platform/version.ts';
@@ -19,6 +20,8 @@ import {
   validateBadRequest,
 } from './keys-answers.ts';
 import { releaseInput, reserveInput } from './reserve.routes.ts';
+import { acceptInput, inviteInput, roleInput, scopeInput } from '../teams/team.routes.ts';
+import { invitationAnswer, joinedAnswer, roleAnswer, teamAnswer, teamsAnswer } from '../teams/team-answers.ts';
 import { revokeInput } from './revoke.routes.ts';
 import { validateInput } from './validate-answer.ts';
 
@@ -132,6 +135,123 @@ const AUDIT_OPERATION: ApiOperation = {
   },
 };
 
+const invitationParam = z.object({ invitationId: z.string().describe('from POST /team/invitations or GET /team') });
+const memberParam = z.object({ userId: z.string().describe("the member's account id (GET /team)") });
+const NO_WORKSPACE = 'Not a workspace the caller owns or is a member of (whether or not it exists).';
+
+const TEAM_OPERATIONS: readonly ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/teams',
+    summary: 'The team workspaces this account owns or belongs to',
+    tags: ['teams'],
+    security: ['accountToken'],
+    responses: {
+      200: { description: 'Each workspace with the caller’s role.', schema: teamsAnswer, headers: ['Cache-Control'] },
+      401: error('Missing or refused token.', ['WWW-Authenticate']),
+    },
+  },
+  {
+    method: 'get',
+    path: '/team',
+    summary: 'A workspace: its owner, members, their keys’ last four, and (owner and admins) pending invitations',
+    tags: ['teams'],
+    security: ['accountToken'],
+    query: scopeInput,
+    responses: {
+      200: { description: 'The workspace.', schema: teamAnswer, headers: ['Cache-Control'] },
+      400: error('No subscriptionId.'),
+      401: error('Missing or refused token.', ['WWW-Authenticate']),
+      403: error('The caller owns the subscription, but it is not on the team tier.'),
+      404: error(NO_WORKSPACE),
+    },
+  },
+  {
+    method: 'post',
+    path: '/team/invitations',
+    summary: 'Invite someone by e-mail (owner, or admin for members)',
+    description:
+      'E-mails a link with a token valid TEAM_INVITATION_TTL_SECONDS (default a week). Only an account with that e-mail can accept it. A new invitation to the same address replaces the pending one. At most 30 per workspace per hour.',
+    tags: ['teams'],
+    security: ['accountToken'],
+    body: { schema: inviteInput },
+    responses: {
+      201: { description: 'Invited; the e-mail is on its way.', schema: invitationAnswer, headers: ['Cache-Control'] },
+      400: error('A bad body.'),
+      401: error('Missing or refused token.', ['WWW-Authenticate']),
+      403: error('A member, or an admin inviting an admin.'),
+      404: error(NO_WORKSPACE),
+      409: error('Already in the workspace, or the workspace is full.'),
+      429: error('Too many invitations this hour.', ['Retry-After']),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/team/invitations/{invitationId}',
+    summary: 'Withdraw a pending invitation (owner or admin)',
+    tags: ['teams'],
+    security: ['accountToken'],
+    params: invitationParam,
+    query: scopeInput,
+    responses: {
+      204: { description: 'Withdrawn: its link no longer works.' },
+      401: error('Missing or refused token.', ['WWW-Authenticate']),
+      403: error('A member.'),
+      404: error('No such pending invitation, or not your workspace.'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/team/invitations/accept',
+    summary: 'Accept an invitation with the token from its e-mail',
+    description: 'The caller’s account e-mail must be the invited one. The member’s own API key is then e-mailed to them.',
+    tags: ['teams'],
+    security: ['accountToken'],
+    body: { schema: acceptInput },
+    responses: {
+      200: { description: 'Joined (or already a member).', schema: joinedAnswer, headers: ['Cache-Control'] },
+      400: error('No token, or not a token this service makes.'),
+      401: error('Missing or refused token.', ['WWW-Authenticate']),
+      404: error('No invitation for this account has that token.'),
+      409: error('Used meanwhile, or the workspace is full.'),
+      410: error('Expired, used, withdrawn, or the workspace is no longer on the team tier.'),
+    },
+  },
+  {
+    method: 'put',
+    path: '/team/members/{userId}/role',
+    summary: 'Make a member an admin or a member (owner)',
+    tags: ['teams'],
+    security: ['accountToken'],
+    params: memberParam,
+    body: { schema: roleInput },
+    responses: {
+      200: { description: 'The new role.', schema: roleAnswer, headers: ['Cache-Control'] },
+      400: error('A bad body.'),
+      401: error('Missing or refused token.', ['WWW-Authenticate']),
+      403: error('Not the owner.'),
+      404: error('No such member, or not your workspace.'),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/team/members/{userId}',
+    summary: 'Remove a member, or leave',
+    params: memberParam,
+    description:
+      'The member’s keys stop working within a second (every validator follows team.member-removed). Anyone may leave; admins remove members; only the owner removes an admin.',
+    tags: ['teams'],
+    security: ['accountToken'],
+    query: scopeInput,
+    responses: {
+      204: { description: 'Removed.' },
+      401: error('Missing or refused token.', ['WWW-Authenticate']),
+      403: error('Not allowed to remove that member.'),
+      404: error('No such member, or not your workspace.'),
+    },
+  },
+];
+
 const BACK_OFFICE_OPERATIONS: readonly ApiOperation[] = [
   {
     method: 'post',
@@ -171,8 +291,8 @@ export const keysApi = (options: { backOffice: boolean }): ApiFace => ({
   version: VERSION,
   errorSchema: errorAnswer,
   operations: options.backOffice
-    ? [...PUBLIC_OPERATIONS, AUDIT_OPERATION, ...BACK_OFFICE_OPERATIONS]
-    : [...PUBLIC_OPERATIONS, AUDIT_OPERATION],
+    ? [...PUBLIC_OPERATIONS, AUDIT_OPERATION, ...TEAM_OPERATIONS, ...BACK_OFFICE_OPERATIONS]
+    : [...PUBLIC_OPERATIONS, AUDIT_OPERATION, ...TEAM_OPERATIONS],
 });
 
 /** The back office on ADMIN_PORT (a private network). */

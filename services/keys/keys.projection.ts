@@ -4,6 +4,7 @@ import { findProjected, findStored, type Projection, type StoredDocument } from 
 import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent, type SubscriptionStatus } from '../billing/events.ts';
 import { grantedTier } from '../billing/granted-tier.ts';
 import type { Tier } from '../kernel/tiers.ts';
+import type { TeamMemberRemoved } from '../teams/events.ts';
 import type { KeyEvent } from './events.ts';
 
 /**
@@ -36,7 +37,29 @@ export interface KeyRecord {
   limitsSetAt?: Date | null;
   createdAt: Date | null;
   endsAt: Date | null;
+  /** Team members' own keys under this subscription: they share its tier, customer and quota. */
+  members?: MemberKey[];
+  /** Memberships that ended: a member key minted for one of them, arriving late, is not adopted. */
+  endedMemberships?: string[];
+  /**
+   * Set on the view of a member's key (recordForKey), never stored: whose key it is, and the key
+   * whose usage it counts against (the subscription's), so a team shares one quota.
+   */
+  member?: { userId: string; membershipId: string };
+  usageKeyHash?: string;
 }
+
+/** A team member's key: one per membership, mailed to the member, revoked when they leave. */
+export interface MemberKey {
+  userId: string;
+  membershipId: string;
+  keyHash: string;
+  last4: string;
+  email: string;
+  createdAt: Date;
+}
+
+const ENDED_MEMBERSHIPS_KEPT = 500;
 
 /** A replaced key that still works until `validUntil` (a rotation's grace period). */
 export interface PreviousKey {
@@ -70,11 +93,28 @@ const empty = (subscriptionId: string): KeyRecord => ({
 const grants = (status: SubscriptionStatus | null, paid: Tier | null, fallback: Tier): Tier =>
   status === null ? fallback : grantedTier(status, paid ?? fallback);
 
-function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): KeyRecord {
+function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent | TeamMemberRemoved): KeyRecord {
   const current = doc ?? empty(event.data.subscriptionId);
   switch (event.type) {
     case 'key.generated': {
       const k = event.data;
+      if (k.source === 'member') {
+        // Member keys sit beside the subscription's key and never replace it. Keys travel on
+        // partitions by key hash and removals by workspace, so a removal can overtake its key.
+        const membershipId = k.membershipId ?? '';
+        const userId = k.memberUserId ?? '';
+        if (!membershipId || !userId || current.endedMemberships?.includes(membershipId)) return current;
+        if (current.members?.some((m) => m.keyHash === k.keyHash)) return current;
+        const key: MemberKey = {
+          userId,
+          membershipId,
+          keyHash: k.keyHash,
+          last4: k.last4,
+          email: k.email,
+          createdAt: event.metadata.occurredAt,
+        };
+        return { ...current, members: [...(current.members ?? []).filter((m) => m.membershipId !== membershipId), key] };
+      }
       const generation = k.generation ?? 0;
       const held = current.generation ?? 0;
       const replacing = current.keyHash !== null && current.keyHash !== k.keyHash;
@@ -104,11 +144,22 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): 
       };
     }
     case 'key.revoked':
+      if (current.members?.some((m) => m.keyHash === event.data.keyHash)) {
+        return { ...current, members: current.members.filter((m) => m.keyHash !== event.data.keyHash) };
+      }
       // Revoking a subscription's key ends the grace of the key it replaced too: nothing of it works.
       if (event.data.keyHash === current.keyHash) return { ...current, status: 'revoked', previous: null };
       return event.data.keyHash === current.previous?.keyHash ? { ...current, previous: null } : current;
     case 'key.tier-changed':
       return current;
+    case 'team.member-removed': {
+      const ended = event.data.membershipId;
+      return {
+        ...current,
+        members: (current.members ?? []).filter((m) => m.membershipId !== ended),
+        endedMemberships: [...(current.endedMemberships ?? []).filter((id) => id !== ended), ended].slice(-ENDED_MEMBERSHIPS_KEPT),
+      };
+    }
     case 'key.limits-set': {
       // The subscription's setting, kept across rotations; the newest wins whatever the order of arrival.
       const at = event.metadata.occurredAt;
@@ -165,13 +216,19 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent): 
 
 type KeyDocument = KeyRecord & Record<string, unknown>;
 
-export const keysProjection: Projection<KeyDocument, KeyEvent | SubscriptionEvent> = {
+export const keysProjection: Projection<KeyDocument, KeyEvent | SubscriptionEvent | TeamMemberRemoved> = {
   name: 'keys',
   collection: 'keys',
-  handles: ['key.generated', 'key.revoked', 'key.limits-set', ...SUBSCRIPTION_EVENT_TYPES],
+  handles: ['key.generated', 'key.revoked', 'key.limits-set', ...SUBSCRIPTION_EVENT_TYPES, 'team.member-removed'],
   documentId: (event) => event.data.subscriptionId,
   evolve: (doc, event) => ({ ...evolveKey(doc, event) }),
-  indexes: [{ key: { keyHash: 1 } }, { key: { 'previous.keyHash': 1 } }],
+  indexes: [
+    { key: { keyHash: 1 } },
+    { key: { 'previous.keyHash': 1 } },
+    { key: { 'members.keyHash': 1 } },
+    { key: { userId: 1 } },
+    { key: { email: 1 } },
+  ],
 };
 
 /**
@@ -182,6 +239,23 @@ export const keysProjection: Projection<KeyDocument, KeyEvent | SubscriptionEven
 export function recordForKey(record: KeyRecord | null, keyHash: string): KeyRecord | null {
   if (!record) return null;
   if (record.keyHash === keyHash) return record;
+  const member = record.members?.find((m) => m.keyHash === keyHash);
+  if (member) {
+    // A member key works while its workspace does: on the team tier. Its uses count against the
+    // subscription's key, so the whole team draws on one quota; its rate limit is its own.
+    return {
+      ...record,
+      keyHash: member.keyHash,
+      last4: member.last4,
+      status: record.tier === 'team' ? 'active' : 'revoked',
+      expiresAt: null,
+      previous: null,
+      requestsPerMinute: null,
+      createdAt: member.createdAt,
+      member: { userId: member.userId, membershipId: member.membershipId },
+      usageKeyHash: record.keyHash ?? member.keyHash,
+    };
+  }
   const previous = record.previous;
   if (!previous || previous.keyHash !== keyHash) return null;
   const ends = previous.expiresAt && previous.expiresAt < previous.validUntil ? previous.expiresAt : previous.validUntil;
@@ -199,6 +273,31 @@ export async function findStoredKey(db: Db, keyHash: string): Promise<StoredDocu
   // index, an $or it may scan, and unknown keys (someone guessing) take this path.
   return (
     (await findStored(collection, { keyHash, _deleted: { $ne: true } })) ??
-    findStored(collection, { 'previous.keyHash': keyHash, _deleted: { $ne: true } })
+    (await findStored(collection, { 'previous.keyHash': keyHash, _deleted: { $ne: true } })) ??
+    findStored(collection, { 'members.keyHash': keyHash, _deleted: { $ne: true } })
   );
+}
+
+/** The subscriptions an account owns: linked to it by billing, or (unlinked) under its e-mail. */
+export async function keysOwnedBy(db: Db, account: { userId: string; email: string }): Promise<KeyRecord[]> {
+  const collection = await projectionCollection(db, keysProjection.collection);
+  const live = { _deleted: { $ne: true } };
+  const [byUser, byEmail] = await Promise.all([
+    collection
+      .find({ userId: account.userId, ...live })
+      .limit(100)
+      .toArray(),
+    collection
+      .find({ email: account.email.trim().toLowerCase(), ...live })
+      .limit(100)
+      .toArray(),
+  ]);
+  const seen = new Set<string>();
+  const records: KeyRecord[] = [];
+  for (const doc of [...byUser, ...byEmail]) {
+    if (seen.has(String(doc._id))) continue;
+    seen.add(String(doc._id));
+    records.push(doc as unknown as KeyRecord);
+  }
+  return records;
 }

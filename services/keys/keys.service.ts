@@ -10,6 +10,9 @@ import type { ServiceModule } from '../platform/service.ts';
 import { serveHttp, startConsumer, startProjection } from '../platform/wiring.ts';
 import { mountGenerateRoute } from './generate.routes.ts';
 import { issuerHandler } from './issuer.consumer.ts';
+import { memberKeysHandler } from './member-keys.consumer.ts';
+import { mountTeamRoutes } from '../teams/team.routes.ts';
+import { workspacesProjection } from '../teams/workspaces.projection.ts';
 import { KeyCache } from './key-cache.ts';
 import { findStoredKey, keysProjection } from './keys.projection.ts';
 import { RateLimits } from './rate-limits.ts';
@@ -35,6 +38,7 @@ import { LocalValidator } from './validator.ts';
 
 /** How often verification counts are written: what a killed process can lose, and how fresh /usage's are. */
 const VERIFICATION_FLUSH_MS = 2000;
+const INVITATIONS_PER_HOUR = 30;
 
 /** The key-validation service: keys and usage projections, the issuer, and its HTTP face on KEYS_PORT. */
 export const keysService: ServiceModule = {
@@ -50,6 +54,8 @@ export const keysService: ServiceModule = {
       parts.add(await startProjection(rt, log, usageProjection));
       // The audit log's projection runs where GET /audit is answered.
       parts.add(await startProjection(rt, log, auditProjection));
+      // The team workspaces' projection runs where the team routes are answered and member keys minted.
+      parts.add(await startProjection(rt, log, workspacesProjection));
       parts.add(
         every(
           HOUR_MS,
@@ -65,6 +71,19 @@ export const keysService: ServiceModule = {
           group: 'issuer',
           eventTypes: ['subscription.created'],
           handler: issuerHandler({
+            db: mongo.db,
+            publisher: rt.publisher,
+            effects: new Effects(mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }),
+            encryptionKey: config.secrets.keyEncryptionKey,
+            log,
+          }),
+        }),
+      );
+      parts.add(
+        await startConsumer(rt, log, {
+          group: 'member-keys',
+          eventTypes: ['team.member-joined'],
+          handler: memberKeysHandler({
             db: mongo.db,
             publisher: rt.publisher,
             effects: new Effects(mongo.db, { owner: rt.instanceId, leaseMs: config.effectLeaseMs }),
@@ -135,6 +154,8 @@ export const keysService: ServiceModule = {
       });
       const rotationLimit = new RotationLimit(mongo.db, config.keyRotationsPerHour);
       await rotationLimit.ensureIndexes();
+      // Team invitations per workspace per hour, on the same hourly slots: each one e-mails someone.
+      const invitations = new RotationLimit(mongo.db, INVITATIONS_PER_HOUR);
       const rotation = {
         db: mongo.db,
         publisher: rt.publisher,
@@ -167,6 +188,12 @@ export const keysService: ServiceModule = {
           mountRotateRoute(a, rotation);
           mountLimitsRoute(a, rotation);
           mountAuditRoute(a, rotation);
+          mountTeamRoutes(a, {
+            ...rotation,
+            encryptionKey: config.secrets.keyEncryptionKey,
+            invitationTtlSeconds: config.teamInvitationTtlSeconds,
+            invitations,
+          });
           if (adminPort === undefined) mountBackOffice(a);
         },
       });

@@ -6,7 +6,7 @@ import { generateApiKey, hashKey, last4 } from './key-format.ts';
 /** A fresh key and its key.generated event: hash and last four in the clear, the key itself encrypted. */
 export function mintKey(
   owner: Pick<KeyGeneratedData, 'tier' | 'customerId' | 'subscriptionId' | 'email' | 'source'> &
-    Partial<Pick<KeyGeneratedData, 'generation' | 'replacesLast4' | 'expiresAt' | 'previousValidUntil'>>,
+    Partial<Pick<KeyGeneratedData, 'generation' | 'replacesLast4' | 'expiresAt' | 'previousValidUntil' | 'memberUserId' | 'membershipId'>>,
   encryptionKey: Buffer,
   cause: Causation,
 ): { apiKey: string; event: KeyGenerated } {
@@ -19,6 +19,8 @@ export function mintKey(
       replacesLast4: null,
       expiresAt: null,
       previousValidUntil: null,
+      memberUserId: null,
+      membershipId: null,
       ...owner,
       keyHash,
       last4: last4(apiKey),

@@ -13,6 +13,8 @@ interface ValidateAnswer {
   customerId?: string;
   features?: Features;
   usage?: Record<string, { used: number }>;
+  /** A team member's key: the team key whose quota it uses. */
+  meteredAs?: string;
 }
 
 /**
@@ -82,7 +84,12 @@ export class RemoteValidator implements KeyValidator {
     const used = (m: string) => answer.usage?.[m]?.used ?? 0;
     const result: Assessment = {
       valid: true,
-      identity: { keyHash: hashKey(apiKey), tier, customerId: answer.customerId ?? '', subscriptionId: '' },
+      identity: {
+        keyHash: typeof answer.meteredAs === 'string' && /^[0-9a-f]{64}$/.test(answer.meteredAs) ? answer.meteredAs : hashKey(apiKey),
+        tier,
+        customerId: answer.customerId ?? '',
+        subscriptionId: '',
+      },
       usage: quotaReport(tier, {
         queries: used('queries'),
         filesIndexed: used('filesIndexed'),

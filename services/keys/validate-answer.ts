@@ -69,7 +69,9 @@ export function answerOf({ result, rate }: ValidationOutcome): ValidateAnswer {
     `{"valid":true,"tier":${TIER_JSON.get(result.identity.tier) ?? JSON.stringify(result.identity.tier)},"customerId":${JSON.stringify(result.identity.customerId)},` +
     `"usage":{"queries":{"used":${queries.used},"limit":${queries.limit},"remaining":${queries.remaining}},` +
     `"filesIndexed":{"used":${filesIndexed.used},"limit":${filesIndexed.limit},"remaining":${filesIndexed.remaining}}},` +
-    `"features":${FEATURES_JSON.get(result.identity.tier) ?? JSON.stringify(result.features)}}`;
+    `"features":${FEATURES_JSON.get(result.identity.tier) ?? JSON.stringify(result.features)}` +
+    // A team member's key: the hash of the team key its uses count against, for gates that meter remotely.
+    `${result.identity.sharesQuota ? `,"meteredAs":${JSON.stringify(result.identity.keyHash)}` : ''}}`;
   return { status: 200, rate, body };
 }
 

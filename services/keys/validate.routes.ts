@@ -3,6 +3,7 @@ import { clientIp } from '../platform/http/client-ip.ts';
 import { HttpError, unauthorized } from '../platform/http/errors.ts';
 import { METRICS, periodOf } from '../kernel/tiers.ts';
 import type { UsageAnswer } from './keys-answers.ts';
+import { hashKey } from './key-format.ts';
 import { counted } from './metrics.ts';
 import { answerOf, rateHeaders, readValidateInput } from './validate-answer.ts';
 import type { KeyValidator, LimitDecision } from './validator.ts';
@@ -56,8 +57,9 @@ export function mountValidationRoutes(
       limits,
       resetDate: period.resetDate.toISOString(),
       ...(rate ? { requestsPerMinute: rate.limit } : {}),
-      ...(verifications ? { verifications: await verifications.read(result.identity.keyHash, period.start) } : {}),
-      ...(keyFacts ? { key: await keyFacts(result.identity.keyHash) } : {}),
+      // The presented key's own counts and facts: a team member's key meters against its team's key (identity.keyHash).
+      ...(verifications ? { verifications: await verifications.read(hashKey(apiKey), period.start) } : {}),
+      ...(keyFacts ? { key: await keyFacts(hashKey(apiKey)) } : {}),
     } satisfies UsageAnswer);
   });
 }

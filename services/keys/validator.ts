@@ -152,7 +152,8 @@ export class LocalValidator implements KeyValidator {
     rate: LimitDecision,
   ): ValidationOutcome | Promise<ValidationOutcome> {
     if (!rate.allowed) return { result: invalid('RATE_LIMITED'), rate };
-    const id = usageDocumentId(keyHash, currentPeriod());
+    // A team member's key counts against its subscription's key: one quota for the team.
+    const id = usageDocumentId(record.usageKeyHash ?? keyHash, currentPeriod());
     const use = { metric: request.metric ?? 'queries', amount: request.amount ?? 1 };
     const heldUsage = this.usage.peekView(id);
     if (heldUsage !== undefined) return { result: assessKey(record, countsOf(heldUsage), use), rate };
@@ -170,13 +171,14 @@ export class LocalValidator implements KeyValidator {
     const record = await this.keys.get(keyHash);
     if (!record) return refused(invalid('NOT_FOUND'));
     const period = currentPeriod();
-    const usage = countsOf(await this.usage.get(usageDocumentId(keyHash, period)));
+    const metered = record.usageKeyHash ?? keyHash;
+    const usage = countsOf(await this.usage.get(usageDocumentId(metered, period)));
     const assessment = assessKey(record, usage, { metric: request.metric, amount: request.amount });
     if (!assessment.valid) return refused(assessment);
     const limit = limitsOf(assessment.identity.tier).quotas[request.metric];
     if (limit === -1 || request.amount <= 0) return { reserved: true, reservation: null };
     const reservation = await this.reservations.reserve({
-      keyHash,
+      keyHash: metered,
       period,
       metric: request.metric,
       amount: request.amount,
@@ -187,6 +189,10 @@ export class LocalValidator implements KeyValidator {
   }
 
   async release(apiKey: string, reservation: string): Promise<void> {
-    if (isWellFormedKey(apiKey)) await this.reservations.release(hashKey(apiKey), reservation);
+    if (!isWellFormedKey(apiKey)) return;
+    const keyHash = hashKey(apiKey);
+    // Held where reserve() held it: a member key's against its subscription's key.
+    const record = await this.keys.get(keyHash);
+    await this.reservations.release(record?.usageKeyHash ?? keyHash, reservation);
   }
 }

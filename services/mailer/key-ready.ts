@@ -16,6 +16,8 @@ export function keyApplied(
 ): boolean {
   if (!stored) return false;
   if (!stored._deleted && stored.keyHash === event.data.keyHash) return true;
+  const members = stored.members as { keyHash: string }[] | undefined;
+  if (!stored._deleted && members?.some((m) => m.keyHash === event.data.keyHash)) return true;
   const { topic, partition, offset } = event.position;
   const seen = stored._pos?.find((p) => p.topic === topic && p.partition === partition);
   return seen !== undefined && BigInt(seen.offset) >= BigInt(offset);

@@ -14,7 +14,7 @@ import { smtpMailer } from './transport.ts';
 /** The mailer: consumes the events that owe someone an e-mail and sends each exactly once. */
 export const mailerService: ServiceModule = {
   name: 'mailer',
-  description: 'sends the e-mails events owe: welcome, API key, cancellation, payment failed, subscription ended',
+  description: 'sends the e-mails events owe: welcome, API key, team invitation, cancellation, payment failed, subscription ended',
   async start(rt) {
     const { config } = rt;
     const log = rt.log.child({ service: 'mailer' });
@@ -26,6 +26,7 @@ export const mailerService: ServiceModule = {
         keyEncryptionKey: config.secrets.keyEncryptionKey,
         reactivateUrl: config.urls.reactivate,
         pricingUrl: config.urls.pricing,
+        consoleUrl: config.publicConsoleUrl,
       };
       parts.add(
         await startConsumer(rt, log, {

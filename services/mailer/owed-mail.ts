@@ -1,9 +1,11 @@
 import type { AccountRegistered } from '../accounts/events.ts';
 import type { SubscriptionCancelled, SubscriptionEnded, SubscriptionPaymentFailed } from '../billing/events.ts';
 import type { KeyGenerated } from '../keys/events.ts';
+import type { TeamMemberInvited } from '../teams/events.ts';
+import { decryptInvitationToken, invitationTokenHash } from '../teams/invitation-token.ts';
 import { decryptKey, KeyDecryptionError } from '../keys/key-crypto.ts';
 import { hashKey } from '../keys/key-format.ts';
-import { cancellationMail, keyIssuedMail, paymentFailedMail, subscriptionEndedMail, welcomeMail } from './templates.ts';
+import { cancellationMail, invitationMail, keyIssuedMail, paymentFailedMail, subscriptionEndedMail, welcomeMail } from './templates.ts';
 import type { Mail } from './transport.ts';
 
 export interface OwedMail {
@@ -16,10 +18,18 @@ export interface MailSettings {
   keyEncryptionKey: Buffer;
   reactivateUrl: string;
   pricingUrl: string;
+  /** The console's public URL: invitation links point at its /team/join page. */
+  consoleUrl: string;
 }
 
 /** The events that can owe someone an e-mail (other contexts' published events). */
-export type MailEvent = AccountRegistered | KeyGenerated | SubscriptionCancelled | SubscriptionPaymentFailed | SubscriptionEnded;
+export type MailEvent =
+  | AccountRegistered
+  | KeyGenerated
+  | SubscriptionCancelled
+  | SubscriptionPaymentFailed
+  | SubscriptionEnded
+  | TeamMemberInvited;
 
 export const MAIL_EVENT_TYPES: readonly MailEvent['type'][] = [
   'account.registered',
@@ -27,6 +37,7 @@ export const MAIL_EVENT_TYPES: readonly MailEvent['type'][] = [
   'subscription.cancelled',
   'subscription.payment-failed',
   'subscription.ended',
+  'team.member-invited',
 ];
 
 /** Which e-mail, if any, an event owes someone. Pure apart from decrypting the key for its one e-mail. */
@@ -56,6 +67,27 @@ export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | n
           replacesLast4: d.replacesLast4,
           previousValidUntil: d.previousValidUntil ?? null,
           expiresAt: d.expiresAt ?? null,
+          membershipId: d.source === 'member' ? (d.membershipId ?? null) : null,
+        }),
+      };
+    }
+    case 'team.member-invited': {
+      const d = event.data;
+      const token = decryptInvitationToken(d.encryptedToken, settings.keyEncryptionKey, {
+        tokenHash: d.tokenHash,
+        subscriptionId: d.subscriptionId,
+      });
+      if (invitationTokenHash(token) !== d.tokenHash) throw new KeyDecryptionError("the token does not match the event's token hash");
+      const acceptUrl = new URL('/team/join', settings.consoleUrl);
+      acceptUrl.searchParams.set('token', token);
+      return {
+        effect: `invitation-email:${d.invitationId}`,
+        mail: invitationMail({
+          email: d.email,
+          invitationId: d.invitationId,
+          role: d.role,
+          acceptUrl: acceptUrl.href,
+          expiresAt: d.expiresAt,
         }),
       };
     }

@@ -72,6 +72,8 @@ export interface KeyIssuedMailInput {
   previousValidUntil?: Date | null;
   /** When this key stops working; null or absent: never. */
   expiresAt?: Date | null;
+  /** A team member's own key: the membership it belongs to. */
+  membershipId?: string | null;
 }
 
 /** The only place besides the /generate response where the plaintext key is ever shown. */
@@ -92,6 +94,7 @@ export function keyIssuedMail(input: KeyIssuedMailInput): Mail {
     'Keep it secret. We store only a hash of it, so this is the only time it is shown. ' +
     'If you lose it or think someone else has it, replace it: POST /keys/rotate with {"graceSeconds": 0} and your ' +
     'account token (or this key as X-API-Key) retires it at once and e-mails you a new one.';
+  if (input.membershipId) return memberKeyMail(input, input.membershipId, care);
   return {
     to: input.email,
     subject: generation > 0 ? 'Your new svc API key' : 'Your svc API key',
@@ -107,6 +110,37 @@ export function keyIssuedMail(input: KeyIssuedMailInput): Mail {
       `${htmlGreeting(input.name)}<p>here is your ${generation > 0 ? 'new ' : ''}svc API key for the <strong>${escapeHtml(tierName)}</strong> plan:</p>` +
       `<p><code>${escapeHtml(input.apiKey)}</code></p>` +
       `${replaced ? `<p>${escapeHtml(replaced)}</p>` : ''}${expiry ? `<p>${escapeHtml(expiry)}</p>` : ''}<p>${escapeHtml(care)}</p>${SIGNATURE_HTML}`,
+  };
+}
+
+export interface InvitationMailInput {
+  email: string;
+  invitationId: string;
+  role: 'admin' | 'member';
+  /** The console's page that accepts it, with the token in its query. */
+  acceptUrl: string;
+  expiresAt: Date;
+}
+
+/** The only place the invitation token is ever shown: whoever holds the link (and the invited address's account) joins. */
+export function invitationMail(input: InvitationMailInput): Mail {
+  const as = input.role === 'admin' ? 'an admin' : 'a member';
+  const until = formatUtcDateTime(input.expiresAt);
+  const text =
+    `Hello,\n\nyou are invited to join a team workspace on svc as ${as}. Members get their own API key under the ` +
+    `team's subscription and share its collections, baselines, reports and quota.\n\nAccept (log in or sign up with ` +
+    `${input.email} first):\n\n    ${input.acceptUrl}\n\nThe link works until ${until}. If you did not expect this, ignore it.\n${SIGNATURE_TEXT}`;
+  const html =
+    `<p>Hello,</p><p>you are invited to join a team workspace on svc as ${escapeHtml(as)}. Members get their own API key under ` +
+    `the team's subscription and share its collections, baselines, reports and quota.</p>` +
+    `<p>Accept (log in or sign up with <strong>${escapeHtml(input.email)}</strong> first): ${htmlLink(input.acceptUrl)}</p>` +
+    `<p>The link works until ${escapeHtml(until)}. If you did not expect this, ignore it.</p>${SIGNATURE_HTML}`;
+  return {
+    to: input.email,
+    subject: 'You are invited to a team on svc',
+    messageId: `<invitation.${input.invitationId}@${MESSAGE_ID_DOMAIN}>`,
+    text,
+    html,
   };
 }
 
@@ -183,5 +217,19 @@ export function subscriptionEndedMail(input: SubscriptionEndedMailInput): Mail {
       `${htmlGreeting(input.name)}<p>your svc subscription ended on <strong>${escapeHtml(endedOn)}</strong> (UTC). ` +
       `Your API key still works, now on the free tier with its monthly limits.</p>` +
       `<p>Upgrade again any time: ${htmlLink(url)}</p>${SIGNATURE_HTML}`,
+  };
+}
+
+/** A team member's own key: theirs to use, under the team's subscription and quota, until they leave. */
+function memberKeyMail(input: KeyIssuedMailInput, membershipId: string, care: string): Mail {
+  const about =
+    "It is your own key for the team workspace you joined: it uses the team's Team plan, its collections and its " +
+    'shared monthly quota, and it stops working if you leave the team or are removed from it.';
+  return {
+    to: input.email,
+    subject: 'Your svc API key for your team',
+    messageId: `<member-key.${membershipId}@${MESSAGE_ID_DOMAIN}>`,
+    text: `${greeting(input.name)}\n\nhere is your svc API key:\n\n    ${input.apiKey}\n\n${about}\n\n${care}\n${SIGNATURE_TEXT}`,
+    html: `${htmlGreeting(input.name)}<p>here is your svc API key:</p><p><code>${escapeHtml(input.apiKey)}</code></p><p>${escapeHtml(about)}</p><p>${escapeHtml(care)}</p>${SIGNATURE_HTML}`,
   };
 }

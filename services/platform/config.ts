@@ -157,6 +157,10 @@ const schema = z.object({
   KEY_VALIDATION_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
   KEY_ROTATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(3),
   KEY_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  TEAM_INVITATION_TTL_SECONDS: z.coerce.number().int().min(1).max(2_592_000).default(604_800),
+  CONSOLE_PUBLIC_URL: url.optional(),
+  ACCOUNTS_PUBLIC_URL: url.optional(),
+  SSO_ALLOW_HTTP_ISSUERS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
 
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
   PAYMENT_STORE_ID: z.string().regex(/^\d+$/, { error: "must be the provider's numeric store id" }).optional(),
@@ -317,6 +321,16 @@ export interface Config {
   keyRotationsPerHour: number;
   /** How long a rotated key keeps working beside its replacement, unless the rotation says otherwise. */
   keyRotationGraceSeconds: number;
+  /** How long a team invitation's link can be accepted. */
+  teamInvitationTtlSeconds: number;
+  /** Where customers' browsers reach the console: links in e-mails (team invitations) point there. */
+  publicConsoleUrl: string;
+  /**
+   * Team single sign-on (services/accounts/sso): where browsers reach the accounts service (the
+   * providers' redirect URI is its /auth/sso/callback), and whether plain-http issuers are accepted
+   * (a provider on this machine, in development and tests; never in production).
+   */
+  sso: { publicAccountsUrl: string; callbackUrl: string; allowHttpIssuers: boolean };
   /** How often billing looks for cancelled subscriptions whose paid period is over. */
   deadlineIntervalMs: number;
   variantTiers: ReadonlyMap<string, Tier>;
@@ -486,6 +500,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyValidationPerIpPerMinute: raw.KEY_VALIDATION_PER_IP_PER_MINUTE,
     keyRotationsPerHour: raw.KEY_ROTATIONS_PER_HOUR,
     keyRotationGraceSeconds: raw.KEY_ROTATION_GRACE_SECONDS,
+    teamInvitationTtlSeconds: raw.TEAM_INVITATION_TTL_SECONDS,
+    publicConsoleUrl: (raw.CONSOLE_PUBLIC_URL ?? `http://localhost:${raw.CONSOLE_PORT}`).replace(/\/$/, ''),
+    sso: ssoConfig(raw, production, problems),
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
     payments: {
       storeId: raw.PAYMENT_STORE_ID ?? null,
@@ -521,6 +538,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function ssoConfig(raw: Raw, production: boolean, problems: string[]): Config['sso'] {
+  const allowHttpIssuers = raw.SSO_ALLOW_HTTP_ISSUERS === 'true';
+  if (allowHttpIssuers && production)
+    problems.push(
+      "SSO_ALLOW_HTTP_ISSUERS: must not be true when NODE_ENV=production (a plain-http provider's tokens and the team's client secret would cross the network in clear)",
+    );
+  const publicAccountsUrl = (raw.ACCOUNTS_PUBLIC_URL ?? `http://localhost:${raw.ACCOUNTS_PORT}`).replace(/\/$/, '');
+  return { publicAccountsUrl, callbackUrl: `${publicAccountsUrl}/auth/sso/callback`, allowHttpIssuers };
 }
 
 function llmConfig(raw: Raw, problems: string[]): Config['llm'] {

@@ -403,6 +403,7 @@ describe('account service: sign-up, login, current user, welcome e-mail (e2e)', 
         keyEncryptionKey: rt.config.secrets.keyEncryptionKey,
         reactivateUrl: rt.config.urls.reactivate,
         pricingUrl: rt.config.urls.pricing,
+        consoleUrl: rt.config.publicConsoleUrl,
       };
       const inner = mailHandler(effects, mailer, (e) => owedMail(e, settings), rt.log);
       const again = new ConsumerRunner({

@@ -18,6 +18,7 @@ const settings: MailSettings = {
   keyEncryptionKey,
   reactivateUrl: 'https://svc.example/billing',
   pricingUrl: 'https://svc.example/pricing',
+  consoleUrl: 'https://console.svc.example',
 };
 
 function keyEvent(

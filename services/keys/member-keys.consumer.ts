@@ -1,0 +1,79 @@
+import type { Db, Document } from 'mongodb';
+import { projectionCollection } from '../../events/collections.ts';
+import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
+import type { Effects } from '../../events/effects.ts';
+import { derivedEventId } from '../../events/envelope.ts';
+import { TransientError } from '../../events/errors.ts';
+import { applyEvents, findStoredById, offsetAtOrAbove, projectedFields } from '../../events/projection.ts';
+import type { EventPublisher } from '../../events/publisher.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { TeamMemberJoined } from '../teams/events.ts';
+import { workspacesProjection, type TeamRecord } from '../teams/workspaces.projection.ts';
+import type { KeyGenerated } from './events.ts';
+import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
+import { mintKey } from './new-key.ts';
+
+interface SavedKey extends Document {
+  event: KeyGenerated;
+}
+
+/**
+ * team.member-joined -> the member's own key under the team's subscription, e-mailed to them by the
+ * mailer. As the subscription issuer does (issuer.consumer.ts): the minted event is saved with the
+ * effect claim before it is published, so a crash never mints a second key for one membership.
+ * Only a join the workspace accepted gets a key: the projection is read once it has the event.
+ */
+export function memberKeysHandler(deps: {
+  db: Db;
+  publisher: EventPublisher;
+  effects: Effects<SavedKey>;
+  encryptionKey: Buffer;
+  log: Logger;
+}): EventHandler {
+  const { db, publisher, effects, encryptionKey, log } = deps;
+  return eachEventOf<TeamMemberJoined>(['team.member-joined'], async (event) => {
+    const d = event.data;
+    const stored = await findStoredById(db, workspacesProjection, d.subscriptionId);
+    const seen = stored?._pos.find((p) => p.topic === event.position.topic && p.partition === event.position.partition);
+    if (!seen || !offsetAtOrAbove(seen.offset, event.position.offset)) {
+      throw new TransientError(`the workspace ${d.subscriptionId} has not applied the join ${event.metadata.eventId} yet`);
+    }
+    const team = projectedFields<TeamRecord>(stored);
+    const member = team?.members.find((m) => m.membershipId === d.membershipId);
+    const record = await getKeyBySubscription(db, d.subscriptionId);
+    // Refused by the workspace (a second accept of one link), already removed, or no longer a team: no key.
+    if (!member || record?.tier !== 'team') return;
+    if (record.members?.some((m) => m.membershipId === d.membershipId)) return;
+    const effect = `issue-member-key:${d.membershipId}`;
+    const minted = mintKey(
+      {
+        tier: 'team',
+        customerId: record.customerId ?? '',
+        subscriptionId: d.subscriptionId,
+        email: member.email,
+        source: 'member',
+        memberUserId: member.userId,
+        membershipId: member.membershipId,
+      },
+      encryptionKey,
+      { causedBy: event.metadata, eventId: derivedEventId(`${event.metadata.eventId}:member-key`) },
+    ).event;
+    const claim = await effects.claim(effect, { event: minted });
+    if (claim.outcome === 'done') return;
+    let generated = claim.saved?.event;
+    if (!generated) {
+      generated = minted;
+      await effects.save(effect, { event: generated });
+    }
+    try {
+      const [position] = await publisher.publishOrdered([generated]);
+      // Applied at once, so /validate knows the key before the mailer (which waits for it) sends it.
+      await applyEvents(await projectionCollection(db, keysProjection.collection), keysProjection, [{ ...generated, position: position! }]);
+    } catch (err) {
+      await effects.release(effect);
+      throw err;
+    }
+    log.info({ subscriptionId: d.subscriptionId, membershipId: d.membershipId, takenOver: claim.attempts > 1 }, 'member key issued');
+    await effects.done(effect);
+  });
+}

@@ -1,0 +1,181 @@
+import type { Db } from 'mongodb';
+import { projectionCollection } from '../../events/collections.ts';
+import { findProjected, type Projection } from '../../events/projection.ts';
+import { TEAM_EVENT_TYPES, type MemberRole, type TeamEvent } from './events.ts';
+
+export interface Member {
+  membershipId: string;
+  userId: string;
+  email: string;
+  role: MemberRole;
+  joinedAt: Date;
+  via: 'invitation' | 'sso';
+}
+
+export interface Invitation {
+  invitationId: string;
+  email: string;
+  role: MemberRole;
+  tokenHash: string;
+  invitedBy: string;
+  invitedAt: Date;
+  expiresAt: Date;
+  status: 'pending' | 'accepted' | 'revoked';
+}
+
+export interface SsoSettings {
+  issuer: string;
+  clientId: string;
+  encryptedClientSecret: string;
+  domains: string[];
+  configuredBy: string;
+  configuredAt: Date;
+}
+
+/**
+ * The people side of a team subscription: its members, its invitations and its single sign-on.
+ * Who owns it and what it grants are the subscription's (the keys projection): workspace.ts joins them.
+ */
+export interface TeamRecord {
+  subscriptionId: string;
+  members: Member[];
+  invitations: Invitation[];
+  /** Memberships that ended: a join arriving again for one of them (a retried publish) is not a new member. */
+  ended: string[];
+  sso: SsoSettings | null;
+}
+
+/** Invitations no longer pending are kept this many at most (the newest), so the document stays small. */
+const SETTLED_INVITATIONS_KEPT = 50;
+const ENDED_MEMBERSHIPS_KEPT = 500;
+/** A workspace's members: every member is a key, an e-mail and a row here. */
+export const MAX_MEMBERS = 100;
+
+const empty = (subscriptionId: string): TeamRecord => ({ subscriptionId, members: [], invitations: [], ended: [], sso: null });
+
+function settle(invitations: Invitation[], invitationId: string | null, status: Invitation['status']): Invitation[] {
+  const next = invitations.map((i) => (i.invitationId === invitationId && i.status === 'pending' ? { ...i, status } : i));
+  const settled = next.filter((i) => i.status !== 'pending');
+  if (settled.length <= SETTLED_INVITATIONS_KEPT) return next;
+  const drop = new Set(settled.slice(0, settled.length - SETTLED_INVITATIONS_KEPT).map((i) => i.invitationId));
+  return next.filter((i) => !drop.has(i.invitationId));
+}
+
+export function evolveTeam(doc: TeamRecord | null, event: TeamEvent): TeamRecord {
+  const current = doc ?? empty(event.data.subscriptionId);
+  const at = event.metadata.occurredAt;
+  switch (event.type) {
+    case 'team.member-invited': {
+      const d = event.data;
+      if (current.invitations.some((i) => i.invitationId === d.invitationId)) return current;
+      // A new invitation to the same address replaces a pending one: one live link per person.
+      const invitations = current.invitations.map((i) =>
+        i.email === d.email && i.status === 'pending' ? { ...i, status: 'revoked' as const } : i,
+      );
+      const invitation: Invitation = {
+        invitationId: d.invitationId,
+        email: d.email,
+        role: d.role,
+        tokenHash: d.tokenHash,
+        invitedBy: d.invitedBy,
+        invitedAt: at,
+        expiresAt: d.expiresAt,
+        status: 'pending',
+      };
+      return { ...current, invitations: settle([...invitations, invitation], null, 'pending') };
+    }
+    case 'team.invitation-revoked':
+      return { ...current, invitations: settle(current.invitations, event.data.invitationId, 'revoked') };
+    case 'team.member-joined': {
+      const d = event.data;
+      // Two accepts of one link, or a user who is already in: the first join stands.
+      if (
+        current.ended.includes(d.membershipId) ||
+        current.members.some((m) => m.userId === d.userId || m.membershipId === d.membershipId)
+      ) {
+        return current;
+      }
+      // Only a pending invitation, before it expires, lets someone in (the route checks it too; this holds in a replay).
+      if (
+        d.invitationId !== null &&
+        !current.invitations.some((i) => i.invitationId === d.invitationId && i.status === 'pending' && at <= i.expiresAt)
+      ) {
+        return current;
+      }
+      if (current.members.length >= MAX_MEMBERS) return current;
+      const member: Member = { membershipId: d.membershipId, userId: d.userId, email: d.email, role: d.role, joinedAt: at, via: d.via };
+      return { ...current, members: [...current.members, member], invitations: settle(current.invitations, d.invitationId, 'accepted') };
+    }
+    case 'team.member-removed': {
+      const d = event.data;
+      if (!current.members.some((m) => m.membershipId === d.membershipId)) {
+        return current.ended.includes(d.membershipId)
+          ? current
+          : { ...current, ended: [...current.ended, d.membershipId].slice(-ENDED_MEMBERSHIPS_KEPT) };
+      }
+      return {
+        ...current,
+        members: current.members.filter((m) => m.membershipId !== d.membershipId),
+        ended: [...current.ended, d.membershipId].slice(-ENDED_MEMBERSHIPS_KEPT),
+      };
+    }
+    case 'team.member-role-changed': {
+      const d = event.data;
+      return { ...current, members: current.members.map((m) => (m.membershipId === d.membershipId ? { ...m, role: d.role } : m)) };
+    }
+    case 'team.sso-configured': {
+      const d = event.data;
+      return {
+        ...current,
+        sso: {
+          issuer: d.issuer,
+          clientId: d.clientId,
+          encryptedClientSecret: d.encryptedClientSecret,
+          domains: d.domains,
+          configuredBy: d.configuredBy,
+          configuredAt: at,
+        },
+      };
+    }
+    case 'team.sso-removed':
+      return { ...current, sso: null };
+    default: {
+      const unhandled: never = event;
+      throw new Error(`workspaces projection: unhandled event ${(unhandled as { type: string }).type}`);
+    }
+  }
+}
+
+type TeamDocument = TeamRecord & Record<string, unknown>;
+
+export const workspacesProjection: Projection<TeamDocument, TeamEvent> = {
+  name: 'workspaces',
+  collection: 'workspaces',
+  handles: TEAM_EVENT_TYPES,
+  documentId: (event) => event.data.subscriptionId,
+  evolve: (doc, event) => ({ ...evolveTeam(doc, event) }),
+  indexes: [{ key: { 'members.userId': 1 } }, { key: { 'invitations.tokenHash': 1 } }, { key: { 'sso.domains': 1 } }],
+};
+
+export async function findTeam(db: Db, subscriptionId: string): Promise<TeamRecord | null> {
+  return findProjected<TeamRecord>(await projectionCollection(db, workspacesProjection.collection), subscriptionId);
+}
+
+/** The workspaces this account is a member of (not those it owns: those are its subscriptions). */
+export async function teamsOfMember(db: Db, userId: string): Promise<TeamRecord[]> {
+  const collection = await projectionCollection(db, workspacesProjection.collection);
+  return (await collection
+    .find({ 'members.userId': userId, _deleted: { $ne: true } })
+    .limit(100)
+    .toArray()) as unknown as TeamRecord[];
+}
+
+export async function teamByInvitationToken(db: Db, tokenHash: string): Promise<TeamRecord | null> {
+  const collection = await projectionCollection(db, workspacesProjection.collection);
+  return (await collection.findOne({ 'invitations.tokenHash': tokenHash, _deleted: { $ne: true } })) as unknown as TeamRecord | null;
+}
+
+export async function teamByDomain(db: Db, domain: string): Promise<TeamRecord | null> {
+  const collection = await projectionCollection(db, workspacesProjection.collection);
+  return (await collection.findOne({ 'sso.domains': domain, _deleted: { $ne: true } })) as unknown as TeamRecord | null;
+}

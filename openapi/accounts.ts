@@ -72,6 +72,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Single sign-on: go to the team's OpenID Connect provider
+         * @description A browser route. Finds the team by the work e-mail's domain (or its subscriptionId), keeps the flow (PKCE verifier, state, nonce) in a sealed HttpOnly cookie on the callback's path for 10 minutes, and redirects to the provider. A refusal redirects to the console's /sso/complete?error=<code>.
+         */
+        get: operations["getAuthSsoStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Single sign-on: the provider's redirect back
+         * @description A browser route, the redirect URI a team registers at its provider. Checks the state against the flow cookie, redeems the code (PKCE verifier, nonce), wants the ID token's email with email_verified true and of one of the team's domains; signs the account in (made, and joined to the team as a member, when new) and records account.logged-in (method sso). Redirects to the console's /sso/complete with a one-time code, or with error=<code>.
+         */
+        get: operations["getAuthSsoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Single sign-on: the console's one-time code for a session token
+         * @description Called by the console from its server. A code works once, within 60 seconds of the sign-on.
+         */
+        post: operations["postAuthSsoExchange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/checkout": {
         parameters: {
             query?: never;
@@ -606,6 +666,153 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthSsoStart: {
+        parameters: {
+            query?: {
+                /** @description The work e-mail: its domain names the team. */
+                email?: string;
+                /** @description Or the team itself. */
+                subscriptionId?: string;
+                /** @description Where the browser lands signed in; only the console for now. */
+                return?: "console";
+            };
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the team's provider, with the flow cookie. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description To the console's /sso/complete?error=<code>: no team for the domain, a bad request, or the provider cannot be reached. */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthSsoCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                iss?: string;
+            };
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the console's /sso/complete?code=<one-time code> (60 s, once), or ?error=<code>. */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthSsoExchange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A token for the account that signed on. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account token (JWT, 7 days): Authorization: Bearer <token>. */
+                        token: string;
+                        user: {
+                            id: string;
+                            email: string;
+                            name: string;
+                            /** @enum {string} */
+                            tier: "free" | "pro" | "team";
+                        };
+                    };
+                };
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The code is unknown, expired or already used (INVALID_CODE). */
+            401: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -132,6 +132,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team workspaces this account owns or belongs to */
+        get: operations["getTeams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/team": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace: its owner, members, their keys’ last four, and (owner and admins) pending invitations */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/team/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone by e-mail (owner, or admin for members)
+         * @description E-mails a link with a token valid TEAM_INVITATION_TTL_SECONDS (default a week). Only an account with that e-mail can accept it. A new invitation to the same address replaces the pending one. At most 30 per workspace per hour.
+         */
+        post: operations["postTeamInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/team/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a pending invitation (owner or admin) */
+        delete: operations["deleteTeamInvitationsInvitationId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/team/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation with the token from its e-mail
+         * @description The caller’s account e-mail must be the invited one. The member’s own API key is then e-mailed to them.
+         */
+        post: operations["postTeamInvitationsAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/team/members/{userId}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Make a member an admin or a member (owner) */
+        put: operations["putTeamMembersUserIdRole"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/team/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member, or leave
+         * @description The member’s keys stop working within a second (every validator follows team.member-removed). Anyone may leave; admins remove members; only the owner removes an admin.
+         */
+        delete: operations["deleteTeamMembersUserId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/team/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's single sign-on (owner or admin), never its client secret */
+        get: operations["getTeamSso"];
+        /**
+         * Set the workspace's OpenID Connect provider (owner)
+         * @description The issuer must be https (http only where SSO_ALLOW_HTTP_ISSUERS is on) and is discovered before anything is recorded. The client secret is kept only encrypted. Records team.sso-configured (in the audit log).
+         */
+        put: operations["putTeamSso"];
+        post?: never;
+        /**
+         * Remove the workspace's single sign-on (owner)
+         * @description Records team.sso-removed (in the audit log); the accounts it made stay, with no usable password: they sign in again once single sign-on is configured again.
+         */
+        delete: operations["deleteTeamSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/generate": {
         parameters: {
             query?: never;
@@ -356,6 +509,8 @@ export interface operations {
                             unlimitedQueries: boolean;
                             prioritySupport: boolean;
                         };
+                        /** @description a team member's key only: the hash of the team key whose quota its uses count against (gates meter against it) */
+                        meteredAs?: string;
                     } | {
                         /** @constant */
                         valid: false;
@@ -920,6 +1075,879 @@ export interface operations {
                 };
             };
             /** @description No such subscription of this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTeams: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each workspace with the caller’s role. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the workspaces this account owns or is a member of */
+                        workspaces: {
+                            subscriptionId: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTeam: {
+        parameters: {
+            query: {
+                subscriptionId: string;
+            };
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptionId: string;
+                        /**
+                         * @description the caller's role
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "member";
+                        owner: {
+                            userId: string | null;
+                            email: string | null;
+                        };
+                        members: {
+                            userId: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "admin" | "member";
+                            /** @enum {string} */
+                            via: "invitation" | "sso";
+                            /** @description ISO 8601 */
+                            joinedAt: string;
+                            /** @description their own key, once minted and mailed to them */
+                            key: {
+                                last4: string;
+                                /** @description ISO 8601 */
+                                createdAt: string;
+                            } | null;
+                        }[];
+                        /** @description pending and unexpired; empty for a member (only the owner and admins see them) */
+                        invitations: {
+                            invitationId: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "admin" | "member";
+                            /** @description ISO 8601 */
+                            invitedAt: string;
+                            /** @description ISO 8601 */
+                            expiresAt: string;
+                        }[];
+                        limits: {
+                            members: number;
+                        };
+                    };
+                };
+            };
+            /** @description No subscriptionId. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller owns the subscription, but it is not on the team tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a workspace the caller owns or is a member of (whether or not it exists). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postTeamInvitations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subscriptionId: string;
+                    email: string;
+                    /**
+                     * @default member
+                     * @enum {string}
+                     */
+                    role?: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Invited; the e-mail is on its way. */
+            201: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitationId: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "admin" | "member";
+                        /** @description ISO 8601 */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A member, or an admin inviting an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a workspace the caller owns or is a member of (whether or not it exists). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already in the workspace, or the workspace is full. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many invitations this hour. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTeamInvitationsInvitationId: {
+        parameters: {
+            query: {
+                subscriptionId: string;
+            };
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description from POST /team/invitations or GET /team */
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn: its link no longer works. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A member. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such pending invitation, or not your workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postTeamInvitationsAccept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Joined (or already a member). */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptionId: string;
+                        /** @enum {string} */
+                        role: "admin" | "member";
+                        /** @description ISO 8601 */
+                        joinedAt: string;
+                    };
+                };
+            };
+            /** @description No token, or not a token this service makes. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invitation for this account has that token. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Used meanwhile, or the workspace is full. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired, used, withdrawn, or the workspace is no longer on the team tier. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putTeamMembersUserIdRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description the member's account id (GET /team) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subscriptionId: string;
+                    /** @enum {string} */
+                    role: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description The new role. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        /** @enum {string} */
+                        role: "admin" | "member";
+                    };
+                };
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not the owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such member, or not your workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTeamMembersUserId: {
+        parameters: {
+            query: {
+                subscriptionId: string;
+            };
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description the member's account id (GET /team) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed to remove that member. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such member, or not your workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTeamSso: {
+        parameters: {
+            query: {
+                subscriptionId: string;
+            };
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration (sso: null when none), and the redirect URI to register at the provider. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptionId: string;
+                        /** @description null: single sign-on is not configured. */
+                        sso: {
+                            issuer: string;
+                            clientId: string;
+                            domains: string[];
+                            configuredBy: string;
+                            /** @description ISO 8601. */
+                            configuredAt: string;
+                        } | null;
+                        /** @description The redirect URI to register for the client at the provider. */
+                        redirectUri: string;
+                    };
+                };
+            };
+            /** @description No subscriptionId. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A member, or the subscription is not on the team tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a workspace the caller owns or is a member of (whether or not it exists). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putTeamSso: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subscriptionId: string;
+                    issuer: string;
+                    clientId: string;
+                    clientSecret: string;
+                    domains: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Configured. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptionId: string;
+                        /** @description null: single sign-on is not configured. */
+                        sso: {
+                            issuer: string;
+                            clientId: string;
+                            domains: string[];
+                            configuredBy: string;
+                            /** @description ISO 8601. */
+                            configuredAt: string;
+                        } | null;
+                        /** @description The redirect URI to register for the client at the provider. */
+                        redirectUri: string;
+                    };
+                };
+            };
+            /** @description A bad body (issuer, clientId, clientSecret, 1 to 10 domains). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not the owner, or the subscription is not on the team tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a workspace the caller owns or is a member of (whether or not it exists). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A domain is configured by another team. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The issuer could not be discovered as an OpenID Connect provider (ISSUER_NOT_DISCOVERED). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTeamSso: {
+        parameters: {
+            query: {
+                subscriptionId: string;
+            };
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (sso: null). */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptionId: string;
+                        /** @description null: single sign-on is not configured. */
+                        sso: {
+                            issuer: string;
+                            clientId: string;
+                            domains: string[];
+                            configuredBy: string;
+                            /** @description ISO 8601. */
+                            configuredAt: string;
+                        } | null;
+                        /** @description The redirect URI to register for the client at the provider. */
+                        redirectUri: string;
+                    };
+                };
+            };
+            /** @description No subscriptionId. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not the owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a workspace the caller owns or is a member of (whether or not it exists). */
             404: {
                 headers: {
                     [name: string]: unknown;

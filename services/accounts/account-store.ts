@@ -28,6 +28,11 @@ export interface AccountRecord extends Document {
   passwordChangedAt?: Date;
   /** Failed publishes are counted in attempts; a claim still being published has none. */
   outbox?: { pending: boolean; attempts: number };
+  /**
+   * Made by a single sign-on through this team's provider (services/accounts/sso): its password hash is
+   * of a random secret nobody ever saw, and that team's provider may sign it in again.
+   */
+  sso?: { subscriptionId: string };
 }
 
 export type RegisterResult =
@@ -71,7 +76,10 @@ export class AccountStore {
     await this.outbox.ensureIndexes();
   }
 
-  async register(input: { email: string; name: string; passwordHash: string }, correlationId: string): Promise<RegisterResult> {
+  async register(
+    input: { email: string; name: string; passwordHash: string; sso?: { subscriptionId: string } },
+    correlationId: string,
+  ): Promise<RegisterResult> {
     const userId = randomUUID();
     const event: AccountRegistered = newEvent('account.registered', { userId, email: input.email, name: input.name }, { correlationId });
     const record: AccountRecord = {
@@ -81,6 +89,7 @@ export class AccountStore {
       name: input.name,
       passwordHash: input.passwordHash,
       createdAt: event.metadata.occurredAt,
+      ...(input.sso ? { sso: input.sso } : {}),
     };
     let result;
     try {

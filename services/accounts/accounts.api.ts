@@ -6,6 +6,14 @@ import type { ApiFace, ApiResponse } from '../platform/http/openapi.ts';
 import { errorAnswer } from '../platform/http/platform-answers.ts';
 import { VERSION } from '../platform/version.ts';
 import { loginInput, passwordChangeInput, signupInput } from './credentials-input.ts';
+import {
+  SSO_CALLBACK_PATH,
+  SSO_EXCHANGE_PATH,
+  SSO_START_PATH,
+  ssoCallbackQuery,
+  ssoExchangeInput,
+  ssoStartQuery,
+} from './sso/sso-input.ts';
 
 /** What the account routes answer (accounts.routes.ts types its answers with these), and the face's document. */
 
@@ -98,6 +106,45 @@ export const accountsApi: ApiFace = {
         409: error('The account changed meanwhile; retry.'),
         429: limited,
         503: busy,
+      },
+    },
+    {
+      method: 'get',
+      path: SSO_START_PATH,
+      summary: "Single sign-on: go to the team's OpenID Connect provider",
+      description:
+        "A browser route. Finds the team by the work e-mail's domain (or its subscriptionId), keeps the flow (PKCE verifier, state, nonce) in a sealed HttpOnly cookie on the callback's path for 10 minutes, and redirects to the provider. A refusal redirects to the console's /sso/complete?error=<code>.",
+      tags: ['accounts'],
+      query: ssoStartQuery,
+      responses: {
+        302: { description: "To the team's provider, with the flow cookie." },
+        303: {
+          description:
+            "To the console's /sso/complete?error=<code>: no team for the domain, a bad request, or the provider cannot be reached.",
+        },
+      },
+    },
+    {
+      method: 'get',
+      path: SSO_CALLBACK_PATH,
+      summary: "Single sign-on: the provider's redirect back",
+      description:
+        "A browser route, the redirect URI a team registers at its provider. Checks the state against the flow cookie, redeems the code (PKCE verifier, nonce), wants the ID token's email with email_verified true and of one of the team's domains; signs the account in (made, and joined to the team as a member, when new) and records account.logged-in (method sso). Redirects to the console's /sso/complete with a one-time code, or with error=<code>.",
+      tags: ['accounts'],
+      query: ssoCallbackQuery,
+      responses: { 303: { description: "To the console's /sso/complete?code=<one-time code> (60 s, once), or ?error=<code>." } },
+    },
+    {
+      method: 'post',
+      path: SSO_EXCHANGE_PATH,
+      summary: "Single sign-on: the console's one-time code for a session token",
+      description: 'Called by the console from its server. A code works once, within 60 seconds of the sign-on.',
+      tags: ['accounts'],
+      body: { schema: ssoExchangeInput },
+      responses: {
+        200: session('A token for the account that signed on.'),
+        400: error('A bad body.'),
+        401: error('The code is unknown, expired or already used (INVALID_CODE).'),
       },
     },
     {

@@ -16,6 +16,8 @@ import { mountAccountRoutes } from './accounts.routes.ts';
 import { SignupLimiter } from './signup-limiter.ts';
 import { authenticate } from './session.ts';
 import { usersProjection } from './users.projection.ts';
+import { OneTimeCodes } from './sso/one-time-codes.ts';
+import { mountSsoRoutes } from './sso/sso.routes.ts';
 
 /** The account service: HTTP face on ACCOUNTS_PORT, the users projection, the sign-up outbox relay. */
 export const accountsService: ServiceModule = {
@@ -36,6 +38,9 @@ export const accountsService: ServiceModule = {
       parts.add(every(HOUR_MS, () => logins.sweep(), log, 'the login records sweep'));
       const passwords = new Passwords(config.bcryptCost, config.passwordHashing);
       parts.onStop(() => passwords.close());
+      const codes = new OneTimeCodes(mongo.db);
+      await codes.ensureIndexes();
+      parts.add(every(HOUR_MS, () => codes.sweep(), log, 'the single sign-on codes sweep'));
       const server = await serveHttp(rt, log, {
         service: 'accounts',
         port: config.ports.accounts,
@@ -52,6 +57,19 @@ export const accountsService: ServiceModule = {
             }),
             signups: new SignupLimiter(config.signupLimits),
             logins,
+          });
+          // A team member's single sign-on through the team's OpenID Connect provider.
+          mountSsoRoutes(a, {
+            db: mongo.db,
+            store,
+            passwords,
+            publisher: rt.publisher,
+            logins,
+            codes,
+            tokens: { secret: config.secrets.jwtSecret, ...config.jwt },
+            encryptionKey: config.secrets.keyEncryptionKey,
+            callbackUrl: config.sso.callbackUrl,
+            consoleUrl: config.publicConsoleUrl,
           });
           // The way in: billing's checkout and pricing page, on the face where the account signs in.
           const checkout = {

@@ -20,7 +20,9 @@ export type AccountPasswordChanged = Event<'account.password-changed', AccountPa
 
 export interface AccountLoggedInData {
   userId: string;
-  method: 'password';
+  method: 'password' | 'sso';
+  /** sso: the team (subscription) whose provider the account signed in through; null for a password (schema v2). */
+  subscriptionId: string | null;
 }
 
 /** A session was issued: the audit log's "every login". Who and how, nothing of the credentials. */

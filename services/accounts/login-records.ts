@@ -34,8 +34,12 @@ export class LoginRecords {
     await this.#db.collection(LOGINS_COLLECTION).createIndex({ at: 1 });
   }
 
-  async record(userId: string, correlationId: string): Promise<void> {
-    const event: AccountLoggedIn = newEvent('account.logged-in', { userId, method: 'password' }, { correlationId });
+  /** A password log-in, or (with the team it came through) a single sign-on. */
+  async record(userId: string, correlationId: string, sso: { subscriptionId: string } | null = null): Promise<void> {
+    const data: AccountLoggedIn['data'] = sso
+      ? { userId, method: 'sso', subscriptionId: sso.subscriptionId }
+      : { userId, method: 'password', subscriptionId: null };
+    const event: AccountLoggedIn = newEvent('account.logged-in', data, { correlationId });
     await this.#outbox.claim({ _id: event.metadata.eventId, userId, at: event.metadata.occurredAt }, [event]);
   }
 

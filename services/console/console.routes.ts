@@ -6,7 +6,8 @@ import type { Logger } from '../platform/logger.ts';
 import { clientIp } from '../platform/http/client-ip.ts';
 import { openKey, sealKey } from './key-cookie.ts';
 import { accountPage } from './pages/account.page.ts';
-import { errorPage, loginPage, signupPage } from './pages/auth.page.ts';
+import { errorPage, goingOnPage, loginPage, signupPage } from './pages/auth.page.ts';
+import { ssoRefusal } from './sso-refusals.ts';
 import { ACTION_FAMILIES, auditPage } from './pages/audit.page.ts';
 import { collectionsPage, jobPage } from './pages/collections.page.ts';
 import { keysPage } from './pages/keys.page.ts';
@@ -37,6 +38,8 @@ export interface ConsoleDeps {
   api: Upstream;
   /** KEY_ROTATION_GRACE_SECONDS, for the rotate form's wording. */
   graceSeconds: number;
+  /** Where browsers reach the accounts service (ACCOUNTS_PUBLIC_URL): a single sign-on starts there. */
+  accountsPublicUrl: string;
   log: Logger;
   now?: () => Date;
 }
@@ -240,6 +243,62 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
       res.redirect(303, '/account');
     },
     true,
+  );
+
+  // Single sign-on: the form sends the browser on to the accounts service, which finds the team by the
+  // address's domain and sends it to the team's provider; the provider's answer comes back to
+  // /sso/complete with a one-time code that the console, from its server, turns into the session.
+  post(
+    '/login/sso',
+    async (req, res) => {
+      const email = field(req, 'ssoEmail').trim().toLowerCase();
+      if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email) || email.length > 254) {
+        const csrf = csrfToken(secret, preSession(req, res));
+        html(res, loginPage({ csrf, ssoEmail: email, notice: { kind: 'error', text: 'Enter your work e-mail address.' } }), 400);
+        return;
+      }
+      const to = `${deps.accountsPublicUrl}/auth/sso/start?${new URLSearchParams({ email, return: 'console' })}`;
+      html(
+        res,
+        goingOnPage({
+          title: "On to your team's sign-in",
+          text: "Your team's sign-in provider opens next.",
+          to,
+          linkText: "Continue to your team's sign-in",
+        }),
+      );
+    },
+    true,
+  );
+  app.get(
+    '/sso/complete',
+    pageRoute(async (req, res) => {
+      const error = typeof req.query.error === 'string' ? req.query.error : null;
+      const code = typeof req.query.code === 'string' ? req.query.code : null;
+      if (error !== null || code === null) {
+        const refusal = ssoRefusal(error ?? 'bad_request');
+        html(res, errorPage({ status: refusal.status, message: refusal.text }), refusal.status);
+        return;
+      }
+      const answer = await api.ssoExchange(who(req), code);
+      if (!answer.body) {
+        if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
+        html(res, errorPage({ status: 401, message: 'This sign-on has expired or was already used. Log in again.' }), 401);
+        return;
+      }
+      setSession(res, answer.body.token);
+      // A page, not a redirect: this answer ends a chain that began at the provider (another site), and a
+      // browser sends the SameSite=Strict session with the next request only once a console page asks it.
+      html(
+        res,
+        goingOnPage({
+          title: 'You are signed in',
+          text: `Welcome, ${answer.body.user.name}.`,
+          to: '/account',
+          linkText: 'Go to your account',
+        }),
+      );
+    }),
   );
 
   post('/logout', async (_req, res) => {

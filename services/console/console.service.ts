@@ -32,6 +32,7 @@ export const consoleService: ServiceModule = {
             secret,
             api: upstream(config.console),
             graceSeconds: config.keyRotationGraceSeconds,
+            accountsPublicUrl: config.sso.publicAccountsUrl,
             log,
           }),
       });

@@ -23,6 +23,7 @@ import { releaseInput, reserveInput } from './reserve.routes.ts';
 import { acceptInput, inviteInput, roleInput, scopeInput } from '../teams/team.routes.ts';
 import { invitationAnswer, joinedAnswer, roleAnswer, teamAnswer, teamsAnswer } from '../teams/team-answers.ts';
 import { revokeInput } from './revoke.routes.ts';
+import { SSO_CONFIG_OPERATIONS } from '../teams/sso-config.api.ts';
 import { validateInput } from './validate-answer.ts';
 
 /** The keys faces' documents: the public one, and the back office on ADMIN_PORT. */
@@ -291,8 +292,8 @@ export const keysApi = (options: { backOffice: boolean }): ApiFace => ({
   version: VERSION,
   errorSchema: errorAnswer,
   operations: options.backOffice
-    ? [...PUBLIC_OPERATIONS, AUDIT_OPERATION, ...TEAM_OPERATIONS, ...BACK_OFFICE_OPERATIONS]
-    : [...PUBLIC_OPERATIONS, AUDIT_OPERATION, ...TEAM_OPERATIONS],
+    ? [...PUBLIC_OPERATIONS, AUDIT_OPERATION, ...TEAM_OPERATIONS, ...SSO_CONFIG_OPERATIONS, ...BACK_OFFICE_OPERATIONS]
+    : [...PUBLIC_OPERATIONS, AUDIT_OPERATION, ...TEAM_OPERATIONS, ...SSO_CONFIG_OPERATIONS],
 });
 
 /** The back office on ADMIN_PORT (a private network). */

@@ -12,6 +12,7 @@ import { mountGenerateRoute } from './generate.routes.ts';
 import { issuerHandler } from './issuer.consumer.ts';
 import { memberKeysHandler } from './member-keys.consumer.ts';
 import { mountTeamRoutes } from '../teams/team.routes.ts';
+import { mountSsoConfigRoutes } from '../teams/sso-config.routes.ts';
 import { workspacesProjection } from '../teams/workspaces.projection.ts';
 import { KeyCache } from './key-cache.ts';
 import { findStoredKey, keysProjection } from './keys.projection.ts';
@@ -193,6 +194,12 @@ export const keysService: ServiceModule = {
             encryptionKey: config.secrets.keyEncryptionKey,
             invitationTtlSeconds: config.teamInvitationTtlSeconds,
             invitations,
+          });
+          mountSsoConfigRoutes(a, {
+            ...rotation,
+            encryptionKey: config.secrets.keyEncryptionKey,
+            allowHttpIssuers: config.sso.allowHttpIssuers,
+            redirectUri: config.sso.callbackUrl,
           });
           if (adminPort === undefined) mountBackOffice(a);
         },

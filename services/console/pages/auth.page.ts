@@ -17,7 +17,7 @@ ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: '
   );
 }
 
-export function loginPage(view: { csrf: string; email?: string; notice?: Frame['notice'] }): string {
+export function loginPage(view: { csrf: string; email?: string; ssoEmail?: string; notice?: Frame['notice'] }): string {
   return page(
     { title: 'Log in', path: '/login', ...(view.notice ? { notice: view.notice } : {}) },
     `<form method="post" action="/login" class="stack">
@@ -26,7 +26,23 @@ ${field({ name: 'email', label: 'E-mail', type: 'email', autocomplete: 'email', 
 ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true })}
 <button type="submit">Log in</button>
 </form>
+<section aria-labelledby="sso-heading">
+<h2 id="sso-heading">Your team signs in with its own provider?</h2>
+<form method="post" action="/login/sso" class="stack">
+${csrfField(view.csrf)}
+${field({ name: 'ssoEmail', label: 'Work address', type: 'email', autocomplete: 'email', required: true, hint: "The e-mail address your team's sign-in provider knows you by.", ...(view.ssoEmail ? { value: view.ssoEmail } : {}) })}
+<button type="submit">Log in with your team's SSO</button>
+</form>
+</section>
 <p>New here? <a href="/signup">Create an account</a>.</p>`,
+  );
+}
+
+/** On the way to the team's provider (the accounts service's /auth/sso/start) or, signed in, to the account page. */
+export function goingOnPage(view: { title: string; text: string; to: string; linkText: string }): string {
+  return page(
+    { title: view.title, path: '', goTo: view.to },
+    `<p>${h(view.text)}</p><p><a href="${h(view.to)}">${h(view.linkText)}</a></p>`,
   );
 }
 

@@ -14,6 +14,12 @@ export interface Frame {
   notice?: { kind: 'ok' | 'error'; text: string };
   /** Seconds after which the page reloads itself (an index job in progress); no script needed. */
   refreshSeconds?: number;
+  /**
+   * Go on to this address at once (a single sign-on's hand-over). A navigation the page starts, unlike
+   * a form's redirect, is not held to the CSP's form-action, and it is same-site, so the SameSite=Strict
+   * session cookie goes with it.
+   */
+  goTo?: string;
 }
 
 const SIGNED_IN_LINKS = [
@@ -46,7 +52,11 @@ export function page(frame: Frame, content: string): string {
   const notice = frame.notice
     ? `<p class="notice ${frame.notice.kind}" role="${frame.notice.kind === 'error' ? 'alert' : 'status'}">${h(frame.notice.text)}</p>`
     : '';
-  const refresh = frame.refreshSeconds ? `<meta http-equiv="refresh" content="${frame.refreshSeconds}">` : '';
+  const refresh = frame.goTo
+    ? `<meta http-equiv="refresh" content="0; url=${h(frame.goTo)}">`
+    : frame.refreshSeconds
+      ? `<meta http-equiv="refresh" content="${frame.refreshSeconds}">`
+      : '';
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -59,7 +59,7 @@ describe('audit log: entries and queries (unit)', () => {
   });
 
   it('is append-only: an entry once written is never changed by a later event', () => {
-    const login = event('account.logged-in', { userId: 'u-1', method: 'password' });
+    const login = event('account.logged-in', { userId: 'u-1', method: 'password', subscriptionId: null });
     const first = auditProjection.evolve(null, login);
     expect(first).to.deep.include({ action: 'account.logged-in', actor: 'account:u-1', userId: 'u-1' });
     const other = event('account.password-changed', { userId: 'u-1', tokenVersion: 3 });

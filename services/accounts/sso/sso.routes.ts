@@ -1,0 +1,184 @@
+import type { Express, Request, Response } from 'express';
+import type { Db } from 'mongodb';
+import * as oidc from 'openid-client';
+import type { EventPublisher } from '../../../events/publisher.ts';
+import { HttpError, badRequest } from '../../platform/http/errors.ts';
+import { noStore } from '../../platform/http/no-store.ts';
+import { keysEqualConstantTime } from '../../platform/secrets.ts';
+import { teamByDomain } from '../../teams/workspaces.projection.ts';
+import { tokenVersionOf, type AccountStore } from '../account-store.ts';
+import { normalizeEmail } from '../credentials-input.ts';
+import type { LoginRecords } from '../login-records.ts';
+import type { Passwords } from '../password.ts';
+import { issueToken, type TokenSettings } from '../tokens.ts';
+import { getUser } from '../users.projection.ts';
+import { domainOf } from './email-domain.ts';
+import { FLOW_COOKIE, FLOW_TTL_MS, flowCookieHeader, openFlow, sealFlow } from './flow-cookie.ts';
+import type { OneTimeCodes } from './one-time-codes.ts';
+import { SSO_CALLBACK_PATH, SSO_EXCHANGE_PATH, SSO_START_PATH, ssoCallbackQuery, ssoExchangeInput, ssoStartQuery } from './sso-input.ts';
+import { SsoRefusal, displayNameOf, memberAccount, providerOf, ssoWorkspace, verifiedEmail, type RefusalCode } from './sso-login.ts';
+
+export interface SsoRouteDeps {
+  db: Db;
+  store: AccountStore;
+  passwords: Pick<Passwords, 'hash'>;
+  publisher: Pick<EventPublisher, 'publishOrdered'>;
+  logins: Pick<LoginRecords, 'record'>;
+  codes: OneTimeCodes;
+  tokens: TokenSettings;
+  /** KEY_ENCRYPTION_KEY: opens the team's client secret. */
+  encryptionKey: Buffer;
+  /** The redirect URI registered at the providers (ACCOUNTS_PUBLIC_URL/auth/sso/callback). */
+  callbackUrl: string;
+  /** Where the browser goes back to: the console (CONSOLE_PUBLIC_URL). */
+  consoleUrl: string;
+}
+
+const STATUS: Record<RefusalCode, number> = {
+  bad_request: 400,
+  no_team: 404,
+  provider_unavailable: 502,
+  flow_expired: 400,
+  state_mismatch: 400,
+  provider_refused: 401,
+  email_missing: 403,
+  email_unverified: 403,
+  wrong_domain: 403,
+  account_exists: 409,
+  workspace_full: 409,
+  unavailable: 503,
+};
+/** The HTTP status a refusal's page answers with (the console's /sso/complete uses the same table). */
+export const refusalStatus = (code: string): number => STATUS[code as RefusalCode] ?? 400;
+
+/**
+ * A team member's OpenID Connect sign-on, on the accounts service (authorization code with PKCE S256,
+ * state and nonce, through openid-client):
+ *
+ * - `GET /auth/sso/start?email=` finds the team by the address's domain, seals the flow into a cookie
+ *   (flow-cookie.ts; nothing stays in this process) and sends the browser to the team's provider.
+ * - `GET /auth/sso/callback` (the provider's redirect) checks the state, redeems the code with the
+ *   verifier and the nonce, wants a verified e-mail of one of the team's domains, signs the account in
+ *   (made, and made a member, when new), records the log-in and hands the console a one-time code.
+ * - `POST /auth/sso/exchange` is the console's server turning that code into the session token; the
+ *   token is never in a URL.
+ *
+ * The browser routes answer every refusal by sending the browser to the console's /sso/complete with
+ * a code (`error=`), where the console shows its error page with the status and words for it; the
+ * refusal says what went wrong, never a secret nor what the provider wrote.
+ */
+export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
+  const toConsole = (res: Response, query: Record<string, string>) => {
+    res.redirect(303, `${deps.consoleUrl}/sso/complete?${new URLSearchParams(query)}`);
+  };
+  const refused = (req: Request, res: Response, err: unknown) => {
+    if (!(err instanceof SsoRefusal)) throw err;
+    req.log.info({ refusal: err.code }, 'single sign-on refused');
+    toConsole(res, { error: err.code });
+  };
+
+  app.get(SSO_START_PATH, noStore, async (req, res) => {
+    try {
+      const query = ssoStartQuery.safeParse(req.query);
+      if (!query.success) throw new SsoRefusal('bad_request', 'the sign-on request was malformed');
+      const { email, subscriptionId } = query.data;
+      let teamId = subscriptionId;
+      if (teamId === undefined) {
+        const domain = email === undefined ? null : domainOf(normalizeEmail(email));
+        if (domain === null) throw new SsoRefusal('bad_request', 'give your work e-mail address');
+        teamId = (await teamByDomain(deps.db, domain))?.subscriptionId;
+        if (teamId === undefined) throw new SsoRefusal('no_team', 'no team signs in with single sign-on for that e-mail domain');
+      }
+      const found = await ssoWorkspace(deps.db, teamId);
+      const provider = await providerOf(found, deps.encryptionKey);
+      const codeVerifier = oidc.randomPKCECodeVerifier();
+      const flow = {
+        subscriptionId: found.workspace.subscriptionId,
+        codeVerifier,
+        state: oidc.randomState(),
+        nonce: oidc.randomNonce(),
+        expiresAt: Date.now() + FLOW_TTL_MS,
+      };
+      const url = oidc.buildAuthorizationUrl(provider, {
+        redirect_uri: deps.callbackUrl,
+        scope: 'openid email profile',
+        code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge_method: 'S256',
+        state: flow.state,
+        nonce: flow.nonce,
+        ...(email ? { login_hint: normalizeEmail(email) } : {}),
+      });
+      res.append('Set-Cookie', flowCookieHeader(sealFlow(deps.tokens.secret, flow), FLOW_TTL_MS / 1000));
+      res.redirect(302, url.href);
+    } catch (err) {
+      refused(req, res, err);
+    }
+  });
+
+  app.get(SSO_CALLBACK_PATH, noStore, async (req, res) => {
+    // Whatever happens next, this flow is over: a second visit of this URL finds no cookie.
+    res.append('Set-Cookie', flowCookieHeader('', 0));
+    try {
+      const query = ssoCallbackQuery.safeParse(req.query);
+      if (!query.success) throw new SsoRefusal('bad_request', 'the provider’s answer was malformed');
+      const flow = openFlow(deps.tokens.secret, cookieOf(req, FLOW_COOKIE));
+      if (!flow) throw new SsoRefusal('flow_expired', 'this sign-on was not started here, or is over ten minutes old: start again');
+      // Checked here in constant time, before anything reaches the provider; openid-client checks it again.
+      if (!keysEqualConstantTime(query.data.state ?? '', flow.state))
+        throw new SsoRefusal('state_mismatch', 'this answer is not for the sign-on this browser started');
+      if (query.data.error !== undefined) throw new SsoRefusal('provider_refused', 'your team’s provider did not sign you in');
+      const found = await ssoWorkspace(deps.db, flow.subscriptionId);
+      const provider = await providerOf(found, deps.encryptionKey);
+      const current = new URL(deps.callbackUrl);
+      current.search = new URL(req.originalUrl, 'http://callback').search;
+      let claims: oidc.IDToken | undefined;
+      try {
+        const tokens = await oidc.authorizationCodeGrant(provider, current, {
+          pkceCodeVerifier: flow.codeVerifier,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        });
+        claims = tokens.claims();
+      } catch (err) {
+        req.log.warn({ reason: (err as { code?: string }).code ?? (err as Error).name }, 'single sign-on: the code grant failed');
+        throw new SsoRefusal('provider_refused', 'your team’s provider did not confirm this sign-in');
+      }
+      const email = verifiedEmail(claims, found.sso.domains);
+      const account = await memberAccount(deps, found, email, displayNameOf(claims, email), req.id);
+      // Recorded before the session exists, as a password log-in is: no session the audit log does not know.
+      await deps.logins.record(account.userId, req.id, { subscriptionId: found.workspace.subscriptionId });
+      toConsole(res, { code: await deps.codes.issue(account.userId) });
+    } catch (err) {
+      refused(req, res, err);
+    }
+  });
+
+  app.post(SSO_EXCHANGE_PATH, noStore, async (req, res) => {
+    const parsed = ssoExchangeInput.safeParse(req.body);
+    if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'code is required');
+    const userId = await deps.codes.redeem(parsed.data.code);
+    const account = userId === null ? null : await deps.store.findById(userId);
+    if (!account) throw new HttpError(401, 'INVALID_CODE', 'the sign-on code is unknown, expired or already used: sign on again');
+    const projected = await getUser(deps.db, account.userId);
+    const user = {
+      id: account.userId,
+      email: account.email,
+      name: account.name,
+      tier: projected?.tier ?? 'free',
+      tokenVersion: tokenVersionOf(account),
+    };
+    res.json({
+      token: issueToken(deps.tokens, user),
+      user: { id: user.id, email: user.email, name: user.name, tier: user.tier },
+    });
+  });
+}
+
+function cookieOf(req: Request, name: string): string | undefined {
+  for (const pair of (req.get('cookie') ?? '').split(';')) {
+    const at = pair.indexOf('=');
+    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();
+  }
+  return undefined;
+}

@@ -272,6 +272,41 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     },
     auth: authArb([...keyAuth(key('POST /keys/limits')), ...bearer(ctx.account.token)], wrongAuth),
   });
+  add('GET /audit', 'keys', { template: {}, auth: authArb([...keyAuth(key('GET /audit')), ...bearer(ctx.account.token)], wrongAuth) });
+
+  // the team workspace: the account owns ctx.rotatable's (a team subscription of its e-mail).
+  const team = jsonOf(fc.oneof({ arbitrary: fc.constant(ctx.rotatable), weight: 4 }, { arbitrary: word, weight: 1 }));
+  const teamQuery = fc.constantFrom(
+    `?subscriptionId=${ctx.rotatable}`,
+    '?subscriptionId=',
+    '?subscriptionId[$ne]=x',
+    '',
+    `?subscriptionId=${ctx.revocable}`,
+  );
+  const userPath = (suffix = '') =>
+    fc
+      .tuple(fc.oneof(fc.uuid(), word, fc.constantFrom('%00', '__proto__', 'x'.repeat(3000), '%ZZ')), teamQuery)
+      .map(([id, q]) => `/team/members/${encodeURI(id).replace(/%25/g, '%')}${suffix}${suffix ? '' : q}`);
+  add('GET /teams', 'keys', { template: {}, auth: jwtAuth });
+  add('GET /team', 'keys', { template: {}, auth: jwtAuth, path: teamQuery.map((q) => `/team${q}`) });
+  add('POST /team/invitations', 'keys', {
+    template: {
+      subscriptionId: team,
+      email: jsonOf(fc.oneof(email, fc.constant(ctx.account.email))),
+      role: jsonOf(fc.constantFrom('member', 'admin', 'owner', 'ADMIN', '')),
+    },
+    auth: jwtAuth,
+  });
+  add('POST /team/invitations/accept', 'keys', {
+    template: { token: jsonOf(fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), word)) },
+    auth: jwtAuth,
+  });
+  add('DELETE /team/members/:userId', 'keys', { template: {}, auth: jwtAuth, path: userPath() });
+  add('PUT /team/members/:userId/role', 'keys', {
+    template: { subscriptionId: team, role: jsonOf(fc.constantFrom('member', 'admin', 'owner')) },
+    auth: jwtAuth,
+    path: userPath('/role'),
+  });
 
   // webhooks: the real signature of the exact bytes often, so the body reaches the log and billing.
   const realWebhook = fc
@@ -426,6 +461,24 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     path: idPath('/api/glm/screenshots/'),
   });
   add('GET /api/glm/diffs/:id', 'rag', { template: {}, auth: keyAuthFor('GET /api/glm/diffs/:id'), path: idPath('/api/glm/diffs/') });
+  add('GET /api/glm/runs', 'rag', { template: {}, auth: keyAuthFor('GET /api/glm/runs') });
+  add('DELETE /api/rag/collections/:name', 'rag', {
+    template: {},
+    auth: keyAuthFor('DELETE /api/rag/collections/:name'),
+    path: idPath('/api/rag/collections/'),
+  });
+  add('POST /api/memory/notes', 'rag', {
+    template: {
+      text: str(fc.oneof(word, fc.string({ maxLength: 5000 }))),
+      tags: jsonOf(fc.array(fc.oneof(word, fc.constantFrom('billing', 'UPPER', '-x', 'x'.repeat(40))), { maxLength: 10 })),
+    },
+    auth: keyAuthFor('POST /api/memory/notes'),
+  });
+  add('GET /api/memory/notes', 'rag', { template: {}, auth: keyAuthFor('GET /api/memory/notes') });
+  add('POST /api/memory/search', 'rag', {
+    template: { query: str(fc.oneof(word, fc.string({ maxLength: 2500 }))), topK: jsonOf(fc.integer({ min: -2, max: 50 })) },
+    auth: keyAuthFor('POST /api/memory/search'),
+  });
   add('GET /api/glm/runs/:runId', 'rag', { template: {}, auth: keyAuthFor('GET /api/glm/runs/:runId'), path: idPath('/api/glm/runs/') });
   add('GET /api/glm/runs/:runId/report', 'rag', {
     template: {},

@@ -308,6 +308,12 @@ export async function startTarget(
 /** Endpoints that take a key of their own (their names), before the context exists. */
 export const KEYED_ENDPOINTS = [
   'POST /validate',
+  'GET /audit',
+  'GET /api/glm/runs',
+  'DELETE /api/rag/collections/:name',
+  'POST /api/memory/notes',
+  'GET /api/memory/notes',
+  'POST /api/memory/search',
   'GET /usage',
   'POST /reserve',
   'POST /release',

@@ -1,0 +1,358 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
+import { freePort } from '../../deploy/local/processes.ts';
+import type { StackEnv } from '../../deploy/local/stack.ts';
+import { projectionCollection } from '../../events/collections.ts';
+import { newEvent } from '../../events/envelope.ts';
+import { accountsService } from '../../services/accounts/accounts.service.ts';
+import type { SubscriptionCreated } from '../../services/billing/events.ts';
+import { CONSOLE_CSP } from '../../services/console/console.routes.ts';
+import { consoleService } from '../../services/console/console.service.ts';
+import { keysService } from '../../services/keys/keys.service.ts';
+import { mailerService } from '../../services/mailer/mailer.service.ts';
+import { workspacesProjection } from '../../services/teams/workspaces.projection.ts';
+import { launchChromiumForTests } from '../integration/vision/chromium-under-test.ts';
+import { useContractCheck } from '../support/contract-check.ts';
+import { eventually, testEnv, testLogger } from '../support/env.ts';
+import { keysMailedTo } from '../support/mailpit.ts';
+import { postJson } from '../support/http.ts';
+import { type LocalOidcProvider, startOidcProvider } from '../support/oidc-provider.ts';
+import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { WIDTHS, axeScan } from './console-pages.ts';
+
+interface Owner {
+  email: string;
+  userId: string;
+  token: string;
+  subscriptionId: string;
+  apiKey: string;
+}
+
+/**
+ * A team's OpenID Connect single sign-on end to end: the services on real Kafka, FerretDB and
+ * Mailpit, a real OpenID Connect provider (oidc-provider, in this process) and a real browser. The
+ * owner configures the provider for acme.test; a new person signs on from the console's log-in page,
+ * lands signed in, is a member with her own key by e-mail; an unverified address, an address of
+ * another domain, a forged or replayed state and a reused one-time code are each refused with nothing
+ * made; the team's audit log has the configuration and the sign-on.
+ */
+describe('team single sign-on with OpenID Connect (e2e)', function () {
+  this.timeout(120_000);
+  let stack: StackEnv;
+  let platform: RunningPlatform;
+  let provider: LocalOidcProvider;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let accounts: string;
+  let keys: string;
+  let consoleUrl: string;
+  let owner: Owner;
+  const domain = 'acme.test';
+  const ana = `ana-${randomUUID().slice(0, 6)}@${domain}`;
+  let anaCode = '';
+  let anaCallback = '';
+
+  before(async function () {
+    this.timeout(STACK_TIMEOUT_MS);
+    stack = await useStack();
+    if (!stack.MAILPIT_URL) this.skip();
+    const ports = { accounts: await freePort(), keys: await freePort(), console: await freePort() };
+    accounts = `http://127.0.0.1:${ports.accounts}`;
+    keys = `http://127.0.0.1:${ports.keys}`;
+    consoleUrl = `http://127.0.0.1:${ports.console}`;
+    provider = await startOidcProvider({ redirectUri: `${accounts}/auth/sso/callback` });
+    platform = await startServices(
+      [accountsService, keysService, mailerService, consoleService],
+      testEnv(stack, {
+        ACCOUNTS_PORT: String(ports.accounts),
+        KEYS_PORT: String(ports.keys),
+        CONSOLE_PORT: String(ports.console),
+        AUTH_URL: keys,
+        ACCOUNTS_PUBLIC_URL: accounts,
+        CONSOLE_PUBLIC_URL: consoleUrl,
+        SSO_ALLOW_HTTP_ISSUERS: 'true',
+        WEBHOOK_SECRET: 'ab'.repeat(32),
+        KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+        CONSOLE_SECRET: 'ef'.repeat(32),
+      }),
+      testLogger(),
+    );
+    owner = await teamOwner();
+    browser = await launchChromiumForTests();
+    context = await browser.newContext({ viewport: WIDTHS.desktop });
+    page = await context.newPage();
+  });
+
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
+    await platform?.stop();
+    await provider?.stop();
+  });
+
+  useContractCheck();
+
+  const call = async (method: string, url: string, headers: Record<string, string>, body?: unknown) => {
+    const res = await fetch(url, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, text, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  };
+  const asOwner = () => ({ authorization: `Bearer ${owner.token}` });
+  const account = (email: string) => platform.runtime.mongo.db.collection('accounts').findOne({ _id: email as never });
+  const workspace = async () =>
+    (await projectionCollection(platform.runtime.mongo.db, workspacesProjection.collection)).findOne({
+      _id: owner.subscriptionId as never,
+    });
+
+  async function teamOwner(): Promise<Owner> {
+    const email = `owner-${randomUUID().slice(0, 8)}@example.test`;
+    const password = `pw-${randomUUID()}`;
+    const signup = await postJson(`${accounts}/auth/signup`, { email, password, name: 'Team Owner' });
+    expect(signup.status, signup.text).to.equal(201);
+    const userId = (signup.body.user as { id: string }).id;
+    const subscriptionId = `sub-${randomUUID()}`;
+    const created: SubscriptionCreated = newEvent('subscription.created', {
+      subscriptionId,
+      customerId: `cus-${randomUUID().slice(0, 8)}`,
+      userId,
+      email,
+      name: null,
+      variantId: '1',
+      tier: 'team',
+      status: 'active',
+      renewsAt: null,
+      endsAt: null,
+      providerUpdatedAt: new Date(),
+      customerPortalUrl: null,
+      updatePaymentUrl: null,
+    });
+    await platform.runtime.publisher.publishOrdered([created]);
+    const apiKey = await eventually(`the team key mailed to ${email}`, async () => (await keysMailedTo(stack.MAILPIT_URL, email))[0]);
+    return { email, userId, token: signup.body.token as string, subscriptionId, apiKey };
+  }
+
+  /** From the console's log-in page to the provider's log-in form, as a person would. */
+  async function startAtConsole(workEmail: string): Promise<void> {
+    const res = await page.goto(`${consoleUrl}/login`);
+    expect(await res?.headerValue('content-security-policy')).to.equal(CONSOLE_CSP);
+    await page.getByLabel('Work address').fill(workEmail);
+    await page.getByRole('button', { name: "Log in with your team's SSO" }).click();
+    await page.waitForURL((url) => url.origin === provider.issuer);
+  }
+
+  /** The provider's development log-in (any password) and consent. */
+  async function signInAtProvider(login: string): Promise<void> {
+    await page.locator('input[name="login"]').fill(login);
+    await page.locator('input[name="password"]').fill('any password');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+  }
+
+  /** Where a refused sign-on lands: the console's error page, with the refusal's status. */
+  async function refusedWith(action: () => Promise<unknown>, status: number, words: RegExp): Promise<void> {
+    const [landed] = await Promise.all([page.waitForResponse((r) => r.url().startsWith(`${consoleUrl}/sso/complete`)), action()]);
+    expect(landed.status(), await landed.text()).to.equal(status);
+    await page.waitForURL((url) => url.pathname === '/sso/complete');
+    expect(await page.locator('main').textContent()).to.match(words);
+    expect((await context.cookies()).some((c) => c.name === 'svc_session')).to.equal(false);
+  }
+
+  it('lets the owner configure SSO for acme.test: the issuer discovered first, the secret never answered nor stored in clear', async () => {
+    const body = {
+      subscriptionId: owner.subscriptionId,
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: provider.clientSecret,
+      domains: ['ACME.test'],
+    };
+    // An issuer that does not answer as an OpenID Connect provider is refused, and nothing is recorded.
+    const dead = await call('PUT', `${keys}/team/sso`, asOwner(), { ...body, issuer: `http://127.0.0.1:${await freePort()}` });
+    expect(dead.status, dead.text).to.equal(422);
+    expect(dead.body.code).to.equal('ISSUER_NOT_DISCOVERED');
+    expect(dead.text).not.to.include(provider.clientSecret);
+    expect((await workspace())?.sso ?? null).to.equal(null);
+
+    const put = await call('PUT', `${keys}/team/sso`, asOwner(), body);
+    expect(put.status, put.text).to.equal(200);
+    expect(put.body.sso).to.deep.include({
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      domains: [domain],
+      configuredBy: owner.userId,
+    });
+    expect(put.body.redirectUri).to.equal(`${accounts}/auth/sso/callback`);
+    const read = await call('GET', `${keys}/team/sso?subscriptionId=${owner.subscriptionId}`, asOwner());
+    expect(read.status).to.equal(200);
+    expect(read.body.sso).to.deep.equal(put.body.sso);
+    for (const text of [put.text, read.text, JSON.stringify(await workspace())]) expect(text).not.to.include(provider.clientSecret);
+    expect((await workspace())?.sso?.encryptedClientSecret).to.be.a('string');
+
+    // Nobody else's: a stranger is told there is no such workspace.
+    const stranger = await postJson(`${accounts}/auth/signup`, {
+      email: `x-${randomUUID().slice(0, 6)}@example.test`,
+      password: `pw-${randomUUID()}`,
+      name: 'X',
+    });
+    const theirs = await call('PUT', `${keys}/team/sso`, { authorization: `Bearer ${stranger.body.token as string}` }, body);
+    expect(theirs.status).to.equal(404);
+  });
+
+  it('signs a new person on from the console: signed in, her account made, a member of the team, her key by e-mail', async () => {
+    page.on('request', (r) => {
+      if (r.url().startsWith(`${accounts}/auth/sso/callback`)) anaCallback = r.url();
+      const m = /\/sso\/complete\?code=([\w-]+)/.exec(r.url());
+      if (m) anaCode = m[1]!;
+    });
+    expect(await account(ana)).to.equal(null);
+    await startAtConsole(ana);
+    // The flow is in a sealed cookie on the callback's path only.
+    const flow = (await context.cookies()).find((c) => c.name === 'svc_sso_flow');
+    expect(flow).to.include({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/auth/sso/callback' });
+    await signInAtProvider(ana);
+    await page.waitForURL(`${consoleUrl}/account`);
+    expect(await page.locator('main').textContent()).to.include(ana);
+    const session = (await context.cookies()).find((c) => c.name === 'svc_session');
+    expect(session).to.include({ httpOnly: true, secure: true, sameSite: 'Strict' });
+    expect(anaCode).not.to.equal('');
+    expect(anaCallback).to.match(/[?&]state=/);
+
+    const made = await account(ana);
+    expect(made?.sso).to.deep.equal({ subscriptionId: owner.subscriptionId });
+    // No usable password: the sign-up's hash is of a secret nobody saw.
+    const guess = await postJson(`${accounts}/auth/login`, { email: ana, password: 'any password' });
+    expect(guess.status).to.equal(401);
+    const team = await call('GET', `${keys}/team?subscriptionId=${owner.subscriptionId}`, asOwner());
+    expect(team.status, team.text).to.equal(200);
+    const members = team.body.members as { email: string; role: string; via: string }[];
+    expect(members.find((m) => m.email === ana)).to.include({ role: 'member', via: 'sso' });
+    const memberKey = await eventually(`the member key mailed to ${ana}`, async () => (await keysMailedTo(stack.MAILPIT_URL, ana))[0]);
+    expect(memberKey).to.match(/^svc_[A-Za-z0-9]{33}$/);
+
+    // Signing on again finds the same account and the same membership.
+    await context.clearCookies();
+    await startAtConsole(ana);
+    await signInAtProvider(ana);
+    await page.waitForURL(`${consoleUrl}/account`);
+    const again = await call('GET', `${keys}/team?subscriptionId=${owner.subscriptionId}`, asOwner());
+    expect((again.body.members as { email: string }[]).filter((m) => m.email === ana)).to.have.length(1);
+  });
+
+  it('refuses a one-time code used once already, and a replayed callback', async () => {
+    const reused = await call('POST', `${accounts}/auth/sso/exchange`, {}, { code: anaCode });
+    expect(reused.status).to.equal(401);
+    expect(reused.body.code).to.equal('INVALID_CODE');
+    await context.clearCookies();
+    const page2 = await page.goto(`${consoleUrl}/sso/complete?code=${anaCode}`);
+    expect(page2?.status()).to.equal(401);
+    expect((await context.cookies()).some((c) => c.name === 'svc_session')).to.equal(false);
+    // The provider's answer again: its flow cookie is gone, so it finishes nothing.
+    await refusedWith(() => page.goto(anaCallback), 400, /not started in this browser/);
+  });
+
+  it('refuses a forged state, even with a good code from the provider: nothing is made', async () => {
+    await context.clearCookies();
+    const mallory = `mallory-${randomUUID().slice(0, 6)}@${domain}`;
+    await startAtConsole(mallory);
+    // The provider's real answer (a good code), its state swapped on the way back. A redirect is not
+    // routed by the browser, so the consent form's answer is followed here up to the provider's
+    // redirect to the callback, whose state is then replaced.
+    const consent = `${provider.issuer}/interaction/*`;
+    let forged = '';
+    await page.route(consent, async (route) => {
+      if (route.request().method() !== 'POST' || !route.request().postData()?.includes('prompt=consent')) return route.continue();
+      let location = (await route.fetch({ maxRedirects: 0 })).headers().location ?? '';
+      while (location && !location.startsWith(`${accounts}/auth/sso/callback`)) {
+        location = (await context.request.get(new URL(location, provider.issuer).href, { maxRedirects: 0 })).headers().location ?? '';
+      }
+      const url = new URL(location);
+      expect(url.searchParams.get('code')).to.be.a('string');
+      url.searchParams.set('state', 'forged-state');
+      forged = url.href;
+      return route.fulfill({ status: 303, headers: { location: forged } });
+    });
+    await refusedWith(() => signInAtProvider(mallory), 400, /not for the sign-on this browser started/);
+    await page.unroute(consent);
+    expect(forged).to.match(/[?&]code=[^&]+/);
+    expect(await account(mallory)).to.equal(null);
+    // A made-up answer with no flow behind it at all.
+    await refusedWith(
+      () => page.goto(`${accounts}/auth/sso/callback?code=forged-code&state=forged-state&iss=${encodeURIComponent(provider.issuer)}`),
+      400,
+      /not started in this browser/,
+    );
+  });
+
+  it('refuses an address the provider has not verified, and one of another domain: no account, no member', async () => {
+    const ben = `ben-${randomUUID().slice(0, 6)}@${domain}`;
+    provider.unverified(ben);
+    await context.clearCookies();
+    await startAtConsole(ben);
+    await refusedWith(() => signInAtProvider(ben), 403, /has not verified your e-mail address/);
+    expect(await account(ben)).to.equal(null);
+
+    const eve = `eve-${randomUUID().slice(0, 6)}@other.test`;
+    await context.clearCookies();
+    await startAtConsole(`eve@${domain}`);
+    await refusedWith(() => signInAtProvider(eve), 403, /not of one of your team's domains/);
+    expect(await account(eve)).to.equal(null);
+    const members = ((await workspace())?.members ?? []) as { email: string }[];
+    expect(members.map((m) => m.email)).to.deep.equal([ana]);
+  });
+
+  it('refuses a domain another team configured (409), and a code nobody issued (401)', async () => {
+    const other = await teamOwner();
+    const taken = await call(
+      'PUT',
+      `${keys}/team/sso`,
+      { authorization: `Bearer ${other.token}` },
+      {
+        subscriptionId: other.subscriptionId,
+        issuer: provider.issuer,
+        clientId: provider.clientId,
+        clientSecret: provider.clientSecret,
+        domains: [domain],
+      },
+    );
+    expect(taken.status, taken.text).to.equal(409);
+    expect(taken.body.error).to.equal(`${domain} is already configured for single sign-on by another team`);
+    // A code nobody issued opens nothing either.
+    const signedOn = await call('POST', `${accounts}/auth/sso/exchange`, {}, { code: 'not-a-code' });
+    expect(signedOn.status).to.equal(401);
+  });
+
+  it("shows the configuration and the sign-on in the team's audit log", async () => {
+    const entries = await eventually('the audit entries', async () => {
+      const res = await call('GET', `${keys}/audit`, { 'x-api-key': owner.apiKey });
+      const list = (res.body.entries ?? []) as { action: string; userId: string | null; details: Record<string, unknown> }[];
+      const configured = list.find((e) => e.action === 'team.sso-configured');
+      const signedOn = list.find((e) => e.action === 'account.logged-in' && e.details.method === 'sso');
+      return configured && signedOn ? { configured, signedOn, text: JSON.stringify(list) } : undefined;
+    });
+    expect(entries.configured.details).to.include({ issuer: provider.issuer });
+    expect(entries.text).not.to.include(provider.clientSecret);
+  });
+
+  it('keeps the log-in page and the refusal page accessible (axe: nothing above minor), the SSO form reachable by keyboard', async () => {
+    await context.clearCookies();
+    for (const path of ['/login', '/sso/complete?error=wrong_domain']) {
+      await page.goto(`${consoleUrl}${path}`);
+      const above = (await axeScan(page)).filter((v) => v.impact !== 'minor');
+      expect(above, `${path}: ${JSON.stringify(above)}`).to.deep.equal([]);
+    }
+    await page.goto(`${consoleUrl}/login`);
+    let reached = false;
+    for (let i = 0; i < 20 && !reached; i += 1) {
+      await page.keyboard.press('Tab');
+      reached = (await page.evaluate('document.activeElement && document.activeElement.getAttribute("name")')) === 'ssoEmail';
+    }
+    expect(reached).to.equal(true);
+  });
+});

@@ -54,6 +54,7 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
   const ana = `ana-${randomUUID().slice(0, 6)}@${domain}`;
   let anaCode = '';
   let anaCallback = '';
+  let anaToken = '';
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
@@ -221,6 +222,7 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(await page.locator('main').textContent()).to.include(ana);
     const session = (await context.cookies()).find((c) => c.name === 'svc_session');
     expect(session).to.include({ httpOnly: true, secure: true, sameSite: 'Strict' });
+    anaToken = session!.value;
     expect(anaCode).not.to.equal('');
     expect(anaCallback).to.match(/[?&]state=/);
 
@@ -307,6 +309,17 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(members.map((m) => m.email)).to.deep.equal([ana]);
   });
 
+  it('refuses an existing account that is not in the team (it could predate the team’s claim on the domain): no membership', async () => {
+    const carl = `carl-${randomUUID().slice(0, 6)}@${domain}`;
+    const signup = await postJson(`${accounts}/auth/signup`, { email: carl, password: `pw-${randomUUID()}`, name: 'Carl' });
+    expect(signup.status).to.equal(201);
+    await context.clearCookies();
+    await startAtConsole(carl);
+    await refusedWith(() => signInAtProvider(carl), 409, /exists and is not in this team yet/);
+    const members = ((await workspace())?.members ?? []) as { email: string }[];
+    expect(members.map((m) => m.email)).not.to.include(carl);
+  });
+
   it('refuses a domain another team configured (409), and a code nobody issued (401)', async () => {
     const other = await teamOwner();
     const taken = await call(
@@ -338,6 +351,33 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     });
     expect(entries.configured.details).to.include({ issuer: provider.issuer });
     expect(entries.text).not.to.include(provider.clientSecret);
+  });
+
+  it('lets only the owner change SSO, and the owner and admins read it: a member is refused (403)', async () => {
+    const asAna = { authorization: `Bearer ${anaToken}` };
+    const read = await call('GET', `${keys}/team/sso?subscriptionId=${owner.subscriptionId}`, asAna);
+    expect(read.status, read.text).to.equal(403);
+    const change = await call('DELETE', `${keys}/team/sso?subscriptionId=${owner.subscriptionId}`, asAna);
+    expect(change.status).to.equal(403);
+    expect((await workspace())?.sso?.domains).to.deep.equal([domain]);
+  });
+
+  it('removes SSO: recorded in the audit log, and the domain no longer signs on', async () => {
+    const removed = await call('DELETE', `${keys}/team/sso?subscriptionId=${owner.subscriptionId}`, asOwner());
+    expect(removed.status, removed.text).to.equal(200);
+    expect(removed.body.sso).to.equal(null);
+    await eventually('team.sso-removed in the audit log', async () => {
+      const res = await call('GET', `${keys}/audit`, { 'x-api-key': owner.apiKey });
+      return ((res.body.entries ?? []) as { action: string }[]).find((e) => e.action === 'team.sso-removed');
+    });
+    await context.clearCookies();
+    await page.goto(`${consoleUrl}/login`);
+    await page.getByLabel('Work address').fill(ana);
+    await refusedWith(
+      () => page.getByRole('button', { name: "Log in with your team's SSO" }).click(),
+      404,
+      /No team signs in with single sign-on/,
+    );
   });
 
   it('keeps the log-in page and the refusal page accessible (axe: nothing above minor), the SSO form reachable by keyboard', async () => {

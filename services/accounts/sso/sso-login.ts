@@ -86,7 +86,9 @@ export function verifiedEmail(claims: oidc.IDToken | undefined, domains: readonl
 export function displayNameOf(claims: oidc.IDToken | undefined, email: string): string {
   const given = typeof claims?.name === 'string' ? cleanName(claims.name) : '';
   if (given.length > 0 && given.length <= NAME_MAX_LENGTH && !containsLink(given)) return given;
-  return email.slice(0, email.lastIndexOf('@')).slice(0, NAME_MAX_LENGTH) || 'Team member';
+  // Dots become spaces: a name that reads as a domain would be a link in the welcome e-mail.
+  const local = cleanName(email.slice(0, email.lastIndexOf('@')).replace(/[._+]+/g, ' ')).slice(0, NAME_MAX_LENGTH);
+  return local.length > 0 && !containsLink(local) ? local : 'Team member';
 }
 
 export interface MemberDeps {

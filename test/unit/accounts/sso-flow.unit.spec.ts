@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { domainOf, emailInDomains } from '../../../services/accounts/sso/email-domain.ts';
+import { SsoRefusal, displayNameOf, verifiedEmail } from '../../../services/accounts/sso/sso-login.ts';
+import { ssoRefusal } from '../../../services/console/sso-refusals.ts';
 import { FLOW_COOKIE, flowCookieHeader, openFlow, sealFlow, type SsoFlow } from '../../../services/accounts/sso/flow-cookie.ts';
 
 const SECRET = 'a-jwt-secret-of-at-least-32-bytes-0123456789';
@@ -48,5 +50,46 @@ describe('single sign-on: e-mail domains (unit)', () => {
     expect(emailInDomains('ana@acme.test.evil.test', domains)).to.equal(false);
     expect(emailInDomains('ana@notacme.test', domains)).to.equal(false);
     expect(emailInDomains('acme.test', domains)).to.equal(false);
+  });
+});
+
+describe('single sign-on: what the ID token must vouch for (unit)', () => {
+  const token = (claims: Record<string, unknown>) => ({ iss: 'https://idp', sub: 's', aud: 'c', iat: 1, exp: 2, ...claims });
+  const code = (f: () => unknown): string | null => {
+    try {
+      f();
+      return null;
+    } catch (err) {
+      return err instanceof SsoRefusal ? err.code : 'not a refusal';
+    }
+  };
+
+  it('takes a verified address of a team domain, normalised', () => {
+    expect(verifiedEmail(token({ email: ' Ana@ACME.test ', email_verified: true }), ['acme.test'])).to.equal('ana@acme.test');
+  });
+
+  it('refuses a missing address, one not verified (only a literal true counts), and one of another domain', () => {
+    expect(code(() => verifiedEmail(token({ email_verified: true }), ['acme.test']))).to.equal('email_missing');
+    expect(code(() => verifiedEmail(undefined, ['acme.test']))).to.equal('email_missing');
+    for (const verified of [false, 'true', 1, undefined])
+      expect(
+        code(() => verifiedEmail(token({ email: 'ana@acme.test', email_verified: verified }), ['acme.test'])),
+        String(verified),
+      ).to.equal('email_unverified');
+    expect(code(() => verifiedEmail(token({ email: 'ana@eu.acme.test', email_verified: true }), ['acme.test']))).to.equal('wrong_domain');
+  });
+
+  it('names the account from the token when a sign-up would take the name, else from the address', () => {
+    expect(displayNameOf(token({ name: '  Ana  Lima ' }), 'ana@acme.test')).to.equal('Ana Lima');
+    expect(displayNameOf(token({ name: 'visit evil.example' }), 'ana@acme.test')).to.equal('ana');
+    expect(displayNameOf(token({}), 'ana.lima@acme.test')).to.equal('ana lima');
+    expect(displayNameOf(token({ name: 42 }), '+@acme.test')).to.equal('Team member');
+  });
+
+  it('gives the console a page for every refusal, with its status, and never words from the URL', () => {
+    expect(ssoRefusal('email_unverified')).to.deep.include({ status: 403 });
+    expect(ssoRefusal('state_mismatch').status).to.equal(400);
+    expect(ssoRefusal('<script>alert(1)</script>').text).not.to.include('script');
+    expect(ssoRefusal('constructor').status).to.equal(400);
   });
 });

@@ -145,7 +145,7 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     const res = await page.goto(`${consoleUrl}/login`);
     expect(await res?.headerValue('content-security-policy')).to.equal(CONSOLE_CSP);
     await page.getByLabel('Work address').fill(workEmail);
-    await page.getByRole('button', { name: "Log in with your team's SSO" }).click();
+    await page.getByRole('button', { name: 'Continue with SSO' }).click();
     await page.waitForURL((url) => url.origin === provider.issuer);
   }
 
@@ -374,7 +374,7 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     await page.goto(`${consoleUrl}/login`);
     await page.getByLabel('Work address').fill(ana);
     await refusedWith(
-      () => page.getByRole('button', { name: "Log in with your team's SSO" }).click(),
+      () => page.getByRole('button', { name: 'Continue with SSO' }).click(),
       404,
       /No team signs in with single sign-on/,
     );

@@ -27,11 +27,11 @@ ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: '
 <button type="submit">Log in</button>
 </form>
 <section aria-labelledby="sso-heading">
-<h2 id="sso-heading">Your team signs in with its own provider?</h2>
+<h2 id="sso-heading">Log in with your team's SSO</h2>
 <form method="post" action="/login/sso" class="stack">
 ${csrfField(view.csrf)}
 ${field({ name: 'ssoEmail', label: 'Work address', type: 'email', autocomplete: 'email', required: true, hint: "The e-mail address your team's sign-in provider knows you by.", ...(view.ssoEmail ? { value: view.ssoEmail } : {}) })}
-<button type="submit">Log in with your team's SSO</button>
+<button type="submit">Continue with SSO</button>
 </form>
 </section>
 <p>New here? <a href="/signup">Create an account</a>.</p>`,

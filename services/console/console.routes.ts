@@ -16,6 +16,7 @@ import { pricingPage } from './pages/pricing.page.ts';
 import { reportsPage } from './pages/reports.page.ts';
 import { runPage, runsPage } from './pages/runs.page.ts';
 import { usagePage } from './pages/usage.page.ts';
+import { safeNext } from './safe-next.ts';
 import {
   KEY_COOKIE,
   PRE_SESSION_COOKIE,
@@ -27,6 +28,7 @@ import {
   newPreSession,
   readCookies,
 } from './session.ts';
+import { mountTeamPages } from './team-pages.routes.ts';
 import { isRunId, type Credentials, type Upstream } from './upstream.ts';
 
 /** What every console page answers with: nothing from elsewhere, no inline code, no framing. */
@@ -197,26 +199,26 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   app.get(
     '/signup',
     pageRoute(async (req, res) => {
-      html(res, signupPage({ csrf: csrfToken(secret, preSession(req, res)) }));
+      const next = safeNext(req.query.next);
+      html(res, signupPage({ csrf: csrfToken(secret, preSession(req, res)), ...(next ? { next } : {}) }));
     }),
   );
   post(
     '/signup',
     async (req, res) => {
       const input = { name: field(req, 'name'), email: field(req, 'email'), password: field(req, 'password') };
+      // Where the form came from wants the customer back (an invitation's page): a console path only.
+      const next = safeNext(field(req, 'next'));
       const answer = await api.signup(who(req), input);
       if (!answer.body) {
         if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
         const csrf = csrfToken(secret, preSession(req, res));
-        html(
-          res,
-          signupPage({ csrf, email: input.email, name: input.name, notice: { kind: 'error', text: answer.error ?? 'sign-up failed' } }),
-          answer.status,
-        );
+        const notice = { kind: 'error' as const, text: answer.error ?? 'sign-up failed' };
+        html(res, signupPage({ csrf, email: input.email, name: input.name, notice, ...(next ? { next } : {}) }), answer.status);
         return;
       }
       setSession(res, answer.body.token);
-      res.redirect(303, '/pricing?welcome=1');
+      res.redirect(303, next ?? '/pricing?welcome=1');
     },
     true,
   );
@@ -225,22 +227,25 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     '/login',
     pageRoute(async (req, res) => {
       const notice: Frame['notice'] | undefined = req.query.out === '1' ? { kind: 'ok', text: 'You are logged out.' } : undefined;
-      html(res, loginPage({ csrf: csrfToken(secret, preSession(req, res)), ...(notice ? { notice } : {}) }));
+      const next = safeNext(req.query.next);
+      html(res, loginPage({ csrf: csrfToken(secret, preSession(req, res)), ...(notice ? { notice } : {}), ...(next ? { next } : {}) }));
     }),
   );
   post(
     '/login',
     async (req, res) => {
       const input = { email: field(req, 'email'), password: field(req, 'password') };
+      const next = safeNext(field(req, 'next'));
       const answer = await api.login(who(req), input);
       if (!answer.body) {
         if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
         const csrf = csrfToken(secret, preSession(req, res));
-        html(res, loginPage({ csrf, email: input.email, notice: { kind: 'error', text: answer.error ?? 'log-in failed' } }), answer.status);
+        const notice = { kind: 'error' as const, text: answer.error ?? 'log-in failed' };
+        html(res, loginPage({ csrf, email: input.email, notice, ...(next ? { next } : {}) }), answer.status);
         return;
       }
       setSession(res, answer.body.token);
-      res.redirect(303, '/account');
+      res.redirect(303, next ?? '/account');
     },
     true,
   );
@@ -730,6 +735,20 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
       html(res, report.html);
     }),
   );
+
+  // --- team workspace (team-pages.routes.ts) ---
+
+  mountTeamPages(app, {
+    secret,
+    api,
+    html,
+    pageRoute,
+    post,
+    preSession,
+    fail: (status, error) => {
+      throw new UpstreamFailure(status, error);
+    },
+  });
 
   // Last: an HTML 404 for the rest (the platform's JSON 404 is for API callers).
   app.use((req, res) => {

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { AuditAnswer } from '../audit/audit-answer.ts';
 import type { runsAnswer } from '../vision/review-schemas.ts';
 import type { RotateAnswer, UsageAnswer } from '../keys/keys-answers.ts';
+import type { TeamAnswer, TeamsAnswer } from '../teams/team-answers.ts';
 import type { RunAnswer } from '../vision/app/run-review.ts';
 
 /**
@@ -19,6 +20,8 @@ export interface Answer<T> {
   body: T | undefined;
   /** The service's own message on a 4xx/5xx (services never put secrets in them). */
   error: string | undefined;
+  /** The service's error code on a 4xx/5xx (`{error, code}`), e.g. EXPIRED. */
+  code?: string | undefined;
   retryAfter: string | null;
 }
 
@@ -41,7 +44,7 @@ const TIMEOUT_MS = 10_000;
 
 async function call<T>(
   url: string,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   who: Credentials,
   body?: unknown,
   bearerKey = false,
@@ -68,10 +71,12 @@ async function call<T>(
   }
   const ok = res.status >= 200 && res.status < 300;
   const message = (parsed as { error?: unknown } | undefined)?.error;
+  const code = (parsed as { code?: unknown } | undefined)?.code;
   return {
     status: res.status,
     body: ok ? (parsed as T) : undefined,
     error: ok ? undefined : typeof message === 'string' ? message : `the service answered ${res.status}`,
+    code: !ok && typeof code === 'string' ? code : undefined,
     retryAfter: res.headers.get('retry-after'),
   };
 }
@@ -145,6 +150,26 @@ export function upstream(urls: UpstreamUrls) {
     audit: (who: Credentials, query: Record<string, string>) =>
       call<AuditAnswer>(`${keysUrl}/audit?${new URLSearchParams(query)}`, 'GET', who),
     rotate: (who: Credentials, graceSeconds: number) => call<RotateAnswer>(`${keysUrl}/keys/rotate`, 'POST', who, { graceSeconds }),
+    teams: (who: Credentials) => call<TeamsAnswer>(`${keysUrl}/teams`, 'GET', who),
+    team: (who: Credentials, subscriptionId: string) =>
+      call<TeamAnswer>(`${keysUrl}/team?${new URLSearchParams({ subscriptionId })}`, 'GET', who),
+    invite: (who: Credentials, input: { subscriptionId: string; email: string; role: 'admin' | 'member' }) =>
+      call<{ invitationId: string; email: string }>(`${keysUrl}/team/invitations`, 'POST', who, input),
+    withdrawInvitation: (who: Credentials, subscriptionId: string, invitationId: string) =>
+      call<undefined>(
+        `${keysUrl}/team/invitations/${encodeURIComponent(invitationId)}?${new URLSearchParams({ subscriptionId })}`,
+        'DELETE',
+        who,
+      ),
+    acceptInvitation: (who: Credentials, token: string) =>
+      call<{ subscriptionId: string; role: string }>(`${keysUrl}/team/invitations/accept`, 'POST', who, { token }),
+    changeRole: (who: Credentials, subscriptionId: string, userId: string, role: 'admin' | 'member') =>
+      call<{ userId: string; role: string }>(`${keysUrl}/team/members/${encodeURIComponent(userId)}/role`, 'PUT', who, {
+        subscriptionId,
+        role,
+      }),
+    removeMember: (who: Credentials, subscriptionId: string, userId: string) =>
+      call<undefined>(`${keysUrl}/team/members/${encodeURIComponent(userId)}?${new URLSearchParams({ subscriptionId })}`, 'DELETE', who),
     collections: (who: Credentials) =>
       call<{ success: true; collections: CollectionAnswer[] }>(`${ragUrl}/api/rag/collections`, 'GET', who),
     setupCollection: (who: Credentials, input: { collectionName: string; projectPath: string }) =>

@@ -1,27 +1,36 @@
 import { csrfField, field, h, page, type Frame } from './layout.ts';
 
-/** The sign-up and log-in pages (pure). The e-mail typed is kept on an error; a password never is. */
+/**
+ * The sign-up and log-in pages (pure). The e-mail typed is kept on an error; a password never is.
+ * `next` (a console path, checked by safe-next.ts) is where the customer goes once in.
+ */
 
-export function signupPage(view: { csrf: string; email?: string; name?: string; notice?: Frame['notice'] }): string {
+const nextField = (next: string | undefined) => (next ? `<input type="hidden" name="next" value="${h(next)}">` : '');
+// A link carries `next` only without a query: a query may hold a secret (an invitation's token), which
+// goes into no other URL than its own page's; the forms carry it in their bodies.
+const withNext = (path: string, next: string | undefined) =>
+  next && !next.includes('?') ? `${path}?${new URLSearchParams({ next })}` : path;
+
+export function signupPage(view: { csrf: string; email?: string; name?: string; next?: string; notice?: Frame['notice'] }): string {
   return page(
     { title: 'Create your account', path: '/signup', ...(view.notice ? { notice: view.notice } : {}) },
     `<p>Every account starts on the free tier. Choose a paid tier afterwards on the pricing page; your API key arrives by e-mail once you have paid.</p>
 <form method="post" action="/signup" class="stack">
-${csrfField(view.csrf)}
+${csrfField(view.csrf)}${nextField(view.next)}
 ${field({ name: 'name', label: 'Name', autocomplete: 'name', required: true, maxlength: 100, ...(view.name ? { value: view.name } : {}) })}
 ${field({ name: 'email', label: 'E-mail', type: 'email', autocomplete: 'email', required: true, ...(view.email ? { value: view.email } : {}) })}
 ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, hint: 'At least 8 characters.' })}
 <button type="submit">Create account</button>
 </form>
-<p>Have an account already? <a href="/login">Log in</a>.</p>`,
+<p>Have an account already? <a href="${h(withNext('/login', view.next))}">Log in</a>.</p>`,
   );
 }
 
-export function loginPage(view: { csrf: string; email?: string; ssoEmail?: string; notice?: Frame['notice'] }): string {
+export function loginPage(view: { csrf: string; email?: string; ssoEmail?: string; next?: string; notice?: Frame['notice'] }): string {
   return page(
     { title: 'Log in', path: '/login', ...(view.notice ? { notice: view.notice } : {}) },
     `<form method="post" action="/login" class="stack">
-${csrfField(view.csrf)}
+${csrfField(view.csrf)}${nextField(view.next)}
 ${field({ name: 'email', label: 'E-mail', type: 'email', autocomplete: 'email', required: true, ...(view.email ? { value: view.email } : {}) })}
 ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true })}
 <button type="submit">Log in</button>
@@ -34,7 +43,7 @@ ${field({ name: 'ssoEmail', label: 'Work address', type: 'email', autocomplete: 
 <button type="submit">Continue with SSO</button>
 </form>
 </section>
-<p>New here? <a href="/signup">Create an account</a>.</p>`,
+<p>New here? <a href="${h(withNext('/signup', view.next))}">Create an account</a>.</p>`,
   );
 }
 

@@ -29,6 +29,7 @@ const SIGNED_IN_LINKS = [
   ['/collections', 'Collections'],
   ['/runs', 'Test runs'],
   ['/reports', 'Reports'],
+  ['/team', 'Team'],
   ['/audit', 'Audit log'],
   ['/pricing', 'Pricing'],
 ] as const;

@@ -709,7 +709,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description To the console's /sso/complete?error=<code>: no team for the domain, a bad request, or the provider cannot be reached. */
+            /** @description To the console's /sso/complete?error=<code>: no team for the domain, a bad request, too many starts from this address, or the provider cannot be reached. */
             303: {
                 headers: {
                     [name: string]: unknown;

@@ -120,7 +120,7 @@ export const accountsApi: ApiFace = {
         302: { description: "To the team's provider, with the flow cookie." },
         303: {
           description:
-            "To the console's /sso/complete?error=<code>: no team for the domain, a bad request, or the provider cannot be reached.",
+            "To the console's /sso/complete?error=<code>: no team for the domain, a bad request, too many starts from this address, or the provider cannot be reached.",
         },
       },
     },

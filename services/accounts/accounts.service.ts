@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { OutboxRelay } from '../../events/outbox.ts';
 import { checkoutGap, mountCheckoutRoute } from '../billing/checkout.routes.ts';
 import { mountPricingPage } from '../billing/pricing/pricing.routes.ts';
@@ -38,6 +39,8 @@ export const accountsService: ServiceModule = {
       parts.add(every(HOUR_MS, () => logins.sweep(), log, 'the login records sweep'));
       const passwords = new Passwords(config.bcryptCost, config.passwordHashing);
       parts.onStop(() => passwords.close());
+      // Sign-on starts per client address per minute, on the log-in attempts' budget (LOGIN_ATTEMPTS_PER_IP_PER_MINUTE).
+      const ssoStarts = new RateLimiterMemory({ keyPrefix: 'sso-start', points: config.loginLimits.perIpPerMinute, duration: 60 });
       const codes = new OneTimeCodes(mongo.db);
       await codes.ensureIndexes();
       parts.add(every(HOUR_MS, () => codes.sweep(), log, 'the single sign-on codes sweep'));
@@ -70,6 +73,14 @@ export const accountsService: ServiceModule = {
             encryptionKey: config.secrets.keyEncryptionKey,
             callbackUrl: config.sso.callbackUrl,
             consoleUrl: config.publicConsoleUrl,
+            admitStart: (ipKey) =>
+              ssoStarts.consume(ipKey).then(
+                () => true,
+                (err: unknown) => {
+                  if (err instanceof RateLimiterRes) return false;
+                  throw err;
+                },
+              ),
           });
           // The way in: billing's checkout and pricing page, on the face where the account signs in.
           const checkout = {

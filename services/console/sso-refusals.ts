@@ -26,6 +26,7 @@ const REFUSALS: Record<RefusalCode, { status: number; text: string }> = {
     text: 'An svc account with this e-mail already exists and is not in this team yet. Log in with its password and accept an invitation from your team.',
   },
   workspace_full: { status: 409, text: 'Your team has as many members as it may have. Ask its owner.' },
+  rate_limited: { status: 429, text: 'Too many sign-ons from your address. Try again in a minute.' },
   unavailable: { status: 503, text: 'Your sign-on could not be recorded right now. Try again in a moment.' },
 };
 

@@ -373,11 +373,7 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     await context.clearCookies();
     await page.goto(`${consoleUrl}/login`);
     await page.getByLabel('Work address').fill(ana);
-    await refusedWith(
-      () => page.getByRole('button', { name: 'Continue with SSO' }).click(),
-      404,
-      /No team signs in with single sign-on/,
-    );
+    await refusedWith(() => page.getByRole('button', { name: 'Continue with SSO' }).click(), 404, /No team signs in with single sign-on/);
   });
 
   it('keeps the log-in page and the refusal page accessible (axe: nothing above minor), the SSO form reachable by keyboard', async () => {
@@ -394,5 +390,19 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
       reached = (await page.evaluate('document.activeElement && document.activeElement.getAttribute("name")')) === 'ssoEmail';
     }
     expect(reached).to.equal(true);
+  });
+  // Last: it spends this address's sign-on starts for the minute.
+  it('limits sign-on starts per address (each asks the team’s provider): past the budget, the console says so (429)', async () => {
+    const start = () => fetch(`${accounts}/auth/sso/start?email=${encodeURIComponent(ana)}`, { redirect: 'manual' });
+    const seen: string[] = [];
+    for (let i = 0; i < 40 && !seen.includes('rate_limited'); i += 1) {
+      const res = await start();
+      expect(res.status).to.equal(303);
+      seen.push(new URL(res.headers.get('location')!).searchParams.get('error') ?? 'none');
+    }
+    expect(seen[0]).to.equal('no_team');
+    expect(seen.at(-1)).to.equal('rate_limited');
+    const res = await page.goto(`${consoleUrl}/sso/complete?error=rate_limited`);
+    expect(res?.status()).to.equal(429);
   });
 });

@@ -35,6 +35,7 @@ export type RefusalCode =
   | 'wrong_domain'
   | 'account_exists'
   | 'workspace_full'
+  | 'rate_limited'
   | 'unavailable';
 
 export class SsoRefusal extends Error {

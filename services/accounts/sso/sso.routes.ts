@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import * as oidc from 'openid-client';
 import type { EventPublisher } from '../../../events/publisher.ts';
 import { HttpError, badRequest } from '../../platform/http/errors.ts';
+import { clientIpKey } from '../../platform/http/client-ip.ts';
 import { noStore } from '../../platform/http/no-store.ts';
 import { keysEqualConstantTime } from '../../platform/secrets.ts';
 import { teamByDomain } from '../../teams/workspaces.projection.ts';
@@ -32,6 +33,12 @@ export interface SsoRouteDeps {
   callbackUrl: string;
   /** Where the browser goes back to: the console (CONSOLE_PUBLIC_URL). */
   consoleUrl: string;
+  /**
+   * Takes one sign-on start for the client's address; false when it has had its share. Each start asks
+   * the team's provider for its metadata: anyone can call the route, so it must not be a way to make
+   * svc call a provider without bound.
+   */
+  admitStart: (ipKey: string) => Promise<boolean>;
 }
 
 const STATUS: Record<RefusalCode, number> = {
@@ -46,6 +53,7 @@ const STATUS: Record<RefusalCode, number> = {
   wrong_domain: 403,
   account_exists: 409,
   workspace_full: 409,
+  rate_limited: 429,
   unavailable: 503,
 };
 /** The HTTP status a refusal's page answers with (the console's /sso/complete uses the same table). */
@@ -68,8 +76,12 @@ export const refusalStatus = (code: string): number => STATUS[code as RefusalCod
  * refusal says what went wrong, never a secret nor what the provider wrote.
  */
 export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
+  // Redirects without a body (Express's redirect() writes one): the browser needs only Location.
+  const redirect = (res: Response, status: 302 | 303, url: string) => {
+    res.status(status).location(url).end();
+  };
   const toConsole = (res: Response, query: Record<string, string>) => {
-    res.redirect(303, `${deps.consoleUrl}/sso/complete?${new URLSearchParams(query)}`);
+    redirect(res, 303, `${deps.consoleUrl}/sso/complete?${new URLSearchParams(query)}`);
   };
   const refused = (req: Request, res: Response, err: unknown) => {
     if (!(err instanceof SsoRefusal)) throw err;
@@ -79,6 +91,8 @@ export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
 
   app.get(SSO_START_PATH, noStore, async (req, res) => {
     try {
+      if (!(await deps.admitStart(clientIpKey(req))))
+        throw new SsoRefusal('rate_limited', 'too many sign-ons from this address; retry in a minute');
       const query = ssoStartQuery.safeParse(req.query);
       if (!query.success) throw new SsoRefusal('bad_request', 'the sign-on request was malformed');
       const { email, subscriptionId } = query.data;
@@ -109,7 +123,7 @@ export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
         ...(email ? { login_hint: normalizeEmail(email) } : {}),
       });
       res.append('Set-Cookie', flowCookieHeader(sealFlow(deps.tokens.secret, flow), FLOW_TTL_MS / 1000));
-      res.redirect(302, url.href);
+      redirect(res, 302, url.href);
     } catch (err) {
       refused(req, res, err);
     }

@@ -13,6 +13,7 @@ import { issuerHandler } from './issuer.consumer.ts';
 import { memberKeysHandler } from './member-keys.consumer.ts';
 import { mountTeamRoutes } from '../teams/team.routes.ts';
 import { mountSsoConfigRoutes } from '../teams/sso-config.routes.ts';
+import { SsoDomainClaims } from '../teams/sso-domain-claims.ts';
 import { workspacesProjection } from '../teams/workspaces.projection.ts';
 import { KeyCache } from './key-cache.ts';
 import { findStoredKey, keysProjection } from './keys.projection.ts';
@@ -153,6 +154,8 @@ export const keysService: ServiceModule = {
           refusals.note(keyHash, subscriptionId, outcome);
         },
       });
+      const ssoDomains = new SsoDomainClaims(mongo.db);
+      await ssoDomains.ensureIndexes();
       const rotationLimit = new RotationLimit(mongo.db, config.keyRotationsPerHour);
       await rotationLimit.ensureIndexes();
       // Team invitations per workspace per hour, on the same hourly slots: each one e-mails someone.
@@ -200,6 +203,7 @@ export const keysService: ServiceModule = {
             encryptionKey: config.secrets.keyEncryptionKey,
             allowHttpIssuers: config.sso.allowHttpIssuers,
             redirectUri: config.sso.callbackUrl,
+            claims: ssoDomains,
           });
           if (adminPort === undefined) mountBackOffice(a);
         },

@@ -8,6 +8,7 @@ import { noStore } from '../platform/http/no-store.ts';
 import { requireRole, workspaceAccess, type AccessDeps } from './access.ts';
 import type { TeamSsoConfigured, TeamSsoRemoved } from './events.ts';
 import { ssoConfigInput, ssoRemoveInput } from './sso-config-input.ts';
+import type { SsoDomainClaims } from './sso-domain-claims.ts';
 import { ProviderUnavailable, discoverProvider } from './sso-provider.ts';
 import { sealClientSecret } from './sso-secret.ts';
 import type { Workspace } from './workspace.ts';
@@ -23,6 +24,8 @@ export interface SsoConfigDeps extends AccessDeps {
   allowHttpIssuers: boolean;
   /** The redirect URI the team registers at its provider: the accounts service's callback. */
   redirectUri: string;
+  /** One team per domain, atomically (sso-domain-claims.ts). */
+  claims: Pick<SsoDomainClaims, 'claim' | 'release'>;
   /** How an issuer is checked; the real discovery unless a caller knows better. */
   discover?: typeof discoverProvider;
 }
@@ -101,6 +104,9 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
       if (err instanceof ProviderUnavailable) throw new HttpError(422, 'ISSUER_NOT_DISCOVERED', err.message);
       throw err;
     }
+    // Now the domains, atomically: two owners naming one domain at the same moment get one 200 and one 409.
+    const { taken } = await deps.claims.claim(input.subscriptionId, input.domains);
+    if (taken !== null) throw conflict(`${taken} is already configured for single sign-on by another team`);
     const event: TeamSsoConfigured = newEvent(
       'team.sso-configured',
       {
@@ -114,6 +120,9 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
       { correlationId: req.id },
     );
     await publishAndApply(deps.publisher, deps.db, workspacesProjection, [event]);
+    // The domains this configuration no longer names are free for others (a failure here leaves a claim
+    // that turns stale in a minute).
+    await deps.claims.release(input.subscriptionId, input.domains);
     const team = await findTeam(deps.db, input.subscriptionId);
     res.json(answer(access.workspace, team?.sso ?? null));
   });
@@ -131,6 +140,7 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
       );
       await publishAndApply(deps.publisher, deps.db, workspacesProjection, [event]);
     }
+    await deps.claims.release(subscriptionId);
     res.json(answer(access.workspace, null));
   });
 }

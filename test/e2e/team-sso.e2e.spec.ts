@@ -320,7 +320,7 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(members.map((m) => m.email)).not.to.include(carl);
   });
 
-  it('refuses a domain another team configured (409), and a code nobody issued (401)', async () => {
+  it('refuses a domain another team configured (409), at once when two configure it together, frees it on removal; a code nobody issued (401)', async () => {
     const other = await teamOwner();
     const taken = await call(
       'PUT',
@@ -336,6 +336,30 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     );
     expect(taken.status, taken.text).to.equal(409);
     expect(taken.body.error).to.equal(`${domain} is already configured for single sign-on by another team`);
+    // Two owners naming one new domain at the same moment: one gets it, the other 409; once the first
+    // removes its configuration, the domain is free.
+    const third = await teamOwner();
+    const configure = (o: Owner) =>
+      call(
+        'PUT',
+        `${keys}/team/sso`,
+        { authorization: `Bearer ${o.token}` },
+        {
+          subscriptionId: o.subscriptionId,
+          issuer: provider.issuer,
+          clientId: provider.clientId,
+          clientSecret: provider.clientSecret,
+          domains: ['beta.test'],
+        },
+      );
+    const raced = await Promise.all([configure(other), configure(third)]);
+    expect(raced.map((r) => r.status).sort()).to.deep.equal([200, 409]);
+    const [winner, loser] = raced[0]!.status === 200 ? [other, third] : [third, other];
+    expect(
+      (await call('DELETE', `${keys}/team/sso?subscriptionId=${winner.subscriptionId}`, { authorization: `Bearer ${winner.token}` }))
+        .status,
+    ).to.equal(200);
+    expect((await configure(loser)).status).to.equal(200);
     // A code nobody issued opens nothing either.
     const signedOn = await call('POST', `${accounts}/auth/sso/exchange`, {}, { code: 'not-a-code' });
     expect(signedOn.status).to.equal(401);

@@ -386,6 +386,22 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect((await workspace())?.sso?.domains).to.deep.equal([domain]);
   });
 
+  it('lets a removed member that sign-on made back in at the next sign-on, as a new membership (the provider decides)', async () => {
+    const made = await account(ana);
+    const before = ((await workspace())?.members ?? []) as { userId: string; membershipId: string }[];
+    const first = before.find((m) => m.userId === made!.userId)!;
+    const removed = await call('DELETE', `${keys}/team/members/${made!.userId}?subscriptionId=${owner.subscriptionId}`, asOwner());
+    expect(removed.status, removed.text).to.equal(204);
+    await context.clearCookies();
+    await startAtConsole(ana);
+    await signInAtProvider(ana);
+    await page.waitForURL(`${consoleUrl}/account`);
+    const after = ((await workspace())?.members ?? []) as { userId: string; membershipId: string; via: string }[];
+    const again = after.find((m) => m.userId === made!.userId);
+    expect(again?.via).to.equal('sso');
+    expect(again?.membershipId).not.to.equal(first.membershipId);
+  });
+
   it('removes SSO: recorded in the audit log, and the domain no longer signs on', async () => {
     const removed = await call('DELETE', `${keys}/team/sso?subscriptionId=${owner.subscriptionId}`, asOwner());
     expect(removed.status, removed.text).to.equal(200);

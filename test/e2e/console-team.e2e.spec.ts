@@ -50,6 +50,8 @@ describe('the console’s team pages in a browser (e2e)', function () {
   let joinUrl = '';
   let token = '';
   let memberKey = '';
+  /** An invitation for another address (then withdrawn): refused to the member's account. */
+  let otherLink = '';
   /** Every request the invitee's browser made, to show where the token went. */
   const memberRequests: BrowserRequest[] = [];
 
@@ -313,6 +315,11 @@ describe('the console’s team pages in a browser (e2e)', function () {
       'This invitation was already used or withdrawn; ask for a new one.',
     );
     expect(await memberPage.locator('h1').textContent()).to.equal('This invitation cannot be used');
+    for (const viewport of Object.values(WIDTHS)) {
+      await memberPage.setViewportSize(viewport);
+      expect(await axeScan(memberPage), `the refusal page at ${viewport.width}`).to.deep.equal([]);
+    }
+    await memberPage.setViewportSize(WIDTHS.desktop);
 
     // An invitation for someone else, opened by the member's account: for another address (404).
     await go(ownerPage, '/team');
@@ -320,7 +327,7 @@ describe('the console’s team pages in a browser (e2e)', function () {
     await ownerPage.getByLabel('E-mail').fill(other);
     await ownerPage.getByRole('button', { name: 'Send invitation' }).click();
     await ownerPage.waitForURL(/done=invited$/);
-    const otherLink = /\/team\/join\?token=[A-Za-z0-9_-]{43}/.exec((await invitationTo(other)).Text)![0];
+    otherLink = /\/team\/join\?token=[A-Za-z0-9_-]{43}/.exec((await invitationTo(other)).Text)![0];
     await go(memberPage, otherLink);
     const [refused] = await Promise.all([
       memberPage.waitForResponse((r) => new URL(r.url()).pathname === '/team/join' && r.request().method() === 'POST'),
@@ -338,6 +345,35 @@ describe('the console’s team pages in a browser (e2e)', function () {
     // A link cut short is not sent on: the page says so.
     await go(memberPage, '/team/join?token=short', 400);
     expect(await memberPage.locator('[data-refusal]').textContent()).to.match(/not a whole invitation link/);
+  });
+
+  it('lets a member leave from the page: back in by a new invitation, out again, their new key refused within a second', async () => {
+    await go(ownerPage, '/team');
+    await ownerPage.getByLabel('E-mail').fill(member.email);
+    await ownerPage.getByRole('button', { name: 'Send invitation' }).click();
+    await ownerPage.waitForURL(/done=invited$/);
+    const again = await eventually('the second invitation to the member', async () => {
+      const mails = (await mailTo(stack.MAILPIT_URL, member.email)).filter((m) => m.Subject === 'You are invited to a team on svc');
+      return mails.length >= 2 ? mails[0] : undefined;
+    });
+    const link = /http:\/\/[^\s]+\/team\/join\?token=[A-Za-z0-9_-]{43}/.exec(again.Text)![0];
+    expect(link).not.to.equal(joinUrl);
+    await go(memberPage, link);
+    await memberPage.getByRole('button', { name: 'Join the team' }).click();
+    await memberPage.waitForURL(/done=joined$/);
+    const secondKey = await eventually(
+      'the member’s second key e-mail',
+      async () => (await keysMailedTo(stack.MAILPIT_URL, member.email))[1],
+    );
+    expect(await validate(secondKey)).to.equal(true);
+
+    await memberPage.getByRole('button', { name: 'Leave this team' }).click();
+    await memberPage.waitForURL((u) => u.pathname === '/team' && u.searchParams.get('done') === 'left');
+    expect(await memberPage.getByRole('status').textContent()).to.match(/You left the team/);
+    expect(await memberPage.locator('[data-team="none"]').count()).to.equal(1);
+    await eventually('the leaver’s key refused', async () => ((await validate(secondKey)) === false ? true : undefined), 1000);
+    await go(ownerPage, '/team');
+    expect(await ownerPage.locator(`tr[data-member="${member.email}"]`).count()).to.equal(0);
   });
 
   it('works with the keyboard alone on /team and /team/join', async () => {
@@ -365,12 +401,25 @@ describe('the console’s team pages in a browser (e2e)', function () {
   });
 
   it('has no accessibility violation at all on /team and /team/join, at a phone and a desktop width (axe-core)', async () => {
-    // The owner's page with a member and a pending invitation; the member's (admin) page; the join page in each state.
-    const again = `again-${randomUUID().slice(0, 8)}@example.test`;
+    // The owner's page with a member and a pending invitation; the member's page; the join page in each state.
+    const invited = async (address: string) => {
+      await go(ownerPage, '/team');
+      await ownerPage.getByLabel('E-mail').fill(address);
+      await ownerPage.getByRole('button', { name: 'Send invitation' }).click();
+      await ownerPage.waitForURL(/done=invited$/);
+    };
+    await invited(`pending-${randomUUID().slice(0, 8)}@example.test`);
+    await invited(member.email);
+    const third = await eventually('the third invitation to the member', async () => {
+      const mails = (await mailTo(stack.MAILPIT_URL, member.email)).filter((m) => m.Subject === 'You are invited to a team on svc');
+      return mails.length >= 3 ? mails[0] : undefined;
+    });
+    await go(memberPage, /http:\/\/[^\s]+\/team\/join\?token=[A-Za-z0-9_-]{43}/.exec(third.Text)![0]);
+    await memberPage.getByRole('button', { name: 'Join the team' }).click();
+    await memberPage.waitForURL(/done=joined$/);
     await go(ownerPage, '/team');
-    await ownerPage.getByLabel('E-mail').fill(again);
-    await ownerPage.getByRole('button', { name: 'Send invitation' }).click();
-    await ownerPage.waitForURL(/done=invited$/);
+    expect(await ownerPage.locator('tr[data-member]').count(), 'a member to scan').to.equal(1);
+    expect(await ownerPage.locator('tr[data-invitation]').count(), 'an invitation to scan').to.equal(1);
     const fresh = await browser.newContext({ viewport: WIDTHS.desktop });
     const out = await fresh.newPage();
     const found: string[] = [];
@@ -388,9 +437,9 @@ describe('the console’s team pages in a browser (e2e)', function () {
           await p.goto(path.startsWith('http') ? path : `${consoleUrl}${path}`);
           for (const v of await axeScan(p)) found.push(`${width} ${who} ${path}: ${v.impact} ${v.id} (${v.help}, ${v.nodes} nodes)`);
         }
-        // The refusal page, as a POST answers it.
+        // The refusal page, as a POST answers it (an invitation for another address).
         await memberPage.setViewportSize(viewport);
-        await memberPage.goto(joinUrl);
+        await memberPage.goto(`${consoleUrl}${otherLink}`);
         await memberPage.getByRole('button', { name: 'Join the team' }).click();
         await memberPage.locator('[data-refusal]').waitFor();
         for (const v of await axeScan(memberPage)) found.push(`${width} refusal: ${v.impact} ${v.id} (${v.help}, ${v.nodes} nodes)`);

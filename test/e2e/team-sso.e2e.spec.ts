@@ -16,7 +16,7 @@ import { workspacesProjection } from '../../services/teams/workspaces.projection
 import { launchChromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
-import { keysMailedTo } from '../support/mailpit.ts';
+import { keysMailedTo, mailTo } from '../support/mailpit.ts';
 import { postJson } from '../support/http.ts';
 import { type LocalOidcProvider, startOidcProvider } from '../support/oidc-provider.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
@@ -235,6 +235,10 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(team.status, team.text).to.equal(200);
     const members = team.body.members as { email: string; role: string; via: string }[];
     expect(members.find((m) => m.email === ana)).to.include({ role: 'member', via: 'sso' });
+    // Made through the sign-up's own path: the welcome e-mail follows account.registered.
+    await eventually(`the welcome e-mail to ${ana}`, async () =>
+      (await mailTo(stack.MAILPIT_URL, ana)).find((m) => /^Welcome to svc/.test(m.Subject)),
+    );
     const memberKey = await eventually(`the member key mailed to ${ana}`, async () => (await keysMailedTo(stack.MAILPIT_URL, ana))[0]);
     expect(memberKey).to.match(/^svc_[A-Za-z0-9]{33}$/);
 

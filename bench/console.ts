@@ -212,6 +212,7 @@ async function main(): Promise<void> {
       { path: '/reports', marker: 'Show report', jar },
       { path: '/reports/view?projectName=Bench+report&collectionName=shop', marker: 'Bench report', jar },
       { path: '/audit', marker: 'data-action="key.issued"', jar },
+      { path: '/team', marker: 'data-my-role="owner"', jar },
       { path: '/console.css', marker: ':focus-visible', jar: signedOut },
     ];
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { type Browser, type BrowserContext, type Page, type Request as BrowserRequest, chromium } from 'playwright-core';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
@@ -21,6 +23,9 @@ import { postJson } from '../support/http.ts';
 import { keysMailedTo, mailTo } from '../support/mailpit.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { WIDTHS, axeScan } from './console-pages.ts';
+
+/** SVC_SCREENSHOTS=docs writes the README's screenshots of these pages into docs/images; otherwise they go to the test's folder. */
+const SCREENSHOTS_TO_DOCS = process.env.SVC_SCREENSHOTS === 'docs';
 
 /**
  * The console's team pages in a real browser, on the real stack (Kafka, FerretDB, Mailpit): an
@@ -44,6 +49,7 @@ describe('the console’s team pages in a browser (e2e)', function () {
   let accounts: string;
   let elsewhere: Server;
   let elsewhereOrigin: string;
+  let dir: string;
   const owner = { email: `owner-${randomUUID().slice(0, 8)}@example.test`, password: `pw-${randomUUID()}`, userId: '' };
   const member = { email: `member-${randomUUID().slice(0, 8)}@example.test`, password: 'correct horse battery' };
   const subscriptionId = `sub-${randomUUID()}`;
@@ -59,6 +65,7 @@ describe('the console’s team pages in a browser (e2e)', function () {
     this.timeout(STACK_TIMEOUT_MS);
     stack = await useStack();
     if (!stack.MAILPIT_URL) this.skip();
+    dir = mkdtempSync(join(resolve('.data'), `test-${process.pid}-console-team-`));
     const ports = { accounts: await freePort(), keys: await freePort(), console: await freePort() };
     consoleUrl = `http://127.0.0.1:${ports.console}`;
     keys = `http://127.0.0.1:${ports.keys}`;
@@ -136,6 +143,7 @@ describe('the console’s team pages in a browser (e2e)', function () {
     await new Promise<void>((r) => (elsewhere ? elsewhere.close(() => r()) : r()));
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   useContractCheck();
@@ -145,6 +153,11 @@ describe('the console’s team pages in a browser (e2e)', function () {
     expect(res?.status(), path).to.equal(status);
     return res!;
   };
+  const shot = (page: Page, name: string) =>
+    page.screenshot({
+      path: join(SCREENSHOTS_TO_DOCS ? resolve('docs/images') : join(dir, 'screenshots'), `console-${name}.png`),
+      fullPage: true,
+    });
   const validate = async (apiKey: string) => (await postJson(`${keys}/validate`, { apiKey })).body.valid;
   const invitationTo = (address: string) =>
     eventually(`the invitation to ${address}`, async () =>
@@ -244,6 +257,7 @@ describe('the console’s team pages in a browser (e2e)', function () {
     expect(await res.headerValue('cache-control')).to.equal('no-store');
     expect(await res.headerValue('content-security-policy')).to.equal(CONSOLE_CSP);
     expect(await memberPage.getByRole('heading', { name: 'First, log in' }).count()).to.equal(1);
+    await shot(memberPage, 'team-join');
 
     await memberPage.getByRole('link', { name: 'Create an account' }).click();
     await memberPage.waitForURL((u) => u.pathname === '/team/join' && u.searchParams.get('account') === 'new');
@@ -420,6 +434,7 @@ describe('the console’s team pages in a browser (e2e)', function () {
     await go(ownerPage, '/team');
     expect(await ownerPage.locator('tr[data-member]').count(), 'a member to scan').to.equal(1);
     expect(await ownerPage.locator('tr[data-invitation]').count(), 'an invitation to scan').to.equal(1);
+    await shot(ownerPage, 'team');
     const fresh = await browser.newContext({ viewport: WIDTHS.desktop });
     const out = await fresh.newPage();
     const found: string[] = [];

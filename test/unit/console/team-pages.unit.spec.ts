@@ -77,6 +77,16 @@ describe('console: the team pages (unit)', () => {
     expect((html.match(/name="csrf" value="csrf-token"/g) ?? []).length).to.equal(forms.length);
   });
 
+  it('lists several workspaces with a link each, marking the one shown; none: says what has one', () => {
+    const t = team('member');
+    const html = teamPage({ ...view(t), workspaces: [{ subscriptionId: 'sub-0', role: 'owner' }, ...view(t).workspaces] });
+    expect(html).to.include('<a href="/team?subscriptionId=sub-0">');
+    expect(html).to.include('<a href="/team?subscriptionId=sub-1" aria-current="true">');
+    const chooser = teamPage({ ...view(t), team: null, workspaces: [{ subscriptionId: 'sub-0', role: 'owner' }, ...view(t).workspaces] });
+    expect(chooser).to.include('Choose a workspace.');
+    expect(teamPage({ ...view(t), team: null, workspaces: [] })).to.include('data-team="none"');
+  });
+
   it('escapes what it shows: an address cannot put markup on the page', () => {
     const t = team('owner');
     t.members = [member('x', 'member', '"><script>alert(1)</script>@example.test')];

@@ -685,13 +685,15 @@ export interface operations {
     };
     getAuthSsoStart: {
         parameters: {
-            query?: {
+            query: {
                 /** @description The work e-mail: its domain names the team. */
                 email?: string;
                 /** @description Or the team itself. */
                 subscriptionId?: string;
                 /** @description Where the browser lands signed in; only the console for now. */
                 return?: "console";
+                /** @description SHA-256 (base64url) of the secret the console keeps in this browser's cookie; the sign-on's code opens a session only with that secret. */
+                binding: string;
             };
             header?: {
                 /** @description A request id to use (else one is made); every answer carries it. */
@@ -776,6 +778,8 @@ export interface operations {
             content: {
                 "application/json": {
                     code: string;
+                    /** @description The secret whose SHA-256 the sign-on was started with (the console keeps it in the browser). */
+                    binding: string;
                 };
             };
         };

@@ -8,6 +8,7 @@ import { openKey, sealKey } from './key-cookie.ts';
 import { accountPage } from './pages/account.page.ts';
 import { errorPage, goingOnPage, loginPage, signupPage } from './pages/auth.page.ts';
 import { ssoRefusal } from './sso-refusals.ts';
+import { BINDING_COOKIE, bindingCookie, bindingHashOf, isBindingSecret, newBindingSecret } from './sso-binding.ts';
 import { ACTION_FAMILIES, auditPage } from './pages/audit.page.ts';
 import { collectionsPage, jobPage } from './pages/collections.page.ts';
 import { keysPage } from './pages/keys.page.ts';
@@ -262,7 +263,10 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
         html(res, loginPage({ csrf, ssoEmail: email, notice: { kind: 'error', text: 'Enter your work e-mail address.' } }), 400);
         return;
       }
-      const to = `${deps.accountsPublicUrl}/auth/sso/start?${new URLSearchParams({ email, return: 'console' })}`;
+      // This browser's secret for the sign-on; the accounts service gets only its hash (sso-binding.ts).
+      const binding = newBindingSecret();
+      res.append('Set-Cookie', bindingCookie(binding, 600));
+      const to = `${deps.accountsPublicUrl}/auth/sso/start?${new URLSearchParams({ email, return: 'console', binding: bindingHashOf(binding) })}`;
       html(
         res,
         goingOnPage({
@@ -285,10 +289,25 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
         html(res, errorPage({ status: refusal.status, message: refusal.text }), refusal.status);
         return;
       }
-      const answer = await api.ssoExchange(who(req), code);
+      // The binding is spent with this visit, whatever comes of it.
+      res.append('Set-Cookie', bindingCookie('', 0));
+      const binding = readCookies(req.get('cookie')).get(BINDING_COOKIE);
+      if (!isBindingSecret(binding)) {
+        const refusal = ssoRefusal('flow_expired');
+        html(res, errorPage({ status: refusal.status, message: refusal.text }), refusal.status);
+        return;
+      }
+      const answer = await api.ssoExchange(who(req), code, binding);
       if (!answer.body) {
         if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
-        html(res, errorPage({ status: 401, message: 'This sign-on has expired or was already used. Log in again.' }), 401);
+        html(
+          res,
+          errorPage({
+            status: 401,
+            message: 'This sign-on has expired, was already used, or was not started in this browser. Log in again.',
+          }),
+          401,
+        );
         return;
       }
       setSession(res, answer.body.token);

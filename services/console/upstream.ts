@@ -141,7 +141,8 @@ export function upstream(urls: UpstreamUrls) {
       call<SessionAnswer>(`${accountsUrl}/auth/signup`, 'POST', who, input),
     login: (who: Credentials, input: { email: string; password: string }) =>
       call<SessionAnswer>(`${accountsUrl}/auth/login`, 'POST', who, input),
-    ssoExchange: (who: Credentials, code: string) => call<SessionAnswer>(`${accountsUrl}/auth/sso/exchange`, 'POST', who, { code }),
+    ssoExchange: (who: Credentials, code: string, binding: string) =>
+      call<SessionAnswer>(`${accountsUrl}/auth/sso/exchange`, 'POST', who, { code, binding }),
     me: (who: Credentials) => call<MeAnswer>(`${accountsUrl}/auth/me`, 'GET', who),
     changePassword: (who: Credentials, input: { currentPassword: string; newPassword: string }) =>
       call<SessionAnswer>(`${accountsUrl}/auth/password`, 'POST', who, input),

@@ -141,20 +141,20 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
   }
 
   /** From the console's log-in page to the provider's log-in form, as a person would. */
-  async function startAtConsole(workEmail: string): Promise<void> {
-    const res = await page.goto(`${consoleUrl}/login`);
+  async function startAtConsole(workEmail: string, p: Page = page): Promise<void> {
+    const res = await p.goto(`${consoleUrl}/login`);
     expect(await res?.headerValue('content-security-policy')).to.equal(CONSOLE_CSP);
-    await page.getByLabel('Work address').fill(workEmail);
-    await page.getByRole('button', { name: 'Continue with SSO' }).click();
-    await page.waitForURL((url) => url.origin === provider.issuer);
+    await p.getByLabel('Work address').fill(workEmail);
+    await p.getByRole('button', { name: 'Continue with SSO' }).click();
+    await p.waitForURL((url) => url.origin === provider.issuer);
   }
 
   /** The provider's development log-in (any password) and consent. */
-  async function signInAtProvider(login: string): Promise<void> {
-    await page.locator('input[name="login"]').fill(login);
-    await page.locator('input[name="password"]').fill('any password');
-    await page.getByRole('button', { name: 'Sign-in' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+  async function signInAtProvider(login: string, p: Page = page): Promise<void> {
+    await p.locator('input[name="login"]').fill(login);
+    await p.locator('input[name="password"]').fill('any password');
+    await p.getByRole('button', { name: 'Sign-in' }).click();
+    await p.getByRole('button', { name: 'Continue' }).click();
   }
 
   /** Where a refused sign-on lands: the console's error page, with the refusal's status. */
@@ -252,15 +252,41 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
   });
 
   it('refuses a one-time code used once already, and a replayed callback', async () => {
-    const reused = await call('POST', `${accounts}/auth/sso/exchange`, {}, { code: anaCode });
+    const reused = await call('POST', `${accounts}/auth/sso/exchange`, {}, { code: anaCode, binding: 'any' });
     expect(reused.status).to.equal(401);
     expect(reused.body.code).to.equal('INVALID_CODE');
     await context.clearCookies();
     const page2 = await page.goto(`${consoleUrl}/sso/complete?code=${anaCode}`);
-    expect(page2?.status()).to.equal(401);
+    expect(page2?.status()).to.equal(400);
     expect((await context.cookies()).some((c) => c.name === 'svc_session')).to.equal(false);
     // The provider's answer again: its flow cookie is gone, so it finishes nothing.
     await refusedWith(() => page.goto(anaCallback), 400, /not started in this browser/);
+  });
+
+  it('refuses another browser’s code (login CSRF): a link to someone else’s sign-on signs nobody in', async () => {
+    // The attacker signs on with their own account, and keeps the code their console never redeemed.
+    const attacker = await browser.newContext();
+    const attackerPage = await attacker.newPage();
+    let code = '';
+    attackerPage.on('request', (r) => {
+      const m = /\/sso\/complete\?code=([\w-]+)/.exec(r.url());
+      if (m) code = m[1]!;
+    });
+    const zed = `zed-${randomUUID().slice(0, 6)}@${domain}`;
+    await startAtConsole(zed, attackerPage);
+    await attacker.clearCookies({ name: 'svc_sso_binding' });
+    await signInAtProvider(zed, attackerPage);
+    await attackerPage.waitForURL((url) => url.pathname === '/sso/complete');
+    await attacker.close();
+    expect(code).to.match(/^[\w-]{43}$/);
+    // The victim has a sign-on of her own under way, and follows the attacker's link.
+    await context.clearCookies();
+    await startAtConsole(ana);
+    const res = await page.goto(`${consoleUrl}/sso/complete?code=${code}`);
+    expect(res?.status()).to.equal(401);
+    expect((await context.cookies()).some((c) => c.name === 'svc_session')).to.equal(false);
+    // And the attempt used it up.
+    expect((await call('POST', `${accounts}/auth/sso/exchange`, {}, { code, binding: 'any' })).status).to.equal(401);
   });
 
   it('refuses a forged state, even with a good code from the provider: nothing is made', async () => {
@@ -310,7 +336,10 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     await refusedWith(() => signInAtProvider(eve), 403, /not of one of your team's domains/);
     expect(await account(eve)).to.equal(null);
     const members = ((await workspace())?.members ?? []) as { email: string }[];
-    expect(members.map((m) => m.email)).to.deep.equal([ana]);
+    const emails = members.map((m) => m.email);
+    expect(emails).to.include(ana);
+    expect(emails).not.to.include(ben);
+    expect(emails).not.to.include(eve);
   });
 
   it('refuses an existing account that is not in the team (it could predate the team’s claim on the domain): no membership', async () => {
@@ -365,7 +394,7 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     ).to.equal(200);
     expect((await configure(loser)).status).to.equal(200);
     // A code nobody issued opens nothing either.
-    const signedOn = await call('POST', `${accounts}/auth/sso/exchange`, {}, { code: 'not-a-code' });
+    const signedOn = await call('POST', `${accounts}/auth/sso/exchange`, {}, { code: 'not-a-code', binding: 'any' });
     expect(signedOn.status).to.equal(401);
   });
 
@@ -437,7 +466,8 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
   });
   // Last: it spends this address's sign-on starts for the minute.
   it('limits sign-on starts per address (each asks the team’s provider): past the budget, the console says so (429)', async () => {
-    const start = () => fetch(`${accounts}/auth/sso/start?email=${encodeURIComponent(ana)}`, { redirect: 'manual' });
+    const start = () =>
+      fetch(`${accounts}/auth/sso/start?email=${encodeURIComponent(ana)}&binding=${'b'.repeat(43)}`, { redirect: 'manual' });
     const seen: string[] = [];
     for (let i = 0; i < 40 && !seen.includes('rate_limited'); i += 1) {
       const res = await start();

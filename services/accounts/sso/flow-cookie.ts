@@ -23,6 +23,11 @@ export interface SsoFlow {
   codeVerifier: string;
   state: string;
   nonce: string;
+  /**
+   * SHA-256 (base64url) of the secret the console keeps in its own cookie for this sign-on: the code
+   * the flow ends with opens a session only for a browser holding that secret (see one-time-codes.ts).
+   */
+  binding: string;
   /** When the flow stops being accepted (ms since the epoch). */
   expiresAt: number;
 }
@@ -66,6 +71,7 @@ function isFlow(value: unknown): value is SsoFlow {
     typeof f.codeVerifier === 'string' &&
     typeof f.state === 'string' &&
     typeof f.nonce === 'string' &&
+    typeof f.binding === 'string' &&
     typeof f.expiresAt === 'number'
   );
 }

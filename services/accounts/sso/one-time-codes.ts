@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { keysEqualConstantTime } from '../../platform/secrets.ts';
 
 /**
  * The hand-over from a finished sign-on to the console: a one-time code in the redirect's URL, never
@@ -7,6 +8,11 @@ import type { Collection, Db } from 'mongodb';
  * opens a session), good for 60 seconds and once: redeeming deletes the document, and only the
  * delete that removed it (deletedCount 1, atomic on `_id` in MongoDB and FerretDB alike) wins.
  * The token is issued at redemption, from the account as it is then.
+ *
+ * A code is also bound to the browser that started the sign-on: the console keeps a random secret in
+ * its own cookie when the sign-on starts and sends its SHA-256 along; redeeming needs the secret. So a
+ * code issued to someone else (an attacker who signed on with their own account at the provider and
+ * sends the link on) does not sign a victim's browser into that account: the classic login CSRF.
  */
 
 export const CODE_TTL_MS = 60_000;
@@ -15,10 +21,15 @@ const COLLECTION = 'sso_codes';
 interface CodeDocument {
   _id: string;
   userId: string;
+  /** SHA-256 (base64url) of the browser's binding secret. */
+  binding: string;
   expiresAt: Date;
 }
 
 const hashOf = (code: string) => createHash('sha256').update(code).digest('hex');
+
+/** The hash of a binding secret, as the console sends it with the start and the flow keeps it. */
+export const bindingHash = (secret: string): string => createHash('sha256').update(secret).digest('base64url');
 
 export class OneTimeCodes {
   readonly #codes: Collection<CodeDocument>;
@@ -32,19 +43,23 @@ export class OneTimeCodes {
   }
 
   /** A new code for this account; the plaintext exists only in the answer. */
-  async issue(userId: string, now = Date.now()): Promise<string> {
+  async issue(userId: string, binding: string, now = Date.now()): Promise<string> {
     const code = randomBytes(32).toString('base64url');
-    await this.#codes.insertOne({ _id: hashOf(code), userId, expiresAt: new Date(now + CODE_TTL_MS) });
+    await this.#codes.insertOne({ _id: hashOf(code), userId, binding, expiresAt: new Date(now + CODE_TTL_MS) });
     return code;
   }
 
-  /** The account the code was issued for, once; null for an unknown, used or expired code. */
-  async redeem(code: string, now = Date.now()): Promise<string | null> {
+  /**
+   * The account the code was issued for, once, to the browser holding the binding secret; null for an
+   * unknown, used or expired code, or another browser's. Any attempt uses the code up.
+   */
+  async redeem(code: string, bindingSecret: string, now = Date.now()): Promise<string | null> {
     const id = hashOf(code);
     const found = await this.#codes.findOne({ _id: id });
     if (!found) return null;
     const { deletedCount } = await this.#codes.deleteOne({ _id: id });
     if (deletedCount !== 1) return null;
+    if (!keysEqualConstantTime(bindingHash(bindingSecret), found.binding)) return null;
     return found.expiresAt.getTime() > now ? found.userId : null;
   }
 

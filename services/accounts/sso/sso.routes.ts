@@ -95,7 +95,7 @@ export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
         throw new SsoRefusal('rate_limited', 'too many sign-ons from this address; retry in a minute');
       const query = ssoStartQuery.safeParse(req.query);
       if (!query.success) throw new SsoRefusal('bad_request', 'the sign-on request was malformed');
-      const { email, subscriptionId } = query.data;
+      const { email, subscriptionId, binding } = query.data;
       let teamId = subscriptionId;
       if (teamId === undefined) {
         const domain = email === undefined ? null : domainOf(normalizeEmail(email));
@@ -111,6 +111,7 @@ export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
         codeVerifier,
         state: oidc.randomState(),
         nonce: oidc.randomNonce(),
+        binding,
         expiresAt: Date.now() + FLOW_TTL_MS,
       };
       const url = oidc.buildAuthorizationUrl(provider, {
@@ -162,7 +163,7 @@ export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
       const account = await memberAccount(deps, found, email, displayNameOf(claims, email), req.id);
       // Recorded before the session exists, as a password log-in is: no session the audit log does not know.
       await deps.logins.record(account.userId, req.id, { subscriptionId: found.workspace.subscriptionId });
-      toConsole(res, { code: await deps.codes.issue(account.userId) });
+      toConsole(res, { code: await deps.codes.issue(account.userId, flow.binding) });
     } catch (err) {
       refused(req, res, err);
     }
@@ -171,9 +172,10 @@ export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
   app.post(SSO_EXCHANGE_PATH, noStore, async (req, res) => {
     const parsed = ssoExchangeInput.safeParse(req.body);
     if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'code is required');
-    const userId = await deps.codes.redeem(parsed.data.code);
+    const userId = await deps.codes.redeem(parsed.data.code, parsed.data.binding);
     const account = userId === null ? null : await deps.store.findById(userId);
-    if (!account) throw new HttpError(401, 'INVALID_CODE', 'the sign-on code is unknown, expired or already used: sign on again');
+    if (!account)
+      throw new HttpError(401, 'INVALID_CODE', 'the sign-on code is unknown, expired, already used, or not this browser’s: sign on again');
     const projected = await getUser(deps.db, account.userId);
     const user = {
       id: account.userId,

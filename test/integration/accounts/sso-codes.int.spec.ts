@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { CODE_TTL_MS, OneTimeCodes } from '../../../services/accounts/sso/one-time-codes.ts';
+import { CODE_TTL_MS, OneTimeCodes, bindingHash } from '../../../services/accounts/sso/one-time-codes.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 /**
  * The single sign-on's one-time codes on the local stack's database (FerretDB): stored only hashed,
- * redeemed once even by two "processes" racing for it, and never after 60 seconds.
+ * redeemed once even by two "processes" racing for it, only by the browser the sign-on began in, and
+ * never after 60 seconds.
  */
 describe('single sign-on one-time codes (integration)', () => {
   let one: MongoHandle;
   let two: MongoHandle;
+  const secret = 'browser-binding-secret';
+  const bound = bindingHash(secret);
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
@@ -29,19 +32,27 @@ describe('single sign-on one-time codes (integration)', () => {
 
   it('keeps only a hash of the code, and redeems it for its account once', async () => {
     const codes = new OneTimeCodes(one.db);
-    const code = await codes.issue('user-1');
+    const code = await codes.issue('user-1', bound);
     expect(code).to.match(/^[\w-]{43}$/);
     const stored = await one.db.collection('sso_codes').find({}).toArray();
     expect(JSON.stringify(stored)).not.to.include(code);
-    expect(await codes.redeem(code)).to.equal('user-1');
-    expect(await codes.redeem(code)).to.equal(null);
-    expect(await codes.redeem('never-issued')).to.equal(null);
+    expect(JSON.stringify(stored)).not.to.include(secret);
+    expect(await codes.redeem(code, secret)).to.equal('user-1');
+    expect(await codes.redeem(code, secret)).to.equal(null);
+    expect(await codes.redeem('never-issued', secret)).to.equal(null);
+  });
+
+  it('opens nothing for another browser’s secret, and is used up by the attempt', async () => {
+    const codes = new OneTimeCodes(one.db);
+    const code = await codes.issue('user-2', bound);
+    expect(await codes.redeem(code, 'another-browser')).to.equal(null);
+    expect(await codes.redeem(code, secret)).to.equal(null);
   });
 
   it('gives a code to one of two processes redeeming it at once', async () => {
     for (let round = 0; round < 10; round += 1) {
-      const code = await new OneTimeCodes(one.db).issue(`user-${round}`);
-      const results = await Promise.all([new OneTimeCodes(one.db).redeem(code), new OneTimeCodes(two.db).redeem(code)]);
+      const code = await new OneTimeCodes(one.db).issue(`user-${round}`, bound);
+      const results = await Promise.all([new OneTimeCodes(one.db).redeem(code, secret), new OneTimeCodes(two.db).redeem(code, secret)]);
       expect(
         results.filter((r) => r !== null),
         `round ${round}`,
@@ -52,11 +63,11 @@ describe('single sign-on one-time codes (integration)', () => {
   it('refuses a code after 60 seconds, and the sweep drops it', async () => {
     const codes = new OneTimeCodes(one.db);
     const issuedAt = Date.now() - CODE_TTL_MS - 1;
-    const late = await codes.issue('user-late', issuedAt);
-    expect(await codes.redeem(late)).to.equal(null);
-    const stale = await codes.issue('user-stale', issuedAt);
+    const late = await codes.issue('user-late', bound, issuedAt);
+    expect(await codes.redeem(late, secret)).to.equal(null);
+    const stale = await codes.issue('user-stale', bound, issuedAt);
     await codes.sweep();
     expect(await one.db.collection('sso_codes').countDocuments({ userId: 'user-stale' })).to.equal(0);
-    expect(await codes.redeem(stale)).to.equal(null);
+    expect(await codes.redeem(stale, secret)).to.equal(null);
   });
 });

@@ -7,7 +7,14 @@ import { FLOW_COOKIE, flowCookieHeader, openFlow, sealFlow, type SsoFlow } from 
 const SECRET = 'a-jwt-secret-of-at-least-32-bytes-0123456789';
 
 describe('single sign-on: the sealed flow cookie (unit)', () => {
-  const flow: SsoFlow = { subscriptionId: 'sub-1', codeVerifier: 'v'.repeat(43), state: 'state-1', nonce: 'nonce-1', expiresAt: 2_000_000 };
+  const flow: SsoFlow = {
+    subscriptionId: 'sub-1',
+    codeVerifier: 'v'.repeat(43),
+    state: 'state-1',
+    nonce: 'nonce-1',
+    binding: 'b'.repeat(43),
+    expiresAt: 2_000_000,
+  };
 
   it('opens what it sealed, and the browser holds none of it in clear', () => {
     const sealed = sealFlow(SECRET, flow);

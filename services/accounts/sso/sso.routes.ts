@@ -17,7 +17,7 @@ import { domainOf } from './email-domain.ts';
 import { FLOW_COOKIE, FLOW_TTL_MS, flowCookieHeader, openFlow, sealFlow } from './flow-cookie.ts';
 import type { OneTimeCodes } from './one-time-codes.ts';
 import { SSO_CALLBACK_PATH, SSO_EXCHANGE_PATH, SSO_START_PATH, ssoCallbackQuery, ssoExchangeInput, ssoStartQuery } from './sso-input.ts';
-import { SsoRefusal, displayNameOf, memberAccount, providerOf, ssoWorkspace, verifiedEmail, type RefusalCode } from './sso-login.ts';
+import { SsoRefusal, displayNameOf, memberAccount, providerOf, ssoWorkspace, verifiedEmail } from './sso-login.ts';
 
 export interface SsoRouteDeps {
   db: Db;
@@ -40,24 +40,6 @@ export interface SsoRouteDeps {
    */
   admitStart: (ipKey: string) => Promise<boolean>;
 }
-
-const STATUS: Record<RefusalCode, number> = {
-  bad_request: 400,
-  no_team: 404,
-  provider_unavailable: 502,
-  flow_expired: 400,
-  state_mismatch: 400,
-  provider_refused: 401,
-  email_missing: 403,
-  email_unverified: 403,
-  wrong_domain: 403,
-  account_exists: 409,
-  workspace_full: 409,
-  rate_limited: 429,
-  unavailable: 503,
-};
-/** The HTTP status a refusal's page answers with (the console's /sso/complete uses the same table). */
-export const refusalStatus = (code: string): number => STATUS[code as RefusalCode] ?? 400;
 
 /**
  * A team member's OpenID Connect sign-on, on the accounts service (authorization code with PKCE S256,

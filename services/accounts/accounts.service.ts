@@ -73,6 +73,7 @@ export const accountsService: ServiceModule = {
             encryptionKey: config.secrets.keyEncryptionKey,
             callbackUrl: config.sso.callbackUrl,
             consoleUrl: config.publicConsoleUrl,
+            allowLocalProviders: config.sso.allowHttpIssuers,
             admitStart: (ipKey) =>
               ssoStarts.consume(ipKey).then(
                 () => true,

@@ -99,7 +99,12 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
     }
     // The provider must answer as an OpenID Connect issuer now, not at the first member's log-in.
     try {
-      await discover({ issuer: input.issuer, clientId: input.clientId, clientSecret: input.clientSecret });
+      await discover({
+        issuer: input.issuer,
+        clientId: input.clientId,
+        clientSecret: input.clientSecret,
+        allowLocal: deps.allowHttpIssuers,
+      });
     } catch (err) {
       if (err instanceof ProviderUnavailable) throw new HttpError(422, 'ISSUER_NOT_DISCOVERED', err.message);
       throw err;

@@ -1,4 +1,5 @@
 import * as oidc from 'openid-client';
+import { BlockedProviderAddress, providerFetch } from './sso-fetch.ts';
 
 /**
  * A team's OpenID Connect provider, through openid-client: discovery of the issuer's metadata
@@ -11,6 +12,8 @@ export interface ProviderSettings {
   issuer: string;
   clientId: string;
   clientSecret: string;
+  /** Providers on this machine or a private network (SSO_ALLOW_HTTP_ISSUERS): development and tests only. */
+  allowLocal: boolean;
 }
 
 /** Seconds any request to a provider may take: a slow provider must not hold a log-in or a configuration forever. */
@@ -34,11 +37,17 @@ export class ProviderUnavailable extends Error {
 export async function discoverProvider(settings: ProviderSettings): Promise<oidc.Configuration> {
   const issuer = new URL(settings.issuer);
   const insecure = issuer.protocol === 'http:';
+  const guarded = providerFetch(settings.allowLocal);
   try {
-    return await oidc.discovery(issuer, settings.clientId, undefined, oidc.ClientSecretBasic(settings.clientSecret), {
+    const configuration = await oidc.discovery(issuer, settings.clientId, undefined, oidc.ClientSecretBasic(settings.clientSecret), {
       timeout: TIMEOUT_SECONDS,
+      [oidc.customFetch]: guarded,
       ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
     });
+    // Every later request (the token endpoint, the keys) goes through the same guard: the metadata
+    // could name any host.
+    configuration[oidc.customFetch] = guarded;
+    return configuration;
   } catch (err) {
     throw new ProviderUnavailable(`the issuer ${issuer.href} could not be discovered as an OpenID Connect provider (${reasonOf(err)})`);
   }
@@ -46,6 +55,8 @@ export async function discoverProvider(settings: ProviderSettings): Promise<oidc
 
 /** A short, fixed-vocabulary reason: the error's class and code, nothing the provider wrote. */
 function reasonOf(err: unknown): string {
+  for (let e: unknown = err; e instanceof Error; e = e.cause)
+    if (e instanceof BlockedProviderAddress) return 'it is not at a public address';
   if (err instanceof oidc.ResponseBodyError) return `it answered an error: ${err.error}`.slice(0, 200);
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {

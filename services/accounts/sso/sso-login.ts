@@ -60,10 +60,10 @@ export async function ssoWorkspace(db: Db, subscriptionId: string): Promise<SsoW
 }
 
 /** The provider's client for the workspace: discovered each time, so a changed configuration applies at once. */
-export async function providerOf(found: SsoWorkspace, encryptionKey: Buffer): Promise<oidc.Configuration> {
+export async function providerOf(found: SsoWorkspace, encryptionKey: Buffer, allowLocal: boolean): Promise<oidc.Configuration> {
   const clientSecret = openClientSecret(found.sso.encryptedClientSecret, encryptionKey, found.workspace.subscriptionId);
   try {
-    return await discoverProvider({ issuer: found.sso.issuer, clientId: found.sso.clientId, clientSecret });
+    return await discoverProvider({ issuer: found.sso.issuer, clientId: found.sso.clientId, clientSecret, allowLocal });
   } catch {
     throw new SsoRefusal('provider_unavailable', "your team's sign-in provider cannot be reached right now");
   }

@@ -33,6 +33,8 @@ export interface SsoRouteDeps {
   callbackUrl: string;
   /** Where the browser goes back to: the console (CONSOLE_PUBLIC_URL). */
   consoleUrl: string;
+  /** Providers on this machine or a private network may be reached (SSO_ALLOW_HTTP_ISSUERS; never in production). */
+  allowLocalProviders: boolean;
   /**
    * Takes one sign-on start for the client's address; false when it has had its share. Each start asks
    * the team's provider for its metadata: anyone can call the route, so it must not be a way to make
@@ -86,7 +88,7 @@ export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
         if (teamId === undefined) throw new SsoRefusal('no_team', 'no team signs in with single sign-on for that e-mail domain');
       }
       const found = await ssoWorkspace(deps.db, teamId);
-      const provider = await providerOf(found, deps.encryptionKey);
+      const provider = await providerOf(found, deps.encryptionKey, deps.allowLocalProviders);
       const codeVerifier = oidc.randomPKCECodeVerifier();
       const flow = {
         subscriptionId: found.workspace.subscriptionId,
@@ -125,7 +127,7 @@ export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
         throw new SsoRefusal('state_mismatch', 'this answer is not for the sign-on this browser started');
       if (query.data.error !== undefined) throw new SsoRefusal('provider_refused', 'your team’s provider did not sign you in');
       const found = await ssoWorkspace(deps.db, flow.subscriptionId);
-      const provider = await providerOf(found, deps.encryptionKey);
+      const provider = await providerOf(found, deps.encryptionKey, deps.allowLocalProviders);
       const current = new URL(deps.callbackUrl);
       current.search = new URL(req.originalUrl, 'http://callback').search;
       let claims: oidc.IDToken | undefined;

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIPv6 } from 'node:net';
 import { isAllowListed, normalizeHost, type AllowList } from '../../platform/allow-list.ts';
-import { blockedAddressReason, isIpLiteral, parseIPv6 } from './ip-address.ts';
+import { blockedAddressReason, isIpLiteral, parseIPv6 } from '../../platform/ip-address.ts';
 
 /**
  * Server-side request forgery policy: which URLs and connections a capture may make. A customer's

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { blockedAddressReason, isIpLiteral, parseIPv4, parseIPv6 } from '../../../services/vision/browser/ip-address.ts';
+import { blockedAddressReason, isIpLiteral, parseIPv4, parseIPv6 } from '../../../services/platform/ip-address.ts';
 
 describe('IP address classification (unit)', () => {
   it('parses IPv4 and IPv6 text, including :: and a dotted tail', () => {

@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Which IP addresses a capture may connect to: pure, no I/O. `blockedAddressReason` answers undefined
+ * Which IP addresses svc may connect to on a customer's behalf (a capture, a team's SSO provider): pure, no I/O. `blockedAddressReason` answers undefined
  * for a public unicast address and a short reason for anything else. It is a deny-by-default list for
  * IPv6 (only global unicast 2000::/3 passes) and a list of special-purpose ranges for IPv4, so a range
  * that this file forgets errs towards refusing. Addresses that embed an IPv4 address (IPv4-mapped,

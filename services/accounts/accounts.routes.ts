@@ -14,6 +14,7 @@ import type { LoginRecords } from './login-records.ts';
 import type { Passwords } from './password.ts';
 import type { SignupLimiter } from './signup-limiter.ts';
 import { authenticate } from './session.ts';
+import { publicUser, sessionFor } from './session-answer.ts';
 import { issueToken, type TokenSettings } from './tokens.ts';
 import { getUser, usersProjection, type User } from './users.projection.ts';
 
@@ -27,8 +28,6 @@ export interface AccountDeps {
   /** Each login as an event, for the audit log. */
   logins: Pick<LoginRecords, 'record'>;
 }
-
-const publicUser = (u: Pick<User, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier });
 
 export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
   const { config, db, store, passwords, limiter, signups, logins } = deps;
@@ -83,15 +82,7 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     await limiter.succeeded(email);
     // Recorded before the token is handed out: a session the audit log does not know is never issued.
     await logins.record(account.userId, req.id);
-    const projected = await getUser(db, account.userId);
-    const user = {
-      id: account.userId,
-      email: account.email,
-      name: account.name,
-      tier: projected?.tier ?? 'free',
-      tokenVersion: tokenVersionOf(account),
-    };
-    res.json({ token: issueToken(tokens, user), user: publicUser(user) } satisfies SessionAnswer);
+    res.json(await sessionFor(db, tokens, account));
   });
 
   // Counted against the same limits as login (per address, and per e-mail until a success):

@@ -1,20 +1,13 @@
-import type { Db, Document } from 'mongodb';
+import type { Db } from 'mongodb';
 import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
 import type { Effects } from '../../events/effects.ts';
 import { derivedEventId } from '../../events/envelope.ts';
-import { projectionCollection } from '../../events/collections.ts';
-import { applyEvents } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { SubscriptionCreated } from '../billing/events.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { KeyGenerated } from './events.ts';
-import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
+import { getKeyBySubscription } from './keys.projection.ts';
 import { mintKey } from './new-key.ts';
-
-/** What the issuer records before publishing: the key event itself (the key inside it is encrypted). */
-interface SavedKey extends Document {
-  event: KeyGenerated;
-}
+import { publishClaimedKey, type SavedKey } from './claimed-key.ts';
 
 /**
  * subscription.created -> one API key per subscription. The key exists only in this function's
@@ -59,22 +52,7 @@ export function issuerHandler(deps: {
     if (claimed.status === 'rejected') throw claimed.reason;
     const claim = claimed.value;
     if (claim.outcome === 'done') return;
-    let generated = claim.saved?.event;
-    if (!generated) {
-      // Taken over from an owner that died before saving anything: this key, saved first.
-      generated = minted;
-      await effects.save(effect, { event: generated });
-    }
-    try {
-      const [position] = await publisher.publishOrdered([generated]);
-      log.debug({ subscriptionId: s.subscriptionId }, 'key published');
-      // Applied at its real position at once (as publishAndApply does), so /validate knows the key
-      // before the mailer, which waits for it, sends it.
-      await applyEvents(await projectionCollection(db, keysProjection.collection), keysProjection, [{ ...generated, position: position! }]);
-    } catch (err) {
-      await effects.release(effect);
-      throw err;
-    }
+    await publishClaimedKey({ db, publisher, effects }, effect, claim.saved, minted);
     log.info({ subscriptionId: s.subscriptionId, takenOver: claim.attempts > 1 }, 'API key issued');
     await effects.done(effect);
   });

@@ -1,21 +1,16 @@
-import type { Db, Document } from 'mongodb';
-import { projectionCollection } from '../../events/collections.ts';
+import type { Db } from 'mongodb';
 import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
 import type { Effects } from '../../events/effects.ts';
 import { derivedEventId } from '../../events/envelope.ts';
 import { TransientError } from '../../events/errors.ts';
-import { applyEvents, findStoredById, offsetAtOrAbove, projectedFields } from '../../events/projection.ts';
+import { findStoredById, offsetAtOrAbove, projectedFields } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { TeamMemberJoined } from '../teams/events.ts';
 import { workspacesProjection, type TeamRecord } from '../teams/workspaces.projection.ts';
-import type { KeyGenerated } from './events.ts';
-import { getKeyBySubscription, keysProjection } from './keys.projection.ts';
+import { getKeyBySubscription } from './keys.projection.ts';
 import { mintKey } from './new-key.ts';
-
-interface SavedKey extends Document {
-  event: KeyGenerated;
-}
+import { publishClaimedKey, type SavedKey } from './claimed-key.ts';
 
 /**
  * team.member-joined -> the member's own key under the team's subscription, e-mailed to them by the
@@ -60,19 +55,7 @@ export function memberKeysHandler(deps: {
     ).event;
     const claim = await effects.claim(effect, { event: minted });
     if (claim.outcome === 'done') return;
-    let generated = claim.saved?.event;
-    if (!generated) {
-      generated = minted;
-      await effects.save(effect, { event: generated });
-    }
-    try {
-      const [position] = await publisher.publishOrdered([generated]);
-      // Applied at once, so /validate knows the key before the mailer (which waits for it) sends it.
-      await applyEvents(await projectionCollection(db, keysProjection.collection), keysProjection, [{ ...generated, position: position! }]);
-    } catch (err) {
-      await effects.release(effect);
-      throw err;
-    }
+    await publishClaimedKey({ db, publisher, effects }, effect, claim.saved, minted);
     log.info({ subscriptionId: d.subscriptionId, membershipId: d.membershipId, takenOver: claim.attempts > 1 }, 'member key issued');
     await effects.done(effect);
   });

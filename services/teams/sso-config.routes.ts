@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { newEvent } from '../../events/envelope.ts';
 import { publishAndApply } from '../../events/own-events.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
-import { HttpError, badRequest, conflict } from '../platform/http/errors.ts';
+import { HttpError, conflict } from '../platform/http/errors.ts';
 import { noStore } from '../platform/http/no-store.ts';
+import { parsedInput } from '../platform/http/parsed-input.ts';
 import { requireRole, workspaceAccess, type AccessDeps } from './access.ts';
 import type { TeamSsoConfigured, TeamSsoRemoved } from './events.ts';
 import { ssoConfigInput, ssoRemoveInput } from './sso-config-input.ts';
@@ -49,15 +50,6 @@ export type SsoConfigAnswer = z.output<typeof ssoConfigAnswer>;
 
 export const ssoScopeQuery = z.object({ subscriptionId: z.string() });
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const parsed = schema.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid request');
-  }
-  return parsed.data;
-}
-
 /**
  * A team's OpenID Connect single sign-on, on the keys service beside the other team routes: the
  * owner sets it (PUT) and removes it (DELETE); the owner and admins read it (GET). Each change is one
@@ -81,14 +73,14 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
   });
 
   app.get(SSO_CONFIG_PATH, noStore, async (req, res) => {
-    const { subscriptionId } = parse(ssoRemoveInput, req.query);
+    const { subscriptionId } = parsedInput(ssoRemoveInput, req.query);
     const access = await workspaceAccess(req, deps, subscriptionId);
     requireRole(access, 'owner', 'admin');
     res.json(answer(access.workspace, access.workspace.sso));
   });
 
   app.put(SSO_CONFIG_PATH, noStore, async (req, res) => {
-    const input = parse(ssoConfigInput(deps.allowHttpIssuers), req.body);
+    const input = parsedInput(ssoConfigInput(deps.allowHttpIssuers), req.body);
     const access = await workspaceAccess(req, deps, input.subscriptionId);
     requireRole(access, 'owner');
     // One team per domain: a second would make the domain's log-ins ambiguous (and could take them over).
@@ -133,7 +125,7 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
   });
 
   app.delete(SSO_CONFIG_PATH, noStore, async (req, res) => {
-    const { subscriptionId } = parse(ssoRemoveInput, req.query);
+    const { subscriptionId } = parsedInput(ssoRemoveInput, req.query);
     const access = await workspaceAccess(req, deps, subscriptionId);
     requireRole(access, 'owner');
     // Removing what is not there changes nothing and records nothing.

@@ -7,8 +7,9 @@ import type { EventPublisher } from '../../events/publisher.ts';
 import { authenticate } from '../accounts/session.ts';
 import { getKeyBySubscription, keysOwnedBy } from '../keys/keys.projection.ts';
 import type { RotationLimit } from '../keys/rotation-limit.ts';
-import { HttpError, badRequest, conflict } from '../platform/http/errors.ts';
+import { HttpError, conflict } from '../platform/http/errors.ts';
 import { noStore } from '../platform/http/no-store.ts';
+import { parsedInput } from '../platform/http/parsed-input.ts';
 import { requireRole, workspaceAccess, type AccessDeps, type WorkspaceAccess } from './access.ts';
 import type { TeamInvitationRevoked, TeamMemberInvited, TeamMemberRemoved, TeamMemberRoleChanged } from './events.ts';
 import { MEMBER_ROLES } from './events.ts';
@@ -41,15 +42,6 @@ export const acceptInput = z.object({
 export const roleInput = z.object({ subscriptionId, role });
 export const scopeInput = z.object({ subscriptionId });
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const parsed = schema.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid request');
-  }
-  return parsed.data;
-}
-
 const memberNotFound = () => new HttpError(404, 'NOT_FOUND', 'no member of this workspace has that id');
 
 /**
@@ -77,7 +69,7 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
   });
 
   app.get('/team', noStore, async (req, res) => {
-    const { subscriptionId: id } = parse(scopeInput, req.query);
+    const { subscriptionId: id } = parsedInput(scopeInput, req.query);
     const a = await access(req, id);
     const record = await getKeyBySubscription(db, id);
     const keyOf = (userId: string) => record?.members?.find((k) => k.userId === userId) ?? null;
@@ -115,7 +107,7 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
   });
 
   app.post('/team/invitations', noStore, async (req, res) => {
-    const input = parse(inviteInput, req.body);
+    const input = parsedInput(inviteInput, req.body);
     const a = await access(req, input.subscriptionId);
     requireRole(a, 'owner', 'admin');
     if (input.role === 'admin' && a.role !== 'owner') throw new HttpError(403, 'FORBIDDEN', 'only the owner may invite an admin');
@@ -156,7 +148,7 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
   });
 
   app.delete('/team/invitations/:invitationId', noStore, async (req, res) => {
-    const { subscriptionId: id } = parse(scopeInput, req.query);
+    const { subscriptionId: id } = parsedInput(scopeInput, req.query);
     const a = await access(req, id);
     requireRole(a, 'owner', 'admin');
     const invitation = a.workspace.invitations.find((i) => i.invitationId === req.params.invitationId && i.status === 'pending');
@@ -171,7 +163,7 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
   });
 
   app.post('/team/invitations/accept', noStore, async (req, res) => {
-    const { token } = parse(acceptInput, req.body);
+    const { token } = parsedInput(acceptInput, req.body);
     const { account } = await authenticate(req, deps.tokens, deps.accounts);
     const tokenHash = invitationTokenHash(token);
     const team = await teamByInvitationToken(db, tokenHash);
@@ -206,7 +198,7 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
   });
 
   app.put('/team/members/:userId/role', noStore, async (req, res) => {
-    const input = parse(roleInput, req.body);
+    const input = parsedInput(roleInput, req.body);
     const a = await access(req, input.subscriptionId);
     requireRole(a, 'owner');
     const member = a.workspace.members.find((m) => m.userId === req.params.userId);
@@ -229,7 +221,7 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
   });
 
   app.delete('/team/members/:userId', noStore, async (req, res) => {
-    const { subscriptionId: id } = parse(scopeInput, req.query);
+    const { subscriptionId: id } = parsedInput(scopeInput, req.query);
     const a = await access(req, id);
     const member = a.workspace.members.find((m) => m.userId === req.params.userId);
     const leaving = member?.userId === a.account.userId;

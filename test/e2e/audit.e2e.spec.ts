@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { newEvent } from '../../events/envelope.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
@@ -11,6 +10,7 @@ import type { SubscriptionCreated } from '../../services/billing/events.ts';
 import type { Tier } from '../../services/kernel/tiers.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
+import { subscriptionCreated } from '../support/subscriptions.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { keysMailedTo } from '../support/mailpit.ts';
@@ -106,21 +106,7 @@ describe('audit log: GET /audit for a team (e2e)', function () {
     expect(signup.status, signup.text).to.equal(201);
     const userId = (signup.body.user as { id: string }).id;
     const subscriptionId = `sub-${randomUUID()}`;
-    const created: SubscriptionCreated = newEvent('subscription.created', {
-      subscriptionId,
-      customerId: `cus-${randomUUID().slice(0, 8)}`,
-      userId,
-      email,
-      name: null,
-      variantId: '1',
-      tier,
-      status: 'active',
-      renewsAt: null,
-      endsAt: null,
-      providerUpdatedAt: new Date(),
-      customerPortalUrl: null,
-      updatePaymentUrl: null,
-    });
+    const created: SubscriptionCreated = subscriptionCreated({ subscriptionId, userId, email, tier });
     await platform.runtime.publisher.publishOrdered([created]);
     const [apiKey] = await mailedKeys(email, 1);
     const login = await post(`${accounts}/auth/login`, { email, password });

@@ -8,7 +8,6 @@ import { type Browser, type BrowserContext, type Page, type Request as BrowserRe
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { newEvent } from '../../events/envelope.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
 import type { SubscriptionCreated } from '../../services/billing/events.ts';
 import { CONSOLE_CSP } from '../../services/console/console.routes.ts';
@@ -17,6 +16,7 @@ import { keysService } from '../../services/keys/keys.service.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
 import { CHROMIUM_ARGS, sandboxByDefault } from '../../services/vision/browser/chromium-args.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
+import { subscriptionCreated } from '../support/subscriptions.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { postJson } from '../support/http.ts';
@@ -99,21 +99,7 @@ describe('the console’s team pages in a browser (e2e)', function () {
     const signup = await postJson(`${accounts}/auth/signup`, { email: owner.email, password: owner.password, name: 'Olga Owner' });
     expect(signup.status, signup.text).to.equal(201);
     owner.userId = (signup.body.user as { id: string }).id;
-    const created: SubscriptionCreated = newEvent('subscription.created', {
-      subscriptionId,
-      customerId: `cus-${randomUUID().slice(0, 8)}`,
-      userId: owner.userId,
-      email: owner.email,
-      name: null,
-      variantId: '1',
-      tier: 'team',
-      status: 'active',
-      renewsAt: null,
-      endsAt: null,
-      providerUpdatedAt: new Date(),
-      customerPortalUrl: null,
-      updatePaymentUrl: null,
-    });
+    const created: SubscriptionCreated = subscriptionCreated({ subscriptionId, userId: owner.userId, email: owner.email, tier: 'team' });
     await platform.runtime.publisher.publishOrdered([created]);
     await eventually('the owner’s key e-mail', async () =>
       (await keysMailedTo(stack.MAILPIT_URL, owner.email)).length > 0 ? true : undefined,

@@ -3,7 +3,6 @@ import { expect } from 'chai';
 import express from 'express';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { newEvent } from '../../events/envelope.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
 import type { SubscriptionCreated } from '../../services/billing/events.ts';
 import { keyGate } from '../../services/keys/gate.ts';
@@ -17,6 +16,7 @@ import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { keysMailedTo, mailTo } from '../support/mailpit.ts';
 import { postJson } from '../support/http.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
+import { subscriptionCreated } from '../support/subscriptions.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 
 const SHARED_SECRET = 'ab'.repeat(32);
@@ -82,21 +82,7 @@ describe('key rotation and lifetime: POST /keys/rotate, grace periods, expiry (e
   /** A paid subscription as billing announces it: the issuer mints its key and the mailer sends it. */
   async function subscribe(email: string, userId: string | null = null): Promise<{ subscriptionId: string; apiKey: string }> {
     const subscriptionId = `sub-${randomUUID()}`;
-    const created: SubscriptionCreated = newEvent('subscription.created', {
-      subscriptionId,
-      customerId: `cus-${randomUUID().slice(0, 8)}`,
-      userId,
-      email,
-      name: null,
-      variantId: '1',
-      tier: 'pro',
-      status: 'active',
-      renewsAt: null,
-      endsAt: null,
-      providerUpdatedAt: new Date(),
-      customerPortalUrl: null,
-      updatePaymentUrl: null,
-    });
+    const created: SubscriptionCreated = subscriptionCreated({ subscriptionId, userId, email, tier: 'pro' });
     await platform.runtime.publisher.publishOrdered([created]);
     const [apiKey] = await nthKey(email, 1);
     await eventually('the first key valid', async () => ((await valid(apiKey!)) ? true : undefined));

@@ -5,7 +5,6 @@ import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { projectionCollection } from '../../events/collections.ts';
-import { newEvent } from '../../events/envelope.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
 import type { SubscriptionCreated } from '../../services/billing/events.ts';
 import { CONSOLE_CSP } from '../../services/console/console.routes.ts';
@@ -14,6 +13,7 @@ import { keysService } from '../../services/keys/keys.service.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
 import { workspacesProjection } from '../../services/teams/workspaces.projection.ts';
 import { launchChromiumForTests } from '../integration/vision/chromium-under-test.ts';
+import { subscriptionCreated } from '../support/subscriptions.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { keysMailedTo, mailTo } from '../support/mailpit.ts';
@@ -120,21 +120,7 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(signup.status, signup.text).to.equal(201);
     const userId = (signup.body.user as { id: string }).id;
     const subscriptionId = `sub-${randomUUID()}`;
-    const created: SubscriptionCreated = newEvent('subscription.created', {
-      subscriptionId,
-      customerId: `cus-${randomUUID().slice(0, 8)}`,
-      userId,
-      email,
-      name: null,
-      variantId: '1',
-      tier: 'team',
-      status: 'active',
-      renewsAt: null,
-      endsAt: null,
-      providerUpdatedAt: new Date(),
-      customerPortalUrl: null,
-      updatePaymentUrl: null,
-    });
+    const created: SubscriptionCreated = subscriptionCreated({ subscriptionId, userId, email, tier: 'team' });
     await platform.runtime.publisher.publishOrdered([created]);
     const apiKey = await eventually(`the team key mailed to ${email}`, async () => (await keysMailedTo(stack.MAILPIT_URL, email))[0]);
     return { email, userId, token: signup.body.token as string, subscriptionId, apiKey };

@@ -4,7 +4,6 @@ import { expect } from 'chai';
 import express from 'express';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { newEvent } from '../../events/envelope.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
@@ -16,6 +15,7 @@ import { keysService } from '../../services/keys/keys.service.ts';
 import { RemoteValidator } from '../../services/keys/remote-validator.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
 import { workspacesProjection } from '../../services/teams/workspaces.projection.ts';
+import { subscriptionCreated } from '../support/subscriptions.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { keysMailedTo, mailTo } from '../support/mailpit.ts';
@@ -121,21 +121,7 @@ describe('team workspace: invitations, roles, member keys (e2e)', function () {
   async function subscriber(tier: Tier) {
     const p = await person(`owner-${tier}`);
     const subscriptionId = `sub-${randomUUID()}`;
-    const created: SubscriptionCreated = newEvent('subscription.created', {
-      subscriptionId,
-      customerId: `cus-${randomUUID().slice(0, 8)}`,
-      userId: p.userId,
-      email: p.email,
-      name: null,
-      variantId: '1',
-      tier,
-      status: 'active',
-      renewsAt: null,
-      endsAt: null,
-      providerUpdatedAt: new Date(),
-      customerPortalUrl: null,
-      updatePaymentUrl: null,
-    });
+    const created: SubscriptionCreated = subscriptionCreated({ subscriptionId, userId: p.userId, email: p.email, tier });
     await platform.runtime.publisher.publishOrdered([created]);
     const [apiKey] = await mailedKeys(p.email, 1);
     return { ...p, subscriptionId, apiKey: apiKey! };

@@ -7,12 +7,12 @@ import { clientIpKey } from '../../platform/http/client-ip.ts';
 import { noStore } from '../../platform/http/no-store.ts';
 import { keysEqualConstantTime } from '../../platform/secrets.ts';
 import { teamByDomain } from '../../teams/workspaces.projection.ts';
-import { tokenVersionOf, type AccountStore } from '../account-store.ts';
+import type { AccountStore } from '../account-store.ts';
 import { normalizeEmail } from '../credentials-input.ts';
 import type { LoginRecords } from '../login-records.ts';
 import type { Passwords } from '../password.ts';
-import { issueToken, type TokenSettings } from '../tokens.ts';
-import { getUser } from '../users.projection.ts';
+import type { TokenSettings } from '../tokens.ts';
+import { sessionFor } from '../session-answer.ts';
 import { domainOf } from './email-domain.ts';
 import { FLOW_COOKIE, FLOW_TTL_MS, flowCookieHeader, openFlow, sealFlow } from './flow-cookie.ts';
 import type { OneTimeCodes } from './one-time-codes.ts';
@@ -160,18 +160,7 @@ export function mountSsoRoutes(app: Express, deps: SsoRouteDeps): void {
     const account = userId === null ? null : await deps.store.findById(userId);
     if (!account)
       throw new HttpError(401, 'INVALID_CODE', 'the sign-on code is unknown, expired, already used, or not this browser’s: sign on again');
-    const projected = await getUser(deps.db, account.userId);
-    const user = {
-      id: account.userId,
-      email: account.email,
-      name: account.name,
-      tier: projected?.tier ?? 'free',
-      tokenVersion: tokenVersionOf(account),
-    };
-    res.json({
-      token: issueToken(deps.tokens, user),
-      user: { id: user.id, email: user.email, name: user.name, tier: user.tier },
-    });
+    res.json(await sessionFor(deps.db, deps.tokens, account));
   });
 }
 

@@ -5,6 +5,7 @@ import express from 'express';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { projectionCollection } from '../../events/collections.ts';
+import { newEvent } from '../../events/envelope.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
 import type { SubscriptionCreated } from '../../services/billing/events.ts';
@@ -14,6 +15,8 @@ import { hashKey } from '../../services/keys/key-format.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { RemoteValidator } from '../../services/keys/remote-validator.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
+import type { TeamMemberInvited } from '../../services/teams/events.ts';
+import { encryptInvitationToken, invitationTokenHash, newInvitationToken } from '../../services/teams/invitation-token.ts';
 import { workspacesProjection } from '../../services/teams/workspaces.projection.ts';
 import { subscriptionCreated } from '../support/subscriptions.ts';
 import { useContractCheck } from '../support/contract-check.ts';
@@ -24,6 +27,7 @@ import { postJson } from '../support/http.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
 const CONSOLE = 'https://console.svc.test';
+const KEY_ENCRYPTION_KEY = 'cd'.repeat(32);
 
 interface Person {
   email: string;
@@ -60,7 +64,7 @@ describe('team workspace: invitations, roles, member keys (e2e)', function () {
         ACCOUNTS_PORT: String(ports.accounts),
         KEYS_PORT: String(ports.keys),
         WEBHOOK_SECRET: 'ab'.repeat(32),
-        KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+        KEY_ENCRYPTION_KEY,
         CONSOLE_PUBLIC_URL: CONSOLE,
       }),
       testLogger(),
@@ -276,6 +280,33 @@ describe('team workspace: invitations, roles, member keys (e2e)', function () {
     expect((await validate(owner.apiKey)).body.valid).to.equal(true);
     expect((await team(eve)).status, 'she is no longer in it').to.equal(404);
     expect((await call('GET', `${keys}/teams`, bearer(eve))).body.workspaces).to.deep.equal([]);
+  });
+
+  it('an invitation past its expiry is refused with 410 and lets no one in', async () => {
+    const hal = await person('hal');
+    // An invitation that expired a minute ago, as the route would have written it then: no waiting.
+    const token = newInvitationToken();
+    const expired: TeamMemberInvited = newEvent('team.member-invited', {
+      subscriptionId: owner.subscriptionId,
+      invitationId: randomUUID(),
+      email: hal.email,
+      role: 'member',
+      tokenHash: invitationTokenHash(token),
+      encryptedToken: encryptInvitationToken(token, Buffer.from(KEY_ENCRYPTION_KEY, 'hex'), owner.subscriptionId),
+      expiresAt: new Date(Date.now() - 60_000),
+      invitedBy: owner.userId,
+    });
+    await platform.runtime.publisher.publishOrdered([expired]);
+    const refused = await eventually('the expired invitation in the workspace', async () => {
+      const answer = await post(`${keys}/team/invitations/accept`, { token }, bearer(hal));
+      return answer.status === 404 ? undefined : answer;
+    });
+    expect(refused.status, refused.text).to.equal(410);
+    expect(refused.body).to.include({ code: 'EXPIRED' });
+    expect((await team(hal)).status).to.equal(404);
+    // Not among the pending ones the owner sees either.
+    const invitations = (await team(owner)).body.invitations as { email: string }[];
+    expect(invitations.map((i) => i.email)).to.not.include(hal.email);
   });
 
   it('one team sees nothing of another; a pro subscription has no workspace; no token, 401', async () => {

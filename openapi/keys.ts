@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * A team's audit log, newest first
-         * @description Keys issued, rotated, limited and revoked, refused key checks (the first per key, code and minute), subscription changes, log-ins and password changes of the owner, collections set up and indexed. With the team key, or the owner’s account token and ?subscriptionId=. Filters: actor, action (or a family: key.), from, to; cursor paging.
+         * @description Keys issued, rotated, limited and revoked, refused key checks (the first per key, code and minute), subscription changes, log-ins and password changes of the owner, single sign-ons through the team, collections set up and indexed, and the workspace’s invitations, members, roles and SSO settings. With the team key, or the account token of the owner or of a member and ?subscriptionId=. Filters: actor, action (or a family: key., team.), from, to; cursor paging.
          */
         get: operations["getAudit"];
         put?: never;
@@ -1074,7 +1074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such subscription of this account. */
+            /** @description No such subscription of this account, or a workspace the account is not in. */
             404: {
                 headers: {
                     [name: string]: unknown;

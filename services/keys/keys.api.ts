@@ -123,7 +123,7 @@ const AUDIT_OPERATION: ApiOperation = {
   path: '/audit',
   summary: "A team's audit log, newest first",
   description:
-    'Keys issued, rotated, limited and revoked, refused key checks (the first per key, code and minute), subscription changes, log-ins and password changes of the owner, collections set up and indexed. With the team key, or the owner’s account token and ?subscriptionId=. Filters: actor, action (or a family: key.), from, to; cursor paging.',
+    'Keys issued, rotated, limited and revoked, refused key checks (the first per key, code and minute), subscription changes, log-ins and password changes of the owner, single sign-ons through the team, collections set up and indexed, and the workspace’s invitations, members, roles and SSO settings. With the team key, or the account token of the owner or of a member and ?subscriptionId=. Filters: actor, action (or a family: key., team.), from, to; cursor paging.',
   tags: ['keys'],
   security: ['apiKey', 'bearerApiKey', 'accountToken'],
   query: auditQuery,
@@ -132,7 +132,7 @@ const AUDIT_OPERATION: ApiOperation = {
     400: error('A bad filter or cursor, or an account token without subscriptionId.'),
     401: error('Missing or refused credentials.', ['WWW-Authenticate']),
     403: error('The subscription’s tier has no audit log (team only).'),
-    404: error('No such subscription of this account.'),
+    404: error('No such subscription of this account, or a workspace the account is not in.'),
   },
 };
 

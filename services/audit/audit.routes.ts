@@ -1,11 +1,9 @@
-import type { Express, Request } from 'express';
+import type { Express } from 'express';
 import type { Db } from 'mongodb';
 import type { AccountStore } from '../accounts/account-store.ts';
 import type { TokenSettings } from '../accounts/tokens.ts';
-import { KEY_PREFIX } from '../keys/key-format.ts';
 import { ownedKey } from '../keys/key-owner.ts';
-import { getKeyBySubscription, type KeyRecord } from '../keys/keys.projection.ts';
-import { workspaceAccess } from '../teams/access.ts';
+import { isTeamMember } from '../teams/access.ts';
 import { HttpError, badRequest } from '../platform/http/errors.ts';
 import { noStore } from '../platform/http/no-store.ts';
 import type { AuditAnswer } from './audit-answer.ts';
@@ -30,7 +28,13 @@ export function mountAuditRoute(app: Express, deps: { db: Db; tokens: TokenSetti
     const query = parsed.data;
     const after = query.cursor === undefined ? null : positionOf(query.cursor);
     if (query.cursor !== undefined && after === null) throw badRequest('cursor: not a cursor this route gave');
-    const record = await auditedRecord(req, deps, query.subscriptionId);
+    // With an account token, a member of the team's workspace reads its log too, as its owner does.
+    const record = await ownedKey(
+      req,
+      deps,
+      { subscriptionId: query.subscriptionId },
+      { alsoAdmits: (r, account) => isTeamMember(deps.db, r, account.userId) },
+    );
     const retentionDays = AUDIT_RETENTION_DAYS[record.tier];
     if (retentionDays === 0) throw new HttpError(403, 'FORBIDDEN', 'the audit log is part of the team tier');
     const scope = [
@@ -53,29 +57,4 @@ export function mountAuditRoute(app: Express, deps: { db: Db; tokens: TokenSetti
       retentionDays,
     } satisfies AuditAnswer);
   });
-}
-
-/**
- * The subscription whose log is asked for: the key's own (the subscription's key; a member's key is
- * refused as for every owner route), or with an account token, a workspace the account owns or
- * belongs to. Anything else is a 404 that does not say whether the subscription exists.
- */
-async function auditedRecord(
-  req: Request,
-  deps: { db: Db; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById'> },
-  subscriptionId: string | undefined,
-): Promise<KeyRecord> {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
-  const session = req.get('x-api-key') === undefined && bearer !== undefined && !bearer.startsWith(KEY_PREFIX);
-  if (!session || subscriptionId === undefined) return ownedKey(req, deps, { subscriptionId });
-  try {
-    return await ownedKey(req, deps, { subscriptionId });
-  } catch (err) {
-    if (!(err instanceof HttpError) || err.status !== 404) throw err;
-  }
-  // Not the owner: a member of the workspace reads its log too.
-  await workspaceAccess(req, deps, subscriptionId);
-  const record = await getKeyBySubscription(deps.db, subscriptionId);
-  if (!record) throw new HttpError(404, 'NOT_FOUND', 'no subscription of this account has that id');
-  return record;
 }

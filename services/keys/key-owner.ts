@@ -28,6 +28,8 @@ export async function ownedKey(
   deps: { db: Db; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById'> },
   /** Where {subscriptionId} is read from: the body, or a GET's query. */
   input: unknown = req.body,
+  /** With an account token, who else besides the owner may act on the subscription (GET /audit: its team's members). */
+  options: { alsoAdmits?: (record: KeyRecord, account: { userId: string }) => Promise<boolean> } = {},
 ): Promise<KeyRecord> {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
   const apiKey = req.get('x-api-key') ?? (bearer?.startsWith(KEY_PREFIX) ? bearer : undefined);
@@ -45,11 +47,16 @@ export async function ownedKey(
   if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'invalid request body');
   const record = await getKeyBySubscription(deps.db, parsed.data.subscriptionId);
   // Someone else's subscription reads as absent: the answer does not tell which ids exist.
-  if (!record || !ownedBy(record, account)) throw new HttpError(404, 'NOT_FOUND', 'no subscription of this account has that id');
+  const admitted = record !== null && (ownedBy(record, account) || (await options.alsoAdmits?.(record, account)) === true);
+  if (!admitted) throw new HttpError(404, 'NOT_FOUND', 'no subscription of this account has that id');
   return record;
 }
 
-function ownedBy(record: KeyRecord, account: { userId: string; email: string }): boolean {
+/**
+ * Whether the account owns the subscription: billing linked it to this account, or (not linked) it is
+ * under the account's e-mail, the match billing itself uses to link them.
+ */
+export function ownedBy(record: Pick<KeyRecord, 'userId' | 'email'>, account: { userId: string; email: string }): boolean {
   if (record.userId) return record.userId === account.userId;
   return record.email !== null && record.email.trim().toLowerCase() === account.email.trim().toLowerCase();
 }

@@ -51,15 +51,16 @@ export function mountValidationRoutes(
     const usage = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].used])) as UsageAnswer['usage'];
     const limits = Object.fromEntries(METRICS.map((m) => [m, result.usage[m].limit])) as UsageAnswer['limits'];
     const period = periodOf(new Date());
+    // The presented key's own counts and facts: a team member's key meters against its team's key (identity.keyHash).
+    const keyHash = hashKey(apiKey);
     res.json({
       tier: result.identity.tier,
       usage,
       limits,
       resetDate: period.resetDate.toISOString(),
       ...(rate ? { requestsPerMinute: rate.limit } : {}),
-      // The presented key's own counts and facts: a team member's key meters against its team's key (identity.keyHash).
-      ...(verifications ? { verifications: await verifications.read(hashKey(apiKey), period.start) } : {}),
-      ...(keyFacts ? { key: await keyFacts(hashKey(apiKey)) } : {}),
+      ...(verifications ? { verifications: await verifications.read(keyHash, period.start) } : {}),
+      ...(keyFacts ? { key: await keyFacts(keyHash) } : {}),
     } satisfies UsageAnswer);
   });
 }

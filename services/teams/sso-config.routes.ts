@@ -48,8 +48,6 @@ export const ssoConfigAnswer = z.object({
 });
 export type SsoConfigAnswer = z.output<typeof ssoConfigAnswer>;
 
-export const ssoScopeQuery = z.object({ subscriptionId: z.string() });
-
 /**
  * A team's OpenID Connect single sign-on, on the keys service beside the other team routes: the
  * owner sets it (PUT) and removes it (DELETE); the owner and admins read it (GET). Each change is one

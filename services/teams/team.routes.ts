@@ -5,6 +5,7 @@ import { newEvent } from '../../events/envelope.ts';
 import { publishAndApply } from '../../events/own-events.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { authenticate } from '../accounts/session.ts';
+import { ownedBy } from '../keys/key-owner.ts';
 import { getKeyBySubscription, keysOwnedBy } from '../keys/keys.projection.ts';
 import type { RotationLimit } from '../keys/rotation-limit.ts';
 import { HttpError, conflict } from '../platform/http/errors.ts';
@@ -17,7 +18,6 @@ import { INVITATION_TOKEN, acceptable, encryptInvitationToken, invitationTokenHa
 import { joinWorkspace } from './join.ts';
 import type { TeamAnswer, TeamsAnswer } from './team-answers.ts';
 import { MAX_MEMBERS, teamByInvitationToken, teamsOfMember, workspacesProjection } from './workspaces.projection.ts';
-import { ownsWorkspace } from './workspace.ts';
 
 export interface TeamRouteDeps extends AccessDeps {
   publisher: Pick<EventPublisher, 'publishOrdered'>;
@@ -58,7 +58,7 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
     const { account } = await authenticate(req, deps.tokens, deps.accounts);
     const [owned, memberOf] = await Promise.all([keysOwnedBy(db, account), teamsOfMember(db, account.userId)]);
     const workspaces: TeamsAnswer['workspaces'] = owned
-      .filter((r) => r.tier === 'team' && ownsWorkspace({ ownerUserId: r.userId ?? null, ownerEmail: r.email }, account))
+      .filter((r) => r.tier === 'team' && ownedBy(r, account))
       .map((r) => ({ subscriptionId: r.subscriptionId, role: 'owner' as const }));
     for (const team of memberOf) {
       const me = team.members.find((m) => m.userId === account.userId);
@@ -71,8 +71,7 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
   app.get('/team', noStore, async (req, res) => {
     const { subscriptionId: id } = parsedInput(scopeInput, req.query);
     const a = await access(req, id);
-    const record = await getKeyBySubscription(db, id);
-    const keyOf = (userId: string) => record?.members?.find((k) => k.userId === userId) ?? null;
+    const keyOf = (userId: string) => a.record.members?.find((k) => k.userId === userId) ?? null;
     const managing = a.role !== 'member';
     const now = Date.now();
     res.json({

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { Tier } from '../kernel/tiers.ts';
+import { ownedBy } from '../keys/key-owner.ts';
 import { getKeyBySubscription, type KeyRecord } from '../keys/keys.projection.ts';
 import { findTeam, type Invitation, type Member, type SsoSettings, type TeamRecord } from './workspaces.projection.ts';
 
@@ -40,11 +41,8 @@ export async function findWorkspace(db: Db, subscriptionId: string): Promise<Wor
   return record ? workspaceOf(record, team) : null;
 }
 
-/** Whether this account owns the workspace: its subscription's account, or its e-mail for one billing could not link. */
-export function ownsWorkspace(
+/** Whether this account owns the workspace: it owns its subscription (key-owner.ts's rule). */
+export const ownsWorkspace = (
   workspace: Pick<Workspace, 'ownerUserId' | 'ownerEmail'>,
   account: { userId: string; email: string },
-): boolean {
-  if (workspace.ownerUserId) return workspace.ownerUserId === account.userId;
-  return workspace.ownerEmail !== null && workspace.ownerEmail.trim().toLowerCase() === account.email.trim().toLowerCase();
-}
+): boolean => ownedBy({ userId: workspace.ownerUserId, email: workspace.ownerEmail }, account);

@@ -53,13 +53,17 @@ export const MAX_MEMBERS = 100;
 
 const empty = (subscriptionId: string): TeamRecord => ({ subscriptionId, members: [], invitations: [], ended: [], sso: null });
 
-function settle(invitations: Invitation[], invitationId: string | null, status: Invitation['status']): Invitation[] {
-  const next = invitations.map((i) => (i.invitationId === invitationId && i.status === 'pending' ? { ...i, status } : i));
-  const settled = next.filter((i) => i.status !== 'pending');
-  if (settled.length <= SETTLED_INVITATIONS_KEPT) return next;
+/** The invitations with all pending ones and the newest settled ones only. */
+function trimmed(invitations: Invitation[]): Invitation[] {
+  const settled = invitations.filter((i) => i.status !== 'pending');
+  if (settled.length <= SETTLED_INVITATIONS_KEPT) return invitations;
   const drop = new Set(settled.slice(0, settled.length - SETTLED_INVITATIONS_KEPT).map((i) => i.invitationId));
-  return next.filter((i) => !drop.has(i.invitationId));
+  return invitations.filter((i) => !drop.has(i.invitationId));
 }
+
+/** Settles one pending invitation (accepted or revoked). */
+const settle = (invitations: Invitation[], invitationId: string | null, status: Invitation['status']): Invitation[] =>
+  trimmed(invitations.map((i) => (i.invitationId === invitationId && i.status === 'pending' ? { ...i, status } : i)));
 
 export function evolveTeam(doc: TeamRecord | null, event: TeamEvent): TeamRecord {
   const current = doc ?? empty(event.data.subscriptionId);
@@ -82,7 +86,7 @@ export function evolveTeam(doc: TeamRecord | null, event: TeamEvent): TeamRecord
         expiresAt: d.expiresAt,
         status: 'pending',
       };
-      return { ...current, invitations: settle([...invitations, invitation], null, 'pending') };
+      return { ...current, invitations: trimmed([...invitations, invitation]) };
     }
     case 'team.invitation-revoked':
       return { ...current, invitations: settle(current.invitations, event.data.invitationId, 'revoked') };

@@ -16,6 +16,8 @@ import { MemorySnapshot } from './memory-snapshot.ts';
 import type { SnapshotRow } from './memory-snapshot.ts';
 import { allQueryTerms, looksLikeCode } from './query-profile.ts';
 import { SCHEMA, SCHEMA_VERSION } from './schema.ts';
+import { blob, integer, real, text, textOrNull } from './sqlite-rows.ts';
+import type { SqliteRow } from './sqlite-rows.ts';
 import type { ChunkRecord, FileRecord, ModelIdentity, RankedChunk, SearchHit, SearchOptions } from './types.ts';
 import { VectorMatrix } from './vector-matrix.ts';
 
@@ -129,31 +131,39 @@ export class IndexStore {
   /** Every indexed file, by path. */
   manifest(): FileRecord[] {
     this.#open();
-    return (
-      this.#statements.manifest.all() as unknown as Array<{ path: string; hash: string; size: number; chunks: number; indexed_at: number }>
-    ).map((r) => ({ path: r.path, hash: r.hash, size: r.size, chunks: r.chunks, indexedAt: r.indexed_at }));
+    return this.#statements.manifest.all().map((r) => ({
+      path: text(r, 'path'),
+      hash: text(r, 'hash'),
+      size: integer(r, 'size'),
+      chunks: integer(r, 'chunks'),
+      indexedAt: integer(r, 'indexed_at'),
+    }));
   }
 
   fileHash(path: string): string | undefined {
     this.#open();
-    const row = this.#statements.fileHash.get(path) as { hash: string } | undefined;
-    return row?.hash;
+    const row = this.#statements.fileHash.get(path);
+    return row === undefined ? undefined : text(row, 'hash');
   }
 
   counts(): { files: number; chunks: number } {
     this.#open();
-    const row = this.#statements.counts.get() as { files: number; chunks: number };
-    return { files: row.files, chunks: row.chunks };
+    const row = this.#statements.counts.get();
+    if (row === undefined) throw new Error(`${this.file}: the counts query returned no row`);
+    return { files: integer(row, 'files'), chunks: integer(row, 'chunks') };
   }
 
   /** Chunks of one file in order (for tests, tools and the integrator's views). */
   fileChunks(path: string): Array<SearchHit['metadata'] & { content: string; ordinal: number }> {
     this.#open();
-    return (this.#statements.fileChunks.all(path) as unknown as ChunkRow[]).map((r) => ({
-      ...metadataOf(r),
-      content: r.content,
-      ordinal: r.ordinal,
-    }));
+    return this.#statements.fileChunks
+      .all(path)
+      .map(chunkRow)
+      .map((r) => ({
+        ...metadataOf(r),
+        content: r.content,
+        ordinal: r.ordinal,
+      }));
   }
 
   /**
@@ -219,14 +229,10 @@ export class IndexStore {
     this.#open();
     const match = ftsMatchExpression(query);
     if (match === undefined || k <= 0) return [];
-    const rows = this.#statements.bm25.all(match, Math.floor(k)) as unknown as Array<{
-      id: number;
-      path: string;
-      ordinal: number;
-      score: number;
-    }>;
     // bm25() is lower-is-better; the lists here are larger-is-better.
-    return rows.map((r) => ({ rowId: r.id, path: r.path, ordinal: r.ordinal, score: -r.score }));
+    return this.#statements.bm25
+      .all(match, Math.floor(k))
+      .map((r) => ({ rowId: integer(r, 'id'), path: text(r, 'path'), ordinal: integer(r, 'ordinal'), score: -real(r, 'score') }));
   }
 
   /** Exact cosine (dot product of unit vectors) over every chunk, best first; ties by path and chunk order. */
@@ -305,7 +311,7 @@ export class IndexStore {
   verify(): string[] {
     this.#open();
     const problems: string[] = [];
-    const all = (sql: string) => this.#db.prepare(sql).all() as unknown as Array<Record<string, unknown>>;
+    const all = (sql: string) => this.#db.prepare(sql).all();
     for (const r of all(
       `SELECT f.path, f.chunks, count(c.id) AS actual FROM files f LEFT JOIN chunks c ON c.path = f.path GROUP BY f.path HAVING f.chunks != count(c.id)`,
     )) {
@@ -343,7 +349,7 @@ export class IndexStore {
 
   #hits(ranked: ReadonlyArray<Pick<RankedChunk, 'rowId' | 'score'>>): SearchHit[] {
     if (ranked.length === 0) return [];
-    const rows = this.#statements.chunksById.all(JSON.stringify(ranked.map((r) => r.rowId))) as unknown as ChunkRow[];
+    const rows = this.#statements.chunksById.all(JSON.stringify(ranked.map((r) => r.rowId))).map(chunkRow);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const hits: SearchHit[] = [];
     for (const { rowId, score } of ranked) {
@@ -380,19 +386,14 @@ export class IndexStore {
     const paths: string[] = [];
     const symbols: Array<string | undefined> = [];
     let row = 0;
-    for (const r of this.#statements.allVectors.iterate() as Iterable<{
-      id: number;
-      path: string;
-      ordinal: number;
-      symbol: string | null;
-      embedding: Uint8Array;
-    }>) {
-      if (row >= chunks || r.embedding.byteLength !== d * 4) throw new Error(`${this.file}: vector table disagrees with the chunk table`);
-      bytes.set(r.embedding, row * d * 4);
-      rowIds[row] = r.id;
-      ordinals[row] = r.ordinal;
-      paths.push(r.path);
-      symbols.push(r.symbol ?? undefined);
+    for (const r of this.#statements.allVectors.iterate()) {
+      const embedding = blob(r, 'embedding');
+      if (row >= chunks || embedding.byteLength !== d * 4) throw new Error(`${this.file}: vector table disagrees with the chunk table`);
+      bytes.set(embedding, row * d * 4);
+      rowIds[row] = integer(r, 'id');
+      ordinals[row] = integer(r, 'ordinal');
+      paths.push(text(r, 'path'));
+      symbols.push(textOrNull(r, 'symbol') ?? undefined);
       row++;
     }
     if (row !== chunks) throw new Error(`${this.file}: ${chunks} chunks but ${row} vectors`);
@@ -432,7 +433,10 @@ function initialise(db: DatabaseSync, file: string, model: ModelIdentity): numbe
       put.run('generation', String(Date.now()));
     }
     const meta = new Map(
-      (db.prepare('SELECT key, value FROM meta').all() as unknown as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]),
+      db
+        .prepare('SELECT key, value FROM meta')
+        .all()
+        .map((r) => [text(r, 'key'), text(r, 'value')]),
     );
     const version = meta.get('schema_version') ?? '(none)';
     if (version !== String(SCHEMA_VERSION)) throw new SchemaMismatchError(file, version, SCHEMA_VERSION);
@@ -487,6 +491,20 @@ function deleteChunksOf(s: ReturnType<typeof prepare>, path: string): void {
   s.deleteTerms.run(path);
   s.deleteVectors.run(path);
   s.deleteChunks.run(path);
+}
+
+function chunkRow(r: SqliteRow): ChunkRow {
+  return {
+    id: integer(r, 'id'),
+    path: text(r, 'path'),
+    ordinal: integer(r, 'ordinal'),
+    start_line: integer(r, 'start_line'),
+    end_line: integer(r, 'end_line'),
+    kind: text(r, 'kind'),
+    symbol: textOrNull(r, 'symbol'),
+    language: text(r, 'language'),
+    content: text(r, 'content'),
+  };
 }
 
 function metadataOf(row: ChunkRow): SearchHit['metadata'] {

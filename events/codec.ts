@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type avro from 'avsc';
+import avro from 'avsc';
 import type { EventCatalog, SchemaVersion } from './catalog.ts';
 import type { Event, EventMetadata } from './envelope.ts';
 import { PoisonMessageError } from './errors.ts';
@@ -34,9 +34,10 @@ export interface CompiledReader {
  * trailing bytes fail). Undefined when avsc's internals are not as expected (the generic path then).
  */
 export function compileReader(version: Pick<SchemaVersion, 'avroType' | 'dataFields'>): CompiledReader | undefined {
-  const fields = (version.avroType as unknown as { fields?: { name: string; type: { _read?: unknown } }[] }).fields;
-  if (!Tap || !fields || fields.length !== version.dataFields.length + 4 || fields.some((f) => typeof f.type._read !== 'function'))
-    return undefined;
+  const record = version.avroType;
+  if (!Tap || !(record instanceof avro.types.RecordType)) return undefined;
+  const fields = record.fields;
+  if (fields.length !== version.dataFields.length + 4 || !fields.every((f) => hasReader(f.type))) return undefined;
   const data = version.dataFields.map((name, i) => `${JSON.stringify(name)}: t${i + 4}._read(tap)`).join(', ');
   const envelope = 'const eventId = t0._read(tap), occurredAt = t1._read(tap), correlationId = t2._read(tap), causationId = t3._read(tap);';
   const metadata = 'metadata: { eventId, occurredAt, correlationId, causationId: causationId ?? null }';
@@ -65,6 +66,11 @@ export function compileReader(version: Pick<SchemaVersion, 'avroType' | 'dataFie
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** avsc's per-type reader is internal (not in its types), so it is looked for, never assumed. */
+function hasReader(type: avro.Type): boolean {
+  return '_read' in type && typeof type._read === 'function';
+}
 
 /** One writer schema as met in headers: the raw header bytes it came with, for a compare instead of a string decode. */
 interface KnownWriter {

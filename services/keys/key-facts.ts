@@ -17,7 +17,8 @@ export async function keyFactsOf(db: Db, keyHash: string): Promise<UsageAnswer['
     return { last4: record.last4, createdAt: iso(record.createdAt), expiresAt: iso(record.expiresAt) };
   }
   const member = record.members?.find((m) => m.keyHash === keyHash);
-  if (member) return { last4: member.last4, createdAt: iso(member.createdAt), expiresAt: null };
+  // A member key ends when the subscription's key does (keys.projection.ts recordForKey).
+  if (member) return { last4: member.last4, createdAt: iso(member.createdAt), expiresAt: iso(record.expiresAt) };
   const previous = record.previous;
   if (previous?.keyHash !== keyHash) return undefined;
   const ends = previous.expiresAt && previous.expiresAt < previous.validUntil ? previous.expiresAt : previous.validUntil;

@@ -41,7 +41,9 @@ export const validateAnswer = z.union([
     meteredAs: z
       .string()
       .optional()
-      .describe("a team member's key only: the hash of the team key whose quota its uses count against (gates meter against it)"),
+      .describe(
+        "a team member's key, or a key that replaced another: the key hash the subscription's month is counted under (its first key's), which gates meter against",
+      ),
   }),
   refusalAnswer,
 ]);
@@ -53,7 +55,9 @@ const counts = z.object(Object.fromEntries(METRICS.map((m) => [m, z.number().int
 
 export const usageAnswer = z.object({
   tier: z.enum(TIERS),
-  usage: counts,
+  usage: counts.describe(
+    "The subscription's use this month, by all its keys: the keys a rotation replaced and its team members' keys count too. A key made by POST /generate is a subscription of its own.",
+  ),
   limits: counts.describe('-1 is unlimited'),
   resetDate: z.string().describe('When the monthly counts start again (ISO 8601).'),
   requestsPerMinute: z.number().int().optional().describe('The rate limit that applies to this key: its own, or its tier’s.'),

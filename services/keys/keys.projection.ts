@@ -31,6 +31,12 @@ export interface KeyRecord {
   expiresAt?: Date | null;
   /** The key the last rotation replaced, while its grace period lets it work beside the new one. */
   previous?: PreviousKey | null;
+  /**
+   * The key hash the subscription's month is counted under, whichever of its keys is used: its
+   * first key's (the lowest generation seen), so a rotation carries the month over. Absent on
+   * records from before it was kept: the current key's until the next rotation sets it.
+   */
+  meter?: Meter | null;
   /** The owner's own request rate for the subscription's key, under its tier's; null or absent: the tier's. */
   requestsPerMinute?: number | null;
   /** When the owner last set it: an older setting arriving late (another key's partition) is ignored. */
@@ -41,12 +47,19 @@ export interface KeyRecord {
   members?: MemberKey[];
   /** Memberships that ended: a member key minted for one of them, arriving late, is not adopted. */
   endedMemberships?: string[];
-  /**
-   * Set on the view of a member's key (recordForKey), never stored: whose key it is, and the key
-   * whose usage it counts against (the subscription's), so a team shares one quota.
-   */
+  /** Set on the view of a member's key (recordForKey), never stored: whose key it is. */
   member?: { userId: string; membershipId: string };
+  /**
+   * Set on a key's view (recordForKey), never stored, when its uses count under another hash than
+   * its own: the subscription's meter (its first key), so a team and a rotated key share one month.
+   */
   usageKeyHash?: string;
+}
+
+/** Where a subscription's usage is counted: a key hash, and the generation of the key it came from. */
+export interface Meter {
+  keyHash: string;
+  generation: number;
 }
 
 /** A team member's key: one per membership, mailed to the member, revoked when they leave. */
@@ -118,10 +131,11 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent | 
       const generation = k.generation ?? 0;
       const held = current.generation ?? 0;
       const replacing = current.keyHash !== null && current.keyHash !== k.keyHash;
+      const meter = meterAfter(current, k.keyHash, generation);
       // One key per subscription: a second key of the same generation (a lost race) is not adopted, and
       // neither is an older one. Rotations sit on other partitions (keyed by key hash), so they can
       // arrive in any order: the highest generation wins whatever the order.
-      if (replacing && generation <= held) return current;
+      if (replacing && generation <= held) return meter === current.meter ? current : { ...current, meter };
       // The replaced key keeps working only if it worked when it was replaced: a rotation never
       // brings a revoked key back.
       const until = k.previousValidUntil ?? null;
@@ -137,6 +151,7 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent | 
         generation,
         expiresAt: k.expiresAt ?? null,
         previous,
+        meter,
         customerId: current.customerId ?? k.customerId,
         email: current.email ?? k.email,
         createdAt: replacing ? event.metadata.occurredAt : (current.createdAt ?? event.metadata.occurredAt),
@@ -214,6 +229,20 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent | 
   }
 }
 
+/**
+ * The meter after a subscription key of this generation is seen: the lowest generation's key, the
+ * first seen on a tie. Order-free but for that tie: a rotation can reach a replay before the key it
+ * replaced (another partition), and the first key still wins once it arrives. A record from before
+ * the meter was kept counts under its current key, which is what its month was counted under.
+ */
+function meterAfter(current: KeyRecord, keyHash: string, generation: number): Meter | null {
+  const held: Meter | null = current.meter ?? (current.keyHash ? { keyHash: current.keyHash, generation: current.generation ?? 0 } : null);
+  return held === null || generation < held.generation ? { keyHash, generation } : held;
+}
+
+/** The key hash the subscription's usage is counted under: its meter, or (no key seen yet) none. */
+export const meteredUnder = (record: KeyRecord): string | null => record.meter?.keyHash ?? record.keyHash;
+
 type KeyDocument = KeyRecord & Record<string, unknown>;
 
 export const keysProjection: Projection<KeyDocument, KeyEvent | SubscriptionEvent | TeamMemberRemoved> = {
@@ -232,34 +261,40 @@ export const keysProjection: Projection<KeyDocument, KeyEvent | SubscriptionEven
 };
 
 /**
- * The record as this key sees it: the subscription's current key, or the key it replaced while its
- * grace period lasts (then it expires at the grace period's end, or its own expiry if earlier).
- * Null when the record does not hold this key.
+ * The record as this key sees it: the subscription's current key, the key it replaced while its
+ * grace period lasts (then it expires at the grace period's end, or its own expiry if earlier), or a
+ * team member's key. Null when the record does not hold this key. Every key of a subscription counts
+ * its uses under the subscription's meter (usageKeyHash, set when it is not the key's own hash).
  */
 export function recordForKey(record: KeyRecord | null, keyHash: string): KeyRecord | null {
   if (!record) return null;
-  if (record.keyHash === keyHash) return record;
+  const metered = meteredUnder(record);
+  const meteredAs = (own: string) => (metered && metered !== own ? { usageKeyHash: metered } : {});
+  // The usual case (a key never rotated) is the stored record itself: nothing allocated per request.
+  if (record.keyHash === keyHash) return metered && metered !== keyHash ? { ...record, usageKeyHash: metered } : record;
   const member = record.members?.find((m) => m.keyHash === keyHash);
   if (member) {
-    // A member key works while its workspace does: on the team tier. Its uses count against the
-    // subscription's key, so the whole team draws on one quota; its rate limit is its own.
+    // A member key works while its workspace does: on the team tier, and while the subscription's
+    // key does. It shares that key's revocation and is bounded by its expiry (a rotation's new key
+    // carries it on; the replaced key's grace does not matter to it). Its uses count under the
+    // subscription's meter, so the whole team draws on one quota; its rate limit is its own.
     return {
       ...record,
       keyHash: member.keyHash,
       last4: member.last4,
-      status: record.tier === 'team' ? 'active' : 'revoked',
-      expiresAt: null,
+      status: record.tier === 'team' && record.status !== 'revoked' ? 'active' : 'revoked',
+      expiresAt: record.expiresAt ?? null,
       previous: null,
       requestsPerMinute: null,
       createdAt: member.createdAt,
       member: { userId: member.userId, membershipId: member.membershipId },
-      usageKeyHash: record.keyHash ?? member.keyHash,
+      ...meteredAs(member.keyHash),
     };
   }
   const previous = record.previous;
   if (!previous || previous.keyHash !== keyHash) return null;
   const ends = previous.expiresAt && previous.expiresAt < previous.validUntil ? previous.expiresAt : previous.validUntil;
-  return { ...record, keyHash: previous.keyHash, last4: previous.last4, expiresAt: ends, previous: null };
+  return { ...record, keyHash: previous.keyHash, last4: previous.last4, expiresAt: ends, previous: null, ...meteredAs(keyHash) };
 }
 
 export async function getKeyBySubscription(db: Db, subscriptionId: string): Promise<KeyRecord | null> {
@@ -278,8 +313,14 @@ export async function findStoredKey(db: Db, keyHash: string): Promise<StoredDocu
   );
 }
 
-/** The subscriptions an account owns: linked to it by billing, or (unlinked) under its e-mail. */
-export async function keysOwnedBy(db: Db, account: { userId: string; email: string }): Promise<KeyRecord[]> {
+/**
+ * The subscriptions an account may own: linked to it by billing, or (unlinked) under its e-mail once
+ * the account has verified it (callers still filter with key-owner.ts's ownedBy).
+ */
+export async function keysOwnedBy(
+  db: Db,
+  account: { userId: string; email: string; emailVerifiedAt?: Date | null | undefined },
+): Promise<KeyRecord[]> {
   const collection = await projectionCollection(db, keysProjection.collection);
   const live = { _deleted: { $ne: true } };
   const [byUser, byEmail] = await Promise.all([
@@ -287,10 +328,12 @@ export async function keysOwnedBy(db: Db, account: { userId: string; email: stri
       .find({ userId: account.userId, ...live })
       .limit(100)
       .toArray(),
-    collection
-      .find({ email: account.email.trim().toLowerCase(), ...live })
-      .limit(100)
-      .toArray(),
+    account.emailVerifiedAt
+      ? collection
+          .find({ email: account.email.trim().toLowerCase(), ...live })
+          .limit(100)
+          .toArray()
+      : [],
   ]);
   const seen = new Set<string>();
   const records: KeyRecord[] = [];

@@ -38,6 +38,9 @@ export function memberKeysHandler(deps: {
     const record = await getKeyBySubscription(db, d.subscriptionId);
     // Refused by the workspace (a second accept of one link), already removed, or no longer a team: no key.
     if (!member || record?.tier !== 'team') return;
+    // *Choice:* a join while the subscription's key is revoked or expired still gets its key, which is
+    // refused for as long as that key is (recordForKey decides at every check), and works once the
+    // owner's rotation issues a new one: no join is left without a key, and none mints a working one.
     if (record.members?.some((m) => m.membershipId === d.membershipId)) return;
     const effect = `issue-member-key:${d.membershipId}`;
     const minted = mintKey(

@@ -46,7 +46,11 @@ export interface UsageDocument extends Record<string, unknown> {
   counts: UsageCounts;
 }
 
-/** Usage per key per calendar month, counted from usage.incremented. */
+/**
+ * Usage per meter per calendar month, counted from usage.incremented. The event's keyHash is the
+ * meter its key counts under (the gate's identity.keyHash): a subscription's first key, for all its
+ * keys (keys.projection.ts recordForKey), so a rotation or a team member adds to one month.
+ */
 export const usageProjection: Projection<UsageDocument, UsageIncremented> = {
   name: 'usage',
   collection: 'usage',

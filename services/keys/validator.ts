@@ -152,7 +152,7 @@ export class LocalValidator implements KeyValidator {
     rate: LimitDecision,
   ): ValidationOutcome | Promise<ValidationOutcome> {
     if (!rate.allowed) return { result: invalid('RATE_LIMITED'), rate };
-    // A team member's key counts against its subscription's key: one quota for the team.
+    // Every key of a subscription (a team member's, a rotation's) counts under its meter: one month, one quota.
     const id = usageDocumentId(record.usageKeyHash ?? keyHash, currentPeriod());
     const use = { metric: request.metric ?? 'queries', amount: request.amount ?? 1 };
     const heldUsage = this.usage.peekView(id);
@@ -191,7 +191,7 @@ export class LocalValidator implements KeyValidator {
   async release(apiKey: string, reservation: string): Promise<void> {
     if (!isWellFormedKey(apiKey)) return;
     const keyHash = hashKey(apiKey);
-    // Held where reserve() held it: a member key's against its subscription's key.
+    // Held where reserve() held it: under the subscription's meter.
     const record = await this.keys.get(keyHash);
     await this.reservations.release(record?.usageKeyHash ?? keyHash, reservation);
   }

@@ -509,7 +509,7 @@ export interface operations {
                             unlimitedQueries: boolean;
                             prioritySupport: boolean;
                         };
-                        /** @description a team member's key only: the hash of the team key whose quota its uses count against (gates meter against it) */
+                        /** @description a team member's key, or a key that replaced another: the key hash the subscription's month is counted under (its first key's), which gates meter against */
                         meteredAs?: string;
                     } | {
                         /** @constant */
@@ -601,6 +601,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         tier: "free" | "pro" | "team";
+                        /** @description The subscription's use this month, by all its keys: the keys a rotation replaced and its team members' keys count too. A key made by POST /generate is a subscription of its own. */
                         usage: {
                             queries: number;
                             filesIndexed: number;

@@ -74,6 +74,9 @@ export interface MemberKey {
 
 const ENDED_MEMBERSHIPS_KEPT = 500;
 
+const madeFirst = (a: MemberKey, b: MemberKey): number =>
+  new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime() || (a.keyHash < b.keyHash ? -1 : a.keyHash > b.keyHash ? 1 : 0);
+
 /** A replaced key that still works until `validUntil` (a rotation's grace period). */
 export interface PreviousKey {
   keyHash: string;
@@ -126,7 +129,9 @@ function evolveKey(doc: KeyRecord | null, event: KeyEvent | SubscriptionEvent | 
           email: k.email,
           createdAt: event.metadata.occurredAt,
         };
-        return { ...current, members: [...(current.members ?? []).filter((m) => m.membershipId !== membershipId), key] };
+        // Kept in the order they were made, not of arrival (their partitions interleave differently in a replay).
+        const members = [...(current.members ?? []).filter((m) => m.membershipId !== membershipId), key].sort(madeFirst);
+        return { ...current, members };
       }
       const generation = k.generation ?? 0;
       const held = current.generation ?? 0;

@@ -158,6 +158,19 @@ describe("a subscription's keys as one: member keys follow the subscription key,
     }
   });
 
+  it('the record itself is the same in every order: a replay stores what the live projection stored', () => {
+    const parts = [
+      [created('team')],
+      [key('a', 0, 1), revoked('a', 30)],
+      [key('b', 1, 20, { previousValidUntil: at(50) })],
+      [memberKey('m', 'ms1', 2)],
+      [memberKey('n', 'ms2', 3)],
+    ];
+    const records = interleavings(parts).map(fold);
+    for (const r of records) expect(r).to.deep.equal(records[0]);
+    expect(records[0]!.members?.map((m) => m.membershipId)).to.deep.equal(['ms1', 'ms2']);
+  });
+
   it('a lost race (a second key of generation 0) moves neither the key nor the meter', () => {
     const record = fold([key('a', 0, 1), key('z', 0, 2)]);
     expect(record.keyHash).to.equal(hash('a'));

@@ -524,7 +524,10 @@ export async function ensureIndexes(db: Db, projection: Projection, collectionNa
  * how a second `svc start` on the same data used to die. One at a time, each existing index is
  * simply a no-op, on FerretDB and MongoDB alike.
  */
-export async function createIndexesOneByOne(collection: Collection<Document>, indexes: readonly IndexDescription[]): Promise<void> {
+export async function createIndexesOneByOne<T extends Document>(
+  collection: Collection<T>,
+  indexes: readonly IndexDescription[],
+): Promise<void> {
   for (const { key, ...options } of indexes) await collection.createIndex(key as IndexSpecification, options);
 }
 

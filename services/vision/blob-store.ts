@@ -1,4 +1,4 @@
-import { GridFSBucket, ObjectId, type Collection, type Db, type Document, type GridFSFile } from 'mongodb';
+import { GridFSBucket, ObjectId, type Collection, type Db, type GridFSFile } from 'mongodb';
 import { createIndexesOneByOne } from '../../events/projection.ts';
 
 /**
@@ -22,7 +22,7 @@ export class BlobStore {
    * the sum is read from the index alone), and by age. Plain indexes: no TTL in the core path.
    */
   async ensureIndexes(): Promise<void> {
-    await createIndexesOneByOne(this.#files as unknown as Collection<Document>, [
+    await createIndexesOneByOne(this.#files, [
       { key: { 'metadata.customerId': 1, length: 1 }, name: 'by_customer_length' },
       { key: { uploadDate: 1 }, name: 'by_upload_date' },
     ]);

@@ -231,18 +231,18 @@ interface MountedRoute {
   methods: string[] | 'all';
 }
 
-interface RouterLayer {
-  route?: { path: unknown; methods: Record<string, boolean> };
-}
-
 /** The routes on an Express 5 app's router, as mounted (a path per route, its methods). */
 export function mountedRoutes(app: Express): MountedRoute[] {
-  const stack = (app as unknown as { router: { stack: RouterLayer[] } }).router.stack;
   const routes: MountedRoute[] = [];
-  for (const layer of stack) {
-    if (!layer.route) continue;
-    const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
-    const methods = Object.keys(layer.route.methods).filter((m) => layer.route?.methods[m]);
+  for (const { route } of app.router.stack) {
+    if (!route) continue;
+    // Express's types give a route one path and no methods; at run time it may hold several paths,
+    // and its methods are in `methods`, so both are read as what they may be.
+    const declared: unknown = route.path;
+    const paths = Array.isArray(declared) ? declared : [declared];
+    const marked: [string, unknown][] =
+      'methods' in route && typeof route.methods === 'object' && route.methods ? Object.entries(route.methods) : [];
+    const methods = marked.filter(([, on]) => Boolean(on)).map(([m]) => m);
     // app.all marks every method Node knows.
     const all = methods.includes('_all') || methods.length > 20;
     for (const path of paths)

@@ -23,7 +23,7 @@ export const jsonOf = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<JsonText> => arb.m
 const LONE_SURROGATES = ['\\ud800', '\\udfff', '\\ud83d', 'a\\udc00b', '\\ud800\\ud800', '\\udbff\\udfff\\udbff'];
 
 /** Strings that have broken parsers, databases, loggers and path handling before. */
-const NASTY_STRINGS = [
+export const NASTY_STRINGS = [
   '',
   ' ',
   '\u0000',
@@ -239,14 +239,14 @@ export const badJson = (template: Template): fc.Arbitrary<string> =>
     fc.string({ unit: 'binary', maxLength: 60 }),
   );
 
-export type BodyKind = 'template' | 'valid' | 'value' | 'bad-json' | 'empty' | 'bytes' | 'form' | 'oversize';
+export type BodyKind = 'template' | 'valid' | 'value' | 'bad-json' | 'empty' | 'bytes' | 'form' | 'oversize' | 'bad-form' | 'many-fields';
 
 export interface BodyDraft {
   kind: BodyKind;
   bytes: Buffer;
 }
 
-const invalidUtf8 = fc.constantFrom(
+export const invalidUtf8 = fc.constantFrom(
   Buffer.from([0xff, 0xfe, 0xfd]),
   Buffer.from([0xc0, 0xaf]),
   Buffer.from([0xed, 0xa0, 0x80]),
@@ -521,6 +521,10 @@ export function requestArb(options: {
   sign?: fc.Arbitrary<(body: Buffer) => [string, string][]>;
   /** Last word on a body (e.g. never `wait: true` where a job could really run). */
   guard?: (body: Buffer) => Buffer;
+  /** Bodies other than JSON near the template (the console's forms). */
+  body?: fc.Arbitrary<BodyDraft>;
+  /** How bodies are labelled, when not mostly JSON. */
+  encoding?: fc.Arbitrary<Encoding>;
 }): fc.Arbitrary<RawRequest & { bodyKind: BodyKind }> {
   const host = fc.oneof(
     { arbitrary: fc.constant<[string, string][]>([['Host', `127.0.0.1:${options.port}`]]), weight: 30 },
@@ -559,8 +563,8 @@ export function requestArb(options: {
       host,
       connection,
       auth: options.auth,
-      body: bodyArb(options.template, options.limitBytes),
-      encoding: encodingArb,
+      body: options.body ?? bodyArb(options.template, options.limitBytes),
+      encoding: options.encoding ?? encodingArb,
       framing: framingArb,
       noise: noiseHeaders,
       sign: options.sign ?? fc.constant(() => [] as [string, string][]),

@@ -65,6 +65,94 @@ export const rpcBatch = (collection: string): fc.Arbitrary<unknown[]> =>
   );
 
 /**
+ * E-mail addresses that look like one address and are another, or break what quotes them: bidi
+ * overrides and isolates (an address that reads backwards in a page or a log), U+2028 / U+2029 (a line
+ * end to JavaScript, not to JSON), zero-width and look-alike letters, header injection, lists, and
+ * addresses past every length limit.
+ */
+export const hostileEmail: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    'victim\u202e@moc.elpmaxe',
+    'ceo@victim\u202e.example',
+    'a\u2066b\u2069@example.test',
+    'a\u2028b@example.test',
+    'a@exa\u2029mple.test',
+    'a\u200b@example.test',
+    'a@example.test\u2028',
+    '\u202eceo@example.test',
+    'admin@\u0435xample.test',
+    'ADMIN@EXAMPLE.TEST',
+    ' admin@example.test ',
+    'a@example.test\r\nBcc: v@example.test',
+    'a@example.test\nX-Injected: 1',
+    'a@example.test,b@example.test',
+    'a@example.test; b@example.test',
+    '"a b"@example.test',
+    '"a\\"@example.test',
+    'a@[127.0.0.1]',
+    'a@localhost',
+    'a@gmail.com',
+    'a@b',
+    '@example.test',
+    'a@',
+    'a@@example.test',
+    'a\u0000@example.test',
+    'a@xn--80ak6aa92e.com',
+    `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.test`,
+    `${'a'.repeat(65)}@example.test`,
+    `a@${'d'.repeat(250)}.test`,
+    `${'x'.repeat(5000)}@example.test`,
+  ),
+  fc
+    .tuple(fc.constantFrom('\u202e', '\u2066', '\u2028', '\u2029', '\u200f', '\ufeff'), fc.uuid())
+    .map(([mark, id]) => `fuzz-${id.slice(0, 8)}${mark}@example.test`),
+);
+
+/**
+ * The same invitation many times over in one body: an array of up to 10,000 addresses (past the body
+ * limit from about 3,000), each a fresh address, so a route that took a list would try to pass the
+ * workspace's 100-member cap at once.
+ */
+export const invitationFlood: fc.Arbitrary<string[]> = fc
+  .constantFrom(101, 150, 1_000, 3_000, 10_000)
+  .map((n) => Array.from({ length: n }, (_, i) => `flood-${i}@example.test`));
+
+/**
+ * Where a log-in may go on to (the console's `next`): other origins in every spelling a browser
+ * accepts, control characters the URL parser drops, and values at and far past the 2 KiB limit.
+ */
+export const hostileNext: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    '/account',
+    '/team',
+    '/team/join?token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    '//evil.example',
+    '///evil.example',
+    '/\\evil.example',
+    '/\\/evil.example',
+    '/\t/evil.example',
+    '/\n/evil.example',
+    '/ /evil.example',
+    '/%2F%2Fevil.example',
+    '/%5Cevil.example',
+    '/..//evil.example',
+    '/./..//evil.example',
+    'https://evil.example/',
+    'javascript:alert(1)',
+    'data:text/html,x',
+    '/\u2028//evil.example',
+    '/\u202e/evil.example',
+    '/\u0000',
+    '/#//evil.example',
+    '/?next=//evil.example',
+    '',
+    '/',
+  ),
+  fc.constantFrom(2_046, 2_047, 2_048, 2_049, 8_000, 15_000, 100_000).map((n) => `/${'a'.repeat(n - 1)}`),
+  fc.constantFrom(2_048, 20_000).map((n) => `//${'e'.repeat(n)}.example`),
+);
+
+/**
  * A site of images that inflate: a 10000×10000 PNG of a few hundred kilobytes, a header that claims
  * 100000×100000, an SVG that asks for a huge canvas, and a small honest PNG. Bound to loopback; the
  * fuzz target allow-lists it for captures and image fetches.

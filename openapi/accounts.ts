@@ -72,6 +72,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log out: this token is refused from now on
+         * @description Works for every account, one made by single sign-on too (no password needed). The token is refused at once by every service. A token issued before log-out existed (no jti) can only be refused with every token of the account: the answer says revoked all.
+         */
+        post: operations["postAuthLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log out everywhere: every token of the account is refused from now on
+         * @description Tokens issued afterwards (a new log-in) work. Recorded in the audit log as account.logged-out (scope all).
+         */
+        post: operations["postAuthLogoutAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/sso/start": {
         parameters: {
             query?: never;
@@ -662,6 +702,134 @@ export interface operations {
                 };
             };
             /** @description Kafka did not acknowledge, or too many passwords are being hashed. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthLogout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token is refused from now on (or every token, with reason). */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description this: the token that asked; all: every token the account had.
+                         * @enum {string}
+                         */
+                        revoked: "this" | "all";
+                        /** @description Why more than the asking token was revoked (a token from before log-out named its tokens can only be refused with all). */
+                        reason?: string;
+                    };
+                };
+            };
+            /** @description A missing, malformed, expired, forged or already revoked token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Kafka is unavailable (nothing changed); retry. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthLogoutAll: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every token the account had is refused from now on. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description this: the token that asked; all: every token the account had.
+                         * @enum {string}
+                         */
+                        revoked: "this" | "all";
+                        /** @description Why more than the asking token was revoked (a token from before log-out named its tokens can only be refused with all). */
+                        reason?: string;
+                    };
+                };
+            };
+            /** @description A missing, malformed, expired, forged or already revoked token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Kafka is unavailable (nothing changed); retry. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

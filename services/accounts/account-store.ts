@@ -5,7 +5,8 @@ import { newEvent } from '../../events/envelope.ts';
 import { Outbox } from '../../events/outbox.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { AccountPasswordChanged, AccountRegistered } from './events.ts';
+import type { AccountLoggedOut, AccountPasswordChanged, AccountRegistered } from './events.ts';
+import { RevokedTokens } from './revoked-tokens.ts';
 
 /**
  * The account service's own write store: one document per account, holding the password hash
@@ -55,15 +56,25 @@ export type PasswordChangeResult =
   | { status: 'pending'; tokenVersion: number }
   | { status: 'conflict' };
 
+/**
+ * Log out everywhere: 'done' once the account's version is past the one checked (by this call, or
+ * by a change that raced it); 'pending' as for a password change; 'conflict' when an earlier claim
+ * of the account is still unpublished, nothing written.
+ */
+export type LogOutEverywhereResult = { status: 'done' | 'pending'; tokenVersion: number } | { status: 'conflict' };
+
 export const tokenVersionOf = (account: Pick<AccountRecord, 'tokenVersion'>): number => account.tokenVersion ?? 0;
 
 export class AccountStore {
   private readonly collection: Collection<Document>;
   private readonly outbox: Outbox<AccountRecord>;
+  /** Tokens logged out one by one; checked by every authenticate() with this store. */
+  readonly revocations: RevokedTokens;
 
   constructor(db: Db, codec: EventCodec, publisher: EventPublisher, log: Logger) {
     this.collection = db.collection('accounts');
     this.outbox = new Outbox<AccountRecord>(this.collection, codec, publisher, log);
+    this.revocations = new RevokedTokens(db, codec, publisher, log);
   }
 
   get relayable(): Outbox<Document> {
@@ -121,6 +132,27 @@ export class AccountStore {
     if (result.status === 'conflict') return result;
     if (result.status === 'pending') return { status: 'pending', tokenVersion };
     return { status: 'changed', tokenVersion, event, position: result.positions.length === 1 ? result.positions[0] : undefined };
+  }
+
+  /**
+   * Every token of the account refused: the next token version and account.logged-out (scope all)
+   * in one write, guarded on the version that was checked (as a password change is on the hash).
+   */
+  async logOutEverywhere(account: AccountRecord, correlationId: string): Promise<LogOutEverywhereResult> {
+    const tokenVersion = tokenVersionOf(account) + 1;
+    const event: AccountLoggedOut = newEvent('account.logged-out', { userId: account.userId, scope: 'all' }, { correlationId });
+    // `null` matches a document without the field: an account whose version was never moved.
+    const guard = { tokenVersion: account.tokenVersion ?? null };
+    const result = await this.outbox.claimChange(account._id, guard, { tokenVersion, loggedOutAt: event.metadata.occurredAt }, [event]);
+    if (result.status !== 'conflict') return { status: result.status === 'pending' ? 'pending' : 'done', tokenVersion };
+    const now = await this.findByEmail(account._id);
+    if (now && tokenVersionOf(now) > tokenVersionOf(account)) return { status: 'done', tokenVersion: tokenVersionOf(now) };
+    return { status: 'conflict' };
+  }
+
+  /** Whether a token was logged out on its own (its jti); see RevokedTokens. */
+  isRevoked(jti: string): Promise<boolean> {
+    return this.revocations.isRevoked(jti);
   }
 
   /** Publishes a registration whose first publish failed; true once Kafka has it. */

@@ -6,6 +6,7 @@ import type { ApiFace, ApiResponse } from '../platform/http/openapi.ts';
 import { errorAnswer } from '../platform/http/platform-answers.ts';
 import { VERSION } from '../platform/version.ts';
 import { loginInput, passwordChangeInput, signupInput } from './credentials-input.ts';
+import { logoutOperations } from './logout.api.ts';
 import {
   SSO_CALLBACK_PATH,
   SSO_EXCHANGE_PATH,
@@ -108,6 +109,7 @@ export const accountsApi: ApiFace = {
         503: busy,
       },
     },
+    ...logoutOperations,
     {
       method: 'get',
       path: SSO_START_PATH,

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { OutboxRelay } from '../../events/outbox.ts';
 import { checkoutGap, mountCheckoutRoute } from '../billing/checkout.routes.ts';
 import { mountPricingPage } from '../billing/pricing/pricing.routes.ts';
@@ -12,8 +12,10 @@ import { AccountStore } from './account-store.ts';
 import { accountsApi } from './accounts.api.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { LoginRecords } from './login-records.ts';
+import { mountLogoutRoutes } from './logout.routes.ts';
 import { Passwords } from './password.ts';
 import { mountAccountRoutes } from './accounts.routes.ts';
+import { SharedLimits } from './shared-limits.ts';
 import { SignupLimiter } from './signup-limiter.ts';
 import { authenticate } from './session.ts';
 import { usersProjection } from './users.projection.ts';
@@ -23,7 +25,7 @@ import { mountSsoRoutes } from './sso/sso.routes.ts';
 /** The account service: HTTP face on ACCOUNTS_PORT, the users projection, the sign-up outbox relay. */
 export const accountsService: ServiceModule = {
   name: 'accounts',
-  description: 'sign-up, login and current user (POST /auth/signup, POST /auth/login, GET /auth/me)',
+  description: 'sign-up, login, log-out and current user (POST /auth/signup, POST /auth/login, POST /auth/logout, GET /auth/me)',
   async start(rt) {
     const { config, mongo } = rt;
     const log = rt.log.child({ service: 'accounts' });
@@ -31,16 +33,24 @@ export const accountsService: ServiceModule = {
     return parts.starting(async () => {
       const store = new AccountStore(mongo.db, rt.codec, rt.publisher, log);
       await store.ensureIndexes();
+      await store.revocations.ensureIndexes();
+      // Attempt limits every replica shares, kept across restarts (swept: FerretDB has no TTL index).
+      const limits = new SharedLimits(mongo.db);
+      await limits.ensureIndexes();
+      parts.add(every(60_000, async () => void (await limits.sweep()), log, 'the attempt limits sweep'));
       parts.add(await startProjection(rt, log, usersProjection));
       const logins = new LoginRecords(mongo.db, rt.codec, rt.publisher, log);
       await logins.ensureIndexes();
-      const relay = parts.add(new OutboxRelay([store.relayable, logins.relayable], { intervalMs: 5000, graceMs: 30_000, log }));
+      const relay = parts.add(
+        new OutboxRelay([store.relayable, logins.relayable, store.revocations.relayable], { intervalMs: 5000, graceMs: 30_000, log }),
+      );
       relay.start();
       parts.add(every(HOUR_MS, () => logins.sweep(), log, 'the login records sweep'));
+      parts.add(every(HOUR_MS, async () => void (await store.revocations.sweep()), log, 'the revoked tokens sweep'));
       const passwords = new Passwords(config.bcryptCost, config.passwordHashing);
       parts.onStop(() => passwords.close());
       // Sign-on starts per client address per minute, on the log-in attempts' budget (LOGIN_ATTEMPTS_PER_IP_PER_MINUTE).
-      const ssoStarts = new RateLimiterMemory({ keyPrefix: 'sso-start', points: config.loginLimits.perIpPerMinute, duration: 60 });
+      const ssoStarts = limits.limiter('sso-start', config.loginLimits.perIpPerMinute, 60);
       const codes = new OneTimeCodes(mongo.db);
       await codes.ensureIndexes();
       parts.add(every(HOUR_MS, () => codes.sweep(), log, 'the single sign-on codes sweep'));
@@ -54,13 +64,14 @@ export const accountsService: ServiceModule = {
             db: mongo.db,
             store,
             passwords,
-            limiter: new LoginLimiter({
+            limiter: new LoginLimiter(limits, {
               perIpPerMinute: config.loginLimits.perIpPerMinute,
               failuresPerEmailPer15Min: config.loginLimits.failuresPerEmail,
             }),
-            signups: new SignupLimiter(config.signupLimits),
+            signups: new SignupLimiter(limits, config.signupLimits),
             logins,
           });
+          mountLogoutRoutes(a, { tokens: { secret: config.secrets.jwtSecret, ...config.jwt }, store });
           // A team member's single sign-on through the team's OpenID Connect provider.
           mountSsoRoutes(a, {
             db: mongo.db,

@@ -28,8 +28,17 @@ export interface AccountLoggedInData {
 /** A session was issued: the audit log's "every login". Who and how, nothing of the credentials. */
 export type AccountLoggedIn = Event<'account.logged-in', AccountLoggedInData>;
 
+export interface AccountLoggedOutData {
+  userId: string;
+  /** this: the one token that asked; all: every token the account had. */
+  scope: 'this' | 'all';
+}
+
+/** A session was ended before its expiry (log-out, log out everywhere). Who and which, never the token. */
+export type AccountLoggedOut = Event<'account.logged-out', AccountLoggedOutData>;
+
 /** Every event the accounts context publishes. */
-export type AccountEvent = AccountRegistered | AccountPasswordChanged | AccountLoggedIn;
+export type AccountEvent = AccountRegistered | AccountPasswordChanged | AccountLoggedIn | AccountLoggedOut;
 
 export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
   defineEvent<AccountRegistered>({
@@ -48,6 +57,12 @@ export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
     type: 'account.logged-in',
     topic: ACCOUNTS_TOPIC,
     schema: 'accounts/account.logged-in',
+    key: (d) => d.userId,
+  }),
+  defineEvent<AccountLoggedOut>({
+    type: 'account.logged-out',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.logged-out',
     key: (d) => d.userId,
   }),
 ];

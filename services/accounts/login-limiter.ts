@@ -1,5 +1,8 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { createHash } from 'node:crypto';
+import type { MongoBlockLimiter } from '../keys/block-limiter.ts';
+import { unavailable } from '../platform/http/errors.ts';
 import { consumeOrLimit } from './rate-limited.ts';
+import type { SharedLimits } from './shared-limits.ts';
 
 const MESSAGE = 'too many login attempts; retry later';
 
@@ -10,23 +13,32 @@ const MESSAGE = 'too many login attempts; retry later';
  * The e-mail's attempt is taken before the password is checked, not counted after a failure:
  * counted after, every one of many concurrent guesses passes the check while the hashes run, and
  * 30 parallel guesses all reached bcrypt past a limit of 10.
+ *
+ * The counts are shared by every replica and survive a restart (shared-limits.ts): N replicas give
+ * one guessing budget, not N. The e-mail is kept only as a hash in the counts.
  */
 export class LoginLimiter {
-  private readonly perIp: RateLimiterMemory;
-  private readonly perEmail: RateLimiterMemory;
+  private readonly perIp: MongoBlockLimiter;
+  private readonly perEmail: MongoBlockLimiter;
 
-  constructor(limits: { perIpPerMinute: number; failuresPerEmailPer15Min: number }) {
-    this.perIp = new RateLimiterMemory({ keyPrefix: 'login-ip', points: limits.perIpPerMinute, duration: 60 });
-    this.perEmail = new RateLimiterMemory({ keyPrefix: 'login-email', points: limits.failuresPerEmailPer15Min, duration: 15 * 60 });
+  constructor(limits: SharedLimits, budget: { perIpPerMinute: number; failuresPerEmailPer15Min: number }) {
+    this.perIp = limits.limiter('login-ip', budget.perIpPerMinute, 60);
+    this.perEmail = limits.limiter('login-email', budget.failuresPerEmailPer15Min, 15 * 60);
   }
 
-  /** Reserves one attempt for the address and the e-mail, or throws a 429. */
+  /** Reserves one attempt for the address and the e-mail, or throws a 429 (a 503 when it cannot count). */
   async attempt(ipKey: string, email: string): Promise<void> {
     await consumeOrLimit(this.perIp, ipKey, MESSAGE);
-    await consumeOrLimit(this.perEmail, email, MESSAGE);
+    await consumeOrLimit(this.perEmail, emailKey(email), MESSAGE);
   }
 
   async succeeded(email: string): Promise<void> {
-    await this.perEmail.delete(email);
+    try {
+      await this.perEmail.delete(emailKey(email));
+    } catch {
+      throw unavailable();
+    }
   }
 }
+
+const emailKey = (email: string): string => createHash('sha256').update(email).digest('base64url');

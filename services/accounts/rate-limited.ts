@@ -1,5 +1,5 @@
-import { RateLimiterRes, type RateLimiterMemory } from 'rate-limiter-flexible';
-import { HttpError } from '../platform/http/errors.ts';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { HttpError, unavailable } from '../platform/http/errors.ts';
 
 /** The 429 every account limit answers: `{error, code: RATE_LIMITED}` and Retry-After in seconds. */
 export function rateLimited(message: string, msBeforeNext: number): HttpError {
@@ -8,12 +8,16 @@ export function rateLimited(message: string, msBeforeNext: number): HttpError {
   });
 }
 
-/** Takes one point from `key`'s bucket, or throws rateLimited(message) when it is empty. */
-export async function consumeOrLimit(limiter: RateLimiterMemory, key: string, message: string): Promise<void> {
+/**
+ * Takes one point from `key`'s bucket, or throws rateLimited(message) when it is empty. Fails
+ * closed: when the shared count cannot be read (the database is away) the attempt is refused with
+ * a 503, never let through uncounted, so an outage does not become unlimited guessing.
+ */
+export async function consumeOrLimit(limiter: Pick<RateLimiterAbstract, 'consume'>, key: string, message: string): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (err) {
     if (err instanceof RateLimiterRes) throw rateLimited(message, err.msBeforeNext);
-    throw err;
+    throw unavailable('the attempt could not be counted; retry shortly');
   }
 }

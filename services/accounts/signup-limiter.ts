@@ -1,18 +1,20 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { MongoBlockLimiter } from '../keys/block-limiter.ts';
 import { consumeOrLimit } from './rate-limited.ts';
+import type { SharedLimits } from './shared-limits.ts';
 
 /**
  * Sign-ups per client address bucket (ipLimitKey) per hour, and for the whole service per minute.
  * Each sign-up costs a bcrypt hash and a welcome e-mail to an address the caller chose; the global
- * limit holds when the sign-ups come from many addresses. In-process memory, like the login limits.
+ * limit holds when the sign-ups come from many addresses. Shared by every replica and kept across
+ * restarts, like the login limits (shared-limits.ts).
  */
 export class SignupLimiter {
-  private readonly perIp: RateLimiterMemory;
-  private readonly global: RateLimiterMemory;
+  private readonly perIp: MongoBlockLimiter;
+  private readonly global: MongoBlockLimiter;
 
-  constructor(limits: { perIpPerHour: number; perMinute: number }) {
-    this.perIp = new RateLimiterMemory({ keyPrefix: 'signup-ip', points: limits.perIpPerHour, duration: 3600 });
-    this.global = new RateLimiterMemory({ keyPrefix: 'signup-all', points: limits.perMinute, duration: 60 });
+  constructor(limits: SharedLimits, budget: { perIpPerHour: number; perMinute: number }) {
+    this.perIp = limits.limiter('signup-ip', budget.perIpPerHour, 3600);
+    this.global = limits.limiter('signup-all', budget.perMinute, 60);
   }
 
   /** Takes the address's point first, so a client already over its own limit spends nobody else's. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Tier } from '../kernel/tiers.ts';
 
@@ -20,6 +21,11 @@ export interface TokenClaims {
   tier: Tier;
   /** The account's token version when issued: a password change moves it on, refusing older tokens. */
   ver: number;
+  /**
+   * The token's own id (random), by which a log-out refuses this token alone (revoked-tokens.ts).
+   * Absent from tokens issued before log-out existed: those are refused only by moving `ver` on.
+   */
+  jti?: string;
   iss: string;
   aud: string;
   iat: number;
@@ -41,6 +47,7 @@ export function issueToken(settings: TokenSettings, user: TokenSubject, now = ne
       email: user.email,
       tier: user.tier,
       ver: user.tokenVersion,
+      jti: randomUUID(),
       iss: settings.issuer,
       aud: settings.audience,
       iat,
@@ -50,6 +57,9 @@ export function issueToken(settings: TokenSettings, user: TokenSubject, now = ne
     { algorithm: 'HS256' },
   );
 }
+
+/** What issueToken writes (a UUID); anything else in `jti` is not our token. */
+const JTI = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export type TokenProblem = 'missing' | 'malformed' | 'expired' | 'invalid';
 
@@ -63,6 +73,7 @@ export function verifyToken(settings: TokenSettings, token: string): TokenClaims
     const claims = jwt.verify(token, settings.secret, { algorithms: ['HS256'], issuer: settings.issuer, audience: settings.audience });
     if (typeof claims !== 'object' || typeof claims.sub !== 'string' || typeof claims.email !== 'string') return 'invalid';
     if (!Number.isInteger(claims.ver)) return 'invalid';
+    if (claims.jti !== undefined && (typeof claims.jti !== 'string' || !JTI.test(claims.jti))) return 'invalid';
     return claims as TokenClaims;
   } catch (err) {
     if (err instanceof jwt.TokenExpiredError) return 'expired';

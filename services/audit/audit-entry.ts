@@ -42,6 +42,7 @@ export const AUDITED_TYPES = [
   'account.registered',
   'account.logged-in',
   'account.password-changed',
+  'account.logged-out',
   'key.generated',
   'key.revoked',
   'key.limits-set',
@@ -95,6 +96,8 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
       };
     case 'account.password-changed':
       return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId };
+    case 'account.logged-out':
+      return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId, details: { scope: event.data.scope } };
     case 'key.generated': {
       const k = event.data;
       const rotated = k.source === 'rotation';

@@ -18,7 +18,7 @@ import { AUDIT_RETENTION_DAYS } from './retention.ts';
  * of one of its members and ?subscriptionId=; scoped to that subscription, its owner's account and its customer id, whoever
  * asks, so one team never reads another's. Nothing here writes: the log is the projection's alone.
  */
-export function mountAuditRoute(app: Express, deps: { db: Db; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById'> }): void {
+export function mountAuditRoute(app: Express, deps: { db: Db; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById' | 'isRevoked'> }): void {
   app.get('/audit', noStore, async (req, res) => {
     const parsed = auditQuery.safeParse(req.query);
     if (!parsed.success) {

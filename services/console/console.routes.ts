@@ -227,7 +227,12 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   app.get(
     '/login',
     pageRoute(async (req, res) => {
-      const notice: Frame['notice'] | undefined = req.query.out === '1' ? { kind: 'ok', text: 'You are logged out.' } : undefined;
+      const notice: Frame['notice'] | undefined =
+        req.query.out === '1'
+          ? { kind: 'ok', text: 'You are logged out.' }
+          : req.query.out === 'all'
+            ? { kind: 'ok', text: 'You are logged out everywhere: every session of this account has ended.' }
+            : undefined;
       const next = safeNext(req.query.next);
       html(res, loginPage({ csrf: csrfToken(secret, preSession(req, res)), ...(notice ? { notice } : {}), ...(next ? { next } : {}) }));
     }),
@@ -325,10 +330,26 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     }),
   );
 
-  post('/logout', async (_req, res) => {
+  // The token is revoked before the cookies go: a copy of it (another tab's, a stolen one) is refused
+  // too. When the accounts service cannot revoke it, the page says so and the session stays, so the
+  // customer can try again rather than leave believing a live token is dead.
+  const loggedOut = (res: Response, to: string) => {
     res.append('Set-Cookie', clearedCookie(SESSION_COOKIE));
     res.append('Set-Cookie', clearedCookie(KEY_COOKIE));
-    res.redirect(303, '/login?out=1');
+    res.redirect(303, to);
+  };
+  post('/logout', async (req, res) => {
+    const token = readCookies(req.get('cookie')).get(SESSION_COOKIE);
+    const answer = await api.logout(who(req, { token }));
+    // 401: the token was refused already (expired, revoked, logged out in another tab).
+    if (!answer.body && answer.status !== 401) throw new UpstreamFailure(answer.status, answer.error);
+    loggedOut(res, answer.body?.revoked === 'all' ? '/login?out=all' : '/login?out=1');
+  });
+  post('/account/logout-all', async (req, res) => {
+    const token = readCookies(req.get('cookie')).get(SESSION_COOKIE);
+    const answer = await api.logoutAll(who(req, { token }));
+    if (!answer.body && answer.status !== 401) throw new UpstreamFailure(answer.status, answer.error);
+    loggedOut(res, '/login?out=all');
   });
 
   // --- pricing and checkout ---

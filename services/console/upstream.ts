@@ -1,4 +1,5 @@
 import type { MeAnswer, SessionAnswer } from '../accounts/accounts.api.ts';
+import type { LogoutAnswer } from '../accounts/logout.api.ts';
 import type { CheckoutAnswer } from '../billing/checkout.routes.ts';
 import type { z } from 'zod';
 import type { AuditAnswer } from '../audit/audit-answer.ts';
@@ -146,6 +147,8 @@ export function upstream(urls: UpstreamUrls) {
     me: (who: Credentials) => call<MeAnswer>(`${accountsUrl}/auth/me`, 'GET', who),
     changePassword: (who: Credentials, input: { currentPassword: string; newPassword: string }) =>
       call<SessionAnswer>(`${accountsUrl}/auth/password`, 'POST', who, input),
+    logout: (who: Credentials) => call<LogoutAnswer>(`${accountsUrl}/auth/logout`, 'POST', who),
+    logoutAll: (who: Credentials) => call<LogoutAnswer>(`${accountsUrl}/auth/logout-all`, 'POST', who),
     checkout: (who: Credentials, tier: 'pro' | 'team') => call<CheckoutAnswer>(`${accountsUrl}/billing/checkout`, 'POST', who, { tier }),
     usage: (who: Credentials) => call<UsageAnswer>(`${keysUrl}/usage`, 'GET', who, undefined, true),
     audit: (who: Credentials, query: Record<string, string>) =>

@@ -25,7 +25,7 @@ export const accountInput = z.object({ subscriptionId: identifier('subscriptionI
  */
 export async function ownedKey(
   req: Request,
-  deps: { db: Db; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById'> },
+  deps: { db: Db; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById' | 'isRevoked'> },
   /** Where {subscriptionId} is read from: the body, or a GET's query. */
   input: unknown = req.body,
   /** With an account token, who else besides the owner may act on the subscription (GET /audit: its team's members). */

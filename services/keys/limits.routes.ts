@@ -30,7 +30,7 @@ export const limitsOptions = z.object({
  */
 export function mountLimitsRoute(
   app: Express,
-  deps: { db: Db; publisher: EventPublisher; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById'> },
+  deps: { db: Db; publisher: EventPublisher; tokens: TokenSettings; accounts: Pick<AccountStore, 'findById' | 'isRevoked'> },
 ): void {
   app.post('/keys/limits', async (req, res) => {
     const options = limitsOptions.safeParse(req.body ?? {});

@@ -43,7 +43,7 @@ export function mountRotateRoute(
     db: Db;
     publisher: EventPublisher;
     tokens: TokenSettings;
-    accounts: Pick<AccountStore, 'findById'>;
+    accounts: Pick<AccountStore, 'findById' | 'isRevoked'>;
     encryptionKey: Buffer;
     limit: RotationLimit;
     /** KEY_ROTATION_GRACE_SECONDS: the grace period of a rotation that does not name one. */

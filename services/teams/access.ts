@@ -22,7 +22,7 @@ export interface WorkspaceAccess {
 export interface AccessDeps {
   db: Db;
   tokens: TokenSettings;
-  accounts: Pick<AccountStore, 'findById'>;
+  accounts: Pick<AccountStore, 'findById' | 'isRevoked'>;
 }
 
 const notYours = () => new HttpError(404, 'NOT_FOUND', 'no workspace of yours has that id');

@@ -1,7 +1,7 @@
 import type { MeAnswer } from '../../accounts/accounts.api.ts';
 import { csrfField, field, h, page, when, type Frame } from './layout.ts';
 
-/** The account page (pure): GET /auth/me's name, e-mail, tier and creation, and the password change form. */
+/** The account page (pure): GET /auth/me's name, e-mail, tier and creation, the password change form and log out everywhere. */
 export function accountPage(view: { me: MeAnswer; csrf: string; notice?: Frame['notice'] }): string {
   const { me } = view;
   return page(
@@ -24,6 +24,14 @@ ${csrfField(view.csrf)}
 ${field({ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password', required: true })}
 ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, hint: 'At least 8 characters, not the current one.' })}
 <button type="submit">Change password</button>
+</form>
+</section>
+<section class="card" aria-labelledby="sessions">
+<h2 id="sessions">Sessions</h2>
+<p>Log out everywhere ends every session of this account, in every browser and program, this one too.</p>
+<form method="post" action="/account/logout-all">
+${csrfField(view.csrf)}
+<button type="submit">Log out everywhere</button>
 </form>
 </section>`,
   );

@@ -158,6 +158,8 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
     case 'team.member-role-changed':
     case 'team.sso-configured':
     case 'team.sso-removed':
+    case 'team.sso-domain-proof-requested':
+    case 'team.sso-domain-verified':
       return teamEntry(base, event);
     default:
       return subscriptionEntry(base, event);
@@ -238,6 +240,18 @@ function teamEntry(base: EntryBase, event: TeamEvent): AuditEntry {
     }
     case 'team.sso-removed':
       return { ...team, actor: `account:${event.data.removedBy}`, target: 'single sign-on' };
+    case 'team.sso-domain-proof-requested': {
+      const d = event.data;
+      // The token is never in an entry, not even hashed or sealed.
+      return {
+        ...team,
+        actor: `account:${d.requestedBy}`,
+        target: `single sign-on domain ${d.domain}`,
+        details: { address: d.address, expiresAt: d.expiresAt.toISOString() },
+      };
+    }
+    case 'team.sso-domain-verified':
+      return { ...team, actor: `account:${event.data.verifiedBy}`, target: `single sign-on domain ${event.data.domain}` };
     default: {
       const unhandled: never = event;
       throw new Error(`audit: unhandled team event ${(unhandled as { type: string }).type}`);

@@ -2,12 +2,14 @@ import type { Express, Request, RequestHandler, Response } from 'express';
 import type { MeAnswer } from '../accounts/accounts.api.ts';
 import { clientIp } from '../platform/http/client-ip.ts';
 import { INVITATION_TOKEN } from '../teams/invitation-token.ts';
+import { DOMAIN_PROOF_TOKEN } from '../teams/sso-domain-proof-token.ts';
 import { goingOnPage } from './pages/auth.page.ts';
 import type { Frame } from './pages/layout.ts';
 import { teamPage, type TeamView } from './pages/team.page.ts';
 import { joinRefusedPage, joinSignedInPage, joinSignedOutPage } from './pages/team-join.page.ts';
+import { verifyRefusedPage, verifySignedInPage, verifySignedOutPage } from './pages/sso-verify.page.ts';
 import { SESSION_COOKIE, clearedCookie, csrfToken, readCookies } from './session.ts';
-import { TEAM_DONE, invitationRefusal } from './team-refusals.ts';
+import { TEAM_DONE, domainProofRefusal, invitationRefusal } from './team-refusals.ts';
 import type { Answer, Credentials, Upstream } from './upstream.ts';
 
 /** What the team pages use of the console's routes (console.routes.ts): its answers, forms and failures. */
@@ -150,6 +152,16 @@ export function mountTeamPages(app: Express, kit: TeamPagesKit): void {
   teamPost('/team/members/remove', async (req, res, c, subscriptionId) => {
     await afterChange(res, c, subscriptionId, await api.removeMember(c.who, subscriptionId, field(req, 'userId')), 'removed');
   });
+  teamPost('/team/sso/domain-proofs', async (req, res, c, subscriptionId) => {
+    const body = { subscriptionId, domain: field(req, 'domain').trim(), address: field(req, 'address').trim() };
+    const answer = checked(await api.requestDomainProof(c.who, body));
+    if (answer.status === 429) {
+      const text = `Too many proof e-mails from this team this hour; try again in ${answer.retryAfter ?? 'a while'} seconds.`;
+      await renderTeam(res, c, subscriptionId, { notice: { kind: 'error', text } }, 429);
+      return;
+    }
+    await afterChange(res, c, subscriptionId, answer, 'proof-sent');
+  });
   teamPost('/team/leave', async (_req, res, c, subscriptionId) => {
     const answer = checked(await api.removeMember(c.who, subscriptionId, c.me.id));
     if (answer.status === 204) {
@@ -212,5 +224,50 @@ export function mountTeamPages(app: Express, kit: TeamPagesKit): void {
       return;
     }
     res.redirect(303, `/team?${new URLSearchParams({ subscriptionId: answer.body.subscriptionId, done: 'joined' })}`);
+  });
+
+  // --- a single sign-on domain's proof link ---
+
+  // Like the invitation's: the token is never logged and goes into no other URL. Opening the page
+  // confirms nothing (mail scanners follow links); the owner's POST does.
+  app.get(
+    '/team/sso/verify',
+    kit.pageRoute(async (req, res) => {
+      const token = query(req, 'token');
+      if (!DOMAIN_PROOF_TOKEN.test(token)) {
+        html(res, verifyRefusedPage({ text: domainProofRefusal(400, undefined, '') }), 400);
+        return;
+      }
+      const hasSession = readCookies(req.get('cookie')).has(SESSION_COOKIE);
+      if (!hasSession && req.get('sec-fetch-site') === 'cross-site') {
+        const self = `/team/sso/verify?${new URLSearchParams({ token })}`;
+        html(
+          res,
+          goingOnPage({ title: 'Opening the proof link', text: 'The proof link opens next.', to: self, linkText: 'Open the proof link' }),
+        );
+        return;
+      }
+      const c = await customer(req, res);
+      if (!c) {
+        html(res, verifySignedOutPage({ token, csrf: csrfToken(kit.secret, kit.preSession(req, res)) }));
+        return;
+      }
+      html(res, verifySignedInPage({ signedIn: c.frame, email: c.me.email, token }));
+    }),
+  );
+  kit.post('/team/sso/verify', async (req, res) => {
+    const c = await customer(req, res);
+    if (!c) {
+      res.redirect(303, '/login');
+      return;
+    }
+    const token = field(req, 'token');
+    const answer = DOMAIN_PROOF_TOKEN.test(token) ? checked(await api.confirmDomainProof(c.who, token)) : undefined;
+    if (!answer?.body) {
+      const text = domainProofRefusal(answer?.status ?? 400, answer?.code, c.me.email);
+      html(res, verifyRefusedPage({ signedIn: c.frame, text }), answer?.status ?? 400);
+      return;
+    }
+    res.redirect(303, `/team?${new URLSearchParams({ subscriptionId: answer.body.subscriptionId, done: 'domain-proven' })}`);
   });
 }

@@ -22,4 +22,19 @@ export const TEAM_DONE: Record<string, string> = {
   removed: 'The member is removed: their key stops working within a second.',
   left: 'You left the team: your key for it stops working within a second.',
   joined: 'You joined the team. Your own API key for it is on its way by e-mail.',
+  'proof-sent': 'The proof e-mail is on its way. Its link works once, for 24 hours, and only you (the owner) can confirm it.',
+  'domain-proven': 'The domain is proven: addresses at it can now sign in through your single sign-on.',
 };
+
+/** What the console says when POST /team/sso/domain-proofs/confirm refuses a domain proof link (pure), by status and code. */
+export function domainProofRefusal(status: number, code: string | undefined, signedInAs: string): string {
+  if (status === 400) return 'This is not a whole proof link. Open the link in the e-mail again, or copy all of it.';
+  if (status === 403)
+    return `Only the team's owner can confirm this link, and you are logged in as ${signedInAs}. Pass the link on to the owner.`;
+  if (status === 404)
+    return `This link is not for a team you own, or it is wrong. You are logged in as ${signedInAs}: log in as the team's owner.`;
+  if (status === 410 && code === 'EXPIRED') return 'This link has expired. The owner can send a new one from the team page.';
+  if (status === 410) return 'This link was already used or replaced by a newer one.';
+  if (status === 409) return 'Another team has proven this domain, or it is no longer in your single sign-on settings.';
+  return 'The domain could not be proven. Try again in a moment.';
+}

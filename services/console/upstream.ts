@@ -167,6 +167,17 @@ export function upstream(urls: UpstreamUrls) {
       ),
     acceptInvitation: (who: Credentials, token: string) =>
       call<{ subscriptionId: string; role: string }>(`${keysUrl}/team/invitations/accept`, 'POST', who, { token }),
+    requestDomainProof: (who: Credentials, body: { subscriptionId: string; domain: string; address: string }) =>
+      call<{ subscriptionId: string; domain: string; address: string; expiresAt: string }>(
+        `${keysUrl}/team/sso/domain-proofs`,
+        'POST',
+        who,
+        body,
+      ),
+    confirmDomainProof: (who: Credentials, token: string) =>
+      call<{ subscriptionId: string; domain: string; status: 'proven' }>(`${keysUrl}/team/sso/domain-proofs/confirm`, 'POST', who, {
+        token,
+      }),
     changeRole: (who: Credentials, subscriptionId: string, userId: string, role: 'admin' | 'member') =>
       call<{ userId: string; role: string }>(`${keysUrl}/team/members/${encodeURIComponent(userId)}/role`, 'PUT', who, {
         subscriptionId,

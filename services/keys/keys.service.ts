@@ -14,6 +14,7 @@ import { memberKeysHandler } from './member-keys.consumer.ts';
 import { mountTeamRoutes } from '../teams/team.routes.ts';
 import { mountSsoConfigRoutes } from '../teams/sso-config.routes.ts';
 import { SsoDomainClaims } from '../teams/sso-domain-claims.ts';
+import { DOMAIN_PROOFS_PER_HOUR, mountSsoDomainProofRoutes } from '../teams/sso-domain-proof.routes.ts';
 import { workspacesProjection } from '../teams/workspaces.projection.ts';
 import { KeyCache } from './key-cache.ts';
 import { findStoredKey, keysProjection } from './keys.projection.ts';
@@ -160,6 +161,8 @@ export const keysService: ServiceModule = {
       await rotationLimit.ensureIndexes();
       // Team invitations per workspace per hour, on the same hourly slots: each one e-mails someone.
       const invitations = new RotationLimit(mongo.db, INVITATIONS_PER_HOUR);
+      // Single sign-on domain proofs per workspace per hour, likewise: each one e-mails an address the owner names.
+      const proofMails = new RotationLimit(mongo.db, DOMAIN_PROOFS_PER_HOUR);
       const rotation = {
         db: mongo.db,
         publisher: rt.publisher,
@@ -204,6 +207,12 @@ export const keysService: ServiceModule = {
             allowHttpIssuers: config.sso.allowHttpIssuers,
             redirectUri: config.sso.callbackUrl,
             claims: ssoDomains,
+          });
+          mountSsoDomainProofRoutes(a, {
+            ...rotation,
+            encryptionKey: config.secrets.keyEncryptionKey,
+            claims: ssoDomains,
+            proofMails,
           });
           if (adminPort === undefined) mountBackOffice(a);
         },

@@ -1,11 +1,20 @@
 import type { AccountRegistered } from '../accounts/events.ts';
 import type { SubscriptionCancelled, SubscriptionEnded, SubscriptionPaymentFailed } from '../billing/events.ts';
 import type { KeyGenerated } from '../keys/events.ts';
-import type { TeamMemberInvited } from '../teams/events.ts';
+import type { TeamMemberInvited, TeamSsoDomainProofRequested } from '../teams/events.ts';
 import { decryptInvitationToken, invitationTokenHash } from '../teams/invitation-token.ts';
+import { DomainProofTokenDecryptionError, domainProofTokenHash, openDomainProofToken } from '../teams/sso-domain-proof-token.ts';
 import { decryptKey, KeyDecryptionError } from '../keys/key-crypto.ts';
 import { hashKey } from '../keys/key-format.ts';
-import { cancellationMail, invitationMail, keyIssuedMail, paymentFailedMail, subscriptionEndedMail, welcomeMail } from './templates.ts';
+import {
+  cancellationMail,
+  domainProofMail,
+  invitationMail,
+  keyIssuedMail,
+  paymentFailedMail,
+  subscriptionEndedMail,
+  welcomeMail,
+} from './templates.ts';
 import type { Mail } from './transport.ts';
 
 export interface OwedMail {
@@ -29,7 +38,8 @@ export type MailEvent =
   | SubscriptionCancelled
   | SubscriptionPaymentFailed
   | SubscriptionEnded
-  | TeamMemberInvited;
+  | TeamMemberInvited
+  | TeamSsoDomainProofRequested;
 
 export const MAIL_EVENT_TYPES: readonly MailEvent['type'][] = [
   'account.registered',
@@ -38,6 +48,7 @@ export const MAIL_EVENT_TYPES: readonly MailEvent['type'][] = [
   'subscription.payment-failed',
   'subscription.ended',
   'team.member-invited',
+  'team.sso-domain-proof-requested',
 ];
 
 /** Which e-mail, if any, an event owes someone. Pure apart from decrypting the key for its one e-mail. */
@@ -87,6 +98,26 @@ export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | n
           invitationId: d.invitationId,
           role: d.role,
           acceptUrl: acceptUrl.href,
+          expiresAt: d.expiresAt,
+        }),
+      };
+    }
+    case 'team.sso-domain-proof-requested': {
+      const d = event.data;
+      const binding = { tokenHash: d.tokenHash, subscriptionId: d.subscriptionId, domain: d.domain };
+      const token = openDomainProofToken(d.encryptedToken, settings.keyEncryptionKey, binding);
+      if (domainProofTokenHash(token) !== d.tokenHash)
+        throw new DomainProofTokenDecryptionError("the token does not match the event's token hash");
+      const confirmUrl = new URL('/team/sso/verify', settings.consoleUrl);
+      confirmUrl.searchParams.set('token', token);
+      return {
+        effect: `sso-domain-proof-email:${d.proofId}`,
+        mail: domainProofMail({
+          email: d.address,
+          proofId: d.proofId,
+          domain: d.domain,
+          requestedByEmail: d.requestedByEmail,
+          confirmUrl: confirmUrl.href,
           expiresAt: d.expiresAt,
         }),
       };

@@ -144,6 +144,45 @@ export function invitationMail(input: InvitationMailInput): Mail {
   };
 }
 
+export interface DomainProofMailInput {
+  /** The address at the domain the owner named. */
+  email: string;
+  proofId: string;
+  domain: string;
+  /** Who asks: the team owner's address, so the reader knows whom the link would serve. */
+  requestedByEmail: string | null;
+  /** The console's page that confirms it, with the token in its query. */
+  confirmUrl: string;
+  expiresAt: Date;
+}
+
+/**
+ * The only place a domain proof's token is ever shown. It proves the team controls the domain only
+ * when its owner confirms it signed in, so the reader is told to pass it on only to that person.
+ */
+export function domainProofMail(input: DomainProofMailInput): Mail {
+  const until = formatUtcDateTime(input.expiresAt);
+  const who = input.requestedByEmail ?? 'a team owner';
+  const text =
+    `Hello,\n\n${who} asks to prove that their team on svc controls ${input.domain}, so that people with ` +
+    `addresses at ${input.domain} sign in to svc through that team's own identity provider.\n\nIf that is right, give ` +
+    `this link to them (it must be confirmed by the team's owner, signed in):\n\n    ${input.confirmUrl}\n\n` +
+    `The link works once, until ${until}. If you do not know who asks, do not pass it on: ignore this e-mail.\n${SIGNATURE_TEXT}`;
+  const html =
+    `<p>Hello,</p><p><strong>${escapeHtml(who)}</strong> asks to prove that their team on svc controls ` +
+    `<strong>${escapeHtml(input.domain)}</strong>, so that people with addresses at ${escapeHtml(input.domain)} sign in to ` +
+    `svc through that team's own identity provider.</p><p>If that is right, give this link to them (it must be confirmed ` +
+    `by the team's owner, signed in): ${htmlLink(input.confirmUrl)}</p><p>The link works once, until ${escapeHtml(until)}. ` +
+    `If you do not know who asks, do not pass it on: ignore this e-mail.</p>${SIGNATURE_HTML}`;
+  return {
+    to: input.email,
+    subject: `Prove ${input.domain} for single sign-on on svc`,
+    messageId: `<sso-domain-proof.${input.proofId}@${MESSAGE_ID_DOMAIN}>`,
+    text,
+    html,
+  };
+}
+
 export interface CancellationMailInput {
   email: string;
   name: string | null;

@@ -70,6 +70,32 @@ export interface TeamSsoRemovedData {
   removedBy: string;
 }
 
+export interface TeamSsoDomainProofRequestedData {
+  subscriptionId: string;
+  /** This proof: a resend is a new proof, and the one before it stops counting. */
+  proofId: string;
+  /** One of the domains the team's SSO configuration names, normalised. */
+  domain: string;
+  /** The address at that domain the one-time link goes to. */
+  address: string;
+  /** SHA-256 of the token, hex: what confirming looks the proof up by. */
+  tokenHash: string;
+  /** The token sealed under KEY_ENCRYPTION_KEY (sso-domain-proof-token.ts): only the mailer opens it. */
+  encryptedToken: string;
+  expiresAt: Date;
+  requestedBy: string;
+  /** The owner's address, named in the e-mail so its reader knows whom the link would serve. */
+  requestedByEmail: string;
+}
+
+export interface TeamSsoDomainVerifiedData {
+  subscriptionId: string;
+  proofId: string;
+  domain: string;
+  /** The owner who confirmed the link. */
+  verifiedBy: string;
+}
+
 export type TeamMemberInvited = Event<'team.member-invited', TeamMemberInvitedData>;
 export type TeamInvitationRevoked = Event<'team.invitation-revoked', TeamInvitationRevokedData>;
 export type TeamMemberJoined = Event<'team.member-joined', TeamMemberJoinedData>;
@@ -77,6 +103,8 @@ export type TeamMemberRemoved = Event<'team.member-removed', TeamMemberRemovedDa
 export type TeamMemberRoleChanged = Event<'team.member-role-changed', TeamMemberRoleChangedData>;
 export type TeamSsoConfigured = Event<'team.sso-configured', TeamSsoConfiguredData>;
 export type TeamSsoRemoved = Event<'team.sso-removed', TeamSsoRemovedData>;
+export type TeamSsoDomainProofRequested = Event<'team.sso-domain-proof-requested', TeamSsoDomainProofRequestedData>;
+export type TeamSsoDomainVerified = Event<'team.sso-domain-verified', TeamSsoDomainVerifiedData>;
 
 export type TeamEvent =
   | TeamMemberInvited
@@ -85,7 +113,9 @@ export type TeamEvent =
   | TeamMemberRemoved
   | TeamMemberRoleChanged
   | TeamSsoConfigured
-  | TeamSsoRemoved;
+  | TeamSsoRemoved
+  | TeamSsoDomainProofRequested
+  | TeamSsoDomainVerified;
 
 export const TEAM_EVENT_TYPES: readonly TeamEvent['type'][] = [
   'team.member-invited',
@@ -95,6 +125,8 @@ export const TEAM_EVENT_TYPES: readonly TeamEvent['type'][] = [
   'team.member-role-changed',
   'team.sso-configured',
   'team.sso-removed',
+  'team.sso-domain-proof-requested',
+  'team.sso-domain-verified',
 ];
 
 // Keyed by the workspace (its subscription): one workspace's events stay in order on one partition.

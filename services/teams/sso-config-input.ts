@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { unclaimableDomainReason } from './public-mail-domains.ts';
+import { DOMAIN_PROOF_TOKEN } from './sso-domain-proof-token.ts';
 
 /**
  * What a team owner may configure for single sign-on (pure): the OpenID Connect issuer, the client
@@ -65,8 +67,14 @@ export const ssoConfigInput = (allowHttp: boolean) =>
       .max(MAX_SSO_DOMAINS, { error: `domains may name at most ${MAX_SSO_DOMAINS} e-mail domains` })
       .superRefine((domains, ctx) => {
         const bad = domains.find((d) => !isHostname(d));
-        if (bad !== undefined)
+        if (bad !== undefined) {
           ctx.addIssue({ code: 'custom', message: `"${bad.slice(0, 100)}" is not an e-mail domain (a host name such as acme.com)` });
+          return;
+        }
+        for (const domain of domains) {
+          const reason = unclaimableDomainReason(domain);
+          if (reason) return void ctx.addIssue({ code: 'custom', message: `${reason}; it cannot be claimed for single sign-on` });
+        }
       })
       .transform((domains) => [...new Set(domains)]),
   });
@@ -76,3 +84,34 @@ export const ssoRemoveInput = z.object({
 });
 
 export type SsoConfigInput = z.output<ReturnType<typeof ssoConfigInput>>;
+
+const domain = z
+  .string({ error: 'domain is required' })
+  .trim()
+  .toLowerCase()
+  .max(253, { error: 'domain is too long' })
+  .refine(isHostname, { error: 'domain is not an e-mail domain (a host name such as acme.com)' });
+
+/**
+ * Asking for a domain's proof e-mail: the domain (one the configuration names) and the address at that
+ * domain to mail the one-time link to; without one, the owner's own address, when it is at the domain.
+ */
+export const domainProofInput = z.object({
+  subscriptionId: z.string({ error: 'subscriptionId is required' }).min(1, { error: 'subscriptionId is required' }).max(200),
+  domain,
+  address: z
+    .string({ error: 'address must be a string' })
+    .trim()
+    .toLowerCase()
+    .max(320, { error: 'address is too long' })
+    .pipe(z.email({ error: 'address is not a valid e-mail address' }))
+    .optional(),
+});
+
+export const domainProofConfirmInput = z.object({
+  token: z.string({ error: 'token is required' }).regex(DOMAIN_PROOF_TOKEN, { error: 'token is not a domain proof token' }),
+});
+
+/** Whether an address is at exactly this domain (not a subdomain, not a look-alike): the domain part after the last @. */
+export const isAddressAt = (address: string, domainName: string): boolean =>
+  address.slice(address.lastIndexOf('@') + 1).toLowerCase() === domainName.toLowerCase();

@@ -10,6 +10,7 @@ import { requireRole, workspaceAccess, type AccessDeps } from './access.ts';
 import type { TeamSsoConfigured, TeamSsoRemoved } from './events.ts';
 import { ssoConfigInput, ssoRemoveInput } from './sso-config-input.ts';
 import type { SsoDomainClaims } from './sso-domain-claims.ts';
+import { ssoDomainStatus, ssoDomainStatuses } from './sso-domain-status.ts';
 import { ProviderUnavailable, discoverProvider } from './sso-provider.ts';
 import { sealClientSecret } from './sso-secret.ts';
 import type { Workspace } from './workspace.ts';
@@ -25,8 +26,8 @@ export interface SsoConfigDeps extends AccessDeps {
   allowHttpIssuers: boolean;
   /** The redirect URI the team registers at its provider: the accounts service's callback. */
   redirectUri: string;
-  /** One team per domain, atomically (sso-domain-claims.ts). */
-  claims: Pick<SsoDomainClaims, 'claim' | 'release'>;
+  /** One team per domain, atomically once proven (sso-domain-claims.ts): a change gives back what it drops. */
+  claims: Pick<SsoDomainClaims, 'release'>;
   /** How an issuer is checked; the real discovery unless a caller knows better. */
   discover?: typeof discoverProvider;
 }
@@ -38,7 +39,9 @@ export const ssoConfigAnswer = z.object({
     .object({
       issuer: z.string(),
       clientId: z.string(),
-      domains: z.array(z.string()),
+      domains: z.array(z.string()).describe('what the owner configured'),
+      provenDomains: z.array(z.string()).describe('those whose proof e-mail was confirmed: only these sign on'),
+      domainStatus: z.array(ssoDomainStatus).describe('each configured domain, pending or proven'),
       configuredBy: z.string(),
       configuredAt: z.string().describe('ISO 8601.'),
     })
@@ -63,6 +66,8 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
           issuer: sso.issuer,
           clientId: sso.clientId,
           domains: sso.domains,
+          provenDomains: sso.provenDomains ?? [],
+          domainStatus: ssoDomainStatuses(sso),
           configuredBy: sso.configuredBy,
           configuredAt: new Date(sso.configuredAt).toISOString(),
         }
@@ -81,11 +86,12 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
     const input = parsedInput(ssoConfigInput(deps.allowHttpIssuers), req.body);
     const access = await workspaceAccess(req, deps, input.subscriptionId);
     requireRole(access, 'owner');
-    // One team per domain: a second would make the domain's log-ins ambiguous (and could take them over).
+    // One team per domain: a domain another team has proven is refused now (naming one that others only
+    // named is allowed: naming claims nothing, proving does, see sso-domain-claims.ts).
     for (const domain of input.domains) {
       const other = await teamByDomain(deps.db, domain);
       if (other && other.subscriptionId !== input.subscriptionId)
-        throw conflict(`${domain} is already configured for single sign-on by another team`);
+        throw conflict(`${domain} is already claimed for single sign-on by another team`);
     }
     // The provider must answer as an OpenID Connect issuer now, not at the first member's log-in.
     try {
@@ -99,9 +105,6 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
       if (err instanceof ProviderUnavailable) throw new HttpError(422, 'ISSUER_NOT_DISCOVERED', err.message);
       throw err;
     }
-    // Now the domains, atomically: two owners naming one domain at the same moment get one 200 and one 409.
-    const { taken } = await deps.claims.claim(input.subscriptionId, input.domains);
-    if (taken !== null) throw conflict(`${taken} is already configured for single sign-on by another team`);
     const event: TeamSsoConfigured = newEvent(
       'team.sso-configured',
       {
@@ -115,8 +118,8 @@ export function mountSsoConfigRoutes(app: Express, deps: SsoConfigDeps): void {
       { correlationId: req.id },
     );
     await publishAndApply(deps.publisher, deps.db, workspacesProjection, [event]);
-    // The domains this configuration no longer names are free for others (a failure here leaves a claim
-    // that turns stale in a minute).
+    // The proven domains this configuration no longer names lose their proof and are free for others (a
+    // failure here leaves a claim that turns stale in a minute).
     await deps.claims.release(input.subscriptionId, input.domains);
     const team = await findTeam(deps.db, input.subscriptionId);
     res.json(answer(access.workspace, team?.sso ?? null));

@@ -3,16 +3,21 @@ import { findTeam } from './workspaces.projection.ts';
 
 /**
  * One team per single sign-on domain, decided at once and atomically: a claim document whose `_id` is
- * the domain (an insert on `_id` is the one uniqueness MongoDB and FerretDB both make atomic). The
- * workspaces projection says the same later, from the log; the claim is what makes two owners
- * configuring one domain at the same moment get one 200 and one 409, where reading the projection
- * would let both through.
+ * the domain (an insert on `_id` is the one uniqueness MongoDB and FerretDB both make atomic). A team
+ * claims a domain when it proves it (the owner confirms the proof e-mail's link), not when it names
+ * it: naming a domain holds nothing, so nobody can squat a company's domain by configuring it first,
+ * and of two teams that both name one, the first to prove control gets it. The workspaces projection
+ * says the same later, from the log; the claim is what makes two owners proving one domain at the same
+ * moment get one 200 and one 409, where reading the projection would let both through.
  *
  * A claim can outlive its reason (the process died between claiming and publishing): one older than
- * a minute whose team's configuration does not name the domain is stale, and is taken over.
+ * a minute whose team has not proven the domain is stale, and is taken over.
+ *
+ * A proof's link is spent here too, once, for every process: `spend` inserts the proof's id.
  */
 
 const COLLECTION = 'sso_domain_claims';
+const SPENT_PROOFS = 'sso_domain_proofs_spent';
 const STALE_AFTER_MS = 60_000;
 
 interface Claim {
@@ -21,17 +26,36 @@ interface Claim {
   claimedAt: Date;
 }
 
+interface SpentProof {
+  _id: string;
+  subscriptionId: string;
+  spentAt: Date;
+}
+
 export class SsoDomainClaims {
   readonly #claims: Collection<Claim>;
+  readonly #spent: Collection<SpentProof>;
   readonly #db: Db;
 
   constructor(db: Db) {
     this.#db = db;
     this.#claims = db.collection<Claim>(COLLECTION);
+    this.#spent = db.collection<SpentProof>(SPENT_PROOFS);
   }
 
   async ensureIndexes(): Promise<void> {
     await this.#claims.createIndex({ subscriptionId: 1 });
+  }
+
+  /** Spends a proof's link: true the first time, for whichever process asks first; false ever after. */
+  async spend(subscriptionId: string, proofId: string, now = new Date()): Promise<boolean> {
+    try {
+      await this.#spent.insertOne({ _id: proofId, subscriptionId, spentAt: now });
+      return true;
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) return false;
+      throw err;
+    }
   }
 
   /**
@@ -78,6 +102,6 @@ export class SsoDomainClaims {
   async #stale(claim: Claim, now: Date): Promise<boolean> {
     if (now.getTime() - claim.claimedAt.getTime() < STALE_AFTER_MS) return false;
     const team = await findTeam(this.#db, claim.subscriptionId);
-    return !team?.sso?.domains.includes(claim._id);
+    return !(team?.sso?.provenDomains ?? []).includes(claim._id);
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MEMBER_ROLES } from './events.ts';
+import { ssoDomainStatus } from './sso-domain-status.ts';
 
 const iso = z.string().describe('ISO 8601');
 const role = z.enum(['owner', ...MEMBER_ROLES]);
@@ -27,6 +28,11 @@ export const teamAnswer = z.object({
   invitations: z
     .array(z.object({ invitationId: z.string(), email: z.string(), role: z.enum(MEMBER_ROLES), invitedAt: iso, expiresAt: iso }))
     .describe('pending and unexpired; empty for a member (only the owner and admins see them)'),
+  ssoDomains: z
+    .array(ssoDomainStatus)
+    .describe(
+      'the single sign-on domains, each pending or proven; empty without SSO and for a member (only the owner and admins see them)',
+    ),
   limits: z.object({ members: z.number().int() }),
 });
 export type TeamAnswer = z.output<typeof teamAnswer>;

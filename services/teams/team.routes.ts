@@ -16,6 +16,7 @@ import type { TeamInvitationRevoked, TeamMemberInvited, TeamMemberRemoved, TeamM
 import { MEMBER_ROLES } from './events.ts';
 import { INVITATION_TOKEN, acceptable, encryptInvitationToken, invitationTokenHash, newInvitationToken } from './invitation-token.ts';
 import { joinWorkspace } from './join.ts';
+import { ssoDomainStatuses } from './sso-domain-status.ts';
 import type { TeamAnswer, TeamsAnswer } from './team-answers.ts';
 import { MAX_MEMBERS, teamByInvitationToken, teamsOfMember, workspacesProjection } from './workspaces.projection.ts';
 
@@ -101,6 +102,8 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
               expiresAt: new Date(i.expiresAt).toISOString(),
             }))
         : [],
+      // Which single sign-on domains are proven is the managers' business too (GET /team/sso has the rest).
+      ssoDomains: managing && a.workspace.sso ? ssoDomainStatuses(a.workspace.sso, now) : [],
       limits: { members: MAX_MEMBERS },
     } satisfies TeamAnswer);
   });

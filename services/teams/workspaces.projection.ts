@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { projectionCollection } from '../../events/collections.ts';
-import { findProjected, type Projection } from '../../events/projection.ts';
+import { findProjected, type Projection, type StoredDocument } from '../../events/projection.ts';
 import { TEAM_EVENT_TYPES, type MemberRole, type TeamEvent } from './events.ts';
 
 export interface Member {
@@ -23,11 +23,29 @@ export interface Invitation {
   status: 'pending' | 'accepted' | 'revoked';
 }
 
+/** A one-time link mailed to an address at a domain, to prove the team controls that domain. */
+export interface DomainProof {
+  proofId: string;
+  domain: string;
+  address: string;
+  tokenHash: string;
+  requestedBy: string;
+  requestedAt: Date;
+  expiresAt: Date;
+  /** superseded: a newer proof for the same domain was asked for; used: confirmed (the domain is proven). */
+  status: 'pending' | 'used' | 'superseded';
+}
+
 export interface SsoSettings {
   issuer: string;
   clientId: string;
   encryptedClientSecret: string;
+  /** What the owner configured. */
   domains: string[];
+  /** Those of `domains` whose proof was confirmed: the only ones sign-on and teamByDomain go by. */
+  provenDomains: string[];
+  /** The domains' proofs, newest last (a few per domain at most). */
+  proofs: DomainProof[];
   configuredBy: string;
   configuredAt: Date;
 }
@@ -47,6 +65,8 @@ export interface TeamRecord {
 
 /** Invitations no longer pending are kept this many at most (the newest), so the document stays small. */
 const SETTLED_INVITATIONS_KEPT = 50;
+/** Proofs kept per workspace (the newest): every configured domain's pending one fits, with room. */
+const DOMAIN_PROOFS_KEPT = 30;
 const ENDED_MEMBERSHIPS_KEPT = 500;
 /** A workspace's members: every member is a key, an e-mail and a row here. */
 export const MAX_MEMBERS = 100;
@@ -129,6 +149,10 @@ export function evolveTeam(doc: TeamRecord | null, event: TeamEvent): TeamRecord
     }
     case 'team.sso-configured': {
       const d = event.data;
+      // A proof is about the domain, not the provider: a domain still named keeps it, a domain dropped
+      // loses it (and its pending link), so naming it again needs a new proof. Documents written before
+      // proofs existed have neither list: nothing proven.
+      const before = current.sso;
       return {
         ...current,
         sso: {
@@ -136,6 +160,8 @@ export function evolveTeam(doc: TeamRecord | null, event: TeamEvent): TeamRecord
           clientId: d.clientId,
           encryptedClientSecret: d.encryptedClientSecret,
           domains: d.domains,
+          provenDomains: (before?.provenDomains ?? []).filter((domain) => d.domains.includes(domain)),
+          proofs: (before?.proofs ?? []).filter((p) => d.domains.includes(p.domain)),
           configuredBy: d.configuredBy,
           configuredAt: at,
         },
@@ -143,6 +169,46 @@ export function evolveTeam(doc: TeamRecord | null, event: TeamEvent): TeamRecord
     }
     case 'team.sso-removed':
       return { ...current, sso: null };
+    case 'team.sso-domain-proof-requested': {
+      const d = event.data;
+      const sso = current.sso;
+      // Only for a domain the configuration names now (the route checks it too; this holds in a replay).
+      if (!sso?.domains.includes(d.domain)) return current;
+      const proofs = sso.proofs ?? [];
+      if (proofs.some((p) => p.proofId === d.proofId)) return current;
+      // One live link per domain: a resend supersedes the link before it.
+      const kept = proofs.map((p) => (p.domain === d.domain && p.status === 'pending' ? { ...p, status: 'superseded' as const } : p));
+      const proof: DomainProof = {
+        proofId: d.proofId,
+        domain: d.domain,
+        address: d.address,
+        tokenHash: d.tokenHash,
+        requestedBy: d.requestedBy,
+        requestedAt: at,
+        expiresAt: d.expiresAt,
+        status: 'pending',
+      };
+      return { ...current, sso: { ...sso, provenDomains: sso.provenDomains ?? [], proofs: [...kept, proof].slice(-DOMAIN_PROOFS_KEPT) } };
+    }
+    case 'team.sso-domain-verified': {
+      const d = event.data;
+      const sso = current.sso;
+      if (!sso?.domains.includes(d.domain)) return current;
+      const proofs = sso.proofs ?? [];
+      // Only the domain's pending proof, confirmed before it expired, proves it: a superseded, used or
+      // unknown proof, or one for a domain dropped since, proves nothing.
+      const proof = proofs.find((p) => p.proofId === d.proofId);
+      if (!proof || proof.domain !== d.domain || proof.status !== 'pending' || at > proof.expiresAt) return current;
+      const proven = sso.provenDomains ?? [];
+      return {
+        ...current,
+        sso: {
+          ...sso,
+          provenDomains: proven.includes(d.domain) ? proven : [...proven, d.domain],
+          proofs: proofs.map((p) => (p.proofId === d.proofId ? { ...p, status: 'used' as const } : p)),
+        },
+      };
+    }
     default: {
       const unhandled: never = event;
       throw new Error(`workspaces projection: unhandled event ${(unhandled as { type: string }).type}`);
@@ -151,6 +217,8 @@ export function evolveTeam(doc: TeamRecord | null, event: TeamEvent): TeamRecord
 }
 
 type TeamDocument = TeamRecord & Record<string, unknown>;
+/** A workspace as stored: the record with the projection's bookkeeping, read back through the typed collection. */
+type StoredTeam = StoredDocument<TeamRecord>;
 
 export const workspacesProjection: Projection<TeamDocument, TeamEvent> = {
   name: 'workspaces',
@@ -158,7 +226,13 @@ export const workspacesProjection: Projection<TeamDocument, TeamEvent> = {
   handles: TEAM_EVENT_TYPES,
   documentId: (event) => event.data.subscriptionId,
   evolve: (doc, event) => ({ ...evolveTeam(doc, event) }),
-  indexes: [{ key: { 'members.userId': 1 } }, { key: { 'invitations.tokenHash': 1 } }, { key: { 'sso.domains': 1 } }],
+  indexes: [
+    { key: { 'members.userId': 1 } },
+    { key: { 'invitations.tokenHash': 1 } },
+    { key: { 'sso.domains': 1 } },
+    { key: { 'sso.provenDomains': 1 } },
+    { key: { 'sso.proofs.tokenHash': 1 } },
+  ],
 };
 
 export async function findTeam(db: Db, subscriptionId: string): Promise<TeamRecord | null> {
@@ -166,20 +240,25 @@ export async function findTeam(db: Db, subscriptionId: string): Promise<TeamReco
 }
 
 /** The workspaces this account is a member of (not those it owns: those are its subscriptions). */
+const teams = (db: Db) => projectionCollection<StoredTeam>(db, workspacesProjection.collection);
+
 export async function teamsOfMember(db: Db, userId: string): Promise<TeamRecord[]> {
-  const collection = await projectionCollection(db, workspacesProjection.collection);
-  return (await collection
+  return (await teams(db))
     .find({ 'members.userId': userId, _deleted: { $ne: true } })
     .limit(100)
-    .toArray()) as unknown as TeamRecord[];
+    .toArray();
 }
 
 export async function teamByInvitationToken(db: Db, tokenHash: string): Promise<TeamRecord | null> {
-  const collection = await projectionCollection(db, workspacesProjection.collection);
-  return (await collection.findOne({ 'invitations.tokenHash': tokenHash, _deleted: { $ne: true } })) as unknown as TeamRecord | null;
+  return (await teams(db)).findOne({ 'invitations.tokenHash': tokenHash, _deleted: { $ne: true } });
 }
 
+/** The team that proved the domain (one at most: proving claims it atomically, sso-domain-claims.ts); a domain only configured matches nothing. */
 export async function teamByDomain(db: Db, domain: string): Promise<TeamRecord | null> {
-  const collection = await projectionCollection(db, workspacesProjection.collection);
-  return (await collection.findOne({ 'sso.domains': domain, _deleted: { $ne: true } })) as unknown as TeamRecord | null;
+  return (await teams(db)).findOne({ 'sso.provenDomains': domain, _deleted: { $ne: true } });
+}
+
+/** The team holding a domain proof with this token hash (pending or not: the caller says why it cannot be used). */
+export async function teamByDomainProofToken(db: Db, tokenHash: string): Promise<TeamRecord | null> {
+  return (await teams(db)).findOne({ 'sso.proofs.tokenHash': tokenHash, _deleted: { $ne: true } });
 }

@@ -113,6 +113,33 @@ ${role}
 </form></section>`;
 }
 
+/**
+ * The single sign-on domains, pending or proven (owner and admins); the owner sends (or sends again) a
+ * pending domain's proof e-mail to an address at it. Never the link itself: it is only in that e-mail.
+ */
+function ssoDomainsSection(view: TeamView, team: TeamAnswer): string {
+  if (team.ssoDomains.length === 0) return '';
+  const rows = team.ssoDomains
+    .map((d) => {
+      const state =
+        d.status === 'proven'
+          ? 'proven'
+          : d.proofSentTo
+            ? `pending: link sent to ${h(d.proofSentTo)}, works until ${h(when(d.proofExpiresAt))}`
+            : 'pending: not proven yet';
+      const send =
+        team.role === 'owner' && d.status === 'pending'
+          ? `<form class="inline" method="post" action="/team/sso/domain-proofs">${csrfField(view.signedIn.csrf)}${hidden('subscriptionId', team.subscriptionId)}${hidden('domain', d.domain)}<label class="visually-hidden" for="proof-${h(d.domain)}">Address at ${h(d.domain)}</label><input id="proof-${h(d.domain)}" name="address" type="email" autocomplete="off" required maxlength="254" placeholder="it@${h(d.domain)}"> <button type="submit" class="secondary">Send proof e-mail${forWhom(d.domain)}</button></form>`
+          : '';
+      return `<tr data-sso-domain="${h(d.domain)}" data-status="${d.status}"><th scope="row">${h(d.domain)}</th><td>${state}</td><td>${send}</td></tr>`;
+    })
+    .join('');
+  return `<section aria-labelledby="sso-domains"><h2 id="sso-domains">Single sign-on domains</h2>
+<p>A domain signs in through your identity provider only once it is proven: its proof e-mail goes to an address at the domain, and the team's owner confirms the link in it (it works once, for 24 hours).</p>
+<div class="scroll" role="region" aria-label="Single sign-on domains table, scrolls sideways" tabindex="0"><table>
+<thead><tr><th scope="col">Domain</th><th scope="col">Status</th><th scope="col">Proof</th></tr></thead><tbody>${rows}</tbody></table></div></section>`;
+}
+
 function leaveForm(view: TeamView, team: TeamAnswer): string {
   return `<section class="card" aria-labelledby="leave"><h2 id="leave">Leave this team</h2>
 <p>Your own key for this team stops working within a second. To come back, you need a new invitation.</p>
@@ -145,6 +172,7 @@ export function teamPage(view: TeamView): string {
       membersSection(view, team),
       managing ? invitationsSection(view, team) : '',
       managing ? inviteForm(view, team) : '',
+      managing ? ssoDomainsSection(view, team) : '',
       team.role === 'owner' ? '' : leaveForm(view, team),
     ]
       .filter(Boolean)

@@ -31,6 +31,7 @@ const team = (role: TeamAnswer['role']): TeamAnswer => ({
             expiresAt: '2026-11-27T10:00:00.000Z',
           },
         ],
+  ssoDomains: [],
   limits: { members: 100 },
 });
 const view = (t: TeamAnswer, userId = 'me'): TeamView => ({

@@ -400,7 +400,7 @@ describe('the customer console in a browser (e2e)', function () {
     await shot('usage');
   });
 
-  it('changes the password and keeps the customer signed in (the old session ends); logs out, which clears the cookies', async () => {
+  it('changes the password and keeps the customer signed in (the old session ends); logs out, which clears the cookies and revokes the token', async () => {
     const cookieOf = async (name: string) => (await context.cookies()).find((c) => c.name === name)?.value;
     const oldToken = await cookieOf('svc_session');
     await go('/account');
@@ -417,11 +417,17 @@ describe('the customer console in a browser (e2e)', function () {
     expect(stale.headers.get('location')).to.equal('/login');
     expect(stale.headers.get('set-cookie')).to.match(/^svc_session=; .*Max-Age=0/);
 
-    await page.getByRole('button', { name: /^Log out/ }).click();
+    const session = await cookieOf('svc_session');
+    // The header's button (the account page also has "Log out everywhere").
+    await page.getByRole('button', { name: /^Log out Ada/ }).click();
     await page.waitForURL(/\/login\?out=1$/);
     const left = (await context.cookies()).map((c) => c.name);
     expect(left).not.to.include('svc_session');
     expect(left).not.to.include('svc_key');
+    // Log-out revoked the token itself: a copy of the cookie opens nothing any more.
+    const copied = await fetch(`${consoleUrl}/account`, { headers: { cookie: `svc_session=${session}` }, redirect: 'manual' });
+    expect(copied.status).to.equal(303);
+    expect(copied.headers.get('location')).to.equal('/login');
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(`${password} 2`);
     await page.getByRole('button', { name: 'Log in' }).click();

@@ -75,7 +75,7 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
   const owner = signedIn(ctx.account, consoleKey, [memberVisitor]);
   const ownerRotating = signedIn(ctx.account, ctx.keys['console rotate']!.apiKey);
   const member = signedIn(ctx.member, memberKey, [owner]);
-  const leaving = signedIn(ctx.leaving, undefined);
+  const ending = (name: string) => signedIn(ctx.enders[name]!, undefined);
   // Before any session: the pre-session cookie the form came with, and its token.
   const preSession = randomBytes(24).toString('base64url');
   const signedOut: Visitor = {
@@ -99,6 +99,7 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
       'GET /login',
       fc.oneof(
         next.map((n) => `/login?${n}&out=1`),
+        next.map((n) => `/login?${n}&out=all`),
         next.map((n) => `/login?${n}`),
       ),
       signedOut,
@@ -273,7 +274,8 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
     ],
     ['POST /team/members/remove', { subscriptionId: teamField, userId: userField }, owner],
     ['POST /team/leave', { subscriptionId: teamField }, member],
-    ['POST /logout', {}, leaving],
+    ['POST /account/logout-all', {}, ending('POST /account/logout-all (console)')],
+    ['POST /logout', {}, ending('POST /logout (console)')],
   ];
   const runForm = (verb: string): [string, FormTemplate, Visitor] => [`POST /runs/:runId/snapshots/:snapshot/${verb}`, {}, owner];
   forms.splice(forms.length - 4, 0, runForm('accept'), runForm('reject'));

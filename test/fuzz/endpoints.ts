@@ -23,6 +23,8 @@ export interface FuzzContext {
   member: FuzzAccount;
   /** An account of its own for the routes that end a session (log-out), so no other endpoint loses one. */
   leaving: FuzzAccount;
+  /** An account for each route that ends its session (fuzz.ts SESSION_ENDING), by the route's name. */
+  enders: Record<string, FuzzAccount>;
   team: {
     subscriptionId: string;
     /** An invitation left pending (withdrawn, maybe, by the withdraw routes). */
@@ -287,6 +289,11 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     issuedField('token'),
   );
 
+  // Log-out with the bearer token alone: each route with an account of its own (its first real call ends that token).
+  for (const name of ['POST /auth/logout', 'POST /auth/logout-all']) {
+    const ender = ctx.enders[name]!;
+    add(name, 'accounts', { template: {}, auth: authArb(bearer(ender.token), wrongAuth) });
+  }
   add('POST /billing/checkout', 'accounts', {
     template: { tier: jsonOf(fc.constantFrom('pro', 'team', 'free', 'enterprise', '')) },
     auth: jwtAuth,

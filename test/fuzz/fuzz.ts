@@ -233,6 +233,8 @@ export async function startTarget(
   const account = newAccount('owner');
   const member = newAccount('member');
   const leaving = newAccount('logout');
+  // One account per route that ends sessions: the first real request revokes its token, the rest are refused.
+  const enders = Object.fromEntries(SESSION_ENDING.map((name) => [name, newAccount('ends')]));
   // Watched from the first line: the set-up's own logs count too.
   watch.watch([
     secrets.jwt,
@@ -243,6 +245,7 @@ export async function startTarget(
     account.password,
     member.password,
     leaving.password,
+    ...Object.values(enders).map((a) => a.password),
   ]);
   let platform: RunningPlatform;
   try {
@@ -253,7 +256,7 @@ export async function startTarget(
     throw err;
   }
   try {
-    for (const a of [account, member, leaving]) {
+    for (const a of [account, member, leaving, ...Object.values(enders)]) {
       const signup = await call(ports.accounts, 'POST', '/auth/signup', { email: a.email, password: a.password, name: 'Fuzz' });
       if (signup.status !== 201) throw new Error(`set-up: sign-up answered ${signup.status}`);
       a.token = String(signup.json.token);
@@ -296,6 +299,7 @@ export async function startTarget(
       consoleSecret: secrets.console,
       member,
       leaving,
+      enders,
       team,
       jwtSecret: secrets.jwt,
       sharedSecret: secrets.shared,
@@ -322,6 +326,7 @@ export async function startTarget(
       member.token,
       leaving.password,
       leaving.token,
+      ...Object.values(enders).flatMap((a) => [a.password, a.token]),
       ...team.secrets,
       ...Object.values(keys).map((k) => k.apiKey),
     ];
@@ -380,6 +385,14 @@ async function teamOf(
   }
   return { subscriptionId, pendingInvitation, secrets };
 }
+
+/** Endpoints that end the session they are called with (their names): each gets an account of its own. */
+export const SESSION_ENDING = [
+  'POST /auth/logout',
+  'POST /auth/logout-all',
+  'POST /logout (console)',
+  'POST /account/logout-all (console)',
+];
 
 /** Endpoints that take a key of their own (their names), before the context exists. */
 export const KEYED_ENDPOINTS = [

@@ -31,9 +31,11 @@ export interface AccountRecord extends Document {
   outbox?: { pending: boolean; attempts: number };
   /**
    * Made by a single sign-on through this team's provider (services/accounts/sso): its password hash is
-   * of a random secret nobody ever saw, and that team's provider may sign it in again.
+   * of a random secret nobody ever saw, and that team's provider may sign it in again, as the identity
+   * (iss, sub) it was made for (absent on accounts made before identities were recorded: the first
+   * sign-on through that team records one, sso-login.ts).
    */
-  sso?: { subscriptionId: string };
+  sso?: { subscriptionId: string; issuer?: string; subject?: string };
 }
 
 export type RegisterResult =
@@ -88,7 +90,7 @@ export class AccountStore {
   }
 
   async register(
-    input: { email: string; name: string; passwordHash: string; sso?: { subscriptionId: string } },
+    input: { email: string; name: string; passwordHash: string; sso?: { subscriptionId: string; issuer: string; subject: string } },
     correlationId: string,
   ): Promise<RegisterResult> {
     const userId = randomUUID();

@@ -21,6 +21,7 @@ import { authenticate } from './session.ts';
 import { usersProjection } from './users.projection.ts';
 import { OneTimeCodes } from './sso/one-time-codes.ts';
 import { mountSsoRoutes } from './sso/sso.routes.ts';
+import { ProviderIdentities } from './sso/provider-identities.ts';
 
 /** The account service: HTTP face on ACCOUNTS_PORT, the users projection, the sign-up outbox relay. */
 export const accountsService: ServiceModule = {
@@ -54,6 +55,10 @@ export const accountsService: ServiceModule = {
       const codes = new OneTimeCodes(mongo.db);
       await codes.ensureIndexes();
       parts.add(every(HOUR_MS, () => codes.sweep(), log, 'the single sign-on codes sweep'));
+      // The provider identities single sign-on matches, with their own relay for account.sso-linked.
+      const identities = new ProviderIdentities(mongo.db, rt.codec, rt.publisher, log);
+      await identities.ensureIndexes();
+      parts.add(new OutboxRelay([identities.relayable], { intervalMs: 5000, graceMs: 30_000, log })).start();
       const server = await serveHttp(rt, log, {
         service: 'accounts',
         port: config.ports.accounts,
@@ -76,6 +81,7 @@ export const accountsService: ServiceModule = {
           mountSsoRoutes(a, {
             db: mongo.db,
             store,
+            identities,
             passwords,
             publisher: rt.publisher,
             logins,

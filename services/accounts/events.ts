@@ -37,8 +37,36 @@ export interface AccountLoggedOutData {
 /** A session was ended before its expiry (log-out, log out everywhere). Who and which, never the token. */
 export type AccountLoggedOut = Event<'account.logged-out', AccountLoggedOutData>;
 
+export interface AccountSsoLinkedData {
+  userId: string;
+  /** The team whose provider the identity is of. */
+  subscriptionId: string;
+  issuer: string;
+  subject: string;
+  /** made: single sign-on made the account with it; link: its owner linked it, logged in the ordinary way. */
+  via: 'made' | 'link';
+}
+
+/** A provider identity (iss, sub) was recorded on an account: the only thing a later sign-on matches. */
+export type AccountSsoLinked = Event<'account.sso-linked', AccountSsoLinkedData>;
+
+export interface AccountSsoUnlinkedData {
+  userId: string;
+  subscriptionId: string;
+  issuer: string;
+}
+
+/** The account's owner removed a provider identity it had linked. */
+export type AccountSsoUnlinked = Event<'account.sso-unlinked', AccountSsoUnlinkedData>;
+
 /** Every event the accounts context publishes. */
-export type AccountEvent = AccountRegistered | AccountPasswordChanged | AccountLoggedIn | AccountLoggedOut;
+export type AccountEvent =
+  | AccountRegistered
+  | AccountPasswordChanged
+  | AccountLoggedIn
+  | AccountLoggedOut
+  | AccountSsoLinked
+  | AccountSsoUnlinked;
 
 export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
   defineEvent<AccountRegistered>({
@@ -63,6 +91,18 @@ export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
     type: 'account.logged-out',
     topic: ACCOUNTS_TOPIC,
     schema: 'accounts/account.logged-out',
+    key: (d) => d.userId,
+  }),
+  defineEvent<AccountSsoLinked>({
+    type: 'account.sso-linked',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.sso-linked',
+    key: (d) => d.userId,
+  }),
+  defineEvent<AccountSsoUnlinked>({
+    type: 'account.sso-unlinked',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.sso-unlinked',
     key: (d) => d.userId,
   }),
 ];

@@ -1,7 +1,7 @@
 import type { AccountEvent } from '../accounts/events.ts';
 import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from '../billing/events.ts';
 import type { KeyCheckRefused, KeyEvent } from '../keys/events.ts';
-import type { CollectionConfigured, CollectionDeleted, IndexRequested } from '../rag/events.ts';
+import type { ActedBy, CollectionConfigured, CollectionDeleted, IndexRequested } from '../rag/events.ts';
 import { TEAM_EVENT_TYPES, type TeamEvent } from '../teams/events.ts';
 
 /**
@@ -18,7 +18,10 @@ export interface AuditEntry {
   at: Date;
   /** What happened, in the log's own words (the event type, or key.rotated for a rotation's key). */
   action: string;
-  /** Who did it: `account:<userId>`, `owner`, `key:<hash prefix>`, `provider`, `operator` or `svc`. */
+  /**
+   * Who did it: `account:<userId>` (a team member's own key too), `owner`, `key:…<last four>`,
+   * `key:<hash prefix>`, `provider`, `operator` or `svc`.
+   */
   actor: string;
   /** What it was done to, in words ("key …a1b2", "collection docs"); null when the action says it. */
   target: string | null;
@@ -60,6 +63,13 @@ const ofKey = (d: { keyHash: string; subscriptionId: string }) => ({
   target: `key ${hashPrefix(d.keyHash)}`,
   subscriptionId: d.subscriptionId,
 });
+/**
+ * Who did a keyed call: the team member, by their account, for a member's own key; else the key by its
+ * last four. Events from before they said (v1) keep what they were written as (`before`).
+ */
+const actorOf = (d: ActedBy, before: string): string =>
+  d.memberUserId ? `account:${d.memberUserId}` : d.keyLast4 ? `key:…${d.keyLast4}` : before;
+const keyOf = (d: ActedBy): AuditEntry['details'] => (d.keyLast4 ? { key: `…${d.keyLast4}` } : {});
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 /**
@@ -136,20 +146,26 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
     case 'rag.collection-configured':
       return {
         ...base,
-        actor: 'owner',
+        actor: actorOf(event.data, 'owner'),
         target: `collection ${event.data.collectionName}`,
         customerId: event.data.customerId,
-        details: { vectorDB: event.data.vectorDB },
+        details: { vectorDB: event.data.vectorDB, ...keyOf(event.data) },
       };
     case 'rag.collection-deleted':
-      return { ...base, actor: 'owner', target: `collection ${event.data.collectionName}`, customerId: event.data.customerId };
+      return {
+        ...base,
+        actor: actorOf(event.data, 'owner'),
+        target: `collection ${event.data.collectionName}`,
+        customerId: event.data.customerId,
+        details: keyOf(event.data),
+      };
     case 'rag.index-requested':
       return {
         ...base,
-        actor: event.data.keyHash ? `key:${hashPrefix(event.data.keyHash)}` : 'owner',
+        actor: actorOf(event.data, event.data.keyHash ? `key:${hashPrefix(event.data.keyHash)}` : 'owner'),
         target: `collection ${event.data.collectionName}`,
         customerId: event.data.customerId,
-        details: { source: event.data.source, files: event.data.files.length },
+        details: { source: event.data.source, files: event.data.files.length, ...keyOf(event.data) },
       };
     case 'team.member-invited':
     case 'team.invitation-revoked':

@@ -19,6 +19,7 @@ import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { keysMailedTo, mailTo } from '../support/mailpit.ts';
 import { postJson } from '../support/http.ts';
 import { type LocalOidcProvider, startOidcProvider } from '../support/oidc-provider.ts';
+import { confirmDomainProof, domainProofTokenMailedTo, proveSsoDomain, requestDomainProof } from '../support/sso-domain-proof.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { WIDTHS, axeScan } from './console-pages.ts';
 
@@ -181,6 +182,15 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(read.body.sso).to.deep.equal(put.body.sso);
     for (const text of [put.text, read.text, JSON.stringify(await workspace())]) expect(text).not.to.include(provider.clientSecret);
     expect((await workspace())?.sso?.encryptedClientSecret).to.be.a('string');
+    // Configured is not proven: the owner proves the domain by the e-mail round trip before anyone signs on.
+    await proveSsoDomain({
+      keysUrl: keys,
+      mailpitUrl: stack.MAILPIT_URL,
+      ownerToken: owner.token,
+      subscriptionId: owner.subscriptionId,
+      domain,
+    });
+    expect((await workspace())?.sso?.provenDomains).to.deep.equal([domain]);
 
     // Nobody else's: a stranger is told there is no such workspace.
     const stranger = await postJson(`${accounts}/auth/signup`, {
@@ -339,26 +349,9 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(members.map((m) => m.email)).not.to.include(carl);
   });
 
-  it('refuses a domain another team configured (409), at once when two configure it together, frees it on removal; a code nobody issued (401)', async () => {
+  it('refuses a domain another team proved (409); of two teams naming one domain, the first to prove it gets it, and removal frees it; a code nobody issued (401)', async () => {
     const other = await teamOwner();
-    const taken = await call(
-      'PUT',
-      `${keys}/team/sso`,
-      { authorization: `Bearer ${other.token}` },
-      {
-        subscriptionId: other.subscriptionId,
-        issuer: provider.issuer,
-        clientId: provider.clientId,
-        clientSecret: provider.clientSecret,
-        domains: [domain],
-      },
-    );
-    expect(taken.status, taken.text).to.equal(409);
-    expect(taken.body.error).to.equal(`${domain} is already configured for single sign-on by another team`);
-    // Two owners naming one new domain at the same moment: one gets it, the other 409; once the first
-    // removes its configuration, the domain is free.
-    const third = await teamOwner();
-    const configure = (o: Owner) =>
+    const configure = (o: Owner, domains: string[]) =>
       call(
         'PUT',
         `${keys}/team/sso`,
@@ -368,17 +361,39 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
           issuer: provider.issuer,
           clientId: provider.clientId,
           clientSecret: provider.clientSecret,
-          domains: ['beta.test'],
+          domains,
         },
       );
-    const raced = await Promise.all([configure(other), configure(third)]);
+    const taken = await configure(other, [domain]);
+    expect(taken.status, taken.text).to.equal(409);
+    expect(taken.body.error).to.equal(`${domain} is already claimed for single sign-on by another team`);
+    // Two owners naming one new domain: naming holds nothing, both are configured (pending). Both prove it at
+    // the same moment: one gets it, the other 409; once the first removes its configuration, the domain is free.
+    const third = await teamOwner();
+    const beta = `beta-${randomUUID().slice(0, 6)}.test`;
+    expect((await configure(other, [beta])).status).to.equal(200);
+    expect((await configure(third, [beta])).status).to.equal(200);
+    const tokenOf = async (o: Owner) => {
+      const proof = { keysUrl: keys, mailpitUrl: stack.MAILPIT_URL, ownerToken: o.token, subscriptionId: o.subscriptionId, domain: beta };
+      const asked = await requestDomainProof(proof);
+      expect(asked.status, asked.text).to.equal(202);
+      return domainProofTokenMailedTo(stack.MAILPIT_URL, asked.address);
+    };
+    const [otherToken, thirdToken] = [await tokenOf(other), await tokenOf(third)];
+    const raced = await Promise.all([confirmDomainProof(keys, other.token, otherToken), confirmDomainProof(keys, third.token, thirdToken)]);
     expect(raced.map((r) => r.status).sort()).to.deep.equal([200, 409]);
     const [winner, loser] = raced[0]!.status === 200 ? [other, third] : [third, other];
     expect(
       (await call('DELETE', `${keys}/team/sso?subscriptionId=${winner.subscriptionId}`, { authorization: `Bearer ${winner.token}` }))
         .status,
     ).to.equal(200);
-    expect((await configure(loser)).status).to.equal(200);
+    await proveSsoDomain({
+      keysUrl: keys,
+      mailpitUrl: stack.MAILPIT_URL,
+      ownerToken: loser.token,
+      subscriptionId: loser.subscriptionId,
+      domain: beta,
+    });
     // A code nobody issued opens nothing either.
     const signedOn = await call('POST', `${accounts}/auth/sso/exchange`, {}, { code: 'not-a-code', binding: 'any' });
     expect(signedOn.status).to.equal(401);

@@ -18,7 +18,14 @@ import { INVITATION_TOKEN, acceptable, encryptInvitationToken, invitationTokenHa
 import { joinWorkspace } from './join.ts';
 import { ssoDomainStatuses } from './sso-domain-status.ts';
 import type { TeamAnswer, TeamsAnswer } from './team-answers.ts';
-import { MAX_MEMBERS, teamByInvitationToken, teamsOfMember, workspacesProjection } from './workspaces.projection.ts';
+import {
+  MAX_MEMBERS,
+  invitationsEndingWith,
+  teamByInvitationToken,
+  teamsOfMember,
+  workspacesProjection,
+  type Invitation,
+} from './workspaces.projection.ts';
 
 export interface TeamRouteDeps extends AccessDeps {
   publisher: Pick<EventPublisher, 'publishOrdered'>;
@@ -42,6 +49,16 @@ export const acceptInput = z.object({
 });
 export const roleInput = z.object({ subscriptionId, role });
 export const scopeInput = z.object({ subscriptionId });
+
+/** The withdrawal of each invitation, by whoever ended the place it came with. */
+const withdrawals = (a: WorkspaceAccess, invitations: readonly Invitation[], correlationId: string): TeamInvitationRevoked[] =>
+  invitations.map((i) =>
+    newEvent(
+      'team.invitation-revoked',
+      { subscriptionId: a.workspace.subscriptionId, invitationId: i.invitationId, revokedBy: a.account.userId },
+      { correlationId },
+    ),
+  );
 
 const memberNotFound = () => new HttpError(404, 'NOT_FOUND', 'no member of this workspace has that id');
 
@@ -217,7 +234,10 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
         },
         { correlationId: req.id },
       );
-      await publishAndApply(deps.publisher, db, workspacesProjection, [event]);
+      // A demoted admin's invitations are withdrawn by the projection; each withdrawal is recorded too.
+      const withdrawn =
+        input.role === 'member' ? withdrawals(a, invitationsEndingWith(a.workspace.invitations, member, 'admin-role'), req.id) : [];
+      await publishAndApply(deps.publisher, db, workspacesProjection, [event, ...withdrawn]);
     }
     res.json({ userId: member.userId, role: input.role });
   });
@@ -239,7 +259,10 @@ export function mountTeamRoutes(app: Express, deps: TeamRouteDeps): void {
       { subscriptionId: id, membershipId: member.membershipId, userId: member.userId, removedBy: a.account.userId },
       { correlationId: req.id },
     );
-    await publishAndApply(deps.publisher, db, workspacesProjection, [event]);
+    // The projection withdraws every pending invitation to them or from them as the removal arrives
+    // (one it has not seen yet too); these events, after the removal, put each one in the audit log.
+    const withdrawn = withdrawals(a, invitationsEndingWith(a.workspace.invitations, member, 'membership'), req.id);
+    await publishAndApply(deps.publisher, db, workspacesProjection, [event, ...withdrawn]);
     res.status(204).end();
   });
 }

@@ -85,6 +85,30 @@ function trimmed(invitations: Invitation[]): Invitation[] {
 const settle = (invitations: Invitation[], invitationId: string | null, status: Invitation['status']): Invitation[] =>
   trimmed(invitations.map((i) => (i.invitationId === invitationId && i.status === 'pending' ? { ...i, status } : i)));
 
+/**
+ * The pending invitations that end with someone's place in the workspace. A membership that ends
+ * (removed, or left) ends those to the member's address and those the member sent: neither may bring
+ * them, or an address of theirs, back in. A demotion to member ends those they sent: inviting was the
+ * admin's. Used by the projection (the rule) and by the routes (to record each withdrawal).
+ */
+export function invitationsEndingWith(
+  invitations: readonly Invitation[],
+  person: { userId: string; email: string },
+  ending: 'membership' | 'admin-role',
+): Invitation[] {
+  const address = person.email.trim().toLowerCase();
+  return invitations.filter(
+    (i) => i.status === 'pending' && (i.invitedBy === person.userId || (ending === 'membership' && i.email === address)),
+  );
+}
+
+/** Revokes these pending invitations. */
+const withdraw = (invitations: Invitation[], ending: readonly Invitation[]): Invitation[] => {
+  if (ending.length === 0) return invitations;
+  const ids = new Set(ending.map((i) => i.invitationId));
+  return trimmed(invitations.map((i) => (ids.has(i.invitationId) && i.status === 'pending' ? { ...i, status: 'revoked' as const } : i)));
+};
+
 export function evolveTeam(doc: TeamRecord | null, event: TeamEvent): TeamRecord {
   const current = doc ?? empty(event.data.subscriptionId);
   const at = event.metadata.occurredAt;
@@ -137,15 +161,28 @@ export function evolveTeam(doc: TeamRecord | null, event: TeamEvent): TeamRecord
           ? current
           : { ...current, ended: [...current.ended, d.membershipId].slice(-ENDED_MEMBERSHIPS_KEPT) };
       }
+      const leaving = current.members.find((m) => m.membershipId === d.membershipId);
       return {
         ...current,
         members: current.members.filter((m) => m.membershipId !== d.membershipId),
         ended: [...current.ended, d.membershipId].slice(-ENDED_MEMBERSHIPS_KEPT),
+        // Whatever the route did: no invitation to them or from them outlives the membership.
+        invitations: leaving
+          ? withdraw(current.invitations, invitationsEndingWith(current.invitations, leaving, 'membership'))
+          : current.invitations,
       };
     }
     case 'team.member-role-changed': {
       const d = event.data;
-      return { ...current, members: current.members.map((m) => (m.membershipId === d.membershipId ? { ...m, role: d.role } : m)) };
+      const demoted =
+        d.role === 'member' ? current.members.find((m) => m.membershipId === d.membershipId && m.role === 'admin') : undefined;
+      return {
+        ...current,
+        members: current.members.map((m) => (m.membershipId === d.membershipId ? { ...m, role: d.role } : m)),
+        invitations: demoted
+          ? withdraw(current.invitations, invitationsEndingWith(current.invitations, demoted, 'admin-role'))
+          : current.invitations,
+      };
     }
     case 'team.sso-configured': {
       const d = event.data;

@@ -271,7 +271,7 @@ export interface paths {
         get: operations["getTeamSso"];
         /**
          * Set the workspace's OpenID Connect provider (owner)
-         * @description The issuer must be https (http only where SSO_ALLOW_HTTP_ISSUERS is on) and is discovered before anything is recorded. The client secret is kept only encrypted. Records team.sso-configured (in the audit log).
+         * @description The issuer must be https (http only where SSO_ALLOW_HTTP_ISSUERS is on) and is discovered before anything is recorded. The client secret is kept only encrypted. Public mail domains (gmail.com, outlook.com, …) and public suffixes are refused. A domain signs on only once proven (POST /team/sso/domain-proofs); a domain still named keeps its proof across a change of provider, a domain dropped loses it. Records team.sso-configured (in the audit log).
          */
         put: operations["putTeamSso"];
         post?: never;
@@ -280,6 +280,46 @@ export interface paths {
          * @description Records team.sso-removed (in the audit log); the accounts it made stay, with no usable password: they sign in again once single sign-on is configured again.
          */
         delete: operations["deleteTeamSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/team/sso/domain-proofs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a one-time link to an address at a single sign-on domain, to prove the team controls it (owner)
+         * @description The domain must be one the configuration names and not yet proven. The address must be at exactly that domain; without one, the owner's own address when it is there. The link works once, for 24 hours, and only for the team's owner, signed in; asking again replaces it. Records team.sso-domain-proof-requested (the token travels only sealed, for the mailer).
+         */
+        post: operations["postTeamSsoDomainProofs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/team/sso/domain-proofs/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a domain proof link: the domain becomes the team’s for single sign-on (owner)
+         * @description The token from the e-mail’s link. Only the owner of the team the link was made for confirms it; one team per domain, the first to prove it. Records team.sso-domain-verified.
+         */
+        post: operations["postTeamSsoDomainProofsConfirm"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -511,6 +551,8 @@ export interface operations {
                         };
                         /** @description a team member's key, or a key that replaced another: the key hash the subscription's month is counted under (its first key's), which gates meter against */
                         meteredAs?: string;
+                        /** @description a team member's own key only: the member's account, which gates record as who acted (the audit log) */
+                        memberUserId?: string;
                     } | {
                         /** @constant */
                         valid: false;
@@ -1030,7 +1072,7 @@ export interface operations {
                             at: string;
                             /** @description the event type, or key.issued / key.rotated for a key */
                             action: string;
-                            /** @description account:<userId>, owner, key:<hash prefix>, provider, operator or svc */
+                            /** @description account:<userId> (a team member's own key too), owner, key:…<last four>, key:<hash prefix>, provider, operator or svc */
                             actor: string;
                             target: string | null;
                             subscriptionId: string | null;
@@ -1206,6 +1248,19 @@ export interface operations {
                             invitedAt: string;
                             /** @description ISO 8601 */
                             expiresAt: string;
+                        }[];
+                        /** @description the single sign-on domains, each pending or proven; empty without SSO and for a member (only the owner and admins see them) */
+                        ssoDomains: {
+                            domain: string;
+                            /**
+                             * @description proven: its proof e-mail was confirmed; only proven domains sign on
+                             * @enum {string}
+                             */
+                            status: "pending" | "proven";
+                            /** @description the address the live proof link went to, while one is pending and unexpired */
+                            proofSentTo: string | null;
+                            /** @description ISO 8601: when that link stops working */
+                            proofExpiresAt: string | null;
                         }[];
                         limits: {
                             members: number;
@@ -1709,7 +1764,23 @@ export interface operations {
                         sso: {
                             issuer: string;
                             clientId: string;
+                            /** @description what the owner configured */
                             domains: string[];
+                            /** @description those whose proof e-mail was confirmed: only these sign on */
+                            provenDomains: string[];
+                            /** @description each configured domain, pending or proven */
+                            domainStatus: {
+                                domain: string;
+                                /**
+                                 * @description proven: its proof e-mail was confirmed; only proven domains sign on
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "proven";
+                                /** @description the address the live proof link went to, while one is pending and unexpired */
+                                proofSentTo: string | null;
+                                /** @description ISO 8601: when that link stops working */
+                                proofExpiresAt: string | null;
+                            }[];
                             configuredBy: string;
                             /** @description ISO 8601. */
                             configuredAt: string;
@@ -1804,7 +1875,23 @@ export interface operations {
                         sso: {
                             issuer: string;
                             clientId: string;
+                            /** @description what the owner configured */
                             domains: string[];
+                            /** @description those whose proof e-mail was confirmed: only these sign on */
+                            provenDomains: string[];
+                            /** @description each configured domain, pending or proven */
+                            domainStatus: {
+                                domain: string;
+                                /**
+                                 * @description proven: its proof e-mail was confirmed; only proven domains sign on
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "proven";
+                                /** @description the address the live proof link went to, while one is pending and unexpired */
+                                proofSentTo: string | null;
+                                /** @description ISO 8601: when that link stops working */
+                                proofExpiresAt: string | null;
+                            }[];
                             configuredBy: string;
                             /** @description ISO 8601. */
                             configuredAt: string;
@@ -1814,7 +1901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A bad body (issuer, clientId, clientSecret, 1 to 10 domains). */
+            /** @description A bad body (issuer, clientId, clientSecret, 1 to 10 domains), or a public mail domain or public suffix (named). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1852,7 +1939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A domain is configured by another team. */
+            /** @description A domain is proven by another team. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1909,7 +1996,23 @@ export interface operations {
                         sso: {
                             issuer: string;
                             clientId: string;
+                            /** @description what the owner configured */
                             domains: string[];
+                            /** @description those whose proof e-mail was confirmed: only these sign on */
+                            provenDomains: string[];
+                            /** @description each configured domain, pending or proven */
+                            domainStatus: {
+                                domain: string;
+                                /**
+                                 * @description proven: its proof e-mail was confirmed; only proven domains sign on
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "proven";
+                                /** @description the address the live proof link went to, while one is pending and unexpired */
+                                proofSentTo: string | null;
+                                /** @description ISO 8601: when that link stops working */
+                                proofExpiresAt: string | null;
+                            }[];
                             configuredBy: string;
                             /** @description ISO 8601. */
                             configuredAt: string;
@@ -1950,6 +2053,223 @@ export interface operations {
             };
             /** @description Not a workspace the caller owns or is a member of (whether or not it exists). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postTeamSsoDomainProofs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subscriptionId: string;
+                    domain: string;
+                    address?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The e-mail is on its way. */
+            202: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptionId: string;
+                        domain: string;
+                        /** @description where the one-time link went */
+                        address: string;
+                        /** @description ISO 8601: the link works until then, once */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description A bad body, an address not at the domain (or none, and the owner is elsewhere), or a public mail domain. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not the owner, or the subscription is not on the team tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a workspace the caller owns or is a member of (whether or not it exists). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The domain is proven already, by this team or by another. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The domain is not in the workspace’s single sign-on configuration (DOMAIN_NOT_CONFIGURED). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many proof e-mails from this workspace this hour. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postTeamSsoDomainProofsConfirm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Proven. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptionId: string;
+                        domain: string;
+                        /** @constant */
+                        status: "proven";
+                    };
+                };
+            };
+            /** @description No token, or not a proof token. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or refused token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An admin or member of the team the link is for: only its owner confirms. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No proof of a team of the caller has that token (whether or not it exists). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another team has proven the domain, or it was dropped from the configuration meanwhile. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Used or replaced by a newer link (USED), or expired (EXPIRED). */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1357,8 +1357,10 @@ export interface operations {
                             tags: string[];
                             /** @description ISO 8601 */
                             createdAt: string;
-                            /** @description key:<first 12 hex of the hash of the key that stored it> */
+                            /** @description who stored it: account:<userId> for a team member's own key, key:…<last four> for the team's key, operator; key:<12 hex> on notes stored before members were recorded */
                             author: string;
+                            /** @description the last four of the key that stored it, as …abcd; null on older notes and an operator’s */
+                            authorKey: string | null;
                         }[];
                         next: string | null;
                     };
@@ -1458,8 +1460,10 @@ export interface operations {
                             tags: string[];
                             /** @description ISO 8601 */
                             createdAt: string;
-                            /** @description key:<first 12 hex of the hash of the key that stored it> */
+                            /** @description who stored it: account:<userId> for a team member's own key, key:…<last four> for the team's key, operator; key:<12 hex> on notes stored before members were recorded */
                             author: string;
+                            /** @description the last four of the key that stored it, as …abcd; null on older notes and an operator’s */
+                            authorKey: string | null;
                         };
                         searchable: boolean;
                     };
@@ -1561,8 +1565,10 @@ export interface operations {
                                 tags: string[];
                                 /** @description ISO 8601 */
                                 createdAt: string;
-                                /** @description key:<first 12 hex of the hash of the key that stored it> */
+                                /** @description who stored it: account:<userId> for a team member's own key, key:…<last four> for the team's key, operator; key:<12 hex> on notes stored before members were recorded */
                                 author: string;
+                                /** @description the last four of the key that stored it, as …abcd; null on older notes and an operator’s */
+                                authorKey: string | null;
                             };
                             score: number;
                             excerpt: string;

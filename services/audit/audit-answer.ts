@@ -7,7 +7,9 @@ export const auditAnswer = z.object({
       entryId: z.string(),
       at: z.string().describe('ISO 8601'),
       action: z.string().describe('the event type, or key.issued / key.rotated for a key'),
-      actor: z.string().describe('account:<userId>, owner, key:<hash prefix>, provider, operator or svc'),
+      actor: z
+        .string()
+        .describe("account:<userId> (a team member's own key too), owner, key:…<last four>, key:<hash prefix>, provider, operator or svc"),
       target: z.string().nullable(),
       subscriptionId: z.string().nullable(),
       userId: z.string().nullable(),

@@ -14,6 +14,10 @@ export interface KeyIdentity {
   subscriptionId: string;
   /** A team member's key: keyHash above is its team's key, which remote gates must meter against too. */
   sharesQuota?: true;
+  /** The presented key's last four: who acted, in the audit log (keyHash is the quota's, not the key's). */
+  last4?: string;
+  /** A team member's own key: the member's account, recorded as who acted. */
+  memberUserId?: string;
 }
 
 export type QuotaReport = Record<Metric, { used: number; limit: number; remaining: number }>;
@@ -68,6 +72,8 @@ export function assessKey(
       customerId: record.customerId ?? '',
       subscriptionId: record.subscriptionId,
       ...(record.usageKeyHash ? { sharesQuota: true as const } : {}),
+      ...(record.last4 ? { last4: record.last4 } : {}),
+      ...(record.member ? { memberUserId: record.member.userId } : {}),
     },
     usage: quotaReport(record.tier, usage),
     features: { ...limits.features },

@@ -44,6 +44,10 @@ export const validateAnswer = z.union([
       .describe(
         "a team member's key, or a key that replaced another: the key hash the subscription's month is counted under (its first key's), which gates meter against",
       ),
+    memberUserId: z
+      .string()
+      .optional()
+      .describe("a team member's own key only: the member's account, which gates record as who acted (the audit log)"),
   }),
   refusalAnswer,
 ]);

@@ -15,7 +15,12 @@ interface ValidateAnswer {
   usage?: Record<string, { used: number }>;
   /** A team member's key: the team key whose quota it uses. */
   meteredAs?: string;
+  /** A team member's own key: the member's account. */
+  memberUserId?: string;
 }
+
+/** An account id as the accounts service makes them: anything else from the wire is not recorded. */
+const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
  * A gate on another host asks the key-validation service ({auth_url}) over POST /validate.
@@ -89,6 +94,8 @@ export class RemoteValidator implements KeyValidator {
         tier,
         customerId: answer.customerId ?? '',
         subscriptionId: '',
+        last4: apiKey.slice(-4),
+        ...(typeof answer.memberUserId === 'string' && ACCOUNT_ID.test(answer.memberUserId) ? { memberUserId: answer.memberUserId } : {}),
       },
       usage: quotaReport(tier, {
         queries: used('queries'),

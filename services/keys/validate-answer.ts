@@ -71,7 +71,9 @@ export function answerOf({ result, rate }: ValidationOutcome): ValidateAnswer {
     `"filesIndexed":{"used":${filesIndexed.used},"limit":${filesIndexed.limit},"remaining":${filesIndexed.remaining}}},` +
     `"features":${FEATURES_JSON.get(result.identity.tier) ?? JSON.stringify(result.features)}` +
     // A team member's key: the hash of the team key its uses count against, for gates that meter remotely.
-    `${result.identity.sharesQuota ? `,"meteredAs":${JSON.stringify(result.identity.keyHash)}` : ''}}`;
+    `${result.identity.sharesQuota ? `,"meteredAs":${JSON.stringify(result.identity.keyHash)}` : ''}` +
+    // A team member's own key: whose it is, so a remote gate records the member as who acted.
+    `${result.identity.memberUserId ? `,"memberUserId":${JSON.stringify(result.identity.memberUserId)}` : ''}}`;
   return { status: 200, rate, body };
 }
 

@@ -15,7 +15,17 @@ export interface Caller {
   usage?: QuotaReport;
   /** Holds quota before a use is recorded (the gate's Admitted.reserve); absent, the check is usage's. */
   reserve?: Admitted['reserve'];
+  /** The last four of the key presented (keyHash is the quota's, shared by all of a team's keys). */
+  keyLast4?: string | null;
+  /** A team member's own key: the member's account. */
+  memberUserId?: string | null;
 }
+
+/** Who the caller is, as events record it for the audit log: the member, and the key by its last four. */
+export const actedBy = (caller: Caller): { memberUserId: string | null; keyLast4: string | null } => ({
+  memberUserId: caller.memberUserId ?? null,
+  keyLast4: caller.keyLast4 ?? null,
+});
 
 /** The retrieval API's errors: `{success: false, error, code}` with a 4xx (the face adds `success`). */
 export const ragError = (status: number, code: string, message: string, details?: Record<string, unknown>): HttpError =>

@@ -20,6 +20,8 @@ export const callerOf = ({ identity, usage, reserve }: Admitted): Caller => ({
   // A key issued without a customer is a customer of its own: it must not share the empty id's collections.
   customerId: identity.customerId || `key-${identity.keyHash.slice(0, 32)}`,
   keyHash: identity.keyHash,
+  keyLast4: identity.last4 ?? null,
+  memberUserId: identity.memberUserId ?? null,
   tier: identity.tier,
   usage,
   reserve,

@@ -3,7 +3,17 @@ import type { Event } from '../../events/envelope.ts';
 
 export const RAG_TOPIC = 'rag.events';
 
-export interface CollectionConfiguredData {
+/**
+ * Who did it, for the audit log: a team member's own key names the member, and every key its last
+ * four (v2; absent or null on older events and an operator's calls). The key hash an event carries
+ * is the quota's, which is the team's for all its keys, so it cannot say who.
+ */
+export interface ActedBy {
+  memberUserId?: string | null;
+  keyLast4?: string | null;
+}
+
+export interface CollectionConfiguredData extends ActedBy {
   /** Customer-scoped (collectionIdOf): two customers' collections of one name never meet. */
   collectionId: string;
   customerId: string;
@@ -20,7 +30,7 @@ export interface FileRef {
   size: number;
 }
 
-export interface IndexRequestedData {
+export interface IndexRequestedData extends ActedBy {
   jobId: string;
   collectionId: string;
   customerId: string;
@@ -74,7 +84,7 @@ export interface QueryServedData {
   durationMs: number;
 }
 
-export interface CollectionDeletedData {
+export interface CollectionDeletedData extends ActedBy {
   collectionId: string;
   customerId: string;
   collectionName: string;

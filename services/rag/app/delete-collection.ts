@@ -1,6 +1,6 @@
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { notFound, ragError, type Caller } from '../../premium/caller.ts';
+import { actedBy, notFound, ragError, type Caller } from '../../premium/caller.ts';
 import { collectionIdOf, collectionsProjection, getCollection } from '../collections.projection.ts';
 import type { CollectionDeleted } from '../events.ts';
 import type { RagDeps } from './deps.ts';
@@ -43,7 +43,7 @@ export async function deleteCollection(
   }
   const event: CollectionDeleted = newEvent(
     'rag.collection-deleted',
-    { collectionId, customerId: caller.customerId, collectionName },
+    { collectionId, customerId: caller.customerId, collectionName, ...actedBy(caller) },
     { correlationId },
   );
   await publishAndApply(deps.publisher, deps.db, collectionsProjection, [event]);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
 import { HttpError } from '../../platform/http/errors.ts';
-import { notFound, ragError, type Caller } from '../../premium/caller.ts';
+import { actedBy, notFound, ragError, type Caller } from '../../premium/caller.ts';
 import { collectionIdOf, getCollection } from '../collections.projection.ts';
 import type { FileRef, IndexRequested } from '../events.ts';
 import type { IndexInput } from '../input.ts';
@@ -72,6 +72,7 @@ export async function requestIndex(deps: RagDeps, caller: Caller, input: IndexIn
         source: input.files ? 'files' : 'path',
         files,
         keyHash: caller.keyHash,
+        ...actedBy(caller),
       },
       { correlationId },
     );

@@ -1,6 +1,6 @@
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { ragError, type Caller } from '../../premium/caller.ts';
+import { actedBy, ragError, type Caller } from '../../premium/caller.ts';
 import { collectionIdOf, collectionsOf, collectionsProjection, getCollection } from '../collections.projection.ts';
 import type { CollectionConfigured } from '../events.ts';
 import type { SetupInput, VectorDb } from '../input.ts';
@@ -50,7 +50,7 @@ export async function setupCollection(deps: RagDeps, caller: Caller, input: Setu
   }
   const event: CollectionConfigured = newEvent(
     'rag.collection-configured',
-    { collectionId, customerId: caller.customerId, collectionName: input.collectionName, projectPath, vectorDB },
+    { collectionId, customerId: caller.customerId, collectionName: input.collectionName, projectPath, vectorDB, ...actedBy(caller) },
     { correlationId },
   );
   await publishAndApply(deps.publisher, deps.db, collectionsProjection, [event]);

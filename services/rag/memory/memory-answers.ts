@@ -5,7 +5,12 @@ export const noteAnswer = z.object({
   text: z.string(),
   tags: z.array(z.string()),
   createdAt: z.string().describe('ISO 8601'),
-  author: z.string().describe('key:<first 12 hex of the hash of the key that stored it>'),
+  author: z
+    .string()
+    .describe(
+      "who stored it: account:<userId> for a team member's own key, key:…<last four> for the team's key, operator; key:<12 hex> on notes stored before members were recorded",
+    ),
+  authorKey: z.string().nullable().describe('the last four of the key that stored it, as …abcd; null on older notes and an operator’s'),
 });
 
 export const storedNoteAnswer = z.object({ success: z.literal(true), note: noteAnswer, searchable: z.boolean() });

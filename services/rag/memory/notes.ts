@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { newEvent } from '../../../events/envelope.ts';
 import { publishAndApply } from '../../../events/own-events.ts';
-import { ragError, type Caller } from '../../premium/caller.ts';
+import { actedBy, ragError, type Caller } from '../../premium/caller.ts';
 import type { RagDeps } from '../app/deps.ts';
 import { queryCollection } from '../app/query-collection.ts';
 import { requestIndex, waitForJob } from '../app/request-index.ts';
@@ -27,7 +27,16 @@ const STORE_WAIT_MS = 30_000;
 const pathOf = (id: string) => `${NOTES}${id}.md`;
 const idOf = (path: string) => path.slice(NOTES.length, -'.md'.length);
 const newNoteId = () => `n${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-const authorOf = (caller: Caller) => (caller.keyHash ? `key:${caller.keyHash.slice(0, 12)}` : 'operator');
+/**
+ * Who stored a note: the member, for a member's own key; the key by its last four, for the team's key
+ * (not the key hash the caller carries: that is the quota's, the same for every key of the team).
+ */
+const authorOf = (caller: Caller): Pick<NoteAnswer, 'author' | 'authorKey'> => {
+  const key = caller.keyLast4 ? `…${caller.keyLast4}` : null;
+  if (caller.memberUserId) return { author: `account:${caller.memberUserId}`, authorKey: key };
+  if (key) return { author: `key:${key}`, authorKey: key };
+  return { author: caller.keyHash ? `key:${caller.keyHash.slice(0, 12)}` : 'operator', authorKey: null };
+};
 
 function requireTeam(caller: Caller): void {
   // An operator's own call (no key) has no tier; every customer call does.
@@ -38,14 +47,16 @@ function requireTeam(caller: Caller): void {
 
 /** The note as stored: a small front matter (who, when, tags), then the text, which is what is searched. */
 export function noteFile(note: NoteAnswer): string {
-  return `---\nauthor: ${note.author}\ncreated: ${note.createdAt}\ntags: ${note.tags.join(', ')}\n---\n${note.text}\n`;
+  const key = note.authorKey ? `key: ${note.authorKey}\n` : '';
+  return `---\nauthor: ${note.author}\n${key}created: ${note.createdAt}\ntags: ${note.tags.join(', ')}\n---\n${note.text}\n`;
 }
 
 export function parseNoteFile(path: string, content: string): NoteAnswer | null {
-  const match = /^---\nauthor: (\S+)\ncreated: (\S+)\ntags: ([^\n]*)\n---\n([\s\S]*)\n$/.exec(content);
+  // The key line is absent from notes stored before it was written.
+  const match = /^---\nauthor: (\S+)\n(?:key: (\S+)\n)?created: (\S+)\ntags: ([^\n]*)\n---\n([\s\S]*)\n$/.exec(content);
   if (!match || !path.startsWith(NOTES)) return null;
-  const [, author, createdAt, tags, text] = match as unknown as [string, string, string, string, string];
-  return { id: idOf(path), author, createdAt, tags: tags ? tags.split(', ') : [], text };
+  const [, author, authorKey, createdAt, tags, text] = match as unknown as [string, string, string | undefined, string, string, string];
+  return { id: idOf(path), author, authorKey: authorKey ?? null, createdAt, tags: tags ? tags.split(', ') : [], text };
 }
 
 async function ensureMemoryCollection(deps: RagDeps, caller: Caller, correlationId: string): Promise<void> {
@@ -59,6 +70,7 @@ async function ensureMemoryCollection(deps: RagDeps, caller: Caller, correlation
       collectionName: MEMORY_COLLECTION,
       projectPath: null,
       vectorDB: servedVectorDb(deps.config.rag.indexEngine),
+      ...actedBy(caller),
     },
     { correlationId },
   );
@@ -73,7 +85,7 @@ export async function storeNote(deps: RagDeps, caller: Caller, input: StoreNoteI
     text: input.text,
     tags: [...new Set(input.tags)],
     createdAt: new Date().toISOString(),
-    author: authorOf(caller),
+    ...authorOf(caller),
   };
   const accepted = await requestIndex(
     deps,

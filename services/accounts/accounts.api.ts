@@ -7,6 +7,7 @@ import { errorAnswer } from '../platform/http/platform-answers.ts';
 import { VERSION } from '../platform/version.ts';
 import { loginInput, passwordChangeInput, signupInput } from './credentials-input.ts';
 import { logoutOperations } from './logout.api.ts';
+import { ssoLinkOperations } from './sso/sso-link.api.ts';
 import {
   SSO_CALLBACK_PATH,
   SSO_EXCHANGE_PATH,
@@ -115,14 +116,14 @@ export const accountsApi: ApiFace = {
       path: SSO_START_PATH,
       summary: "Single sign-on: go to the team's OpenID Connect provider",
       description:
-        "A browser route. Finds the team by the work e-mail's domain (or its subscriptionId), keeps the flow (PKCE verifier, state, nonce) in a sealed HttpOnly cookie on the callback's path for 10 minutes, and redirects to the provider. A refusal redirects to the console's /sso/complete?error=<code>.",
+        "A browser route. Finds the team by the work e-mail's domain among the domains teams proved (never by a subscription id), keeps the flow (PKCE verifier, state, nonce) in a sealed HttpOnly cookie on the callback's path for 10 minutes, and redirects to the provider. Every answer is a 303 with a flow cookie (set, or deleted) and a Location: the provider, or the console's /sso/complete?error=<code> (no_team when no team proved the domain, or a refusal), so a team's existence changes nothing but where it goes.",
       tags: ['accounts'],
       query: ssoStartQuery,
       responses: {
-        302: { description: "To the team's provider, with the flow cookie." },
         303: {
           description:
-            "To the console's /sso/complete?error=<code>: no team for the domain, a bad request, too many starts from this address, or the provider cannot be reached.",
+            "To the team's provider, with the flow cookie; or to the console's /sso/complete?error=<code> (the flow cookie deleted): no team proved the domain, a bad request, too many starts from this address, or the provider cannot be reached.",
+          headers: ['Location', 'Set-Cookie', 'Cache-Control'],
         },
       },
     },
@@ -131,7 +132,7 @@ export const accountsApi: ApiFace = {
       path: SSO_CALLBACK_PATH,
       summary: "Single sign-on: the provider's redirect back",
       description:
-        "A browser route, the redirect URI a team registers at its provider. Checks the state against the flow cookie, redeems the code (PKCE verifier, nonce), wants the ID token's email with email_verified true and of one of the team's domains; signs the account in (made, and joined to the team as a member, when new) and records account.logged-in (method sso). Redirects to the console's /sso/complete with a one-time code, or with error=<code>.",
+        "A browser route, the redirect URI a team registers at its provider. Checks the state against the flow cookie, redeems the code (PKCE verifier, nonce), wants the ID token's email with email_verified true and of one of the team's proven domains; opens the account its identity (iss, sub) is recorded on (made with it, and joined to the team as a member, when the address has no account; an existing account not linked to that identity is refused with not_linked, the same words whether or not an account has the address) and records account.logged-in (method sso). A link flow ends with a link code instead (link=1). Redirects to the console's /sso/complete with a one-time code, or with error=<code>.",
       tags: ['accounts'],
       query: ssoCallbackQuery,
       responses: { 303: { description: "To the console's /sso/complete?code=<one-time code> (60 s, once), or ?error=<code>." } },
@@ -149,6 +150,7 @@ export const accountsApi: ApiFace = {
         401: error('The code is unknown, expired or already used (INVALID_CODE).'),
       },
     },
+    ...ssoLinkOperations,
     {
       method: 'post',
       path: CHECKOUT_PATH,

@@ -45,6 +45,8 @@ export const AUDITED_TYPES = [
   'account.registered',
   'account.logged-in',
   'account.password-changed',
+  'account.sso-linked',
+  'account.sso-unlinked',
   'account.logged-out',
   'key.generated',
   'key.revoked',
@@ -96,13 +98,31 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
     case 'account.registered':
       return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId };
     case 'account.logged-in':
-      // A single sign-on names the team it came through: the log-in is in that team's log too.
+      // Filed under the account that was signed in, a single sign-on too (the team it came through in
+      // details): the person whose account was opened reads it in their own log. Filed under the team
+      // instead, a sign-on through a hostile owner's provider would be in that owner's log only.
       return {
         ...base,
         actor: `account:${event.data.userId}`,
         userId: event.data.userId,
-        subscriptionId: event.data.subscriptionId ?? null,
-        details: { method: event.data.method },
+        details: { method: event.data.method, ...(event.data.subscriptionId ? { team: event.data.subscriptionId } : {}) },
+      };
+    // A provider identity recorded on (or removed from) an account: the account's own entry, like a log-in.
+    case 'account.sso-linked':
+      return {
+        ...base,
+        actor: `account:${event.data.userId}`,
+        userId: event.data.userId,
+        target: `single sign-on ${event.data.issuer}`,
+        details: { team: event.data.subscriptionId, issuer: event.data.issuer, subject: event.data.subject, via: event.data.via },
+      };
+    case 'account.sso-unlinked':
+      return {
+        ...base,
+        actor: `account:${event.data.userId}`,
+        userId: event.data.userId,
+        target: `single sign-on ${event.data.issuer}`,
+        details: { team: event.data.subscriptionId, issuer: event.data.issuer },
       };
     case 'account.password-changed':
       return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId };

@@ -1,5 +1,6 @@
 import type { MeAnswer, SessionAnswer } from '../accounts/accounts.api.ts';
 import type { LogoutAnswer } from '../accounts/logout.api.ts';
+import type { SsoLinkAnswer, SsoLinksAnswer } from '../accounts/sso/sso-input.ts';
 import type { CheckoutAnswer } from '../billing/checkout.routes.ts';
 import type { z } from 'zod';
 import type { AuditAnswer } from '../audit/audit-answer.ts';
@@ -144,6 +145,12 @@ export function upstream(urls: UpstreamUrls) {
       call<SessionAnswer>(`${accountsUrl}/auth/login`, 'POST', who, input),
     ssoExchange: (who: Credentials, code: string, binding: string) =>
       call<SessionAnswer>(`${accountsUrl}/auth/sso/exchange`, 'POST', who, { code, binding }),
+    ssoLinkStart: (who: Credentials, binding: string) =>
+      call<{ location: string }>(`${accountsUrl}/auth/sso/link/start`, 'POST', who, { binding }),
+    ssoLinkFinish: (who: Credentials, code: string, binding: string) =>
+      call<SsoLinkAnswer>(`${accountsUrl}/auth/sso/link/finish`, 'POST', who, { code, binding }),
+    ssoLinks: (who: Credentials) => call<SsoLinksAnswer>(`${accountsUrl}/auth/sso/links`, 'GET', who),
+    ssoUnlink: (who: Credentials, id: string) => call<undefined>(`${accountsUrl}/auth/sso/links/${encodeURIComponent(id)}`, 'DELETE', who),
     me: (who: Credentials) => call<MeAnswer>(`${accountsUrl}/auth/me`, 'GET', who),
     changePassword: (who: Credentials, input: { currentPassword: string; newPassword: string }) =>
       call<SessionAnswer>(`${accountsUrl}/auth/password`, 'POST', who, input),

@@ -114,9 +114,7 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
       _id: owner.subscriptionId as never,
     });
 
-  async function teamOwner(): Promise<Owner> {
-    const email = `owner-${randomUUID().slice(0, 8)}@example.test`;
-    const password = `pw-${randomUUID()}`;
+  async function teamOwner(email = `owner-${randomUUID().slice(0, 8)}@example.test`, password = `pw-${randomUUID()}`): Promise<Owner> {
     const signup = await postJson(`${accounts}/auth/signup`, { email, password, name: 'Team Owner' });
     expect(signup.status, signup.text).to.equal(201);
     const userId = (signup.body.user as { id: string }).id;
@@ -182,7 +180,11 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(read.body.sso).to.deep.equal(put.body.sso);
     for (const text of [put.text, read.text, JSON.stringify(await workspace())]) expect(text).not.to.include(provider.clientSecret);
     expect((await workspace())?.sso?.encryptedClientSecret).to.be.a('string');
-    // Configured is not proven: the owner proves the domain by the e-mail round trip before anyone signs on.
+    // Configured is not proven: no sign-on starts for the domain until the owner proves it.
+    const unproven = await fetch(`${accounts}/auth/sso/start?email=${encodeURIComponent(ana)}&binding=${'b'.repeat(43)}`, {
+      redirect: 'manual',
+    });
+    expect(new URL(unproven.headers.get('location')!).searchParams.get('error')).to.equal('no_team');
     await proveSsoDomain({
       keysUrl: keys,
       mailpitUrl: stack.MAILPIT_URL,
@@ -223,7 +225,8 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(anaCallback).to.match(/[?&]state=/);
 
     const made = await account(ana);
-    expect(made?.sso).to.deep.equal({ subscriptionId: owner.subscriptionId });
+    // The provider identity it was made for, recorded at its making: what its later sign-ons match.
+    expect(made?.sso).to.deep.equal({ subscriptionId: owner.subscriptionId, issuer: provider.issuer, subject: ana });
     // No usable password: the sign-up's hash is of a secret nobody saw.
     const guess = await postJson(`${accounts}/auth/login`, { email: ana, password: 'any password' });
     expect(guess.status).to.equal(401);
@@ -344,9 +347,158 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(signup.status).to.equal(201);
     await context.clearCookies();
     await startAtConsole(carl);
-    await refusedWith(() => signInAtProvider(carl), 409, /exists and is not in this team yet/);
+    // Words that do not say an account exists: what any sign-on this provider may not open is told.
+    await refusedWith(() => signInAtProvider(carl), 403, /not linked to an svc account.*log in the ordinary way and link/);
     const members = ((await workspace())?.members ?? []) as { email: string }[];
     expect(members.map((m) => m.email)).not.to.include(carl);
+  });
+
+  /** An account with a password at the team's domain, owning a team subscription of its own, then a member of the owner's team. */
+  let victim: Owner & { password: string };
+  const codesFor = (userId: string) => platform.runtime.mongo.db.collection('sso_codes').countDocuments({ userId });
+  // Those in force (an unlinked one is kept, marked, until its event is out).
+  const identitiesOf = (userId: string) =>
+    platform.runtime.mongo.db
+      .collection('sso_identities')
+      .find({ userId, unlinkedAt: { $exists: false } })
+      .toArray();
+
+  it('a hostile owner: its provider asserting a member’s verified address, under a subject it chose, opens nothing of the member’s', async () => {
+    const password = `pw-${randomUUID()}`;
+    victim = { ...(await teamOwner(`v-${randomUUID().slice(0, 6)}@${domain}`, password)), password };
+    // The owner invites V, and V joins with its password session: V is a member of the owner's team.
+    const invited = await call('POST', `${keys}/team/invitations`, asOwner(), {
+      subscriptionId: owner.subscriptionId,
+      email: victim.email,
+      role: 'member',
+    });
+    expect(invited.status, invited.text).to.equal(201);
+    const mail = await eventually(`the invitation to ${victim.email}`, async () =>
+      (await mailTo(stack.MAILPIT_URL, victim.email)).find((m) => m.MessageID.includes(invited.body.invitationId as string)),
+    );
+    const token = /\/team\/join\?token=([A-Za-z0-9_-]+)/.exec(mail.Text)![1]!;
+    const accepted = await call('POST', `${keys}/team/invitations/accept`, { authorization: `Bearer ${victim.token}` }, { token });
+    expect(accepted.status, accepted.text).to.equal(200);
+    const members = ((await workspace())?.members ?? []) as { userId: string }[];
+    expect(members.map((m) => m.userId)).to.include(victim.userId);
+
+    // The owner's provider says "this is V, verified", under a subject of the owner's choosing, and under V's own address as subject.
+    for (const subject of [`hostile-${randomUUID().slice(0, 8)}`, victim.email]) {
+      provider.assertEmail(subject, victim.email);
+      await context.clearCookies();
+      const codes: string[] = [];
+      const seen = (r: { url(): string }) => {
+        const m = /\/sso\/complete\?code=([\w-]+)/.exec(r.url());
+        if (m) codes.push(m[1]!);
+      };
+      page.on('request', seen);
+      await startAtConsole(victim.email);
+      await refusedWith(() => signInAtProvider(subject), 403, /not linked to an svc account.*log in the ordinary way and link/);
+      page.off('request', seen);
+      // No code was issued at all, so POST /auth/sso/exchange has nothing to turn into V's session.
+      expect(codes, subject).to.deep.equal([]);
+    }
+    expect(await codesFor(victim.userId)).to.equal(0);
+    expect(await identitiesOf(victim.userId)).to.deep.equal([]);
+    // V's own workspace is as V left it (nobody invited, nobody joined) and V's key answers for V only.
+    const own = await call('GET', `${keys}/team?subscriptionId=${victim.subscriptionId}`, { authorization: `Bearer ${victim.token}` });
+    expect(own.status, own.text).to.equal(200);
+    expect(own.body.members).to.deep.equal([]);
+    expect(own.body.invitations).to.deep.equal([]);
+    const validated = await call('POST', `${keys}/validate`, {}, { apiKey: victim.apiKey });
+    expect(validated.body.valid).to.equal(true);
+  });
+
+  it('links V’s account only after V logs in with its password; then that identity opens V, another subject with V’s address does not', async () => {
+    const vSubject = `v-at-idp-${randomUUID().slice(0, 8)}`;
+    provider.assertEmail(vSubject, victim.email);
+    // No session, no link.
+    const anonymous = await call('POST', `${accounts}/auth/sso/link/start`, {}, { binding: 'b'.repeat(43) });
+    expect(anonymous.status).to.equal(401);
+
+    const own = await browser.newContext({ viewport: WIDTHS.desktop });
+    const p = await own.newPage();
+    try {
+      await p.goto(`${consoleUrl}/login`);
+      await p.getByLabel('E-mail', { exact: true }).fill(victim.email);
+      await p.getByLabel('Password').fill(victim.password);
+      await p.getByRole('button', { name: 'Log in', exact: true }).click();
+      await p.waitForURL(`${consoleUrl}/account`);
+      await p.getByRole('link', { name: "Your team's sign-on" }).click();
+      await p.waitForURL(`${consoleUrl}/account/sso`);
+      expect(await p.locator('main').textContent()).to.include('No team sign-on is linked');
+      await p.getByRole('button', { name: "Link your team's sign-on" }).click();
+      await p.waitForURL((url) => url.origin === provider.issuer);
+      await signInAtProvider(vSubject, p);
+      await p.waitForURL((url) => url.pathname === '/account/sso' && url.search === '?done=linked');
+      expect(await p.locator('main').textContent()).to.include(provider.issuer);
+      const above = (await axeScan(p)).filter((v) => v.impact !== 'minor');
+      expect(above, JSON.stringify(above)).to.deep.equal([]);
+    } finally {
+      await own.close();
+    }
+    const linked = await identitiesOf(victim.userId);
+    expect(linked.map(({ issuer, subject, via, subscriptionId }) => ({ issuer, subject, via, subscriptionId }))).to.deep.equal([
+      { issuer: provider.issuer, subject: vSubject, via: 'link', subscriptionId: owner.subscriptionId },
+    ]);
+
+    // That identity now opens V.
+    await context.clearCookies();
+    await startAtConsole(victim.email);
+    await signInAtProvider(vSubject);
+    await page.waitForURL(`${consoleUrl}/account`);
+    expect(await page.locator('main').textContent()).to.include(victim.email);
+    // Another subject with V's verified address still does not.
+    const other = `hostile-${randomUUID().slice(0, 8)}`;
+    provider.assertEmail(other, victim.email);
+    await context.clearCookies();
+    await startAtConsole(victim.email);
+    await refusedWith(() => signInAtProvider(other), 403, /not linked to an svc account/);
+
+    // V's own audit log (V's team key) has the link and the sign-on, naming the team it came through.
+    const mine = await eventually("the link and the sign-on in V's own audit log", async () => {
+      const res = await call('GET', `${keys}/audit`, { 'x-api-key': victim.apiKey });
+      const list = (res.body.entries ?? []) as { action: string; userId: string | null; details: Record<string, unknown> }[];
+      const link = list.find((e) => e.action === 'account.sso-linked');
+      const signOn = list.find((e) => e.action === 'account.logged-in' && e.details.method === 'sso');
+      return link && signOn ? { link, signOn } : undefined;
+    });
+    expect(mine.link).to.deep.include({ userId: victim.userId });
+    expect(mine.link.details).to.include({ team: owner.subscriptionId, issuer: provider.issuer, via: 'link' });
+    expect(mine.signOn.details).to.include({ team: owner.subscriptionId });
+
+    // V unlinks it: the owner's provider opens V no more.
+    const asV = { authorization: `Bearer ${victim.token}` };
+    const links = await call('GET', `${accounts}/auth/sso/links`, asV);
+    expect(links.status, links.text).to.equal(200);
+    const [only] = links.body.links as { id: string; via: string }[];
+    expect(only?.via).to.equal('link');
+    // Nobody else's to remove: the owner is told there is no such link.
+    expect((await call('DELETE', `${accounts}/auth/sso/links/${only!.id}`, asOwner())).status).to.equal(404);
+    expect((await call('DELETE', `${accounts}/auth/sso/links/${only!.id}`, asV)).status).to.equal(204);
+    expect(await identitiesOf(victim.userId)).to.deep.equal([]);
+    await context.clearCookies();
+    await startAtConsole(victim.email);
+    await refusedWith(() => signInAtProvider(vSubject), 403, /not linked to an svc account/);
+  });
+
+  it('finds a team’s provider only by a proven domain of the address, never by its id, and answers alike with a team or without', async () => {
+    const start = (query: Record<string, string>) =>
+      fetch(`${accounts}/auth/sso/start?${new URLSearchParams({ ...query, binding: 'b'.repeat(43) })}`, { redirect: 'manual' });
+    const where = (res: Response) => new URL(res.headers.get('location') ?? '');
+    const names = (res: Response) => [...res.headers.keys()].filter((n) => n !== 'date').sort();
+    const byId = await start({ subscriptionId: owner.subscriptionId });
+    expect(byId.status).to.equal(303);
+    expect(where(byId).origin).to.equal(consoleUrl);
+    expect(where(byId).searchParams.get('error')).to.equal('bad_request');
+    const withTeam = await start({ email: `someone@${domain}` });
+    const without = await start({ email: `someone@nobody-${randomUUID().slice(0, 6)}.test` });
+    expect([withTeam.status, without.status]).to.deep.equal([303, 303]);
+    expect(names(withTeam)).to.deep.equal(names(without));
+    expect(where(withTeam).origin).to.equal(provider.issuer);
+    expect(where(without).searchParams.get('error')).to.equal('no_team');
+    for (const res of [withTeam, without]) expect(res.headers.get('set-cookie')).to.match(/^svc_sso_flow=/);
+    for (const res of [withTeam, without, byId]) expect(JSON.stringify([...res.headers])).not.to.include(owner.subscriptionId);
   });
 
   it('refuses a domain another team proved (409); of two teams naming one domain, the first to prove it gets it, and removal frees it; a code nobody issued (401)', async () => {
@@ -399,15 +551,19 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(signedOn.status).to.equal(401);
   });
 
-  it("shows the configuration and the sign-on in the team's audit log", async () => {
+  it("shows the configuration and the sign-on's membership in the team's audit log; the log-in is the person's own", async () => {
+    const made = await account(ana);
     const entries = await eventually('the audit entries', async () => {
       const res = await call('GET', `${keys}/audit`, { 'x-api-key': owner.apiKey });
       const list = (res.body.entries ?? []) as { action: string; userId: string | null; details: Record<string, unknown> }[];
       const configured = list.find((e) => e.action === 'team.sso-configured');
-      const signedOn = list.find((e) => e.action === 'account.logged-in' && e.details.method === 'sso');
-      return configured && signedOn ? { configured, signedOn, text: JSON.stringify(list) } : undefined;
+      const joined = list.find((e) => e.action === 'team.member-joined' && e.details.userId === made?.userId);
+      return configured && joined ? { configured, joined, list, text: JSON.stringify(list) } : undefined;
     });
     expect(entries.configured.details).to.include({ issuer: provider.issuer });
+    expect(entries.joined.details).to.include({ via: 'sso' });
+    // Ana's log-in is filed under Ana (her own log), not under the team whose provider she came through.
+    expect(entries.list.some((e) => e.action === 'account.logged-in' && e.userId === made?.userId)).to.equal(false);
     expect(entries.text).not.to.include(provider.clientSecret);
   });
 
@@ -447,7 +603,11 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     await context.clearCookies();
     await page.goto(`${consoleUrl}/login`);
     await page.getByLabel('Work address').fill(ana);
-    await refusedWith(() => page.getByRole('button', { name: 'Continue with SSO' }).click(), 404, /No team signs in with single sign-on/);
+    await refusedWith(
+      () => page.getByRole('button', { name: 'Continue with SSO' }).click(),
+      404,
+      /Single sign-on is not available for that address/,
+    );
   });
 
   it('keeps the log-in page and the refusal page accessible (axe: nothing above minor), the SSO form reachable by keyboard', async () => {

@@ -9,7 +9,8 @@ import { freePort } from '../../deploy/local/processes.ts';
  * test run with SSO_ALLOW_HTTP_ISSUERS=true). One confidential client (client_secret_basic, the
  * authorization code grant only, PKCE required), its development log-in pages (any login and any
  * password; the login is the account's e-mail), and ID tokens that carry `email`, `email_verified`
- * and `name`. `unverified(email)` makes the provider vouch for an address without verifying it.
+ * and `name`. `unverified(email)` makes the provider vouch for an address without verifying it;
+ * `assertEmail(subject, email)` makes it assert any address for a subject of the caller's choosing.
  */
 export interface LocalOidcProvider {
   issuer: string;
@@ -17,6 +18,11 @@ export interface LocalOidcProvider {
   clientSecret: string;
   /** From now on, this address signs in with `email_verified: false`. */
   unverified(email: string): void;
+  /**
+   * From now on, the login `subject` (the ID token's `sub`) is asserted with this address, verified: what
+   * a provider the team's owner runs can say about anyone (by default a login's address is the login).
+   */
+  assertEmail(subject: string, email: string): void;
   stop(): Promise<void>;
 }
 
@@ -26,6 +32,7 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
   const clientId = `svc-${randomBytes(4).toString('hex')}`;
   const clientSecret = randomBytes(32).toString('base64url');
   const notVerified = new Set<string>();
+  const asserted = new Map<string, string>();
   const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
 
   const provider = new Provider(issuer, {
@@ -51,7 +58,7 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
       accountId: sub,
       claims: () => ({
         sub,
-        email: sub,
+        email: asserted.get(sub) ?? sub,
         email_verified: !notVerified.has(sub.toLowerCase()),
         name: sub.slice(0, sub.indexOf('@')).replace(/^./, (c) => c.toUpperCase()),
       }),
@@ -68,6 +75,9 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
     clientSecret,
     unverified: (email) => {
       notVerified.add(email.toLowerCase());
+    },
+    assertEmail: (subject, email) => {
+      asserted.set(subject, email);
     },
     stop: () =>
       new Promise<void>((resolve) => {

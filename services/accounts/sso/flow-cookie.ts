@@ -30,6 +30,11 @@ export interface SsoFlow {
   binding: string;
   /** When the flow stops being accepted (ms since the epoch). */
   expiresAt: number;
+  /**
+   * A link, not a sign-on: the logged-in account it was started for (from the link ticket) and its
+   * token version then. The flow ends with a code that records the identity on this account only.
+   */
+  link?: { userId: string; tokenVersion: number };
 }
 
 function sealingKey(jwtSecret: string): Buffer {
@@ -72,8 +77,15 @@ function isFlow(value: unknown): value is SsoFlow {
     typeof f.state === 'string' &&
     typeof f.nonce === 'string' &&
     typeof f.binding === 'string' &&
-    typeof f.expiresAt === 'number'
+    typeof f.expiresAt === 'number' &&
+    (f.link === undefined || isLink(f.link))
   );
+}
+
+function isLink(value: unknown): value is SsoFlow['link'] {
+  if (typeof value !== 'object' || value === null) return false;
+  const l = value as Record<string, unknown>;
+  return typeof l.userId === 'string' && typeof l.tokenVersion === 'number';
 }
 
 /** The Set-Cookie value carrying a sealed flow (or deleting it, with an empty value and maxAgeSeconds 0). */

@@ -18,12 +18,29 @@ import { keysEqualConstantTime } from '../../platform/secrets.ts';
 export const CODE_TTL_MS = 60_000;
 const COLLECTION = 'sso_codes';
 
+/** What a link flow's code records, once redeemed, on its account (sso-link.routes.ts). */
+export interface PendingLink {
+  issuer: string;
+  subject: string;
+  subscriptionId: string;
+  /** The account's token version when the link was started: a log-out everywhere since voids it. */
+  tokenVersion: number;
+}
+
 interface CodeDocument {
   _id: string;
   userId: string;
   /** SHA-256 (base64url) of the browser's binding secret. */
   binding: string;
   expiresAt: Date;
+  /** A link flow's code: never a session's (redeem checks which is asked for). */
+  link?: PendingLink;
+}
+
+/** A redeemed code: the account, and for a link flow what it links. */
+export interface Redeemed {
+  userId: string;
+  link: PendingLink | null;
 }
 
 const hashOf = (code: string) => createHash('sha256').update(code).digest('hex');
@@ -42,10 +59,10 @@ export class OneTimeCodes {
     await this.#codes.createIndex({ expiresAt: 1 });
   }
 
-  /** A new code for this account; the plaintext exists only in the answer. */
-  async issue(userId: string, binding: string, now = Date.now()): Promise<string> {
+  /** A new code for this account (a link flow's, with what it links); the plaintext exists only in the answer. */
+  async issue(userId: string, binding: string, now = Date.now(), link: PendingLink | null = null): Promise<string> {
     const code = randomBytes(32).toString('base64url');
-    await this.#codes.insertOne({ _id: hashOf(code), userId, binding, expiresAt: new Date(now + CODE_TTL_MS) });
+    await this.#codes.insertOne({ _id: hashOf(code), userId, binding, expiresAt: new Date(now + CODE_TTL_MS), ...(link ? { link } : {}) });
     return code;
   }
 
@@ -54,13 +71,20 @@ export class OneTimeCodes {
    * unknown, used or expired code, or another browser's. Any attempt uses the code up.
    */
   async redeem(code: string, bindingSecret: string, now = Date.now()): Promise<string | null> {
+    const found = await this.redeemAny(code, bindingSecret, now);
+    // A link flow's code opens no session.
+    return found && found.link === null ? found.userId : null;
+  }
+
+  /** The same for either kind: the account and, for a link flow's code, what it links. */
+  async redeemAny(code: string, bindingSecret: string, now = Date.now()): Promise<Redeemed | null> {
     const id = hashOf(code);
     const found = await this.#codes.findOne({ _id: id });
     if (!found) return null;
     const { deletedCount } = await this.#codes.deleteOne({ _id: id });
     if (deletedCount !== 1) return null;
     if (!keysEqualConstantTime(bindingHash(bindingSecret), found.binding)) return null;
-    return found.expiresAt.getTime() > now ? found.userId : null;
+    return found.expiresAt.getTime() > now ? { userId: found.userId, link: found.link ?? null } : null;
   }
 
   /** Drops codes nobody redeemed (FerretDB has no TTL index). */

@@ -60,6 +60,19 @@ describe('single sign-on one-time codes (integration)', () => {
     }
   });
 
+  it('keeps a link flow’s code and a sign-on’s apart: a link’s opens no session, a sign-on’s links nothing', async () => {
+    const codes = new OneTimeCodes(one.db);
+    const link = { issuer: 'https://idp', subject: 'v-1', subscriptionId: 'sub-1', tokenVersion: 0 };
+    const linkCode = await codes.issue('user-v', bound, Date.now(), link);
+    // The session exchange's redeem uses it up and opens nothing.
+    expect(await codes.redeem(linkCode, secret)).to.equal(null);
+    expect(await codes.redeemAny(linkCode, secret)).to.equal(null);
+    const again = await codes.issue('user-v', bound, Date.now(), link);
+    expect(await codes.redeemAny(again, secret)).to.deep.equal({ userId: 'user-v', link });
+    const signOn = await codes.issue('user-v', bound);
+    expect(await codes.redeemAny(signOn, secret)).to.deep.equal({ userId: 'user-v', link: null });
+  });
+
   it('refuses a code after 60 seconds, and the sweep drops it', async () => {
     const codes = new OneTimeCodes(one.db);
     const issuedAt = Date.now() - CODE_TTL_MS - 1;

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { CustomFetch } from 'openid-client';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent } from 'undici';
 import { blockedAddressReason, isIpLiteral } from '../platform/ip-address.ts';
 
 /**
@@ -29,7 +29,8 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (addresses.length === 0 || addresses.some((a) => blockedAddressReason(a.address) !== undefined)) {
       return callback(new BlockedProviderAddress(hostname), '', 0);
     }
-    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+    // net's lookup callback takes the whole list when `all` was asked for.
+    if (options.all) return callback(null, addresses);
     const first = addresses[0]!;
     return callback(null, first.address, first.family);
   });
@@ -43,7 +44,7 @@ export function providerFetch(allowLocal: boolean): CustomFetch {
   return async (url, options) => {
     const host = new URL(url).hostname;
     if (isIpLiteral(host) && blockedAddressReason(host) !== undefined) throw new BlockedProviderAddress(host);
-    // undici's own fetch, for its dispatcher option; its Response is the same class Node's fetch returns.
-    return (await undiciFetch(url, { ...(options as object), dispatcher: publicOnly })) as unknown as Response;
+    // Node's fetch is undici: it takes the guarded dispatcher as it is, and answers its own Response.
+    return fetch(url, { ...(options as RequestInit), dispatcher: publicOnly });
   };
 }

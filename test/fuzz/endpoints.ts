@@ -23,6 +23,8 @@ export interface FuzzContext {
   member: FuzzAccount;
   /** An account of its own for the routes that end a session (log-out), so no other endpoint loses one. */
   leaving: FuzzAccount;
+  /** An account whose address the fuzzed routes may verify, with its welcome e-mail's token ('' where nothing verifies addresses). */
+  unverified: FuzzAccount & { verifyToken: string };
   /** An account for each route that ends its session (fuzz.ts SESSION_ENDING), by the route's name. */
   enders: Record<string, FuzzAccount>;
   team: {

@@ -233,6 +233,8 @@ export async function startTarget(
   const account = newAccount('owner');
   const member = newAccount('member');
   const leaving = newAccount('logout');
+  // Its address verified by the routes the fuzz sends (POST /auth/verify and the console's /verify).
+  const unverified = { ...newAccount('unverified'), verifyToken: '' };
   // One account per route that ends sessions: the first real request revokes its token, the rest are refused.
   const enders = Object.fromEntries(SESSION_ENDING.map((name) => [name, newAccount('ends')]));
   // Watched from the first line: the set-up's own logs count too.
@@ -245,6 +247,7 @@ export async function startTarget(
     account.password,
     member.password,
     leaving.password,
+    unverified.password,
     ...Object.values(enders).map((a) => a.password),
   ]);
   let platform: RunningPlatform;
@@ -256,12 +259,19 @@ export async function startTarget(
     throw err;
   }
   try {
-    for (const a of [account, member, leaving, ...Object.values(enders)]) {
+    for (const a of [account, member, leaving, unverified, ...Object.values(enders)]) {
       const signup = await call(ports.accounts, 'POST', '/auth/signup', { email: a.email, password: a.password, name: 'Fuzz' });
       if (signup.status !== 201) throw new Error(`set-up: sign-up answered ${signup.status}`);
       a.token = String(signup.json.token);
       a.userId = String((signup.json.user as { id?: unknown } | undefined)?.id);
     }
+    // Owning a subscription by e-mail, and joining a team by it, need the address verified (where that exists).
+    const verifyTokens: string[] = [];
+    for (const a of [account, member]) {
+      const token = await verifyAddress(ports.accounts, stack.MAILPIT_URL, a);
+      if (token) verifyTokens.push(token);
+    }
+    unverified.verifyToken = (await welcomeVerifyToken(ports.accounts, stack.MAILPIT_URL, unverified)) ?? '';
     const keys: FuzzContext['keys'] = {};
     const mint = async (label: string, emailAddress = `fuzz-${randomUUID()}@example.test`) => {
       const subscriptionId = `fuzz-sub-${randomUUID()}`;
@@ -299,6 +309,7 @@ export async function startTarget(
       consoleSecret: secrets.console,
       member,
       leaving,
+      unverified,
       enders,
       team,
       jwtSecret: secrets.jwt,
@@ -326,6 +337,10 @@ export async function startTarget(
       member.token,
       leaving.password,
       leaving.token,
+      unverified.password,
+      unverified.token,
+      ...(unverified.verifyToken ? [unverified.verifyToken] : []),
+      ...verifyTokens,
       ...Object.values(enders).flatMap((a) => [a.password, a.token]),
       ...team.secrets,
       ...Object.values(keys).map((k) => k.apiKey),
@@ -384,6 +399,32 @@ async function teamOf(
     secrets.push(key);
   }
   return { subscriptionId, pendingInvitation, secrets };
+}
+
+/**
+ * The verification token of the account's welcome e-mail, read from Mailpit; undefined where the
+ * accounts service verifies no address (no POST /auth/verify) or there is no Mailpit to read.
+ */
+async function welcomeVerifyToken(
+  accountsPort: number,
+  mailpitUrl: string,
+  a: { email: string; token: string },
+): Promise<string | undefined> {
+  const probe = await call(accountsPort, 'POST', '/auth/verify', {}, { authorization: `Bearer ${a.token}` });
+  if (probe.status === 404 || !mailpitUrl) return undefined;
+  return eventually(`the welcome e-mail to ${a.email}`, async () => {
+    const welcome = (await mailTo(mailpitUrl, a.email)).filter((m) => m.Subject.startsWith('Welcome'));
+    return welcome.map((m) => /[?&]token=([A-Za-z0-9_-]{43})/.exec(m.Text)?.[1]).find((t) => t !== undefined);
+  });
+}
+
+/** Verifies the account's address as its owner does (the welcome e-mail's link, with the session); the token used. */
+async function verifyAddress(accountsPort: number, mailpitUrl: string, a: { email: string; token: string }): Promise<string | undefined> {
+  const token = await welcomeVerifyToken(accountsPort, mailpitUrl, a);
+  if (!token) return undefined;
+  const res = await call(accountsPort, 'POST', '/auth/verify', { token }, { authorization: `Bearer ${a.token}` });
+  if (res.status !== 200) throw new Error(`set-up: verifying ${a.email} answered ${res.status} ${JSON.stringify(res.json)}`);
+  return token;
 }
 
 /** Endpoints that end the session they are called with (their names): each gets an account of its own. */

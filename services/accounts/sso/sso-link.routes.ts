@@ -2,12 +2,14 @@ import type { Express } from 'express';
 import { HttpError, badRequest } from '../../platform/http/errors.ts';
 import { noStore } from '../../platform/http/no-store.ts';
 import { findWorkspace, ownsWorkspace, type Workspace } from '../../teams/workspace.ts';
-import { tokenVersionOf, type AccountRecord } from '../account-store.ts';
+import type { Db } from 'mongodb';
+import { tokenVersionOf, type AccountRecord, type AccountStore } from '../account-store.ts';
 import { normalizeEmail } from '../credentials-input.ts';
 import { authenticate } from '../session.ts';
 import { LINK_TICKET_TTL_MS, sealLinkTicket } from './link-ticket.ts';
-import type { PendingLink } from './one-time-codes.ts';
-import type { ProviderIdentity } from './provider-identities.ts';
+import type { OneTimeCodes, PendingLink } from './one-time-codes.ts';
+import type { ProviderIdentities, ProviderIdentity } from './provider-identities.ts';
+import type { TokenSettings } from '../tokens.ts';
 import {
   SSO_CALLBACK_PATH,
   SSO_LINKS_PATH,
@@ -20,7 +22,6 @@ import {
   ssoLinkStartInput,
 } from './sso-input.ts';
 import { SsoRefusal, type SsoWorkspace } from './sso-login.ts';
-import type { SsoRouteDeps } from './sso.routes.ts';
 
 /**
  * Linking an existing account to its team's provider, by the account's owner only, logged in the
@@ -41,6 +42,17 @@ import type { SsoRouteDeps } from './sso.routes.ts';
  * owner linked (not the identity single sign-on made the account with: that is its only way in).
  */
 
+/** What the link routes use of the sign-on's (sso.routes.ts's SsoRouteDeps). */
+export interface SsoLinkDeps {
+  db: Db;
+  store: AccountStore;
+  identities: ProviderIdentities;
+  codes: OneTimeCodes;
+  tokens: TokenSettings;
+  /** The redirect URI at the providers: the start is beside it. */
+  callbackUrl: string;
+}
+
 const inTeam = (workspace: Workspace, account: AccountRecord): boolean =>
   ownsWorkspace(workspace, account) || workspace.members.some((m) => m.userId === account.userId);
 
@@ -50,7 +62,7 @@ const inTeam = (workspace: Workspace, account: AccountRecord): boolean =>
  * may say what is wrong with the account's own link.
  */
 export async function linkableBy(
-  deps: Pick<SsoRouteDeps, 'store' | 'identities'>,
+  deps: Pick<SsoLinkDeps, 'store' | 'identities'>,
   found: SsoWorkspace,
   link: { userId: string; tokenVersion: number },
   asserted: { issuer: string; subject: string; email: string },
@@ -88,7 +100,7 @@ const FINISH_REFUSALS: Partial<Record<SsoRefusal['code'], { status: number; code
   no_team: { status: 409, code: 'NO_TEAM' },
 };
 
-export function mountSsoLinkRoutes(app: Express, deps: SsoRouteDeps): void {
+export function mountSsoLinkRoutes(app: Express, deps: SsoLinkDeps): void {
   const startUrl = `${deps.callbackUrl.slice(0, deps.callbackUrl.length - SSO_CALLBACK_PATH.length)}${SSO_START_PATH}`;
 
   app.post(SSO_LINK_START_PATH, noStore, async (req, res) => {

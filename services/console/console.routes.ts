@@ -333,24 +333,22 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   // The token is revoked before the cookies go: a copy of it (another tab's, a stolen one) is refused
   // too. When the accounts service cannot revoke it, the page says so and the session stays, so the
   // customer can try again rather than leave believing a live token is dead.
-  const loggedOut = (res: Response, to: string) => {
+  const logOut = async (req: Request, res: Response, revoke: (who: Credentials) => ReturnType<Upstream['logout']>) => {
+    const token = readCookies(req.get('cookie')).get(SESSION_COOKIE);
+    const answer = await revoke(who(req, { token })).catch(() => null);
+    // 401: the token was refused already (expired, revoked, logged out in another tab): nothing left to revoke.
+    if (!answer || (!answer.body && answer.status !== 401)) {
+      req.log.warn({ status: answer?.status ?? null }, 'console log-out: the token could not be revoked');
+      const message = 'You are still logged in: the log-out could not be completed. Try again in a moment.';
+      html(res, errorPage({ status: 503, message, requestId: req.id }), 503);
+      return;
+    }
     res.append('Set-Cookie', clearedCookie(SESSION_COOKIE));
     res.append('Set-Cookie', clearedCookie(KEY_COOKIE));
-    res.redirect(303, to);
+    res.redirect(303, answer.body?.revoked === 'all' ? '/login?out=all' : '/login?out=1');
   };
-  post('/logout', async (req, res) => {
-    const token = readCookies(req.get('cookie')).get(SESSION_COOKIE);
-    const answer = await api.logout(who(req, { token }));
-    // 401: the token was refused already (expired, revoked, logged out in another tab).
-    if (!answer.body && answer.status !== 401) throw new UpstreamFailure(answer.status, answer.error);
-    loggedOut(res, answer.body?.revoked === 'all' ? '/login?out=all' : '/login?out=1');
-  });
-  post('/account/logout-all', async (req, res) => {
-    const token = readCookies(req.get('cookie')).get(SESSION_COOKIE);
-    const answer = await api.logoutAll(who(req, { token }));
-    if (!answer.body && answer.status !== 401) throw new UpstreamFailure(answer.status, answer.error);
-    loggedOut(res, '/login?out=all');
-  });
+  post('/logout', (req, res) => logOut(req, res, api.logout));
+  post('/account/logout-all', (req, res) => logOut(req, res, api.logoutAll));
 
   // --- pricing and checkout ---
 

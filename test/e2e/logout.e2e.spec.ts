@@ -8,6 +8,7 @@ import { accountsService } from '../../services/accounts/accounts.service.ts';
 import { REVOKED_TOKENS_COLLECTION } from '../../services/accounts/revoked-tokens.ts';
 import { auditLog } from '../../services/audit/audit.projection.ts';
 import { consoleService } from '../../services/console/console.service.ts';
+import { csrfToken } from '../../services/console/session.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
@@ -217,6 +218,35 @@ describe('log-out and log out everywhere (e2e)', function () {
       expect(res.headers.get('location')).to.equal('/login?out=all');
       expect(await answers(account.token)).to.deep.equal([401, 401]);
       expect(await answers(elsewhere)).to.deep.equal([401, 401]);
+    });
+
+    it('says so and keeps the session when the accounts service cannot be reached: no log-out is pretended', async () => {
+      const account = await newAccount();
+      const port = await freePort();
+      // A console whose accounts service is down: nothing listens at its address.
+      const lone = await startServices(
+        [consoleService],
+        testEnv(stack, {
+          CONSOLE_PORT: String(port),
+          CONSOLE_ACCOUNTS_URL: `http://127.0.0.1:${await freePort()}`,
+          CONSOLE_SECRET: 'ef'.repeat(32),
+        }),
+        testLogger(),
+      );
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/logout`, {
+          method: 'POST',
+          headers: { cookie: `svc_session=${account.token}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ csrf: csrfToken('ef'.repeat(32), account.token) }),
+          redirect: 'manual',
+        });
+        expect(res.status).to.equal(503);
+        expect(await res.text()).to.match(/still logged in/);
+        expect(res.headers.getSetCookie().some((c) => c.startsWith('svc_session='))).to.equal(false);
+      } finally {
+        await lone.stop();
+      }
+      expect(await answers(account.token)).to.deep.equal([200, 200]);
     });
 
     it('refuses a log-out form without the session’s CSRF token: the session stays', async () => {

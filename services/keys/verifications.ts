@@ -11,8 +11,33 @@ export const VERIFICATIONS_COLLECTION = 'key_verifications';
 /** Statements per bulk write: replicas flushing at once stay far below FerretDB's pool of 50 (see #write). */
 const STATEMENTS_PER_WRITE = 8;
 
-/** One process's counts of one key on one UTC day. */
-interface VerificationDocument {
+/**
+ * Documents each writer keeps per UTC day, every key in one of them by its hash: a flush writes at
+ * most this many statements, however many keys were used (see VerificationCounts).
+ */
+export const VERIFICATION_SHARDS = 32;
+
+/** Key hashes are SHA-256 hex; only such names are used as field names (no dots, no `$`). */
+const FIELD_SAFE = /^[\w-]{1,128}$/;
+
+/** The shard of a key hash: FNV-1a over its characters, so keys spread evenly whatever their form. */
+export function shardOf(keyHash: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < keyHash.length; i++) h = Math.imul(h ^ keyHash.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % VERIFICATION_SHARDS;
+}
+
+/** One process's counts of the keys of one shard on one UTC day (`_id` day:writer:shard). */
+interface ShardDocument {
+  _id: string;
+  day: string;
+  writer: string;
+  shard: number;
+  keys: Record<string, { subscriptionId?: string; outcomes?: Partial<Record<VerificationOutcome, number>> }>;
+}
+
+/** The earlier form: one process's counts of one key on one UTC day (`_id` keyHash:day:writer), still read. */
+interface KeyDayDocument {
   _id: string;
   keyHash: string;
   subscriptionId: string;
@@ -20,6 +45,8 @@ interface VerificationDocument {
   writer: string;
   outcomes: Partial<Record<VerificationOutcome, number>>;
 }
+
+type VerificationDocument = ShardDocument | KeyDayDocument;
 
 export interface DayCounts {
   /** The UTC day, YYYY-MM-DD. */
@@ -43,10 +70,16 @@ const zeroOutcomes = (): Record<VerificationOutcome, number> =>
  * Verifications per key, UTC day and outcome, for the key's owner. The hot path only adds to a map;
  * a flush every few seconds writes the sums.
  *
- * Each process writes documents of its own (`_id` keyHash:day:writer) and flushes one at a time, so
- * no two writers ever update one document: the MongoDB-wire server runs `$inc` as read, modify and
- * blind write, which loses increments under concurrent writers (see rate-limits.ts). Reads sum the
- * writers' documents.
+ * Each process writes documents of its own and flushes one at a time, so no two writers ever update
+ * one document: the MongoDB-wire server runs `$inc` as read, modify and blind write, which loses
+ * increments under concurrent writers (see rate-limits.ts). Reads sum the writers' documents.
+ *
+ * A writer's day is VERIFICATION_SHARDS documents (`_id` day:writer:shard), each holding the keys
+ * of its shard under `keys.<keyHash>`, so a flush is at most that many statements (4 bulk writes)
+ * whether 10 keys were used or 10,000. One document per key and day made a flush one statement per
+ * key used: at bench:validate's 444 keys, 444 upserts every 2 s, each a read-modify-write costing the
+ * MongoDB-wire server 1.5–2 ms of CPU, about a third of a core beside the server it slowed (issue 37).
+ * Documents of the earlier form (`_id` keyHash:day:writer) are still read and summed.
  *
  * *Choice:* counts held in memory when a process is killed (at most one flush interval) are lost.
  * They are statistics, not the quota: usage is metered through the log as before.
@@ -75,6 +108,7 @@ export class VerificationCounts {
   }
 
   async ensureIndexes(): Promise<void> {
+    await this.#collection.createIndex({ shard: 1, day: 1 });
     await this.#collection.createIndex({ keyHash: 1, day: 1 });
   }
 
@@ -83,6 +117,7 @@ export class VerificationCounts {
     if (now >= this.#dayEnds || now < this.#dayStarts) this.#turnDay(now);
     let entry = this.#today.get(keyHash);
     if (!entry) {
+      if (!FIELD_SAFE.test(keyHash)) return; // not a key hash: nothing to count it under
       entry = { keyHash, subscriptionId, day: this.#day, outcomes: zeroOutcomes() };
       this.#today.set(keyHash, entry);
     }
@@ -133,13 +168,23 @@ export class VerificationCounts {
 
   /** The key's counts per UTC day from `since` on, oldest first; days without a verification are left out. */
   async read(keyHash: string, since: Date): Promise<DayCounts[]> {
-    const docs = await this.#collection.find({ keyHash, day: { $gte: utcDay(since.getTime()) } }).toArray();
+    const from = utcDay(since.getTime());
     const days = new Map<string, Record<VerificationOutcome, number>>();
-    for (const doc of docs) {
-      const sums = days.get(doc.day) ?? zeroOutcomes();
-      for (const o of VERIFICATION_OUTCOMES) sums[o] += doc.outcomes[o] ?? 0;
-      days.set(doc.day, sums);
+    const add = (day: string, outcomes: Partial<Record<VerificationOutcome, number>> | undefined) => {
+      if (!outcomes) return;
+      const sums = days.get(day) ?? zeroOutcomes();
+      for (const o of VERIFICATION_OUTCOMES) sums[o] += outcomes[o] ?? 0;
+      days.set(day, sums);
+    };
+    if (FIELD_SAFE.test(keyHash)) {
+      const field = `keys.${keyHash}`;
+      const shards = await this.#collection
+        .find({ shard: shardOf(keyHash), day: { $gte: from } }, { projection: { day: 1, [field]: 1 } })
+        .toArray();
+      for (const doc of shards) if ('keys' in doc) add(doc.day, doc.keys?.[keyHash]?.outcomes);
     }
+    const earlier = await this.#collection.find({ keyHash, day: { $gte: from } }).toArray();
+    for (const doc of earlier) if ('outcomes' in doc) add(doc.day, doc.outcomes);
     return [...days.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, outcomes]) => ({ day, outcomes }));
   }
 
@@ -148,32 +193,53 @@ export class VerificationCounts {
     if (batch.length === 0) return;
     this.#earlier = new Map();
     this.#today = new Map();
+    // One statement per shard document touched (day, shard), every key of it in that one update.
+    const byDocument = new Map<string, Pending[]>();
+    for (const e of batch) {
+      const id = `${e.day}:${this.#writer}:${shardOf(e.keyHash)}`;
+      const group = byDocument.get(id);
+      if (group) group.push(e);
+      else byDocument.set(id, [e]);
+    }
+    const statements = [...byDocument.entries()];
     // Small bulk writes: FerretDB 1.24 holds a pooled connection per statement until the command
     // ends, and commands holding more statements at once than its pool has (50) wait for each other
     // forever, hanging the whole server. One command for every key did, under bench:validate; two
     // replicas flushing 32 statements each at once did in the integration test.
-    for (let i = 0; i < batch.length; i += STATEMENTS_PER_WRITE) {
-      const part = batch.slice(i, i + STATEMENTS_PER_WRITE);
+    for (let i = 0; i < statements.length; i += STATEMENTS_PER_WRITE) {
+      const part = statements.slice(i, i + STATEMENTS_PER_WRITE);
       try {
         await this.#collection.bulkWrite(
-          part.map((e) => ({
-            updateOne: {
-              filter: { _id: `${e.keyHash}:${e.day}:${this.#writer}` },
-              update: {
-                $setOnInsert: { keyHash: e.keyHash, subscriptionId: e.subscriptionId, day: e.day, writer: this.#writer },
-                $inc: Object.fromEntries(
-                  VERIFICATION_OUTCOMES.filter((o) => e.outcomes[o] > 0).map((o) => [`outcomes.${o}`, e.outcomes[o]]),
-                ),
+          part.map(([id, entries]) => {
+            const first = entries[0]!;
+            const inc: Record<string, number> = {};
+            const set: Record<string, string> = {};
+            for (const e of entries) {
+              set[`keys.${e.keyHash}.subscriptionId`] = e.subscriptionId;
+              // A key can come twice (a failed flush's counts beside today's): its counts add up.
+              for (const o of VERIFICATION_OUTCOMES) {
+                const field = `keys.${e.keyHash}.outcomes.${o}`;
+                if (e.outcomes[o] > 0) inc[field] = (inc[field] ?? 0) + e.outcomes[o];
+              }
+            }
+            return {
+              updateOne: {
+                filter: { _id: id },
+                update: {
+                  $setOnInsert: { day: first.day, writer: this.#writer, shard: shardOf(first.keyHash) },
+                  $set: set,
+                  $inc: inc,
+                },
+                upsert: true,
               },
-              upsert: true,
-            },
-          })),
+            };
+          }),
           { ordered: true },
         );
       } catch (err) {
         // This part and the rest go back for the next flush. Part of this part may have been written
         // and is then counted twice: statistics, counted again rather than lost.
-        for (const e of batch.slice(i)) this.#keep(e);
+        for (const [, entries] of statements.slice(i)) for (const e of entries) this.#keep(e);
         throw err;
       }
     }

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { VerificationCounts } from '../../../services/keys/verifications.ts';
+import { VERIFICATION_SHARDS, VerificationCounts } from '../../../services/keys/verifications.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
@@ -54,6 +54,35 @@ describe('verification counts in MongoDB (integration)', () => {
       { day: '2026-11-25', outcomes: { VALID: 0, RATE_LIMITED: 0, USAGE_EXCEEDED: 0, DISABLED: 0, EXPIRED: 2 } },
     ]);
     expect(await b.read(keys[119]!, new Date('2026-11-25T00:00:00Z')), 'from the day asked on').to.deep.equal([]);
-    expect(await one.db.collection('key_verifications').countDocuments({})).to.equal(2 * 120 + 1);
+    // A writer's day is its shard documents, not one per key (issue 37): 120 keys, two writers.
+    const stored = await one.db.collection('key_verifications').countDocuments({});
+    expect(stored).to.be.at.most(2 * VERIFICATION_SHARDS + 1);
+    for (const k of keys) {
+      expect(await b.read(k, new Date('2026-11-24T00:00:00Z'))).to.deep.equal([
+        { day: '2026-11-24', outcomes: { VALID: 2, RATE_LIMITED: 2, USAGE_EXCEEDED: 0, DISABLED: 0, EXPIRED: 0 } },
+        ...(k === keys[0]
+          ? [{ day: '2026-11-25', outcomes: { VALID: 0, RATE_LIMITED: 0, USAGE_EXCEEDED: 0, DISABLED: 0, EXPIRED: 2 } }]
+          : []),
+      ]);
+    }
+  });
+
+  it('still reads and adds the documents of the earlier form, one per key, day and writer', async () => {
+    const log = pino({ level: 'silent' });
+    const counts = new VerificationCounts(one.db, { writer: 'c', log });
+    const k = keyHash();
+    await one.db.collection<{ _id: string }>('key_verifications').insertOne({
+      _id: `${k}:2026-11-20:old`,
+      keyHash: k,
+      subscriptionId: 'sub-2',
+      day: '2026-11-20',
+      writer: 'old',
+      outcomes: { VALID: 5, DISABLED: 1 },
+    });
+    counts.note(k, 'sub-2', 'VALID', Date.parse('2026-11-20T10:00:00Z'));
+    await counts.stop();
+    expect(await counts.read(k, new Date('2026-11-01T00:00:00Z'))).to.deep.equal([
+      { day: '2026-11-20', outcomes: { VALID: 6, RATE_LIMITED: 0, USAGE_EXCEEDED: 0, DISABLED: 1, EXPIRED: 0 } },
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import { accountPage } from './pages/account.page.ts';
 import { errorPage, goingOnPage, loginPage, signupPage } from './pages/auth.page.ts';
 import { ssoRefusal } from './sso-refusals.ts';
 import { BINDING_COOKIE, bindingCookie, bindingHashOf, isBindingSecret, newBindingSecret } from './sso-binding.ts';
+import { mountSsoLinkPages } from './sso-link-pages.routes.ts';
 import { ACTION_FAMILIES, auditPage } from './pages/audit.page.ts';
 import { collectionsPage, jobPage } from './pages/collections.page.ts';
 import { keysPage } from './pages/keys.page.ts';
@@ -300,6 +301,30 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
       if (!isBindingSecret(binding)) {
         const refusal = ssoRefusal('flow_expired');
         html(res, errorPage({ status: refusal.status, message: refusal.text }), refusal.status);
+        return;
+      }
+      if (req.query.link === '1') {
+        // A link's end (sso-link-pages.routes.ts): the code records the identity on the account that
+        // started it, for this browser's binding secret only; it opens no session.
+        const linked = await api.ssoLinkFinish(who(req), code, binding);
+        if (!linked.body) {
+          if (linked.status >= 500) throw new UpstreamFailure(linked.status, linked.error);
+          html(
+            res,
+            errorPage({ status: linked.status, message: `Your team's sign-on was not linked: ${linked.error ?? 'refused'}.` }),
+            linked.status,
+          );
+          return;
+        }
+        html(
+          res,
+          goingOnPage({
+            title: "Your team's sign-on is linked",
+            text: "Your team's sign-in provider opens your account from now on.",
+            to: '/account/sso?done=linked',
+            linkText: 'Back to your account',
+          }),
+        );
         return;
       }
       const answer = await api.ssoExchange(who(req), code, binding);
@@ -776,17 +801,19 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
 
   // --- team workspace (team-pages.routes.ts) ---
 
-  mountTeamPages(app, {
+  const pagesKit = {
     secret,
     api,
     html,
     pageRoute,
     post,
     preSession,
-    fail: (status, error) => {
+    fail: (status: number, error: string | undefined): never => {
       throw new UpstreamFailure(status, error);
     },
-  });
+  };
+  mountTeamPages(app, pagesKit);
+  mountSsoLinkPages(app, pagesKit);
 
   // Last: an HTML 404 for the rest (the platform's JSON 404 is for API callers).
   app.use((req, res) => {

@@ -14,7 +14,7 @@ export function accountPage(view: { me: MeAnswer; csrf: string; notice?: Frame['
 <dt>Tier</dt><dd data-tier>${h(me.tier)}</dd>
 <dt>Member since</dt><dd>${when(me.created_at)}</dd>
 </dl>
-<p><a href="/pricing">Change tier</a> · <a href="/keys">Your API key</a> · <a href="/usage">Usage this month</a></p>
+<p><a href="/pricing">Change tier</a> · <a href="/keys">Your API key</a> · <a href="/usage">Usage this month</a> · <a href="/account/sso">Your team's sign-on</a></p>
 </section>
 <section class="card" aria-labelledby="password">
 <h2 id="password">Change password</h2>

@@ -482,6 +482,44 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     await refusedWith(() => signInAtProvider(vSubject), 403, /not linked to an svc account/);
   });
 
+  it('links nothing from a leaked link ticket: another browser ends at the console without the binding, and its code is refused', async () => {
+    // V's session starts a link; its ticket reaches the owner (a leak), who runs the provider.
+    const started = await call(
+      'POST',
+      `${accounts}/auth/sso/link/start`,
+      { authorization: `Bearer ${victim.token}` },
+      { binding: 'c'.repeat(43) },
+    );
+    expect(started.status, started.text).to.equal(200);
+    const location = started.body.location as string;
+    expect(location).to.match(/\/auth\/sso\/start\?link=/);
+    const stolenSubject = `stolen-${randomUUID().slice(0, 8)}`;
+    provider.assertEmail(stolenSubject, victim.email);
+    const attacker = await browser.newContext();
+    const p = await attacker.newPage();
+    let code = '';
+    p.on('request', (r) => {
+      const m = /\/sso\/complete\?code=([\w-]+)&link=1/.exec(r.url());
+      if (m) code = m[1]!;
+    });
+    try {
+      await p.goto(location);
+      await p.waitForURL((url) => url.origin === provider.issuer);
+      const [landed] = await Promise.all([
+        p.waitForResponse((r) => r.url().startsWith(`${consoleUrl}/sso/complete`)),
+        signInAtProvider(stolenSubject, p),
+      ]);
+      // The console has no binding secret in this browser: nothing is finished.
+      expect(landed.status()).to.equal(400);
+    } finally {
+      await attacker.close();
+    }
+    expect(code).to.match(/^[\w-]{43}$/);
+    const finish = await call('POST', `${accounts}/auth/sso/link/finish`, {}, { code, binding: 'c'.repeat(43) });
+    expect(finish.status).to.equal(401);
+    expect(await identitiesOf(victim.userId)).to.deep.equal([]);
+  });
+
   it('finds a team’s provider only by a proven domain of the address, never by its id, and answers alike with a team or without', async () => {
     const start = (query: Record<string, string>) =>
       fetch(`${accounts}/auth/sso/start?${new URLSearchParams({ ...query, binding: 'b'.repeat(43) })}`, { redirect: 'manual' });

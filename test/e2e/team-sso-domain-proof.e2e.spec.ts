@@ -399,6 +399,14 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
       expect(await teamByDomain(db(), d)).to.equal(null);
       const above = (await axeScan(page)).filter((v) => v.impact !== 'minor');
       expect(above, JSON.stringify(above)).to.deep.equal([]);
+      // The team page meanwhile: the domain pending, where its link went, a form to send another (axe too).
+      await page.goto(`${CONSOLE}/team?subscriptionId=${o.subscriptionId}`);
+      const row = page.locator(`[data-sso-domain="${d}"]`);
+      expect(await row.getAttribute('data-status')).to.equal('pending');
+      expect(await row.textContent()).to.include(`link sent to ${address}`);
+      const onTeam = (await axeScan(page)).filter((v) => v.impact !== 'minor');
+      expect(onTeam, JSON.stringify(onTeam)).to.deep.equal([]);
+      await page.goto(link);
       await page.getByRole('button', { name: 'Confirm the domain' }).click();
       await page.waitForURL((url) => url.pathname === '/team' && url.searchParams.get('done') === 'domain-proven');
       expect(await page.locator(`[data-sso-domain="${d}"]`).getAttribute('data-status')).to.equal('proven');

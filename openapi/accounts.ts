@@ -112,6 +112,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify the account's address with the link's secret
+         * @description The token from the link the welcome (or a resend) e-mail carries, with the session of the account it was mailed for: the link proves the mailbox, the session the account. Used once; works 48 hours; a resend replaces it. Until the address is verified, no subscription is linked to the account by its e-mail (only by the account id a signed-in checkout records).
+         */
+        post: operations["postAuthVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/verify/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a new verification link to the account's address
+         * @description Replaces the current link (the earlier one stops working). Limited per account and per client address, counted across replicas. An account already verified gets 200 and no e-mail.
+         */
+        post: operations["postAuthVerifyResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/sso/start": {
         parameters: {
             query?: never;
@@ -664,6 +704,8 @@ export interface operations {
                         tier: "free" | "pro" | "team";
                         /** @description ISO 8601. */
                         created_at: string;
+                        /** @description Whether the account proved its address (the link in its welcome e-mail); until then no subscription is linked to it by e-mail. */
+                        emailVerified: boolean;
                     };
                 };
             };
@@ -907,6 +949,197 @@ export interface operations {
                 };
             };
             /** @description The database or Kafka is unavailable (nothing changed); retry. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthVerify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The address is verified. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        emailVerified: boolean;
+                        email: string;
+                        /** @description Resend: until when the new link works (ISO 8601); the earlier link no longer does. */
+                        expiresAt?: string;
+                    };
+                };
+            };
+            /** @description A bad body, or a link that does not verify this account (used, replaced, another account's or forged: one answer). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A missing, malformed, expired, forged or revoked account token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account is still being recorded; retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account's link has expired; ask for a new one. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Kafka is unavailable; retry. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthVerifyResend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address is already verified; nothing sent. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        emailVerified: boolean;
+                        email: string;
+                        /** @description Resend: until when the new link works (ISO 8601); the earlier link no longer does. */
+                        expiresAt?: string;
+                    };
+                };
+            };
+            /** @description A new link is on its way to the address. */
+            202: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        emailVerified: boolean;
+                        email: string;
+                        /** @description Resend: until when the new link works (ISO 8601); the earlier link no longer does. */
+                        expiresAt?: string;
+                    };
+                };
+            };
+            /** @description A missing, malformed, expired, forged or revoked account token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account is still being recorded; retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many verification e-mails for this account or from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Kafka is unavailable; retry. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

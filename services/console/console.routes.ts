@@ -31,6 +31,7 @@ import {
   readCookies,
 } from './session.ts';
 import { mountTeamPages } from './team-pages.routes.ts';
+import { mountVerifyPages } from './verify-pages.routes.ts';
 import { isRunId, type Credentials, type Upstream } from './upstream.ts';
 
 /** What every console page answers with: nothing from elsewhere, no inline code, no framing. */
@@ -423,7 +424,14 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     pageRoute(async (req, res) => {
       const s = await signedIn(req, res);
       if (!s) return;
-      const notice: Frame['notice'] | undefined = req.query.changed === '1' ? { kind: 'ok', text: 'Your password is changed.' } : undefined;
+      const notice: Frame['notice'] | undefined =
+        req.query.changed === '1'
+          ? { kind: 'ok', text: 'Your password is changed.' }
+          : req.query.sent === '1'
+            ? { kind: 'ok', text: `A new link is on its way to ${s.me.email}; earlier links no longer work.` }
+            : req.query.verified === '1' && s.me.emailVerified
+              ? { kind: 'ok', text: 'Your address is verified.' }
+              : undefined;
       html(res, accountPage({ me: s.me, csrf: s.csrf, ...(notice ? { notice } : {}) }));
     }),
   );
@@ -813,6 +821,7 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     },
   };
   mountTeamPages(app, pagesKit);
+  mountVerifyPages(app, pagesKit);
   mountSsoLinkPages(app, pagesKit);
 
   // Last: an HTML 404 for the rest (the platform's JSON 404 is for API callers).

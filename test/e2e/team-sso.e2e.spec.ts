@@ -363,10 +363,8 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
       .find({ userId, unlinkedAt: { $exists: false } })
       .toArray();
 
-  it('a hostile owner: its provider asserting a member’s verified address, under a subject it chose, opens nothing of the member’s', async () => {
-    const password = `pw-${randomUUID()}`;
-    victim = { ...(await teamOwner(`v-${randomUUID().slice(0, 6)}@${domain}`, password)), password };
-    // The owner invites V, and V joins with its password session: V is a member of the owner's team.
+  /** The owner invites V and V accepts with its password session, as the invitation e-mail's link would. */
+  async function victimJoins(): Promise<void> {
     const invited = await call('POST', `${keys}/team/invitations`, asOwner(), {
       subscriptionId: owner.subscriptionId,
       email: victim.email,
@@ -379,6 +377,13 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     const token = /\/team\/join\?token=([A-Za-z0-9_-]+)/.exec(mail.Text)![1]!;
     const accepted = await call('POST', `${keys}/team/invitations/accept`, { authorization: `Bearer ${victim.token}` }, { token });
     expect(accepted.status, accepted.text).to.equal(200);
+  }
+
+  it('a hostile owner: its provider asserting a member’s verified address, under a subject it chose, opens nothing of the member’s', async () => {
+    const password = `pw-${randomUUID()}`;
+    victim = { ...(await teamOwner(`v-${randomUUID().slice(0, 6)}@${domain}`, password)), password };
+    // The owner invites V, and V joins with its password session: V is a member of the owner's team.
+    await victimJoins();
     const members = ((await workspace())?.members ?? []) as { userId: string }[];
     expect(members.map((m) => m.userId)).to.include(victim.userId);
 
@@ -466,6 +471,15 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(mine.link).to.deep.include({ userId: victim.userId });
     expect(mine.link.details).to.include({ team: owner.subscriptionId, issuer: provider.issuer, via: 'link' });
     expect(mine.signOn.details).to.include({ team: owner.subscriptionId });
+
+    // Removed from the team, V is opened by the team's provider no more (and not joined again), link or not.
+    const removed = await call('DELETE', `${keys}/team/members/${victim.userId}?subscriptionId=${owner.subscriptionId}`, asOwner());
+    expect(removed.status, removed.text).to.equal(204);
+    await context.clearCookies();
+    await startAtConsole(victim.email);
+    await refusedWith(() => signInAtProvider(vSubject), 403, /not linked to an svc account/);
+    expect((((await workspace())?.members ?? []) as { userId: string }[]).map((m) => m.userId)).not.to.include(victim.userId);
+    await victimJoins();
 
     // V unlinks it: the owner's provider opens V no more.
     const asV = { authorization: `Bearer ${victim.token}` };

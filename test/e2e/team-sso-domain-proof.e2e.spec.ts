@@ -373,7 +373,7 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
     expect(statuses.at(-1)).to.equal(429);
   });
 
-  it('proves a domain from the e-mail link in a browser: opening it confirms nothing, the owner logs in and confirms, the team page says proven', async () => {
+  it('proves a domain from the e-mail link in a browser: opening it confirms nothing, the owner logs in, sends it again from the team page (the first link replaced) and confirms; the team page says proven', async () => {
     const o = await teamOwner('browser');
     const d = `browser-${run}.test`;
     expect((await configure(o, [d])).status).to.equal(200);
@@ -406,14 +406,27 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
       expect(await row.textContent()).to.include(`link sent to ${address}`);
       const onTeam = (await axeScan(page)).filter((v) => v.impact !== 'minor');
       expect(onTeam, JSON.stringify(onTeam)).to.deep.equal([]);
+      // Sent again from the team page, to another address there: the first link is replaced.
+      const postmaster = `postmaster@${d}`;
+      await row.getByLabel(`Address at ${d}`).fill(postmaster);
+      await row.getByRole('button', { name: `Send proof e-mail ${d}` }).click();
+      await page.waitForURL((url) => url.pathname === '/team' && url.searchParams.get('done') === 'proof-sent');
+      expect(await page.locator(`[data-sso-domain="${d}"]`).textContent()).to.include(`link sent to ${postmaster}`);
+      const resent = await domainProofTokenMailedTo(stack.MAILPIT_URL, postmaster);
+      const newLink = `${CONSOLE}/team/sso/verify?token=${resent}`;
       await page.goto(link);
+      await page.getByRole('button', { name: 'Confirm the domain' }).click();
+      await page.waitForURL((url) => url.pathname === '/team/sso/verify');
+      expect(await page.locator('[data-refusal]').textContent()).to.include('replaced by a newer one');
+      expect(await teamByDomain(db(), d)).to.equal(null);
+      await page.goto(newLink);
       await page.getByRole('button', { name: 'Confirm the domain' }).click();
       await page.waitForURL((url) => url.pathname === '/team' && url.searchParams.get('done') === 'domain-proven');
       expect(await page.locator(`[data-sso-domain="${d}"]`).getAttribute('data-status')).to.equal('proven');
-      expect(await page.content()).not.to.include(token);
+      expect(await page.content()).not.to.include(resent);
       expect((await teamByDomain(db(), d))?.subscriptionId).to.equal(o.subscriptionId);
       // The same link again: refused in the console's words, with its status.
-      const again = await page.goto(link);
+      const again = await page.goto(newLink);
       expect(again?.status()).to.equal(200);
       await page.getByRole('button', { name: 'Confirm the domain' }).click();
       await page.waitForURL((url) => url.pathname === '/team/sso/verify');

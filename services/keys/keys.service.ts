@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Express } from 'express';
-import { startCacheFeed } from '../../events/cache-feed.ts';
+import { CACHE_FEED_GROUP, startCacheFeed, sweepAbandonedFeedGroups } from '../../events/cache-feed.ts';
 import { ProjectionCache } from '../../events/projection-cache.ts';
 import { findStoredById, projectionGroupId } from '../../events/projection.ts';
 import { Effects } from '../../events/effects.ts';
@@ -104,6 +104,10 @@ export const keysService: ServiceModule = {
       const usageCache = new ProjectionCache(usageProjection, rt.catalog.topicsOf(usageProjection.handles), {
         load: (id) => findStoredById(mongo.db, usageProjection, id),
       });
+      // Groups of killed replicas' feeds: they hold no offsets, so the broker drops them by itself; this
+      // only makes it sooner. A failure here costs nothing but a listing.
+      const swept = await sweepAbandonedFeedGroups(rt.admin, rt.config.kafka.topicPrefix).catch(() => []);
+      if (swept.length > 0) log.info({ groups: swept.length }, 'cache feed: removed the groups of replicas gone');
       parts.add(
         await startCacheFeed({
           kafka: rt.kafka,
@@ -111,7 +115,7 @@ export const keysService: ServiceModule = {
           codec: rt.codec,
           publisher: rt.publisher,
           log,
-          groupId: rt.groupId(`key-cache.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`),
+          groupId: rt.groupId(`${CACHE_FEED_GROUP}${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`),
           caches: [
             { cache: keyCache.documents, projectionGroup: rt.groupId(projectionGroupId(keysProjection)) },
             { cache: usageCache, projectionGroup: rt.groupId(projectionGroupId(usageProjection)) },

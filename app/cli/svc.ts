@@ -4,7 +4,7 @@ import { errorMessage, isTransient } from '../../events/errors.ts';
 import { ConfigError } from '../../services/platform/config.ts';
 import { runCommand } from './run.ts';
 import { replayCommand } from './replay.ts';
-import { topicsCommand } from './topics.ts';
+import { repartitionCommand, topicsCommand } from './topics.ts';
 import { UsageError, EXIT } from './exit.ts';
 
 const HELP = `svc: run the platform and operate it
@@ -14,6 +14,8 @@ usage:
   svc run <service...|all>      run services against the configured Kafka, MongoDB and SMTP
   svc stack                     start only the local stack and print its environment
   svc topics                    create missing event topics and their dead-letter topics
+  svc topics repartition --to-prefix <p> --partitions <n>
+                                copy the topics (services stopped) to <p> with <n> partitions, per-key order kept
   svc replay <projection>       rebuild a projection from the log and swap it in
   svc dlq list                  dead-letter topics: how many messages, how many not re-driven yet
   svc dlq show <topic>          the newest dead letters: why they failed and where from (--limit N, --payload)
@@ -46,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
       stdio: { type: 'boolean' },
       out: { type: 'string' },
       'full-page': { type: 'boolean' },
+      'to-prefix': { type: 'string' },
+      partitions: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -66,6 +70,11 @@ async function main(argv: string[]): Promise<number> {
     case 'run':
       return runCommand(rest);
     case 'topics':
+      if (rest[0] === 'repartition')
+        return repartitionCommand({
+          ...(values['to-prefix'] !== undefined ? { toPrefix: values['to-prefix'] } : {}),
+          ...(values.partitions !== undefined ? { partitions: values.partitions } : {}),
+        });
       return topicsCommand();
     case 'replay':
       return replayCommand(rest);
@@ -110,6 +119,9 @@ main(process.argv.slice(2)).then(
     } else if ((err as { code?: string } | null)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       process.stderr.write(`svc: ${(err as Error).message}\n\n${HELP}`);
       process.exitCode = EXIT.usage;
+    } else if ((err as Error | null)?.name === 'RepartitionRefused') {
+      process.stderr.write(`svc: ${(err as Error).message}\n`);
+      process.exitCode = EXIT.unavailable;
     } else if ((err as Error | null)?.name === 'IndexHeldError') {
       process.stderr.write(`svc: ${(err as Error).message}\n`);
       process.exitCode = EXIT.unavailable;

@@ -26,6 +26,8 @@ export interface TrafficRecord {
   gaveUp: number;
   /** Attempts that had to be retried (no answer, or 5xx). */
   retried: number;
+  /** Final answers that were neither the success nor given up: what each request got, and its error code. */
+  otherAnswers: { kind: 'signup' | 'webhook'; status: number; code?: string }[];
 }
 
 export interface TrafficTargets {
@@ -42,7 +44,7 @@ export const pickOne = (urls: readonly string[]): string => urls[randomInt(0, ur
 const pick = (urls: string | readonly string[]): string => (typeof urls === 'string' ? urls : pickOne(urls));
 
 export class Traffic {
-  readonly record: TrafficRecord = { signedUp: [], subscribed: [], gaveUp: 0, retried: 0 };
+  readonly record: TrafficRecord = { signedUp: [], subscribed: [], gaveUp: 0, retried: 0, otherAnswers: [] };
   readonly #targets: TrafficTargets;
   readonly #deadlineMs: number;
 
@@ -88,9 +90,11 @@ export class Traffic {
         signal: AbortSignal.timeout(15_000),
       });
       if (res.status >= 500) return undefined;
-      return { status: res.status, body: (await res.json()) as { user?: { id: string } } };
+      return { status: res.status, body: (await res.json()) as { user?: { id: string }; code?: string } };
     });
     if (answer?.status === 201 && answer.body.user) this.record.signedUp.push({ email, password, userId: answer.body.user.id });
+    else if (answer)
+      this.record.otherAnswers.push({ kind: 'signup', status: answer.status, ...(answer.body.code ? { code: answer.body.code } : {}) });
   }
 
   async subscribe(): Promise<void> {
@@ -106,6 +110,7 @@ export class Traffic {
       return res.status >= 500 ? undefined : res.status;
     });
     if (status === 200) this.record.subscribed.push({ subscriptionId, email });
+    else if (status !== undefined) this.record.otherAnswers.push({ kind: 'webhook', status });
   }
 
   /** Tries until a definite answer (undefined: none, retry), with backoff, up to the deadline. */

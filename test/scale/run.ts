@@ -273,7 +273,10 @@ async function main(): Promise<number> {
     }
     check(
       'client requests',
-      `${traffic.record.signedUp.length} sign-ups 201, ${traffic.record.subscribed.length} webhooks 200, ${traffic.record.retried} retried, ${traffic.record.gaveUp} given up`,
+      `${traffic.record.signedUp.length} sign-ups 201, ${traffic.record.subscribed.length} webhooks 200, ${traffic.record.retried} retried, ${traffic.record.gaveUp} given up` +
+        (traffic.record.otherAnswers.length > 0
+          ? `; other final answers: ${traffic.record.otherAnswers.map((a) => `${a.kind} ${a.status}${a.code ? ` ${a.code}` : ''}`).join(', ')}`
+          : ''),
       traffic.record.gaveUp === 0 && traffic.record.signedUp.length === signUps && traffic.record.subscribed.length === webhooks,
     );
 

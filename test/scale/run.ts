@@ -277,8 +277,11 @@ async function main(): Promise<number> {
     const rt = await createAppRuntime(loadConfig({ ...env, LOG_LEVEL: 'warn' }), createLogger('warn'), { provisionTopics: false });
     try {
       await settle(rt, log);
-      const mailerKilledAt = all.find((r) => r.name === 'mailer')!.processes.flatMap((p) => p.killedAt);
-      const { counts, resentAfterKill } = await audit(rt, stack.env.MAILPIT_URL, traffic.record, log, { mailerKilledAt });
+      const mailerKills = all.find((r) => r.name === 'mailer')!.processes.flatMap((p) => p.kills);
+      const { counts, resentAfterKill } = await audit(rt, stack.env.MAILPIT_URL, traffic.record, log, {
+        mailerKills,
+        effectLeaseMs: Number(env.EFFECT_LEASE_MS),
+      });
       for (const [name, value] of Object.entries(counts)) check(name, String(value), value === 0);
       rows.push([
         "e-mails re-sent, same Message-ID, the mailer killed between SMTP's 250 and its record (a figure, not a loss)",

@@ -30,6 +30,8 @@ import { audit, settle } from '../faults/audit.ts';
 import { ServiceProcess } from '../faults/service-processes.ts';
 import { pickOne, Traffic } from '../faults/traffic.ts';
 import { closedLoop } from './load.ts';
+import { FaceLoad } from './face-load.ts';
+import { ServiceStandIn } from './service-stand-in.ts';
 
 const VARIANT = 900_002;
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 8);
@@ -73,6 +75,7 @@ async function main(): Promise<number> {
   const signingSecret = randomBytes(16).toString('hex');
   const shared = randomBytes(32).toString('hex');
   let stack: Stack | undefined;
+  let keysService: ServiceStandIn | undefined;
   const all: Replicas[] = [];
   const rows: Array<[string, string, boolean]> = [];
   const check = (what: string, value: string, ok: boolean) => {
@@ -112,8 +115,9 @@ async function main(): Promise<number> {
     mkdirSync(logs, { recursive: true });
     const plan: Record<string, number[]> = {};
     for (const name of Object.keys(PORT_VARIABLE)) plan[name] = [await freePort(), await freePort()];
-    // The gates ask keys replica 1, which phase 4 leaves running (a deployment names the keys Service, spread over all).
-    env.AUTH_URL = `http://127.0.0.1:${plan.keys![0]}`;
+    // The gates ask the keys Service, as a deployment's do: a stand-in spreading connections over both replicas.
+    keysService = new ServiceStandIn(plan.keys!);
+    env.AUTH_URL = await keysService.listen();
     for (const [name, ports] of Object.entries(plan)) {
       const processes = ports.map(
         (port, i) =>
@@ -260,6 +264,10 @@ async function main(): Promise<number> {
     log(`\nphase 4: ${signUps} sign-ups and ${webhooks} webhooks over both replicas; one replica of each service SIGKILLed mid-load`);
     const traffic = new Traffic({ accounts: urls('accounts'), webhooks: urls('webhooks'), signingSecret, variant: VARIANT }, 300_000);
     const load = traffic.run({ signUps, webhooks, perSecond: 15 });
+    // The other faces under load too, through the kills and the restarts: validate, rag queries, MCP calls.
+    let signUpsDone = false;
+    const faces = new FaceLoad({ keys: urls('keys'), rag: urls('rag'), mcp: urls('mcp') }, team.apiKey, 'shop');
+    const facesRunning = faces.run(() => signUpsDone);
     await new Promise((r) => setTimeout(r, 8000));
     for (const replicas of all) await replicas.processes[1]!.kill();
     log(`  killed: ${all.map((r) => `${r.name}-2`).join(', ')}`);
@@ -272,7 +280,39 @@ async function main(): Promise<number> {
       `${rejoined} of ${all.length}`,
       rejoined === all.length,
     );
+    // An index job through the faces while everything was killed and restarted: the indexers take it.
+    const job = await fetch(`${pickOne(urls('rag'))}/api/rag/index`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': team.apiKey },
+      body: JSON.stringify({
+        collectionName: 'shop',
+        files: [{ path: 'src/after-kills.ts', content: 'export const afterKills = true;\n' }],
+        wait: true,
+      }),
+    }).then(
+      async (res) => ({ status: res.status, body: (await res.json()) as { status?: string } }),
+      () => ({ status: 0, body: {} as { status?: string } }),
+    );
+    check(
+      'an index job pushed after the kills completes on the indexers',
+      `${job.status} ${job.body.status ?? ''}`,
+      job.status === 200 && job.body.status === 'completed',
+    );
     await load;
+    signUpsDone = true;
+    await facesRunning;
+    for (const [face, f] of Object.entries(faces.figures))
+      check(
+        `${face} during the kills: answered, retried, given up, other final answers`,
+        `${f.ok}, ${f.retried}, ${f.gaveUp}, ${f.failed}`,
+        f.ok > 0 && f.gaveUp === 0 && f.failed === 0,
+      );
+    const spread = keysService?.connections ?? [];
+    check(
+      "the gates' calls spread over both keys replicas (connections per replica)",
+      spread.join(' / '),
+      spread.length === 2 && spread.every((n) => n > 0),
+    );
     log('settling: waiting for every consumer group to read everything');
     const rt = await createAppRuntime(loadConfig({ ...env, LOG_LEVEL: 'warn' }), createLogger('warn'), { provisionTopics: false });
     try {
@@ -308,6 +348,7 @@ async function main(): Promise<number> {
     return failed === 0 ? 0 : 1;
   } finally {
     for (const replicas of all) for (const p of replicas.processes) await p.stop().catch(() => undefined);
+    await keysService?.close().catch(() => undefined);
     await stack?.stop().catch(() => undefined);
     if (process.env.SCALE_KEEP_DATA !== '1') rmSync(dataDir, { recursive: true, force: true });
     else log(`data kept in ${dataDir}`);

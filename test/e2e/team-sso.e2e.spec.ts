@@ -616,6 +616,14 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(entries.joined.details).to.include({ via: 'sso' });
     // Ana's log-in is filed under Ana (her own log), not under the team whose provider she came through.
     expect(entries.list.some((e) => e.action === 'account.logged-in' && e.userId === made?.userId)).to.equal(false);
+    // Ana herself, a member, reads her sign-ons through this team's provider in its log.
+    const hers = await call('GET', `${keys}/audit?subscriptionId=${owner.subscriptionId}&action=account.logged-in`, {
+      authorization: `Bearer ${anaToken}`,
+    });
+    expect(hers.status, hers.text).to.equal(200);
+    const signOns = hers.body.entries as { userId: string; details: Record<string, unknown> }[];
+    expect(signOns.length).to.be.greaterThan(0);
+    for (const e of signOns) expect(e).to.deep.include({ userId: made?.userId, details: { method: 'sso', team: owner.subscriptionId } });
     expect(entries.text).not.to.include(provider.clientSecret);
   });
 

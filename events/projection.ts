@@ -545,6 +545,17 @@ export async function findStoredById(
   return findStored(db.collection(await physicalName(db, projection.collection)), { _id: id });
 }
 
+/** A projection's stored documents with these ids (those that exist), in one query. */
+export async function findStoredByIds(
+  db: Db,
+  projection: Pick<Projection, 'collection'>,
+  ids: readonly string[],
+): Promise<StoredDocument<Document>[]> {
+  const collection = db.collection<StoredDocument<Document>>(await physicalName(db, projection.collection));
+  const filter: Document = { _id: { $in: [...ids] } };
+  return collection.find(filter).toArray();
+}
+
 /** The projected fields of a stored document; a tombstone reads as absent. */
 export function projectedFields<D>(stored: StoredDocument<Document> | null): D | null {
   return stored && !stored._deleted ? strip<D>(stored) : null;

@@ -19,6 +19,8 @@
  *   BENCH_RATE_SHARES  the latency phase's fixed request rates, as shares of the bare route's
  *                      measured req/s, comma-separated (default 0.3,0.7: where the p99 < 5 ms target
  *                      is judged, and where p99 < 10 ms is; empty = no latency phase)
+ *   BENCH_RATES        the latency phase's rates in req/s instead, one per share (e.g. an earlier
+ *                      run's, to compare CPU profiles at the same load); the shares still name them
  *   BENCH_LATENCY_ROUNDS  runs of each target per rate (default 5), targets alternating; the
  *                      median p99 is judged (one run's p99 moves by tens of ms with one stall of
  *                      the machine), with the spread of the rounds beside it
@@ -841,8 +843,12 @@ async function main(): Promise<void> {
       }
     }
     const latency: ReportOptions['latency'] = [];
-    for (const share of RATE_SHARES) {
-      const rate = Math.round(share * mean(runs.bare.map((r) => r.requestsMean)));
+    // BENCH_RATES: the same absolute rates as an earlier run, to set profiles side by side.
+    const fixedRates = process.env.BENCH_RATES?.split(',').map(Number);
+    if (fixedRates && (fixedRates.length !== RATE_SHARES.length || fixedRates.some((r) => !(r > 0))))
+      throw new Error(`BENCH_RATES must be one rate above 0 per share of BENCH_RATE_SHARES (${RATE_SHARES.join(',')})`);
+    for (const [i, share] of RATE_SHARES.entries()) {
+      const rate = fixedRates?.[i] ?? Math.round(share * mean(runs.bare.map((r) => r.requestsMean)));
       const at: Record<Target, Run[]> = { raw: [], bare: [], ours: [] };
       for (let r = 1; r <= LATENCY_ROUNDS; r++) {
         const order: Target[] = TARGETS.map((_, i) => TARGETS[(i + r - 1) % TARGETS.length]!);

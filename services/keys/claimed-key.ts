@@ -3,6 +3,7 @@ import { projectionCollection } from '../../events/collections.ts';
 import type { Effects } from '../../events/effects.ts';
 import { applyEvents } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { KeyGenerated } from './events.ts';
 import { keysProjection } from './keys.projection.ts';
 
@@ -18,7 +19,7 @@ export interface SavedKey extends Document {
  * the key before the mailer, which waits for it, sends it. The claim is released if publishing fails.
  */
 export async function publishClaimedKey(
-  deps: { db: Db; publisher: Pick<EventPublisher, 'publishOrdered'>; effects: Effects<SavedKey> },
+  deps: { db: Db; publisher: Pick<EventPublisher, 'publishOrdered'>; effects: Effects<SavedKey>; log?: Logger },
   effect: string,
   saved: SavedKey | undefined,
   minted: KeyGenerated,
@@ -30,6 +31,8 @@ export async function publishClaimedKey(
   }
   try {
     const [position] = await deps.publisher.publishOrdered([generated]);
+    // bench:webhook times the issuer's hops from this line.
+    deps.log?.debug({ subscriptionId: generated.data.subscriptionId }, 'key published');
     await applyEvents(await projectionCollection(deps.db, keysProjection.collection), keysProjection, [
       { ...generated, position: position! },
     ]);

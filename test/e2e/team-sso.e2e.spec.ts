@@ -534,6 +534,42 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(await identitiesOf(victim.userId)).to.deep.equal([]);
   });
 
+  it('refuses to link an account the provider names by another address, and one not in the team: the owner of the account is told why', async () => {
+    /** A link started with this token, answered at the provider as `subject`; where the browser lands. */
+    const linkAs = async (token: string, subject: string) => {
+      const started = await call(
+        'POST',
+        `${accounts}/auth/sso/link/start`,
+        { authorization: `Bearer ${token}` },
+        { binding: 'd'.repeat(43) },
+      );
+      expect(started.status, started.text).to.equal(200);
+      const other = await browser.newContext();
+      const p = await other.newPage();
+      try {
+        await p.goto(started.body.location as string);
+        await p.waitForURL((url) => url.origin === provider.issuer);
+        const [landed] = await Promise.all([
+          p.waitForResponse((r) => r.url().startsWith(`${consoleUrl}/sso/complete`)),
+          signInAtProvider(subject, p),
+        ]);
+        return { status: landed.status(), error: new URL(landed.url()).searchParams.get('error') };
+      } finally {
+        await other.close();
+      }
+    };
+    // V, a member, at the provider as someone else of the domain.
+    const elsewhere = `someone-${randomUUID().slice(0, 6)}@${domain}`;
+    expect(await linkAs(victim.token, elsewhere)).to.deep.equal({ status: 403, error: 'link_mismatch' });
+    // An account of the domain that is not in the team, at the provider as itself.
+    const dora = `dora-${randomUUID().slice(0, 6)}@${domain}`;
+    const signup = await postJson(`${accounts}/auth/signup`, { email: dora, password: `pw-${randomUUID()}`, name: 'Dora' });
+    expect(signup.status).to.equal(201);
+    expect(await linkAs(signup.body.token as string, dora)).to.deep.equal({ status: 403, error: 'link_not_member' });
+    expect(await identitiesOf(victim.userId)).to.deep.equal([]);
+    expect(await identitiesOf((signup.body.user as { id: string }).id)).to.deep.equal([]);
+  });
+
   it('finds a team’s provider only by a proven domain of the address, never by its id, and answers alike with a team or without', async () => {
     const start = (query: Record<string, string>) =>
       fetch(`${accounts}/auth/sso/start?${new URLSearchParams({ ...query, binding: 'b'.repeat(43) })}`, { redirect: 'manual' });
@@ -616,6 +652,14 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(entries.joined.details).to.include({ via: 'sso' });
     // Ana's log-in is filed under Ana (her own log), not under the team whose provider she came through.
     expect(entries.list.some((e) => e.action === 'account.logged-in' && e.userId === made?.userId)).to.equal(false);
+    // Ana herself, a member, reads her sign-ons through this team's provider in its log.
+    const hers = await call('GET', `${keys}/audit?subscriptionId=${owner.subscriptionId}&action=account.logged-in`, {
+      authorization: `Bearer ${anaToken}`,
+    });
+    expect(hers.status, hers.text).to.equal(200);
+    const signOns = hers.body.entries as { userId: string; details: Record<string, unknown> }[];
+    expect(signOns.length).to.be.greaterThan(0);
+    for (const e of signOns) expect(e).to.deep.include({ userId: made?.userId, details: { method: 'sso', team: owner.subscriptionId } });
     expect(entries.text).not.to.include(provider.clientSecret);
   });
 

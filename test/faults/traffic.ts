@@ -36,6 +36,8 @@ export interface TrafficTargets {
   webhooks: string | readonly string[];
   signingSecret: string;
   variant: number;
+  /** Live (not test-mode) payloads, as a production deployment takes them (PAYMENT_ALLOW_TEST_MODE off). */
+  live?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,6 +70,7 @@ export class Traffic {
     let next = 0;
     const worker = async () => {
       for (;;) {
+        if (options.stop?.()) return;
         const i = next++;
         const task = tasks[i];
         if (!task) return;
@@ -103,7 +106,8 @@ export class Traffic {
     const payload = subscriptionPayload('subscription_created', {
       subscriptionId,
       userId: null,
-      attributes: { user_email: email, variant_id: this.#targets.variant },
+      attributes: { user_email: email, variant_id: this.#targets.variant, ...(this.#targets.live ? { test_mode: false } : {}) },
+      ...(this.#targets.live ? { meta: { test_mode: false } } : {}),
     });
     const status = await this.#retry(async () => {
       const res = await deliver(pick(this.#targets.webhooks), this.#targets.signingSecret, payload);

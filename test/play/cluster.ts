@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startStack, type Stack } from '../../deploy/local/stack.ts';
-import { NETWORK, overlay, readShipped, type Played } from './overlay.ts';
+import { NETWORK, type OverlayOptions, overlay, readShipped, type Played } from './overlay.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const CONTAINERS_CONF = join(ROOT, 'deploy/podman/containers.conf');
@@ -52,7 +52,7 @@ export interface Cluster {
 }
 
 /** Plays deploy/kubernetes and waits until every pod is ready; `down()` removes the pods, the stack and the network's holder. */
-export async function bringUp(): Promise<Cluster> {
+export async function bringUp(options: OverlayOptions = {}): Promise<Cluster> {
   execFileSync('bash', [join(ROOT, 'deploy/podman/install.sh')], { stdio: 'inherit' });
   const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   const built = `localhost/svc:${version}`;
@@ -101,7 +101,7 @@ export async function bringUp(): Promise<Cluster> {
       mailMaxMessages: 0,
       progress: (line) => say(`stack: ${line}`),
     });
-    played = overlay(shipped, stack.env);
+    played = overlay(shipped, stack.env, options);
     rmSync(work, { recursive: true, force: true });
     mkdirSync(join(work, 'seccomp', 'profiles'), { recursive: true });
     // What the DaemonSet does on a node: the ConfigMap's profile in the node's seccomp profiles folder.

@@ -32,7 +32,7 @@ const FACE_PORTS = { accounts: 8081, keys: 8082, webhooks: 8083, rag: 8084, mcp:
 type Face = keyof typeof FACE_PORTS;
 
 async function main(): Promise<number> {
-  const cluster = await bringUp();
+  const cluster = await bringUp({ oneClientAddress: true });
   const { stack, played } = cluster;
   try {
     // v2: a new image id over the same build.
@@ -118,6 +118,17 @@ async function main(): Promise<number> {
           [`${face}: another final answer`, f.failed],
         ]),
       ];
+      const tally = (xs: string[]) => {
+        const counts = new Map<string, number>();
+        for (const x of xs) counts.set(x, (counts.get(x) ?? 0) + 1);
+        return [...counts];
+      };
+      if (traffic.record.otherAnswers.length > 0)
+        say(
+          `other final answers: ${JSON.stringify(tally(traffic.record.otherAnswers.map((a) => `${a.kind} ${a.status} ${a.code ?? ''}`)))}`,
+        );
+      if (traffic.record.gaveUpKinds.length > 0)
+        say(`given up: ${JSON.stringify(tally(traffic.record.gaveUpKinds.map((g) => `${g.kind} after ${g.last}`)))}`);
       say(
         `traffic: ${traffic.record.signedUp.length} sign-ups 201, ${traffic.record.subscribed.length} webhooks 200, ${traffic.record.retried} retried; ` +
           Object.entries(faces.figures)

@@ -113,7 +113,8 @@ export class Traffic {
       ...(this.#targets.live ? { meta: { test_mode: false } } : {}),
     });
     const status = await this.#retry('webhook', async (note) => {
-      const res = await deliver(pick(this.#targets.webhooks), this.#targets.signingSecret, payload);
+      // An answer that does not come within 15 s is retried, as the provider does (and as sign-ups are).
+      const res = await deliver(pick(this.#targets.webhooks), this.#targets.signingSecret, payload, { timeoutMs: 15_000 });
       note(String(res.status));
       return res.status >= 500 ? undefined : res.status;
     });

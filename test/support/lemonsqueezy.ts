@@ -161,6 +161,8 @@ export interface DeliverOptions {
   signature?: string | null;
   /** Extra headers; null removes one of the defaults (content-type, x-event-name). */
   headers?: Record<string, string | null>;
+  /** Gives up waiting for the answer (as the provider does, then retries); default: no limit of its own. */
+  timeoutMs?: number;
 }
 
 export interface Delivery {
@@ -191,7 +193,12 @@ export async function deliver(
     if (value === null) delete headers[name.toLowerCase()];
     else headers[name.toLowerCase()] = value;
   }
-  const res = await fetch(`${baseUrl}/webhooks/payment`, { method: 'POST', headers, body: sent });
+  const res = await fetch(`${baseUrl}/webhooks/payment`, {
+    method: 'POST',
+    headers,
+    body: sent,
+    ...(options.timeoutMs !== undefined ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, sent };
 }

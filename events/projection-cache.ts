@@ -30,6 +30,13 @@ import { applyStored, projectedFields, type Projection, type StoredDocument } fr
 export interface ProjectionCacheOptions {
   /** Reads a stored document by id (bookkeeping included): how entries are loaded and refreshed. */
   load: (id: string) => Promise<StoredDocument<Document> | null>;
+  /**
+   * Reads several stored documents by id in one query (those that exist): with it, the background
+   * refreshes due within `refreshBatchMs` of each other go out as one read instead of one each.
+   */
+  loadMany?: (ids: readonly string[]) => Promise<StoredDocument<Document>[]>;
+  /** How long a background refresh waits for others to join its read (default 25 ms). */
+  refreshBatchMs?: number;
   /** Lifetime of an entry loaded in step with the projection; a backstop, since events keep it current. */
   trustedTtlMs?: number;
   /** Past its lifetime, how long a trusted entry is still served while it reloads (default 5 lifetimes). */
@@ -84,6 +91,8 @@ export function sharedLoad<T>(loads: Map<string, Promise<T>>, key: string, start
 
 /** Events the feed handled while loads were in flight; more than this and those loads are not trusted. */
 const MAX_BUFFERED = 10_000;
+/** Ids per batched refresh read. */
+const REFRESH_BATCH = 100;
 
 export class ProjectionCache<D extends Document> implements FeedFollower {
   readonly projection: Projection<D>;
@@ -96,6 +105,12 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #load: (id: string) => Promise<StoredDocument<Document> | null>;
+  readonly #loadMany: ProjectionCacheOptions['loadMany'];
+  readonly #refreshBatchMs: number;
+  /** Ids whose background refresh waits for the next batched read, or is in it. */
+  readonly #refreshing = new Set<string>();
+  #refreshQueue: string[] = [];
+  #refreshTimer: NodeJS.Timeout | undefined;
   readonly #entries = new Map<string, Entry<D>>();
   readonly #loads = new Map<string, Promise<StoredDocument<Document> | null>>();
   /** Per partition of the projection's topics: the last offset the feed handled (or will not deliver). */
@@ -120,6 +135,8 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
     this.#load = options.load;
+    this.#loadMany = options.loadMany;
+    this.#refreshBatchMs = options.refreshBatchMs ?? 25;
   }
 
   get topics(): ReadonlySet<string> {
@@ -156,8 +173,49 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
       return undefined;
     }
     // Past refreshAfter (and past the lifetime, up to trustedStaleMs): served while it reloads.
-    if (trusted && age >= entry.refreshAfter && !this.#loads.has(id)) this.#loadOnce(id).catch(() => undefined);
+    if (trusted && age >= entry.refreshAfter && !this.#loads.has(id) && !this.#refreshing.has(id)) {
+      if (this.#loadMany) this.#queueRefresh(id);
+      else this.#loadOnce(id).catch(() => undefined);
+    }
     return entry;
+  }
+
+  /**
+   * A background refresh joins the next batched read. Entries loaded together (a burst of new keys,
+   * a process's warm-up) come due together: one read per entry was a burst of queries the database
+   * served in a queue beside the requests (issue 37).
+   */
+  #queueRefresh(id: string): void {
+    this.#refreshing.add(id);
+    this.#refreshQueue.push(id);
+    if (this.#refreshTimer) return;
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined;
+      const queued = this.#refreshQueue;
+      this.#refreshQueue = [];
+      for (let i = 0; i < queued.length; i += REFRESH_BATCH) void this.#refreshMany(queued.slice(i, i + REFRESH_BATCH));
+    }, this.#refreshBatchMs);
+    this.#refreshTimer.unref();
+  }
+
+  async #refreshMany(ids: readonly string[]): Promise<void> {
+    const startSeq = this.#seq;
+    const inStep = this.#live && this.#projectionInStep();
+    this.#loading++;
+    let found: StoredDocument<Document>[] | undefined;
+    try {
+      found = await this.#loadMany!(ids);
+    } catch {
+      found = undefined; // served as they are; the next read past refreshAfter asks again
+    } finally {
+      this.#loading--;
+      for (const id of ids) this.#refreshing.delete(id);
+    }
+    if (found) {
+      const byId = new Map(found.map((doc) => [String(doc._id), doc]));
+      for (const id of ids) this.#settle(id, byId.get(id) ?? null, startSeq, inStep);
+    }
+    if (this.#loading === 0) this.#buffer = [];
   }
 
   /** One load per id at a time, whoever asks. */
@@ -180,14 +238,19 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
       this.#loading--;
     }
     const key = stored ? String(stored._id) : id;
-    if (key !== undefined) {
-      for (const { seq, event } of this.#buffer) {
-        if (seq > startSeq && this.#documentId(event) === key) stored = applyStored(this.projection, key, stored, event);
-      }
-      // Buffered events dropped before this load could see them: this load cannot be trusted.
-      this.#put(key, stored, inStep && this.#droppedThrough <= startSeq);
-    }
+    if (key !== undefined) stored = this.#settle(key, stored, startSeq, inStep);
     if (this.#loading === 0) this.#buffer = [];
+    return stored;
+  }
+
+  /** Keeps a loaded document with the events the feed handled since its load began; returns it. */
+  #settle(key: string, loaded: StoredDocument<Document> | null, startSeq: number, inStep: boolean): StoredDocument<Document> | null {
+    let stored = loaded;
+    for (const { seq, event } of this.#buffer) {
+      if (seq > startSeq && this.#documentId(event) === key) stored = applyStored(this.projection, key, stored, event);
+    }
+    // Buffered events dropped before this load could see them: this load cannot be trusted.
+    this.#put(key, stored, inStep && this.#droppedThrough <= startSeq);
     return stored;
   }
 

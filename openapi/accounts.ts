@@ -112,6 +112,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify the account's address with the link's secret
+         * @description The token from the link the welcome (or a resend) e-mail carries, with the session of the account it was mailed for: the link proves the mailbox, the session the account. Used once; works 48 hours; a resend replaces it. Until the address is verified, no subscription is linked to the account by its e-mail (only by the account id a signed-in checkout records).
+         */
+        post: operations["postAuthVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/verify/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a new verification link to the account's address
+         * @description Replaces the current link (the earlier one stops working). Limited per account and per client address, counted across replicas. An account already verified gets 200 and no e-mail.
+         */
+        post: operations["postAuthVerifyResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/sso/start": {
         parameters: {
             query?: never;
@@ -121,7 +161,7 @@ export interface paths {
         };
         /**
          * Single sign-on: go to the team's OpenID Connect provider
-         * @description A browser route. Finds the team by the work e-mail's domain (or its subscriptionId), keeps the flow (PKCE verifier, state, nonce) in a sealed HttpOnly cookie on the callback's path for 10 minutes, and redirects to the provider. A refusal redirects to the console's /sso/complete?error=<code>.
+         * @description A browser route. Finds the team by the work e-mail's domain among the domains teams proved (never by a subscription id), keeps the flow (PKCE verifier, state, nonce) in a sealed HttpOnly cookie on the callback's path for 10 minutes, and redirects to the provider. Every answer is a 303 with a flow cookie (set, or deleted) and a Location: the provider, or the console's /sso/complete?error=<code> (no_team when no team proved the domain, or a refusal), so a team's existence changes nothing but where it goes.
          */
         get: operations["getAuthSsoStart"];
         put?: never;
@@ -141,7 +181,7 @@ export interface paths {
         };
         /**
          * Single sign-on: the provider's redirect back
-         * @description A browser route, the redirect URI a team registers at its provider. Checks the state against the flow cookie, redeems the code (PKCE verifier, nonce), wants the ID token's email with email_verified true and of one of the team's domains; signs the account in (made, and joined to the team as a member, when new) and records account.logged-in (method sso). Redirects to the console's /sso/complete with a one-time code, or with error=<code>.
+         * @description A browser route, the redirect URI a team registers at its provider. Checks the state against the flow cookie, redeems the code (PKCE verifier, nonce), wants the ID token's email with email_verified true and of one of the team's proven domains; opens the account its identity (iss, sub) is recorded on (made with it, and joined to the team as a member, when the address has no account; an existing account not linked to that identity is refused with not_linked, the same words whether or not an account has the address) and records account.logged-in (method sso). A link flow ends with a link code instead (link=1). Redirects to the console's /sso/complete with a one-time code, or with error=<code>.
          */
         get: operations["getAuthSsoCallback"];
         put?: never;
@@ -167,6 +207,83 @@ export interface paths {
          */
         post: operations["postAuthSsoExchange"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/link/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Single sign-on: start linking the account to its team's provider
+         * @description Only the account's owner, logged in the ordinary way (its token). Answers where to send the browser: GET /auth/sso/start with a sealed ticket (five minutes) naming this account; the team is the one that proved the account address's domain, the provider must say that address (verified), and the account must be in the team. The link is recorded by POST /auth/sso/link/finish, for the browser holding the binding secret only.
+         */
+        post: operations["postAuthSsoLinkStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/link/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Single sign-on: record a link with the code its flow ended with
+         * @description Called by the console from its server with the one-time code of a link flow (the callback's redirect carried it with link=1) and the browser's binding secret. Records the provider identity (iss, sub) on the account that started the link and publishes account.sso-linked. A sign-on's code is refused here, and a link's code at /auth/sso/exchange.
+         */
+        post: operations["postAuthSsoLinkFinish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Single sign-on: the provider identities that open this account */
+        get: operations["getAuthSsoLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Single sign-on: unlink a provider identity
+         * @description The team's provider no longer opens the account (account.sso-unlinked). Only a link its owner made: the identity single sign-on made the account with is its only way in.
+         */
+        delete: operations["deleteAuthSsoLinksId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -587,6 +704,8 @@ export interface operations {
                         tier: "free" | "pro" | "team";
                         /** @description ISO 8601. */
                         created_at: string;
+                        /** @description Whether the account proved its address (the link in its welcome e-mail); until then no subscription is linked to it by e-mail. */
+                        emailVerified: boolean;
                     };
                 };
             };
@@ -851,16 +970,207 @@ export interface operations {
             };
         };
     };
+    postAuthVerify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The address is verified. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        emailVerified: boolean;
+                        email: string;
+                        /** @description Resend: until when the new link works (ISO 8601); the earlier link no longer does. */
+                        expiresAt?: string;
+                    };
+                };
+            };
+            /** @description A bad body, or a link that does not verify this account (used, replaced, another account's or forged: one answer). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A missing, malformed, expired, forged or revoked account token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account is still being recorded; retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account's link has expired; ask for a new one. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Kafka is unavailable; retry. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthVerifyResend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address is already verified; nothing sent. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        emailVerified: boolean;
+                        email: string;
+                        /** @description Resend: until when the new link works (ISO 8601); the earlier link no longer does. */
+                        expiresAt?: string;
+                    };
+                };
+            };
+            /** @description A new link is on its way to the address. */
+            202: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        emailVerified: boolean;
+                        email: string;
+                        /** @description Resend: until when the new link works (ISO 8601); the earlier link no longer does. */
+                        expiresAt?: string;
+                    };
+                };
+            };
+            /** @description A missing, malformed, expired, forged or revoked account token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account is still being recorded; retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many verification e-mails for this account or from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Kafka is unavailable; retry. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAuthSsoStart: {
         parameters: {
             query: {
-                /** @description The work e-mail: its domain names the team. */
+                /** @description The work e-mail: its domain names the team, among the domains teams proved. */
                 email?: string;
-                /** @description Or the team itself. */
-                subscriptionId?: string;
+                /** @description Instead of email: the ticket POST /auth/sso/link/start gave, to link the logged-in account to its team's provider. */
+                link?: string;
                 /** @description Where the browser lands signed in; only the console for now. */
                 return?: "console";
-                /** @description SHA-256 (base64url) of the secret the console keeps in this browser's cookie; the sign-on's code opens a session only with that secret. */
+                /** @description SHA-256 (base64url) of the secret the console keeps in this browser's cookie; the sign-on's code opens a session (or records a link) only with that secret. */
                 binding: string;
             };
             header?: {
@@ -872,16 +1182,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To the team's provider, with the flow cookie. */
-            302: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description To the console's /sso/complete?error=<code>: no team for the domain, a bad request, too many starts from this address, or the provider cannot be reached. */
+            /** @description To the team's provider, with the flow cookie; or to the console's /sso/complete?error=<code> (the flow cookie deleted): no team proved the domain, a bad request, too many starts from this address, or the provider cannot be reached. */
             303: {
                 headers: {
+                    /** @description Location */
+                    Location?: string;
+                    /** @description Set-Cookie */
+                    "Set-Cookie"?: string;
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -984,6 +1293,282 @@ export interface operations {
             };
             /** @description The code is unknown, expired or already used (INVALID_CODE). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthSsoLinkStart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description SHA-256 (base64url) of the secret the console keeps in this browser's cookie; the sign-on's code opens a session (or records a link) only with that secret. */
+                    binding: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Where the browser goes next. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Where to send the browser: GET /auth/sso/start with this link's ticket (five minutes). */
+                        location: string;
+                    };
+                };
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A missing, malformed, expired, forged or revoked token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthSsoLinkFinish: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    binding: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The link (what DELETE /auth/sso/links/{id} takes). */
+                        id: string;
+                        issuer: string;
+                        /** @description The team whose provider it is. */
+                        subscriptionId: string;
+                        /**
+                         * @description made: single sign-on made the account with it (it cannot be unlinked); link: linked by its owner.
+                         * @enum {string}
+                         */
+                        via: "made" | "link";
+                        /** @description ISO 8601. */
+                        linkedAt: string;
+                    };
+                };
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The code is unknown, expired, used, another browser’s, or its session is over (INVALID_CODE). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider's address is not the account's (EMAIL_MISMATCH), or the account is not in the team (NOT_A_MEMBER). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The identity is linked to another account (IDENTITY_TAKEN). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthSsoLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's links. */
+            200: {
+                headers: {
+                    /** @description no-store on answers that carry a credential; private on a customer’s own images and reports. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** @description The link (what DELETE /auth/sso/links/{id} takes). */
+                            id: string;
+                            issuer: string;
+                            /** @description The team whose provider it is. */
+                            subscriptionId: string;
+                            /**
+                             * @description made: single sign-on made the account with it (it cannot be unlinked); link: linked by its owner.
+                             * @enum {string}
+                             */
+                            via: "made" | "link";
+                            /** @description ISO 8601. */
+                            linkedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description A missing, malformed, expired, forged or revoked token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error ({error, code}). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAuthSsoLinksId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A request id to use (else one is made); every answer carries it. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The link id GET /auth/sso/links answers. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlinked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A missing, malformed, expired, forged or revoked token. */
+            401: {
+                headers: {
+                    /** @description The credentials the route asks for. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such link on this account (or one single sign-on made it with). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link changed meanwhile, or is still being recorded; retry. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,7 +5,14 @@ import { newEvent } from '../../events/envelope.ts';
 import { Outbox } from '../../events/outbox.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { AccountLoggedOut, AccountPasswordChanged, AccountRegistered } from './events.ts';
+import type { StoredVerification, IssuedVerification } from './email-verification.ts';
+import type {
+  AccountEmailVerified,
+  AccountLoggedOut,
+  AccountPasswordChanged,
+  AccountRegistered,
+  AccountVerificationRequested,
+} from './events.ts';
 import { RevokedTokens } from './revoked-tokens.ts';
 
 /**
@@ -36,7 +43,19 @@ export interface AccountRecord extends Document {
    * sign-on through that team records one, sso-login.ts).
    */
   sso?: { subscriptionId: string; issuer?: string; subject?: string };
+  /** When its owner confirmed the address (account.email-verified); absent: not verified, so no e-mail match counts for it. */
+  emailVerifiedAt?: Date;
+  /** The address's current verification link, hashed (email-verification.ts); null once used. */
+  verification?: StoredVerification | null;
 }
+
+type Position = { topic: string; partition: number; offset: string };
+
+/** 'verified': done now (the event published); 'pending': done, its event waits for Kafka; 'conflict': nothing written. */
+export type VerificationResult =
+  | { status: 'verified'; event: AccountEmailVerified; position: Position | undefined }
+  | { status: 'pending' }
+  | { status: 'conflict' };
 
 export type RegisterResult =
   | { status: 'registered'; event: AccountRegistered; position: { topic: string; partition: number; offset: string } | undefined }
@@ -89,12 +108,28 @@ export class AccountStore {
     await this.outbox.ensureIndexes();
   }
 
+  /**
+   * `emailVerified` is always false: no way of signing up proves the address, single sign-on
+   * included (a team's provider vouches for addresses at a domain the team claimed, and the owner
+   * runs that provider: docs/security-and-tenancy.md). The welcome e-mail carries `verification`'s link.
+   */
   async register(
-    input: { email: string; name: string; passwordHash: string; sso?: { subscriptionId: string; issuer: string; subject: string } },
+    input: {
+      email: string;
+      name: string;
+      passwordHash: string;
+      sso?: { subscriptionId: string; issuer: string; subject: string };
+      emailVerified: false;
+      verification: IssuedVerification;
+    },
     correlationId: string,
   ): Promise<RegisterResult> {
     const userId = randomUUID();
-    const event: AccountRegistered = newEvent('account.registered', { userId, email: input.email, name: input.name }, { correlationId });
+    const event: AccountRegistered = newEvent(
+      'account.registered',
+      { userId, email: input.email, name: input.name, verification: input.verification.link },
+      { correlationId },
+    );
     const record: AccountRecord = {
       _id: input.email,
       userId,
@@ -103,6 +138,7 @@ export class AccountStore {
       passwordHash: input.passwordHash,
       createdAt: event.metadata.occurredAt,
       ...(input.sso ? { sso: input.sso } : {}),
+      verification: input.verification.stored,
     };
     let result;
     try {
@@ -155,6 +191,47 @@ export class AccountStore {
   /** Whether a token was logged out on its own (its jti); see RevokedTokens. */
   isRevoked(jti: string): Promise<boolean> {
     return this.revocations.isRevoked(jti);
+  }
+
+  /**
+   * A new verification link replaces the account's current one, with account.verification-requested
+   * (its secret sealed for the mailer) in the same write. 'conflict': the account is verified, or an
+   * earlier claim of it is still being published; nothing written.
+   */
+  async requestVerification(
+    account: AccountRecord,
+    issued: IssuedVerification,
+    correlationId: string,
+  ): Promise<'requested' | 'pending' | 'conflict'> {
+    const event: AccountVerificationRequested = newEvent(
+      'account.verification-requested',
+      { userId: account.userId, email: account.email, name: account.name, ...issued.link },
+      { correlationId },
+    );
+    // `null` matches an account without the field: one never verified.
+    const result = await this.outbox.claimChange(account._id, { emailVerifiedAt: null }, { verification: issued.stored }, [event]);
+    return result.status === 'published' ? 'requested' : result.status;
+  }
+
+  /**
+   * The address verified, with account.email-verified in the same write, guarded on the link that
+   * was checked: of two confirmations with one link (or a resend racing it) only one writes, so a
+   * link is used once.
+   */
+  async confirmVerification(account: AccountRecord, tokenHash: string, correlationId: string): Promise<VerificationResult> {
+    const event: AccountEmailVerified = newEvent(
+      'account.email-verified',
+      { userId: account.userId, email: account.email },
+      { correlationId },
+    );
+    const result = await this.outbox.claimChange(
+      account._id,
+      { 'verification.tokenHash': tokenHash, emailVerifiedAt: null },
+      { emailVerifiedAt: event.metadata.occurredAt, verification: null },
+      [event],
+    );
+    if (result.status !== 'published') return { status: result.status };
+    return { status: 'verified', event, position: result.positions[0] };
   }
 
   /** Publishes a registration whose first publish failed; true once Kafka has it. */

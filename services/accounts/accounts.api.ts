@@ -6,6 +6,7 @@ import type { ApiFace, ApiResponse } from '../platform/http/openapi.ts';
 import { errorAnswer } from '../platform/http/platform-answers.ts';
 import { VERSION } from '../platform/version.ts';
 import { loginInput, passwordChangeInput, signupInput } from './credentials-input.ts';
+import { emailVerificationOperations } from './email-verification.api.ts';
 import { logoutOperations } from './logout.api.ts';
 import { ssoLinkOperations } from './sso/sso-link.api.ts';
 import {
@@ -32,7 +33,14 @@ export const sessionAnswer = z.object({
   user: publicUserAnswer,
 });
 
-export const meAnswer = publicUserAnswer.extend({ created_at: z.string().describe('ISO 8601.') });
+export const meAnswer = publicUserAnswer.extend({
+  created_at: z.string().describe('ISO 8601.'),
+  emailVerified: z
+    .boolean()
+    .describe(
+      'Whether the account proved its address (the link in its welcome e-mail); until then no subscription is linked to it by e-mail.',
+    ),
+});
 
 export type SessionAnswer = z.output<typeof sessionAnswer>;
 export type MeAnswer = z.output<typeof meAnswer>;
@@ -111,6 +119,7 @@ export const accountsApi: ApiFace = {
       },
     },
     ...logoutOperations,
+    ...emailVerificationOperations,
     {
       method: 'get',
       path: SSO_START_PATH,

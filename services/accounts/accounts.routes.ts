@@ -9,6 +9,7 @@ import { noStore } from '../platform/http/no-store.ts';
 import { tokenVersionOf, type AccountRecord, type AccountStore } from './account-store.ts';
 import type { MeAnswer, SessionAnswer } from './accounts.api.ts';
 import { firstProblem, loginInput, passwordChangeInput, signupInput } from './credentials-input.ts';
+import { issueVerification } from './email-verification.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import type { LoginRecords } from './login-records.ts';
 import type { Passwords } from './password.ts';
@@ -58,7 +59,8 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
       throw conflict('an account with this email already exists');
     }
     const passwordHash = await passwords.hash(password);
-    const result = await store.register({ email, name, passwordHash }, req.id);
+    const verification = issueVerification(config.secrets.keyEncryptionKey, email);
+    const result = await store.register({ email, name, passwordHash, emailVerified: false, verification }, req.id);
     if (result.status === 'taken') throw conflict('an account with this email already exists');
     if (result.status === 'unavailable') throw unavailable();
     if (result.position) {
@@ -123,7 +125,9 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     // The projection can trail a registration the outbox relay published late; the account
     // store knows every account the moment it exists.
     const user = (await getUser(db, account.userId)) ?? accountAsUser(account);
-    res.json({ ...publicUser(user), created_at: user.createdAt.toISOString() } satisfies MeAnswer);
+    // From the account store, where the verification is written with its event.
+    const emailVerified = account.emailVerifiedAt !== undefined && account.emailVerifiedAt !== null;
+    res.json({ ...publicUser(user), created_at: user.createdAt.toISOString(), emailVerified } satisfies MeAnswer);
   });
 }
 

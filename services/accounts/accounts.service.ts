@@ -13,6 +13,7 @@ import { accountsApi } from './accounts.api.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { LoginRecords } from './login-records.ts';
 import { mountLogoutRoutes } from './logout.routes.ts';
+import { mountEmailVerificationRoutes, RESENDS_PER_ACCOUNT_PER_HOUR, RESENDS_PER_IP_PER_HOUR } from './email-verification.routes.ts';
 import { Passwords } from './password.ts';
 import { mountAccountRoutes } from './accounts.routes.ts';
 import { SharedLimits } from './shared-limits.ts';
@@ -77,6 +78,14 @@ export const accountsService: ServiceModule = {
             logins,
           });
           mountLogoutRoutes(a, { tokens: { secret: config.secrets.jwtSecret, ...config.jwt }, store });
+          mountEmailVerificationRoutes(a, {
+            db: mongo.db,
+            tokens: { secret: config.secrets.jwtSecret, ...config.jwt },
+            store,
+            keyEncryptionKey: config.secrets.keyEncryptionKey,
+            resendsPerAccount: limits.limiter('verify-resend-account', RESENDS_PER_ACCOUNT_PER_HOUR, 3600),
+            resendsPerIp: limits.limiter('verify-resend-ip', RESENDS_PER_IP_PER_HOUR, 3600),
+          });
           // A team member's single sign-on through the team's OpenID Connect provider.
           mountSsoRoutes(a, {
             db: mongo.db,

@@ -3,10 +3,19 @@ import type { Event } from '../../events/envelope.ts';
 
 export const ACCOUNTS_TOPIC = 'accounts.events';
 
+/** The sealed secret of an address's verification link, for the mailer (email-verification.ts). */
+export interface EmailVerificationLink {
+  requestId: string;
+  encryptedToken: string;
+  expiresAt: Date;
+}
+
 export interface AccountRegisteredData {
   userId: string;
   email: string;
   name: string;
+  /** The link the welcome e-mail carries (schema v2); null: none (before verification existed, or already proven). */
+  verification?: EmailVerificationLink | null;
 }
 
 export type AccountRegistered = Event<'account.registered', AccountRegisteredData>;
@@ -59,8 +68,19 @@ export interface AccountSsoUnlinkedData {
 /** The account's owner removed a provider identity it had linked. */
 export type AccountSsoUnlinked = Event<'account.sso-unlinked', AccountSsoUnlinkedData>;
 
+/** A new verification link for the account's address (POST /auth/verify/resend); the earlier one stops working. */
+export type AccountVerificationRequested = Event<
+  'account.verification-requested',
+  { userId: string; email: string; name: string } & EmailVerificationLink
+>;
+
+/** The account proved its address (its signed-in owner confirmed the mailed link): e-mail matches count from now on. */
+export type AccountEmailVerified = Event<'account.email-verified', { userId: string; email: string }>;
+
 /** Every event the accounts context publishes. */
 export type AccountEvent =
+  | AccountVerificationRequested
+  | AccountEmailVerified
   | AccountRegistered
   | AccountPasswordChanged
   | AccountLoggedIn
@@ -85,6 +105,18 @@ export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
     type: 'account.logged-in',
     topic: ACCOUNTS_TOPIC,
     schema: 'accounts/account.logged-in',
+    key: (d) => d.userId,
+  }),
+  defineEvent<AccountVerificationRequested>({
+    type: 'account.verification-requested',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.verification-requested',
+    key: (d) => d.userId,
+  }),
+  defineEvent<AccountEmailVerified>({
+    type: 'account.email-verified',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.email-verified',
     key: (d) => d.userId,
   }),
   defineEvent<AccountLoggedOut>({

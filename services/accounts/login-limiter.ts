@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { MongoBlockLimiter } from '../keys/block-limiter.ts';
 import { unavailable } from '../platform/http/errors.ts';
 import { consumeOrLimit } from './rate-limited.ts';
-import type { SharedLimits } from './shared-limits.ts';
+import type { AttemptLimiter, SharedLimits } from './shared-limits.ts';
 
 const MESSAGE = 'too many login attempts; retry later';
 
@@ -18,8 +17,8 @@ const MESSAGE = 'too many login attempts; retry later';
  * one guessing budget, not N. The e-mail is kept only as a hash in the counts.
  */
 export class LoginLimiter {
-  private readonly perIp: MongoBlockLimiter;
-  private readonly perEmail: MongoBlockLimiter;
+  private readonly perIp: AttemptLimiter;
+  private readonly perEmail: AttemptLimiter;
 
   constructor(limits: SharedLimits, budget: { perIpPerMinute: number; failuresPerEmailPer15Min: number }) {
     this.perIp = limits.limiter('login-ip', budget.perIpPerMinute, 60);

@@ -1,4 +1,4 @@
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { HttpError, unavailable } from '../platform/http/errors.ts';
 
 /** The 429 every account limit answers: `{error, code: RATE_LIMITED}` and Retry-After in seconds. */
@@ -13,7 +13,7 @@ export function rateLimited(message: string, msBeforeNext: number): HttpError {
  * closed: when the shared count cannot be read (the database is away) the attempt is refused with
  * a 503, never let through uncounted, so an outage does not become unlimited guessing.
  */
-export async function consumeOrLimit(limiter: Pick<RateLimiterAbstract, 'consume'>, key: string, message: string): Promise<void> {
+export async function consumeOrLimit(limiter: { consume(key: string): Promise<unknown> }, key: string, message: string): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (err) {

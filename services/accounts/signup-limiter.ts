@@ -1,6 +1,5 @@
-import type { MongoBlockLimiter } from '../keys/block-limiter.ts';
 import { consumeOrLimit } from './rate-limited.ts';
-import type { SharedLimits } from './shared-limits.ts';
+import type { AttemptLimiter, SharedLimits } from './shared-limits.ts';
 
 /**
  * Sign-ups per client address bucket (ipLimitKey) per hour, and for the whole service per minute.
@@ -9,8 +8,8 @@ import type { SharedLimits } from './shared-limits.ts';
  * restarts, like the login limits (shared-limits.ts).
  */
 export class SignupLimiter {
-  private readonly perIp: MongoBlockLimiter;
-  private readonly global: MongoBlockLimiter;
+  private readonly perIp: AttemptLimiter;
+  private readonly global: AttemptLimiter;
 
   constructor(limits: SharedLimits, budget: { perIpPerHour: number; perMinute: number }) {
     this.perIp = limits.limiter('signup-ip', budget.perIpPerHour, 3600);

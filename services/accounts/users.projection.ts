@@ -4,7 +4,7 @@ import { findProjected, type Projection } from '../../events/projection.ts';
 import type { Tier } from '../kernel/tiers.ts';
 import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from '../billing/events.ts';
 import { grantedTier } from '../billing/granted-tier.ts';
-import type { AccountPasswordChanged, AccountRegistered } from './events.ts';
+import type { AccountEmailVerified, AccountPasswordChanged, AccountRegistered } from './events.ts';
 
 /** The users read model: what /auth/me and login answer with. */
 export interface User {
@@ -15,6 +15,8 @@ export interface User {
   createdAt: Date;
   /** Moved on by every password change: tokens carrying an older one are refused. 0 until the first. */
   tokenVersion?: number;
+  /** When the account proved its address (account.email-verified); absent: not verified. */
+  emailVerifiedAt?: Date;
 }
 
 /**
@@ -25,10 +27,13 @@ export interface User {
  */
 type UserDocument = Partial<User> & { tier: Tier } & Record<string, unknown>;
 
-export const usersProjection: Projection<UserDocument, AccountRegistered | AccountPasswordChanged | SubscriptionEvent> = {
+export const usersProjection: Projection<
+  UserDocument,
+  AccountRegistered | AccountPasswordChanged | AccountEmailVerified | SubscriptionEvent
+> = {
   name: 'users',
   collection: 'users',
-  handles: ['account.registered', 'account.password-changed', ...SUBSCRIPTION_EVENT_TYPES],
+  handles: ['account.registered', 'account.password-changed', 'account.email-verified', ...SUBSCRIPTION_EVENT_TYPES],
   // Subscription events name the account when billing knew it (checkout custom data or e-mail).
   documentId: (event) => event.data.userId,
   evolve(user, event) {
@@ -43,6 +48,9 @@ export const usersProjection: Projection<UserDocument, AccountRegistered | Accou
       // Versions only grow: an older change delivered late does not bring revoked tokens back.
       case 'account.password-changed':
         return { ...current, tokenVersion: Math.max(current.tokenVersion ?? 0, event.data.tokenVersion) };
+      // Only ever set, and the first time counts: a replay gives the same date.
+      case 'account.email-verified':
+        return current.emailVerifiedAt ? current : { ...current, emailVerifiedAt: event.metadata.occurredAt };
       // The account's tier follows its subscription; cancelled keeps it until the period ends.
       case 'subscription.created':
       case 'subscription.updated':
@@ -65,8 +73,13 @@ export async function getUser(db: Db, id: string): Promise<User | null> {
   return doc?.email ? (doc as User) : null;
 }
 
+/**
+ * The account whose verified address this is: billing links a subscription that names no account
+ * to it. An account that has not verified its address is not found (docs/security-and-tenancy.md:
+ * whoever signs up first with an address does not own what that address buys).
+ */
 export async function findUserIdByEmail(db: Db, email: string): Promise<string | null> {
   const users = await projectionCollection(db, usersProjection.collection);
-  const doc = await users.findOne({ email, _deleted: { $ne: true } });
+  const doc = await users.findOne({ email, emailVerifiedAt: { $exists: true }, _deleted: { $ne: true } });
   return doc ? String(doc._id) : null;
 }

@@ -45,6 +45,8 @@ export const AUDITED_TYPES = [
   'account.registered',
   'account.logged-in',
   'account.password-changed',
+  'account.verification-requested',
+  'account.email-verified',
   'account.sso-linked',
   'account.sso-unlinked',
   'account.logged-out',
@@ -125,6 +127,9 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
         details: { team: event.data.subscriptionId, issuer: event.data.issuer },
       };
     case 'account.password-changed':
+    // A link mailed and an address proved: who, never the link's secret.
+    case 'account.verification-requested':
+    case 'account.email-verified':
       return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId };
     case 'account.logged-out':
       return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId, details: { scope: event.data.scope } };

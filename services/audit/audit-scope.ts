@@ -36,6 +36,7 @@ const COLLECTIONS = ['rag.collection-configured', 'rag.collection-deleted', 'rag
  * | the collections (the customer's)                             | yes   | yes   | what they did               |
  * | the owner's own account: log-ins, passwords, log-outs        | yes   | no    | no                          |
  * | anything the reader did in this workspace                    | yes   | yes   | yes                         |
+ * | the reader's own sign-ons and links through its provider     | own   | own   | yes                         |
  * | another subscription's entries                               | no    | no    | no                          |
  */
 export function auditScope(r: AuditReader): Document[] {
@@ -55,6 +56,13 @@ export function auditScope(r: AuditReader): Document[] {
               { ...ours, actor: me },
               // A sign-on through this team, as entries recorded it before log-ins were the account's own.
               { ...ours, userId: r.userId },
+              // Their own sign-ons and links through this team's provider (filed under their account, the team in details).
+              {
+                userId: r.userId,
+                subscriptionId: null,
+                action: { $in: ['account.logged-in', 'account.sso-linked', 'account.sso-unlinked'] },
+                'details.team': r.subscriptionId,
+              },
               { ...ours, action: 'key.issued', 'details.member': r.userId },
               ...(collections ? [{ ...collections, actor: me }] : []),
             ]

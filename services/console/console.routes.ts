@@ -9,6 +9,7 @@ import { accountPage } from './pages/account.page.ts';
 import { errorPage, goingOnPage, loginPage, signupPage } from './pages/auth.page.ts';
 import { ssoRefusal } from './sso-refusals.ts';
 import { BINDING_COOKIE, bindingCookie, bindingHashOf, isBindingSecret, newBindingSecret } from './sso-binding.ts';
+import { mountSsoLinkPages } from './sso-link-pages.routes.ts';
 import { ACTION_FAMILIES, auditPage } from './pages/audit.page.ts';
 import { collectionsPage, jobPage } from './pages/collections.page.ts';
 import { keysPage } from './pages/keys.page.ts';
@@ -30,6 +31,7 @@ import {
   readCookies,
 } from './session.ts';
 import { mountTeamPages } from './team-pages.routes.ts';
+import { mountVerifyPages } from './verify-pages.routes.ts';
 import { isRunId, type Credentials, type Upstream } from './upstream.ts';
 
 /** What every console page answers with: nothing from elsewhere, no inline code, no framing. */
@@ -302,6 +304,30 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
         html(res, errorPage({ status: refusal.status, message: refusal.text }), refusal.status);
         return;
       }
+      if (req.query.link === '1') {
+        // A link's end (sso-link-pages.routes.ts): the code records the identity on the account that
+        // started it, for this browser's binding secret only; it opens no session.
+        const linked = await api.ssoLinkFinish(who(req), code, binding);
+        if (!linked.body) {
+          if (linked.status >= 500) throw new UpstreamFailure(linked.status, linked.error);
+          html(
+            res,
+            errorPage({ status: linked.status, message: `Your team's sign-on was not linked: ${linked.error ?? 'refused'}.` }),
+            linked.status,
+          );
+          return;
+        }
+        html(
+          res,
+          goingOnPage({
+            title: "Your team's sign-on is linked",
+            text: "Your team's sign-in provider opens your account from now on.",
+            to: '/account/sso?done=linked',
+            linkText: 'Back to your account',
+          }),
+        );
+        return;
+      }
       const answer = await api.ssoExchange(who(req), code, binding);
       if (!answer.body) {
         if (answer.status >= 500) throw new UpstreamFailure(answer.status, answer.error);
@@ -398,7 +424,14 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     pageRoute(async (req, res) => {
       const s = await signedIn(req, res);
       if (!s) return;
-      const notice: Frame['notice'] | undefined = req.query.changed === '1' ? { kind: 'ok', text: 'Your password is changed.' } : undefined;
+      const notice: Frame['notice'] | undefined =
+        req.query.changed === '1'
+          ? { kind: 'ok', text: 'Your password is changed.' }
+          : req.query.sent === '1'
+            ? { kind: 'ok', text: `A new link is on its way to ${s.me.email}; earlier links no longer work.` }
+            : req.query.verified === '1' && s.me.emailVerified
+              ? { kind: 'ok', text: 'Your address is verified.' }
+              : undefined;
       html(res, accountPage({ me: s.me, csrf: s.csrf, ...(notice ? { notice } : {}) }));
     }),
   );
@@ -776,17 +809,20 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
 
   // --- team workspace (team-pages.routes.ts) ---
 
-  mountTeamPages(app, {
+  const pagesKit = {
     secret,
     api,
     html,
     pageRoute,
     post,
     preSession,
-    fail: (status, error) => {
+    fail: (status: number, error: string | undefined): never => {
       throw new UpstreamFailure(status, error);
     },
-  });
+  };
+  mountTeamPages(app, pagesKit);
+  mountVerifyPages(app, pagesKit);
+  mountSsoLinkPages(app, pagesKit);
 
   // Last: an HTML 404 for the rest (the platform's JSON 404 is for API callers).
   app.use((req, res) => {

@@ -17,6 +17,10 @@ const NOTICES: Record<string, NonNullable<Frame['notice']>> = {
   unlinked: { kind: 'ok', text: "The link is removed: that team's provider no longer opens this account." },
 };
 
+/** The fixed notice of `?done=`, or none: only NOTICES' own names (`__proto__` and `toString` are not notices). */
+export const linkNotice = (done: unknown): Frame['notice'] | undefined =>
+  typeof done === 'string' && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
+
 /**
  * /account/sso: linking the signed-in account to its team's provider (sso-link.routes.ts of the accounts
  * service). Linking starts here, from a CSRF-checked form of the signed-in session: the console asks
@@ -56,7 +60,7 @@ export function mountSsoLinkPages(app: Express, kit: TeamPagesKit): void {
     kit.pageRoute(async (req, res) => {
       const c = await customer(req, res);
       if (!c) return;
-      const done = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+      const done = linkNotice(req.query.done);
       await render(res, c, done);
     }),
   );

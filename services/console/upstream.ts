@@ -1,4 +1,5 @@
 import type { MeAnswer, SessionAnswer } from '../accounts/accounts.api.ts';
+import type { VerificationAnswer } from '../accounts/email-verification-input.ts';
 import type { LogoutAnswer } from '../accounts/logout.api.ts';
 import type { SsoLinkAnswer, SsoLinksAnswer } from '../accounts/sso/sso-input.ts';
 import type { CheckoutAnswer } from '../billing/checkout.routes.ts';
@@ -152,6 +153,8 @@ export function upstream(urls: UpstreamUrls) {
     ssoLinks: (who: Credentials) => call<SsoLinksAnswer>(`${accountsUrl}/auth/sso/links`, 'GET', who),
     ssoUnlink: (who: Credentials, id: string) => call<undefined>(`${accountsUrl}/auth/sso/links/${encodeURIComponent(id)}`, 'DELETE', who),
     me: (who: Credentials) => call<MeAnswer>(`${accountsUrl}/auth/me`, 'GET', who),
+    verifyEmail: (who: Credentials, token: string) => call<VerificationAnswer>(`${accountsUrl}/auth/verify`, 'POST', who, { token }),
+    resendVerification: (who: Credentials) => call<VerificationAnswer>(`${accountsUrl}/auth/verify/resend`, 'POST', who),
     changePassword: (who: Credentials, input: { currentPassword: string; newPassword: string }) =>
       call<SessionAnswer>(`${accountsUrl}/auth/password`, 'POST', who, input),
     logout: (who: Credentials) => call<LogoutAnswer>(`${accountsUrl}/auth/logout`, 'POST', who),

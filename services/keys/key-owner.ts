@@ -20,8 +20,8 @@ export const accountInput = z.object({ subscriptionId: identifier('subscriptionI
  * session (`Authorization: Bearer <token>` from /auth/login, checked as the accounts service checks
  * it: JWT_SECRET, issuer, audience, and a password change revokes it) with `{subscriptionId}`, which
  * must belong to that account: the subscription's userId is the account's, or, for a subscription
- * billing could not link to an account, its e-mail is the account's (the e-mail match billing itself
- * uses to link them). The session is the way back for a key that is lost or revoked.
+ * billing could not link to an account, its e-mail is the account's verified address (the e-mail
+ * match billing itself uses to link them). The session is the way back for a key that is lost or revoked.
  */
 export async function ownedKey(
   req: Request,
@@ -54,9 +54,15 @@ export async function ownedKey(
 
 /**
  * Whether the account owns the subscription: billing linked it to this account, or (not linked) it is
- * under the account's e-mail, the match billing itself uses to link them.
+ * under the account's e-mail, the match billing itself uses to link them, and only once the account
+ * has verified that address: signing up first with someone's address owns nothing they buy. Read
+ * at each request, so a verification takes effect at once and a replay answers the same.
  */
-export function ownedBy(record: Pick<KeyRecord, 'userId' | 'email'>, account: { userId: string; email: string }): boolean {
+export function ownedBy(
+  record: Pick<KeyRecord, 'userId' | 'email'>,
+  account: { userId: string; email: string; emailVerifiedAt?: Date | null | undefined },
+): boolean {
   if (record.userId) return record.userId === account.userId;
+  if (!account.emailVerifiedAt) return false;
   return record.email !== null && record.email.trim().toLowerCase() === account.email.trim().toLowerCase();
 }

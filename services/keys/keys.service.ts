@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Express } from 'express';
 import { startCacheFeed } from '../../events/cache-feed.ts';
 import { ProjectionCache } from '../../events/projection-cache.ts';
-import { findStoredById, projectionGroupId } from '../../events/projection.ts';
+import { findStoredById, findStoredByIds, projectionGroupId } from '../../events/projection.ts';
 import { Effects } from '../../events/effects.ts';
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
@@ -99,10 +99,12 @@ export const keysService: ServiceModule = {
       // keeps its own caches, so its feed is a group of its own that starts at the end of the topics.
       const keyCache = new KeyCache(rt.catalog.topicsOf(keysProjection.handles), {
         loadById: (id) => findStoredById(mongo.db, keysProjection, id),
+        loadMany: (ids) => findStoredByIds(mongo.db, keysProjection, ids),
         loadByHash: (keyHash) => findStoredKey(mongo.db, keyHash),
       });
       const usageCache = new ProjectionCache(usageProjection, rt.catalog.topicsOf(usageProjection.handles), {
         load: (id) => findStoredById(mongo.db, usageProjection, id),
+        loadMany: (ids) => findStoredByIds(mongo.db, usageProjection, ids),
       });
       parts.add(
         await startCacheFeed({

@@ -1,4 +1,5 @@
-import type { AccountRegistered } from '../accounts/events.ts';
+import { openVerificationToken } from '../accounts/email-verification.ts';
+import type { AccountRegistered, AccountVerificationRequested, EmailVerificationLink } from '../accounts/events.ts';
 import type { SubscriptionCancelled, SubscriptionEnded, SubscriptionPaymentFailed } from '../billing/events.ts';
 import type { KeyGenerated } from '../keys/events.ts';
 import type { TeamMemberInvited, TeamSsoDomainProofRequested } from '../teams/events.ts';
@@ -13,7 +14,9 @@ import {
   keyIssuedMail,
   paymentFailedMail,
   subscriptionEndedMail,
+  verificationMail,
   welcomeMail,
+  type VerifyLink,
 } from './templates.ts';
 import type { Mail } from './transport.ts';
 
@@ -34,6 +37,7 @@ export interface MailSettings {
 /** The events that can owe someone an e-mail (other contexts' published events). */
 export type MailEvent =
   | AccountRegistered
+  | AccountVerificationRequested
   | KeyGenerated
   | SubscriptionCancelled
   | SubscriptionPaymentFailed
@@ -43,6 +47,7 @@ export type MailEvent =
 
 export const MAIL_EVENT_TYPES: readonly MailEvent['type'][] = [
   'account.registered',
+  'account.verification-requested',
   'key.generated',
   'subscription.cancelled',
   'subscription.payment-failed',
@@ -56,7 +61,15 @@ export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | n
   switch (event.type) {
     case 'account.registered': {
       const d = event.data;
-      return { effect: `welcome-email:${d.userId}`, mail: welcomeMail(d) };
+      const verify = d.verification ? verifyLink(d.verification, d.email, settings) : undefined;
+      return { effect: `welcome-email:${d.userId}`, mail: welcomeMail(d, undefined, verify) };
+    }
+    case 'account.verification-requested': {
+      const d = event.data;
+      return {
+        effect: `verification-email:${d.requestId}`,
+        mail: verificationMail({ email: d.email, name: d.name, requestId: d.requestId, verify: verifyLink(d, d.email, settings) }),
+      };
     }
     case 'key.generated': {
       const d = event.data;
@@ -167,6 +180,13 @@ export function owedMail(event: MailEvent, settings: MailSettings): OwedMail | n
       throw new Error(`no e-mail defined for ${(unhandled as { type: string }).type}`);
     }
   }
+}
+
+/** The console's page for an address's link: its secret opened from the event, for this e-mail only. */
+function verifyLink(link: EmailVerificationLink, email: string, settings: MailSettings): VerifyLink {
+  const url = new URL('/verify', settings.consoleUrl);
+  url.searchParams.set('token', openVerificationToken(link, settings.keyEncryptionKey, email));
+  return { url: url.href, expiresAt: link.expiresAt };
 }
 
 /** The provider's link when it is a web link, else ours. */

@@ -5,14 +5,43 @@ import type { Mail } from './transport.ts';
 
 /** E-mail bodies (pure). Every interpolated value is escaped in the HTML part. */
 
-export function welcomeMail(user: { userId: string; email: string; name: string }, domain = 'svc.local'): Mail {
+/** The link that verifies the address, and until when it works. */
+export interface VerifyLink {
+  url: string;
+  expiresAt: Date;
+}
+
+/** With `verify` (every account since verification exists), the welcome carries the address's link. */
+export function welcomeMail(user: { userId: string; email: string; name: string }, domain = 'svc.local', verify?: VerifyLink): Mail {
   const name = nameForMail(user.name);
   return {
     to: user.email,
     subject: name ? `Welcome to svc, ${name}` : 'Welcome to svc',
     messageId: `<welcome.${user.userId}@${domain}>`,
-    text: `${greeting(name)}\n\nyour svc account for ${user.email} is ready. You are on the free tier; upgrade any time for the vision RAG API.\n\n— svc\n`,
-    html: `${htmlGreeting(name)}<p>your svc account for <strong>${escapeHtml(user.email)}</strong> is ready. You are on the free tier; upgrade any time for the vision RAG API.</p><p>— svc</p>`,
+    text: `${greeting(name)}\n\nyour svc account for ${user.email} is ready. You are on the free tier; upgrade any time for the vision RAG API.\n${verify ? verifyText(verify) : ''}\n— svc\n`,
+    html: `${htmlGreeting(name)}<p>your svc account for <strong>${escapeHtml(user.email)}</strong> is ready. You are on the free tier; upgrade any time for the vision RAG API.</p>${verify ? verifyHtml(verify) : ''}<p>— svc</p>`,
+  };
+}
+
+// Verifying needs the account's session too: a mailbox owner who did not sign up cannot verify someone else's account by clicking.
+const verifyText = (v: VerifyLink): string =>
+  `\nConfirm that this address is yours (log in to the account first):\n\n    ${v.url}\n\nThe link works once, until ${formatUtcDateTime(v.expiresAt)}. ` +
+  `Until you confirm, a subscription bought with this address without logging in is not linked to the account. ` +
+  `If you did not sign up, ignore this e-mail.\n`;
+const verifyHtml = (v: VerifyLink): string =>
+  `<p>Confirm that this address is yours (log in to the account first): ${htmlLink(v.url)}</p>` +
+  `<p>The link works once, until ${escapeHtml(formatUtcDateTime(v.expiresAt))}. Until you confirm, a subscription bought with this address ` +
+  `without logging in is not linked to the account. If you did not sign up, ignore this e-mail.</p>`;
+
+/** A new link asked for from the console (POST /auth/verify/resend); the earlier link no longer works. */
+export function verificationMail(input: { email: string; name: string; requestId: string; verify: VerifyLink }): Mail {
+  const name = nameForMail(input.name);
+  return {
+    to: input.email,
+    subject: 'Confirm your address for svc',
+    messageId: `<verification.${input.requestId}@${MESSAGE_ID_DOMAIN}>`,
+    text: `${greeting(name)}\n\nhere is a new link for your svc account ${input.email}; earlier links no longer work.\n${verifyText(input.verify)}${SIGNATURE_TEXT}`,
+    html: `${htmlGreeting(name)}<p>here is a new link for your svc account <strong>${escapeHtml(input.email)}</strong>; earlier links no longer work.</p>${verifyHtml(input.verify)}${SIGNATURE_HTML}`,
   };
 }
 

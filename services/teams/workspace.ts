@@ -41,8 +41,8 @@ export async function findWorkspace(db: Db, subscriptionId: string): Promise<Wor
   return record ? workspaceOf(record, team) : null;
 }
 
-/** Whether this account owns the workspace: it owns its subscription (key-owner.ts's rule). */
+/** Whether this account owns the workspace: it owns its subscription (key-owner.ts's rule: an e-mail match needs a verified address). */
 export const ownsWorkspace = (
   workspace: Pick<Workspace, 'ownerUserId' | 'ownerEmail'>,
-  account: { userId: string; email: string },
+  account: { userId: string; email: string; emailVerifiedAt?: Date | null | undefined },
 ): boolean => ownedBy({ userId: workspace.ownerUserId, email: workspace.ownerEmail }, account);

@@ -24,6 +24,7 @@ import {
   type Payload,
   type PayloadOverrides,
 } from '../support/lemonsqueezy.ts';
+import { verifyEmail } from '../support/email-verification.ts';
 import { mailTo, type SentMail } from '../support/mailpit.ts';
 import { replayWith } from '../support/replay.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
@@ -112,6 +113,8 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
       body: JSON.stringify({ email: sub.email, password: 'buyer password', name: 'Buyer' }),
     });
     const { token } = (await signup.json()) as { token: string };
+    // Linked by e-mail (no user_id in the webhook): only to an account that verified the address.
+    await verifyEmail(stack, `http://127.0.0.1:${ports.accounts}`, sub.email, token);
 
     expect(await deliver(subscriptionEvent('subscription_created', sub))).to.equal(200);
     const key = await keyOf(sub.id);

@@ -23,6 +23,7 @@ import { useContractCheck } from '../support/contract-check.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { deliver, type JsonObject, type Payload } from '../support/lemonsqueezy.ts';
 import { mailTo } from '../support/mailpit.ts';
+import { verifyEmail } from '../support/email-verification.ts';
 import { type Answer, ProviderReplay, recorded, type SentToProvider } from '../support/provider-replay.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
@@ -275,6 +276,8 @@ describe('the way in: checkout, the pricing page and reconciliation with the pro
       // 183004 expired before we knew it.
       const ada = await signUp(emails['ada@example.com']!);
       const grace = await signUp(emails['grace@example.com']!);
+      // Reconciliation's rebuilt webhook names an address, never an account: grace's is linked once she verified it.
+      await verifyEmail(stack, accounts, emails['grace@example.com']!, grace.token);
       const webhook: Payload = {
         meta: { event_name: 'subscription_created', webhook_id: randomUUID(), test_mode: false, custom_data: { user_id: ada.userId } },
         data: resource('184220') as Payload['data'],

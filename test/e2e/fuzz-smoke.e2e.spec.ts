@@ -13,7 +13,8 @@ const RUNS = 64;
  * counts, 64 requests per endpoint against every service started in this process.
  */
 describe('fuzz suite, short seeded run: every endpoint, no 5xx, crash, unanswered request or secret (e2e)', function () {
-  this.timeout(180_000);
+  // 64 requests to each of over 100 endpoints: under a minute on a quiet machine, over two on a loaded one.
+  this.timeout(300_000);
   let dir: string;
   let target: FuzzTarget | undefined;
 
@@ -41,6 +42,6 @@ describe('fuzz suite, short seeded run: every endpoint, no 5xx, crash, unanswere
       bad.map((r) => r.endpoint),
       `${table(results)}\n\n${details}\n\nreproduce: npm run fuzz -- --seed=${SEED} --only '<endpoint>' --show <index>`,
     ).to.deep.equal([]);
-    expect(results.filter((r) => r.requests > 0)).to.have.length.greaterThan(30);
+    expect(results.filter((r) => r.requests > 0)).to.have.length.greaterThan(100);
   });
 });

@@ -7,6 +7,7 @@ import { freePort, portIsFree } from '../../deploy/local/processes.ts';
 import { eventually } from '../support/env.ts';
 import { deliver, subscriptionPayload } from '../support/lemonsqueezy.ts';
 import { mailTo } from '../support/mailpit.ts';
+import { verifyEmail } from '../support/email-verification.ts';
 
 const VARIANT = 601789;
 
@@ -129,6 +130,8 @@ describe('`svc start`, stopped with one signal and started again on the same dat
     const signup = await post(accounts(), '/auth/signup', { email, password, name: 'Newcomer' });
     expect(signup.status).to.equal(201);
     const token = signup.body.token as string;
+    // The webhook below names the address, not the account: the account owns it once the address is verified.
+    await verifyEmail({ MAILPIT_URL: running.mailApi }, accounts(), email, token);
     // The customer console: its URL printed with the others, its log-in page served.
     expect(running.output()).to.match(new RegExp(`console\\s+http://127\\.0\\.0\\.1:${services.console}\\n`));
     const login = await fetch(`http://127.0.0.1:${services.console}/login`);

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { newEvent } from '../../events/envelope.ts';
 import { accountsService } from '../../services/accounts/accounts.service.ts';
 import type { SubscriptionCreated } from '../../services/billing/events.ts';
+import { consoleService } from '../../services/console/console.service.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
 import { mailerService } from '../../services/mailer/mailer.service.ts';
 import type { TeamSsoDomainProofRequested } from '../../services/teams/events.ts';
@@ -20,12 +22,14 @@ import { type LocalOidcProvider, startOidcProvider } from '../support/oidc-provi
 import { confirmDomainProof, domainProofTokenMailedTo, proveSsoDomain, requestDomainProof } from '../support/sso-domain-proof.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { subscriptionCreated } from '../support/subscriptions.ts';
+import { launchChromiumForTests } from '../integration/vision/chromium-under-test.ts';
+import { WIDTHS, axeScan } from './console-pages.ts';
 
 const KEY_ENCRYPTION_KEY = 'cd'.repeat(32);
-const CONSOLE = 'https://console.svc.test';
 
 interface Person {
   email: string;
+  password: string;
   userId: string;
   token: string;
 }
@@ -44,6 +48,8 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
   let provider: LocalOidcProvider;
   let accounts: string;
   let keys: string;
+  let CONSOLE: string;
+  let browser: Browser | undefined;
   let owner: Owner;
   const run = randomUUID().slice(0, 8);
   const domain = `example-corp-${run}.test`;
@@ -52,15 +58,18 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
     this.timeout(STACK_TIMEOUT_MS);
     stack = await useStack();
     if (!stack.MAILPIT_URL) this.skip();
-    const ports = { accounts: await freePort(), keys: await freePort() };
+    const ports = { accounts: await freePort(), keys: await freePort(), console: await freePort() };
     accounts = `http://127.0.0.1:${ports.accounts}`;
     keys = `http://127.0.0.1:${ports.keys}`;
+    CONSOLE = `http://127.0.0.1:${ports.console}`;
     provider = await startOidcProvider({ redirectUri: `${accounts}/auth/sso/callback` });
     platform = await startServices(
-      [accountsService, keysService, mailerService],
+      [accountsService, keysService, mailerService, consoleService],
       testEnv(stack, {
         ACCOUNTS_PORT: String(ports.accounts),
         KEYS_PORT: String(ports.keys),
+        CONSOLE_PORT: String(ports.console),
+        CONSOLE_SECRET: 'ef'.repeat(32),
         AUTH_URL: keys,
         ACCOUNTS_PUBLIC_URL: accounts,
         CONSOLE_PUBLIC_URL: CONSOLE,
@@ -74,6 +83,7 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
   });
 
   after(async () => {
+    await browser?.close();
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
     await provider?.stop();
@@ -95,9 +105,10 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
 
   async function person(prefix: string, at = 'example.test'): Promise<Person> {
     const email = `${prefix}-${randomUUID().slice(0, 8)}@${at}`;
-    const signup = await postJson(`${accounts}/auth/signup`, { email, password: `pw-${randomUUID()}`, name: prefix });
+    const password = `pw-${randomUUID()}`;
+    const signup = await postJson(`${accounts}/auth/signup`, { email, password, name: prefix });
     expect(signup.status, signup.text).to.equal(201);
-    return { email, userId: (signup.body.user as { id: string }).id, token: signup.body.token as string };
+    return { email, password, userId: (signup.body.user as { id: string }).id, token: signup.body.token as string };
   }
 
   async function teamOwner(prefix: string, at?: string): Promise<Owner> {
@@ -314,7 +325,7 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
     expect((await teamByDomain(db(), d))?.subscriptionId).to.equal(b.subscriptionId);
   });
 
-  it('refuses an expired link (410) and one a resend replaced; limits the e-mails per hour (429)', async () => {
+  it('refuses an expired link (410), one a resend replaced, and a second confirm at the same moment; limits the e-mails per hour (429)', async () => {
     const o = await teamOwner('expiry');
     const d = `expiry-${run}.test`;
     expect((await configure(o, [d])).status).to.equal(200);
@@ -349,7 +360,9 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
     const replaced = await confirmDomainProof(keys, o.token, first);
     expect(replaced.status).to.equal(410);
     expect(replaced.body.code).to.equal('USED');
-    expect((await confirmDomainProof(keys, o.token, second)).status).to.equal(200);
+    // The live link confirmed twice at the same moment: once.
+    const both = await Promise.all([confirmDomainProof(keys, o.token, second), confirmDomainProof(keys, o.token, second)]);
+    expect(both.map((r) => r.status).sort()).to.deep.equal([200, 410]);
 
     // At most DOMAIN_PROOFS_PER_HOUR e-mails per workspace and hour (two were sent above).
     const other = `limit-${run}.test`;
@@ -358,5 +371,68 @@ describe('team SSO domain proof by e-mail round trip (e2e)', function () {
     for (let i = 0; i < DOMAIN_PROOFS_PER_HOUR - 1; i++) statuses.push((await ask(o, other, `it@${other}`)).status);
     expect(statuses.filter((s) => s === 202).length).to.equal(DOMAIN_PROOFS_PER_HOUR - 2);
     expect(statuses.at(-1)).to.equal(429);
+  });
+
+  it('proves a domain from the e-mail link in a browser: opening it confirms nothing, the owner logs in, sends it again from the team page (the first link replaced) and confirms; the team page says proven', async () => {
+    const o = await teamOwner('browser');
+    const d = `browser-${run}.test`;
+    expect((await configure(o, [d])).status).to.equal(200);
+    const address = `it@${d}`;
+    expect((await ask(o, d, address)).status).to.equal(202);
+    const token = await domainProofTokenMailedTo(stack.MAILPIT_URL, address);
+    const [mail] = await mailTo(stack.MAILPIT_URL, address);
+    const link = /(http:\/\/127\.0\.0\.1:\d+\/team\/sso\/verify\?token=[A-Za-z0-9_-]{43})/.exec(mail!.Text)![1]!;
+    expect(link).to.equal(`${CONSOLE}/team/sso/verify?token=${token}`);
+    browser = await launchChromiumForTests();
+    const context = await browser.newContext({ viewport: WIDTHS.desktop });
+    const page = await context.newPage();
+    try {
+      // Signed out: a log-in form that comes back here; nothing is confirmed by opening the link.
+      await page.goto(link);
+      expect(await page.locator('main').textContent()).to.include("Log in as the team's owner");
+      expect(await teamByDomain(db(), d)).to.equal(null);
+      await page.getByLabel('E-mail').fill(o.email);
+      await page.getByLabel('Password').fill(o.password);
+      await page.getByRole('button', { name: 'Log in', exact: true }).click();
+      await page.waitForURL((url) => url.pathname === '/team/sso/verify');
+      expect(await page.locator('main').textContent()).to.include(o.email);
+      expect(await teamByDomain(db(), d)).to.equal(null);
+      const above = (await axeScan(page)).filter((v) => v.impact !== 'minor');
+      expect(above, JSON.stringify(above)).to.deep.equal([]);
+      // The team page meanwhile: the domain pending, where its link went, a form to send another (axe too).
+      await page.goto(`${CONSOLE}/team?subscriptionId=${o.subscriptionId}`);
+      const row = page.locator(`[data-sso-domain="${d}"]`);
+      expect(await row.getAttribute('data-status')).to.equal('pending');
+      expect(await row.textContent()).to.include(`link sent to ${address}`);
+      const onTeam = (await axeScan(page)).filter((v) => v.impact !== 'minor');
+      expect(onTeam, JSON.stringify(onTeam)).to.deep.equal([]);
+      // Sent again from the team page, to another address there: the first link is replaced.
+      const postmaster = `postmaster@${d}`;
+      await row.getByLabel(`Address at ${d}`).fill(postmaster);
+      await row.getByRole('button', { name: `Send proof e-mail ${d}` }).click();
+      await page.waitForURL((url) => url.pathname === '/team' && url.searchParams.get('done') === 'proof-sent');
+      expect(await page.locator(`[data-sso-domain="${d}"]`).textContent()).to.include(`link sent to ${postmaster}`);
+      const resent = await domainProofTokenMailedTo(stack.MAILPIT_URL, postmaster);
+      const newLink = `${CONSOLE}/team/sso/verify?token=${resent}`;
+      await page.goto(link);
+      await page.getByRole('button', { name: 'Confirm the domain' }).click();
+      await page.waitForURL((url) => url.pathname === '/team/sso/verify');
+      expect(await page.locator('[data-refusal]').textContent()).to.include('replaced by a newer one');
+      expect(await teamByDomain(db(), d)).to.equal(null);
+      await page.goto(newLink);
+      await page.getByRole('button', { name: 'Confirm the domain' }).click();
+      await page.waitForURL((url) => url.pathname === '/team' && url.searchParams.get('done') === 'domain-proven');
+      expect(await page.locator(`[data-sso-domain="${d}"]`).getAttribute('data-status')).to.equal('proven');
+      expect(await page.content()).not.to.include(resent);
+      expect((await teamByDomain(db(), d))?.subscriptionId).to.equal(o.subscriptionId);
+      // The same link again: refused in the console's words, with its status.
+      const again = await page.goto(newLink);
+      expect(again?.status()).to.equal(200);
+      await page.getByRole('button', { name: 'Confirm the domain' }).click();
+      await page.waitForURL((url) => url.pathname === '/team/sso/verify');
+      expect(await page.locator('[data-refusal]').textContent()).to.include('already used');
+    } finally {
+      await context.close();
+    }
   });
 });

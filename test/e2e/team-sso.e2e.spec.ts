@@ -363,10 +363,8 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
       .find({ userId, unlinkedAt: { $exists: false } })
       .toArray();
 
-  it('a hostile owner: its provider asserting a member’s verified address, under a subject it chose, opens nothing of the member’s', async () => {
-    const password = `pw-${randomUUID()}`;
-    victim = { ...(await teamOwner(`v-${randomUUID().slice(0, 6)}@${domain}`, password)), password };
-    // The owner invites V, and V joins with its password session: V is a member of the owner's team.
+  /** The owner invites V and V accepts with its password session, as the invitation e-mail's link would. */
+  async function victimJoins(): Promise<void> {
     const invited = await call('POST', `${keys}/team/invitations`, asOwner(), {
       subscriptionId: owner.subscriptionId,
       email: victim.email,
@@ -379,6 +377,13 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     const token = /\/team\/join\?token=([A-Za-z0-9_-]+)/.exec(mail.Text)![1]!;
     const accepted = await call('POST', `${keys}/team/invitations/accept`, { authorization: `Bearer ${victim.token}` }, { token });
     expect(accepted.status, accepted.text).to.equal(200);
+  }
+
+  it('a hostile owner: its provider asserting a member’s verified address, under a subject it chose, opens nothing of the member’s', async () => {
+    const password = `pw-${randomUUID()}`;
+    victim = { ...(await teamOwner(`v-${randomUUID().slice(0, 6)}@${domain}`, password)), password };
+    // The owner invites V, and V joins with its password session: V is a member of the owner's team.
+    await victimJoins();
     const members = ((await workspace())?.members ?? []) as { userId: string }[];
     expect(members.map((m) => m.userId)).to.include(victim.userId);
 
@@ -467,6 +472,15 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(mine.link.details).to.include({ team: owner.subscriptionId, issuer: provider.issuer, via: 'link' });
     expect(mine.signOn.details).to.include({ team: owner.subscriptionId });
 
+    // Removed from the team, V is opened by the team's provider no more (and not joined again), link or not.
+    const removed = await call('DELETE', `${keys}/team/members/${victim.userId}?subscriptionId=${owner.subscriptionId}`, asOwner());
+    expect(removed.status, removed.text).to.equal(204);
+    await context.clearCookies();
+    await startAtConsole(victim.email);
+    await refusedWith(() => signInAtProvider(vSubject), 403, /not linked to an svc account/);
+    expect((((await workspace())?.members ?? []) as { userId: string }[]).map((m) => m.userId)).not.to.include(victim.userId);
+    await victimJoins();
+
     // V unlinks it: the owner's provider opens V no more.
     const asV = { authorization: `Bearer ${victim.token}` };
     const links = await call('GET', `${accounts}/auth/sso/links`, asV);
@@ -480,6 +494,80 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     await context.clearCookies();
     await startAtConsole(victim.email);
     await refusedWith(() => signInAtProvider(vSubject), 403, /not linked to an svc account/);
+  });
+
+  it('links nothing from a leaked link ticket: another browser ends at the console without the binding, and its code is refused', async () => {
+    // V's session starts a link; its ticket reaches the owner (a leak), who runs the provider.
+    const started = await call(
+      'POST',
+      `${accounts}/auth/sso/link/start`,
+      { authorization: `Bearer ${victim.token}` },
+      { binding: 'c'.repeat(43) },
+    );
+    expect(started.status, started.text).to.equal(200);
+    const location = started.body.location as string;
+    expect(location).to.match(/\/auth\/sso\/start\?link=/);
+    const stolenSubject = `stolen-${randomUUID().slice(0, 8)}`;
+    provider.assertEmail(stolenSubject, victim.email);
+    const attacker = await browser.newContext();
+    const p = await attacker.newPage();
+    let code = '';
+    p.on('request', (r) => {
+      const m = /\/sso\/complete\?code=([\w-]+)&link=1/.exec(r.url());
+      if (m) code = m[1]!;
+    });
+    try {
+      await p.goto(location);
+      await p.waitForURL((url) => url.origin === provider.issuer);
+      const [landed] = await Promise.all([
+        p.waitForResponse((r) => r.url().startsWith(`${consoleUrl}/sso/complete`)),
+        signInAtProvider(stolenSubject, p),
+      ]);
+      // The console has no binding secret in this browser: nothing is finished.
+      expect(landed.status()).to.equal(400);
+    } finally {
+      await attacker.close();
+    }
+    expect(code).to.match(/^[\w-]{43}$/);
+    const finish = await call('POST', `${accounts}/auth/sso/link/finish`, {}, { code, binding: 'c'.repeat(43) });
+    expect(finish.status).to.equal(401);
+    expect(await identitiesOf(victim.userId)).to.deep.equal([]);
+  });
+
+  it('refuses to link an account the provider names by another address, and one not in the team: the owner of the account is told why', async () => {
+    /** A link started with this token, answered at the provider as `subject`; where the browser lands. */
+    const linkAs = async (token: string, subject: string) => {
+      const started = await call(
+        'POST',
+        `${accounts}/auth/sso/link/start`,
+        { authorization: `Bearer ${token}` },
+        { binding: 'd'.repeat(43) },
+      );
+      expect(started.status, started.text).to.equal(200);
+      const other = await browser.newContext();
+      const p = await other.newPage();
+      try {
+        await p.goto(started.body.location as string);
+        await p.waitForURL((url) => url.origin === provider.issuer);
+        const [landed] = await Promise.all([
+          p.waitForResponse((r) => r.url().startsWith(`${consoleUrl}/sso/complete`)),
+          signInAtProvider(subject, p),
+        ]);
+        return { status: landed.status(), error: new URL(landed.url()).searchParams.get('error') };
+      } finally {
+        await other.close();
+      }
+    };
+    // V, a member, at the provider as someone else of the domain.
+    const elsewhere = `someone-${randomUUID().slice(0, 6)}@${domain}`;
+    expect(await linkAs(victim.token, elsewhere)).to.deep.equal({ status: 403, error: 'link_mismatch' });
+    // An account of the domain that is not in the team, at the provider as itself.
+    const dora = `dora-${randomUUID().slice(0, 6)}@${domain}`;
+    const signup = await postJson(`${accounts}/auth/signup`, { email: dora, password: `pw-${randomUUID()}`, name: 'Dora' });
+    expect(signup.status).to.equal(201);
+    expect(await linkAs(signup.body.token as string, dora)).to.deep.equal({ status: 403, error: 'link_not_member' });
+    expect(await identitiesOf(victim.userId)).to.deep.equal([]);
+    expect(await identitiesOf((signup.body.user as { id: string }).id)).to.deep.equal([]);
   });
 
   it('finds a team’s provider only by a proven domain of the address, never by its id, and answers alike with a team or without', async () => {
@@ -564,6 +652,14 @@ describe('team single sign-on with OpenID Connect (e2e)', function () {
     expect(entries.joined.details).to.include({ via: 'sso' });
     // Ana's log-in is filed under Ana (her own log), not under the team whose provider she came through.
     expect(entries.list.some((e) => e.action === 'account.logged-in' && e.userId === made?.userId)).to.equal(false);
+    // Ana herself, a member, reads her sign-ons through this team's provider in its log.
+    const hers = await call('GET', `${keys}/audit?subscriptionId=${owner.subscriptionId}&action=account.logged-in`, {
+      authorization: `Bearer ${anaToken}`,
+    });
+    expect(hers.status, hers.text).to.equal(200);
+    const signOns = hers.body.entries as { userId: string; details: Record<string, unknown> }[];
+    expect(signOns.length).to.be.greaterThan(0);
+    for (const e of signOns) expect(e).to.deep.include({ userId: made?.userId, details: { method: 'sso', team: owner.subscriptionId } });
     expect(entries.text).not.to.include(provider.clientSecret);
   });
 

@@ -75,6 +75,7 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
   const owner = signedIn(ctx.account, consoleKey, [memberVisitor]);
   const ownerRotating = signedIn(ctx.account, ctx.keys['console rotate']!.apiKey);
   const member = signedIn(ctx.member, memberKey, [owner]);
+  const unverified = signedIn(ctx.unverified, undefined, [owner]);
   const ending = (name: string) => signedIn(ctx.enders[name]!, undefined);
   // Before any session: the pre-session cookie the form came with, and its token.
   const preSession = randomBytes(24).toString('base64url');
@@ -156,6 +157,24 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
       member,
     ],
     [
+      'GET /verify',
+      fc
+        .tuple(
+          fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constantFrom(ctx.unverified.verifyToken, 'x'.repeat(3000), '%00')),
+          fc.constantFrom('', '&token=second'),
+        )
+        .map(([t, extra]) => `/verify?token=${formEncode(t)}${extra}`),
+      unverified,
+    ],
+    [
+      'GET /team/sso/verify',
+      fc
+        .oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constantFrom('', 'x'.repeat(3000), '%00'))
+        .map((t) => `/team/sso/verify?token=${formEncode(t)}`),
+      owner,
+    ],
+    ['GET /account/sso', fc.constantFrom('/account/sso', '/account/sso?done=linked', '/account/sso?done=__proto__'), owner],
+    [
       'GET /sso/complete',
       fc.oneof(
         fc.oneof(word, fc.constantFrom('', 'c'.repeat(300))).map((c) => `/sso/complete?code=${formEncode(c)}`),
@@ -198,7 +217,11 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
         path,
         auth: fc.tuple(visitor.cookies, extra).map(([a, b]): Headers => [...a, ...b]),
       },
-      name === 'GET /team/join' ? (status) => (status === 200 ? joinToken : []) : undefined,
+      name === 'GET /team/join'
+        ? (status) => (status === 200 ? joinToken : [])
+        : name === 'GET /verify'
+          ? (status) => (status === 200 ? [ctx.unverified.verifyToken].filter((t) => t !== '') : [])
+          : undefined,
     );
   }
 
@@ -262,6 +285,16 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
       owner,
     ],
     [
+      'POST /team/sso/domain-proofs',
+      {
+        subscriptionId: teamField,
+        domain: fc.constantFrom('acme.test', 'gmail.com', 'ACME.TEST', 'acme\u202e.test', ''),
+        address: fc.oneof(fc.constantFrom('it@acme.test', 'it@sub.acme.test'), anyEmail),
+      },
+      owner,
+    ],
+    ['POST /team/sso/verify', { token: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constantFrom('', 'x'.repeat(100))) }, owner],
+    [
       'POST /team/invitations/withdraw',
       { subscriptionId: teamField, invitationId: fc.oneof(fc.constant(ctx.team.pendingInvitation), fc.uuid(), word) },
       owner,
@@ -274,6 +307,14 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
     ],
     ['POST /team/members/remove', { subscriptionId: teamField, userId: userField }, owner],
     ['POST /team/leave', { subscriptionId: teamField }, member],
+    [
+      'POST /verify',
+      { token: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constantFrom(ctx.unverified.verifyToken, '')) },
+      unverified,
+    ],
+    ['POST /account/verify/resend', {}, unverified],
+    ['POST /account/sso/link', {}, owner],
+    ['POST /account/sso/unlink', { id: fc.oneof(fc.uuid(), word, fc.constant(ctx.account.userId)) }, owner],
     ['POST /account/logout-all', {}, ending('POST /account/logout-all (console)')],
     ['POST /logout', {}, ending('POST /logout (console)')],
   ];

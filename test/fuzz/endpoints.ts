@@ -25,6 +25,8 @@ export interface FuzzContext {
   leaving: FuzzAccount;
   /** An account whose address the fuzzed routes may verify, with its welcome e-mail's token ('' where nothing verifies addresses). */
   unverified: FuzzAccount & { verifyToken: string };
+  /** Tickets of POST /auth/sso/link/start for the owner (five minutes each), where linking exists. */
+  linkTickets: string[];
   /** An account for each route that ends its session (fuzz.ts SESSION_ENDING), by the route's name. */
   enders: Record<string, FuzzAccount>;
   team: {
@@ -296,6 +298,21 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     const ender = ctx.enders[name]!;
     add(name, 'accounts', { template: {}, auth: authArb(bearer(ender.token), wrongAuth) });
   }
+  // Verifying an address: the link's token with the account's session (email-verification.routes.ts).
+  const unverifiedAuth = authArb([...bearer(ctx.unverified.token), ...bearer(ctx.account.token).slice(0, 1)], wrongAuth);
+  add('POST /auth/verify', 'accounts', {
+    template: {
+      token: jsonOf(
+        fc.oneof(
+          { arbitrary: fc.constantFrom(ctx.unverified.verifyToken), weight: 2 },
+          { arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), weight: 2 },
+          { arbitrary: word, weight: 1 },
+        ),
+      ),
+    },
+    auth: unverifiedAuth,
+  });
+  add('POST /auth/verify/resend', 'accounts', { template: {}, auth: unverifiedAuth });
   add('POST /billing/checkout', 'accounts', {
     template: { tier: jsonOf(fc.constantFrom('pro', 'team', 'free', 'enterprise', '')) },
     auth: jwtAuth,
@@ -679,6 +696,18 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
         { arbitrary: fc.constantFrom('/health/live', '/metrics', '/health?x=%zz', '/health/', '/%'), weight: 2 },
       ),
       auth: fc.oneof(fc.constant<Headers>([]), wrongAuth, fc.constant(bearer(ctx.sharedSecret)[0]!)),
+    });
+    // Each face's API document and its reference page (where the face has one); its 4 MB script rarely,
+    // since searching each answer for every secret is the fuzz process's own work.
+    add(`GET /openapi.json (${service})`, service, {
+      template: {},
+      path: fc.oneof(
+        {
+          arbitrary: fc.constantFrom('/openapi.json', '/openapi.json?x=%zz', '/docs', '/docs/', '/docs/start.js', '/docs/%2e%2e/x'),
+          weight: 20,
+        },
+        { arbitrary: fc.constant('/docs/scalar.js'), weight: 1 },
+      ),
     });
   }
   return list;

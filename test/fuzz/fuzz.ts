@@ -272,6 +272,7 @@ export async function startTarget(
       if (token) verifyTokens.push(token);
     }
     unverified.verifyToken = (await welcomeVerifyToken(ports.accounts, stack.MAILPIT_URL, unverified)) ?? '';
+    const linkTickets = await linkTicketOf(ports.accounts, account.token);
     const keys: FuzzContext['keys'] = {};
     const mint = async (label: string, emailAddress = `fuzz-${randomUUID()}@example.test`) => {
       const subscriptionId = `fuzz-sub-${randomUUID()}`;
@@ -310,6 +311,7 @@ export async function startTarget(
       member,
       leaving,
       unverified,
+      linkTickets,
       enders,
       team,
       jwtSecret: secrets.jwt,
@@ -425,6 +427,15 @@ async function verifyAddress(accountsPort: number, mailpitUrl: string, a: { emai
   const res = await call(accountsPort, 'POST', '/auth/verify', { token }, { authorization: `Bearer ${a.token}` });
   if (res.status !== 200) throw new Error(`set-up: verifying ${a.email} answered ${res.status} ${JSON.stringify(res.json)}`);
   return token;
+}
+
+/** A ticket of POST /auth/sso/link/start for the account (from the start URL it answers), where linking exists. */
+async function linkTicketOf(accountsPort: number, token: string): Promise<string[]> {
+  const res = await call(accountsPort, 'POST', '/auth/sso/link/start', { binding: 'b'.repeat(43) }, { authorization: `Bearer ${token}` });
+  if (res.status === 404) return [];
+  const ticket = typeof res.json.location === 'string' ? new URL(res.json.location).searchParams.get('link') : null;
+  if (res.status !== 200 || !ticket) throw new Error(`set-up: starting a link answered ${res.status}`);
+  return [ticket];
 }
 
 /** Endpoints that end the session they are called with (their names): each gets an account of its own. */

@@ -203,7 +203,13 @@ export function teamEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
         email: fc.oneof(anyEmail, fc.constantFrom('it@acme.test', 'a@gmail.com')),
         binding,
         return: fc.constantFrom('console', 'https://evil.example', ''),
+        // Gone from the route (a team is found by a proven domain only): sent anyway, it must find nothing.
         subscriptionId: fc.constantFrom(teamId, ctx.revocable, '1', '0', '-1', '999999999'),
+        link: fc.oneof(
+          { arbitrary: fc.constantFrom(...ctx.linkTickets), weight: ctx.linkTickets.length > 0 ? 3 : 0 },
+          { arbitrary: fc.constantFrom('', 'x'.repeat(2001), '%ZZ'), weight: 1 },
+          { arbitrary: word.map(b64), weight: 1 },
+        ),
       },
       { requiredKeys: ['binding'] },
     )
@@ -302,6 +308,31 @@ export function teamEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
     },
     kit.issuedField('token'),
   );
+
+  // Linking an account to its team's provider: by its owner, logged in (sso-link.routes.ts).
+  const code = fc.oneof(fc.stringMatching(/^[\w-]{43}$/), word, fc.constant('c'.repeat(201)));
+  add('POST /auth/sso/link/start', 'accounts', { template: { binding: jsonOf(binding) }, auth: sessions });
+  add('POST /auth/sso/link/finish', 'accounts', { template: { code: jsonOf(code), binding: jsonOf(binding) } });
+  add('GET /auth/sso/links', 'accounts', { template: {}, auth: sessions });
+  add('DELETE /auth/sso/links/:id', 'accounts', {
+    template: {},
+    auth: sessions,
+    path: idSegment([ctx.account.userId]).map((id) => `/auth/sso/links/${segment(id)}`),
+  });
+
+  // A domain's proof: an e-mail round trip to an address at the domain, asked by the owner, confirmed with its token.
+  add('POST /team/sso/domain-proofs', 'keys', {
+    template: {
+      subscriptionId: team,
+      domain: jsonOf(domain),
+      address: jsonOf(fc.oneof(fc.constantFrom('it@acme.test', 'it@ACME.TEST', 'it@sub.acme.test', 'it@acme.test.evil.example'), anyEmail)),
+    },
+    auth: sessions,
+  });
+  add('POST /team/sso/domain-proofs/confirm', 'keys', {
+    template: { token: jsonOf(fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), word)) },
+    auth: sessions,
+  });
 
   // Last of the team's: removals (the member may be removed, so it comes after everything the member's token reads).
   add('DELETE /team/members/:userId', 'keys', {

@@ -39,7 +39,9 @@ export const ssoLinkAnswer = z.object({
   id: z.string().describe('The link (what DELETE /auth/sso/links/{id} takes).'),
   issuer: z.string(),
   subscriptionId: z.string().describe('The team whose provider it is.'),
-  via: z.enum(['made', 'link']).describe('made: single sign-on made the account with it (it cannot be unlinked); link: linked by its owner.'),
+  via: z
+    .enum(['made', 'link'])
+    .describe('made: single sign-on made the account with it (it cannot be unlinked); link: linked by its owner.'),
   linkedAt: z.string().describe('ISO 8601.'),
 });
 export const ssoLinksAnswer = z.object({ links: z.array(ssoLinkAnswer) });

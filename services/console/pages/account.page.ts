@@ -1,5 +1,6 @@
 import type { MeAnswer } from '../../accounts/accounts.api.ts';
 import { csrfField, field, h, page, when, type Frame } from './layout.ts';
+import { addressSection } from './verify.page.ts';
 
 /** The account page (pure): GET /auth/me's name, e-mail, tier and creation, the password change form and log out everywhere. */
 export function accountPage(view: { me: MeAnswer; csrf: string; notice?: Frame['notice'] }): string {
@@ -10,12 +11,13 @@ export function accountPage(view: { me: MeAnswer; csrf: string; notice?: Frame['
 <h2 id="you">You</h2>
 <dl class="facts">
 <dt>Name</dt><dd>${h(me.name)}</dd>
-<dt>E-mail</dt><dd>${h(me.email)}</dd>
+<dt>E-mail</dt><dd>${h(me.email)}${me.emailVerified ? '' : ' (not verified)'}</dd>
 <dt>Tier</dt><dd data-tier>${h(me.tier)}</dd>
 <dt>Member since</dt><dd>${when(me.created_at)}</dd>
 </dl>
-<p><a href="/pricing">Change tier</a> · <a href="/keys">Your API key</a> · <a href="/usage">Usage this month</a></p>
+<p><a href="/pricing">Change tier</a> · <a href="/keys">Your API key</a> · <a href="/usage">Usage this month</a> · <a href="/account/sso">Your team's sign-on</a></p>
 </section>
+${addressSection({ emailVerified: me.emailVerified, csrf: view.csrf })}
 <section class="card" aria-labelledby="password">
 <h2 id="password">Change password</h2>
 <p>Changing it signs every other session of this account out.</p>

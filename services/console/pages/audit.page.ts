@@ -9,7 +9,7 @@ import { h, page, type Frame } from './layout.ts';
 export const ACTION_FAMILIES = [
   ['', 'Everything'],
   ['key.', 'Keys'],
-  ['account.', 'Log-ins and passwords'],
+  ['account.', 'Log-ins, log-outs and passwords'],
   ['subscription.', 'Subscription'],
   ['rag.', 'Collections'],
 ] as const;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { LoginLimiter } from '../../../services/accounts/login-limiter.ts';
 import { ACCOUNT_LIMITS_COLLECTION, SharedLimits } from '../../../services/accounts/shared-limits.ts';
 import { SignupLimiter } from '../../../services/accounts/signup-limiter.ts';
@@ -99,5 +100,22 @@ describe('login and sign-up limits, shared through the database (integration)', 
     expect(await limits.sweep(new Date())).to.equal(0);
     expect(await one.db.collection(ACCOUNT_LIMITS_COLLECTION).countDocuments()).to.equal(before);
     expect(await limits.sweep(new Date(Date.now() + 3 * 3600_000))).to.equal(before);
+  });
+
+  it('refuses a burst that straddles a window boundary: more than the budget within half a window never passes', async () => {
+    // A 2-second window: the aligned limiter's windows start on even seconds, the other's on odd ones.
+    const limiter = new SharedLimits(one.db).limiter('straddle', 3, 2);
+    const clockAt = async (from: number, to: number) => {
+      while (Date.now() % 2000 < from || Date.now() % 2000 >= to) await new Promise((r) => setTimeout(r, 10));
+    };
+    await clockAt(1100, 1500);
+    for (let i = 0; i < 3; i++) await limiter.consume('k');
+    // The aligned window turns over: alone, it would admit three more at once.
+    await clockAt(0, 500);
+    const fourth = await limiter.consume('k').then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(fourth).to.be.instanceOf(RateLimiterRes);
   });
 });

@@ -103,6 +103,8 @@ const kinds = {
   ownerLogin: event('account.logged-in', { userId: OWNER, method: 'password', subscriptionId: null }),
   ownerPassword: event('account.password-changed', { userId: OWNER, tokenVersion: 2 }),
   memberLogin: event('account.logged-in', { userId: MEMBER, method: 'password', subscriptionId: null }),
+  memberSsoLogin: event('account.logged-in', { userId: MEMBER, method: 'sso', subscriptionId: SUB }),
+  memberSsoElsewhere: event('account.logged-in', { userId: MEMBER, method: 'sso', subscriptionId: OTHER }),
   otherSubscription: subscriptionCreated({ subscriptionId: OTHER, userId: OWNER, email: 'o@example.test', tier: 'pro' }),
   otherSubscriptionKey: keyGenerated(OTHER, 'd'.repeat(64)),
   collectionByMember: event('rag.collection-deleted', {
@@ -174,12 +176,14 @@ describe('audit log: what each role reads (unit)', () => {
   });
 
   it('a member reads who is in the team, their own key and what they did; nothing else', () => {
-    const expected: Kind[] = ['memberJoined', 'memberLeft', 'memberKey', 'memberKeyRefused', 'collectionByMember'];
+    const expected: Kind[] = ['memberJoined', 'memberLeft', 'memberKey', 'memberKeyRefused', 'collectionByMember', 'memberSsoLogin'];
     expect(visible(entries, reader('member', MEMBER, MEMBER_KEY))).to.have.members(expected);
     // Without a key yet, the refusals of their key cannot be theirs; the rest is the same.
     expect(visible(entries, reader('member', MEMBER))).to.have.members(expected.filter((k) => k !== 'memberKeyRefused'));
-    // Their own personal log-in is their account's, not the team's.
+    // Their own personal log-in is their account's, not the team's; a sign-on through this team's provider
+    // is theirs to read here, one through another team's is not.
     expect(visible(entries, reader('member', MEMBER, MEMBER_KEY))).not.to.include('memberLogin');
+    expect(visible(entries, reader('member', MEMBER, MEMBER_KEY))).not.to.include('memberSsoElsewhere');
   });
 
   it('a member reads who joined by account, never by the address they were invited at', () => {

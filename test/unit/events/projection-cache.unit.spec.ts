@@ -153,6 +153,49 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
     expect(calls).to.equal(2);
   });
 
+  it('refreshes the entries that come due together in one batched read, keeping the events handled meanwhile (issue 37)', async () => {
+    const t = clock();
+    const ids = Array.from({ length: 10 }, (_, i) => usageDocumentId(String(i).repeat(64).slice(0, 64), period));
+    const usedBy = (docId: string, amount: number, offset: number): DeliveredEvent => {
+      const e = newEvent('usage.incremented', { keyHash: docId.split(':')[0]!, metric: 'queries', amount, period });
+      return { ...e, position: { topic: TOPIC, partition: 0, offset: String(offset) } } as DeliveredEvent;
+    };
+    const db = new Map(ids.map((docId, i) => [docId, applyStored(usageProjection, docId, null, usedBy(docId, 1, i))!]));
+    let singles = 0;
+    const batches: string[][] = [];
+    let answer: (() => void) | undefined;
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], {
+      load: async (docId) => (singles++, db.get(docId) ?? null),
+      loadMany: (wanted) => {
+        batches.push([...wanted]);
+        // What the database holds when the read is answered, not when it was asked.
+        return new Promise((resolve) => (answer = () => resolve(wanted.flatMap((w) => db.get(w) ?? []))));
+      },
+      refreshBatchMs: 5,
+      now: t.now,
+      random: () => 0, // refreshed from half the lifetime on
+      trustedTtlMs: 10_000,
+    });
+    cache.setLive(true);
+    for (const docId of ids) await cache.get(docId);
+    expect(singles).to.equal(10);
+    t.advance(5_000);
+    for (const docId of ids) expect(countsOf(cache.peekView(docId) ?? null).queries, 'served while it reloads').to.equal(1);
+    for (const docId of ids) cache.peekView(docId); // read again while queued: not queued twice
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(batches, 'one read for the ten').to.deep.equal([ids]);
+    expect(singles, 'none read alone').to.equal(10);
+    // An event the feed handles while the batched read is out (and the projection applies meanwhile).
+    const late = usedBy(ids[3]!, 5, 100);
+    cache.apply([late]);
+    answer!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(countsOf(cache.peekView(ids[3]!) ?? null).queries, 'the reloaded document plus the event').to.equal(6);
+    t.advance(4_999);
+    expect(countsOf(cache.peekView(ids[0]!) ?? null).queries, 'a fresh lifetime').to.equal(1);
+    expect(batches).to.have.length(1);
+  });
+
   it('serves a trusted entry nobody read for a lifetime once more while it reloads, up to the stale limit; an older one is read through', async () => {
     const t = clock();
     const { calls, load } = loader({ doc: stored([used(1, 0)]) });

@@ -228,7 +228,14 @@ export class EventCodec {
   }
 
   private rememberFetched(id: number, type: string, text: string | undefined): void {
-    const entry: IdWriter = { id, typeBytes: Buffer.from(type, 'utf8'), type, compiled: undefined, resolver: undefined, unreadable: undefined };
+    const entry: IdWriter = {
+      id,
+      typeBytes: Buffer.from(type, 'utf8'),
+      type,
+      compiled: undefined,
+      resolver: undefined,
+      unreadable: undefined,
+    };
     if (text === undefined) {
       entry.unreadable = `schema id ${id} is not in the registry`;
     } else if (!this.catalog.has(type)) {
@@ -250,7 +257,14 @@ export class EventCodec {
   /** A catalog version met by id (from `warm`): read with the compiled reader, or resolved from an older version. */
   private remember(id: number, type: string, version: SchemaVersion): void {
     const reader = this.catalog.current(type);
-    const entry: IdWriter = { id, typeBytes: Buffer.from(type, 'utf8'), type, compiled: undefined, resolver: undefined, unreadable: undefined };
+    const entry: IdWriter = {
+      id,
+      typeBytes: Buffer.from(type, 'utf8'),
+      type,
+      compiled: undefined,
+      resolver: undefined,
+      unreadable: undefined,
+    };
     if (version.fingerprint === reader.fingerprint) entry.compiled = this.compiled(reader);
     else {
       try {
@@ -330,9 +344,10 @@ export class EventCodec {
     try {
       if (writer.compiled) return writer.compiled.read(body, writer.type);
       const reader = this.catalog.current(writer.type);
-      const record = (
-        writer.resolver ? reader.avroType.fromBuffer(body, writer.resolver) : reader.avroType.fromBuffer(body)
-      ) as Record<string, unknown>;
+      const record = (writer.resolver ? reader.avroType.fromBuffer(body, writer.resolver) : reader.avroType.fromBuffer(body)) as Record<
+        string,
+        unknown
+      >;
       return split(writer.type, reader, record);
     } catch (err) {
       throw new PoisonMessageError(`cannot decode "${writer.type}" written with schema id ${id}: ${(err as Error).message}`, {
@@ -351,7 +366,9 @@ export class EventCodec {
     const entries = this.byId.get(id);
     if (!entries) throw new UnpreparedSchemaError(id);
     for (const e of entries) if (e.typeBytes.equals(typeBytes)) return (this.lastById = e);
-    throw new PoisonMessageError(`schema id ${id} was met as "${entries[0]!.type}", but the record says it is "${typeBytes.toString('utf8')}"`);
+    throw new PoisonMessageError(
+      `schema id ${id} was met as "${entries[0]!.type}", but the record says it is "${typeBytes.toString('utf8')}"`,
+    );
   }
 
   /** Pre-registry records: raw Avro named by a fingerprint header. */

@@ -112,9 +112,12 @@ export class SchemaRegistryClient {
         } catch (err) {
           const status = statusOf(err);
           if (status === 409 || status === 422) {
-            throw new SchemaRefusedError(`${subject}: the registry refused v${version.version} (${version.file}): ${(err as Error).message}`, {
-              cause: err,
-            });
+            throw new SchemaRefusedError(
+              `${subject}: the registry refused v${version.version} (${version.file}): ${(err as Error).message}`,
+              {
+                cause: err,
+              },
+            );
           }
           throw unavailable(`registering ${subject}`, err);
         }

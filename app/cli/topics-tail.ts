@@ -36,7 +36,11 @@ export interface TailedRecord {
   error?: string;
 }
 
-async function decodeRecord(rt: Pick<Runtime, 'schemaRegistry'>, codec: EventCodec, message: KafkaMessage): Promise<Pick<TailedRecord, 'schemaId' | 'value' | 'error'>> {
+async function decodeRecord(
+  rt: Pick<Runtime, 'schemaRegistry'>,
+  codec: EventCodec,
+  message: KafkaMessage,
+): Promise<Pick<TailedRecord, 'schemaId' | 'value' | 'error'>> {
   const value = message.value;
   if (!value) return { schemaId: null, value: null };
   try {
@@ -60,7 +64,13 @@ const jsonValue = (_key: string, v: unknown): unknown =>
  * says; follows new records until Ctrl-C, or stops after --limit. Reads with a throwaway consumer
  * group that commits nothing and is deleted at the end.
  */
-export async function tailTopic(rt: Runtime, given: string, options: TailOptions, out: (line: string) => void, signal?: AbortSignal): Promise<number> {
+export async function tailTopic(
+  rt: Runtime,
+  given: string,
+  options: TailOptions,
+  out: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<number> {
   const prefix = rt.config.kafka.topicPrefix;
   const known = await rt.admin.listTopics();
   const topic = known.includes(given) ? given : prefix + given;

@@ -65,7 +65,10 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
   await codec.warm();
   const unregistered = catalog.types().filter((t) => codec.idOf(catalog.current(t)) === undefined);
   if (unregistered.length > 0) {
-    log.warn({ types: unregistered }, 'event types whose current schema is not registered: publishing them is refused until `svc schemas register` runs');
+    log.warn(
+      { types: unregistered },
+      'event types whose current schema is not registered: publishing them is refused until `svc schemas register` runs',
+    );
   }
   const kafka = createKafka(config.kafka, log);
   const admin = kafka.admin();

@@ -93,10 +93,7 @@ const startRagDatabase = () =>
     .start();
 
 const startSchemaRegistry = () =>
-  new GenericContainer(IMAGES.schemaRegistry)
-    .withExposedPorts(8080)
-    .withWaitStrategy(Wait.forHttp('/health/ready', 8080))
-    .start();
+  new GenericContainer(IMAGES.schemaRegistry).withExposedPorts(8080).withWaitStrategy(Wait.forHttp('/health/ready', 8080)).start();
 
 export async function startContainersStack(progress: (line: string) => void): Promise<ContainersStack> {
   const started: StartedTestContainer[] = [];

@@ -2,13 +2,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import {
-  type CompatibilityMode,
-  historyProblems,
-  loadPolicy,
-  modeOf,
-  schemaHistories,
-} from '../../../events/schema-compatibility.ts';
+import { type CompatibilityMode, historyProblems, loadPolicy, modeOf, schemaHistories } from '../../../events/schema-compatibility.ts';
 
 /**
  * The first of the two compatibility checks (the registry's mode per subject is the second): every
@@ -69,7 +63,14 @@ describe('schema compatibility (unit)', () => {
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     it('a field added without a default breaks backward compatibility', () => {
-      const found = problems([{ name: 'a', type: 'string' }], [{ name: 'a', type: 'string' }, { name: 'size', type: 'int' }], 'BACKWARD_TRANSITIVE');
+      const found = problems(
+        [{ name: 'a', type: 'string' }],
+        [
+          { name: 'a', type: 'string' },
+          { name: 'size', type: 'int' },
+        ],
+        'BACKWARD_TRANSITIVE',
+      );
       expect(found.join('\n')).to.match(/v2 cannot read v1: field "size" is not in the writer's schema and has no default/);
     });
 
@@ -79,9 +80,25 @@ describe('schema compatibility (unit)', () => {
     });
 
     it('a field removed without a default breaks forward compatibility (old readers need it)', () => {
-      const found = problems([{ name: 'a', type: 'string' }, { name: 'gone', type: 'string' }], [{ name: 'a', type: 'string' }], 'FULL_TRANSITIVE');
+      const found = problems(
+        [
+          { name: 'a', type: 'string' },
+          { name: 'gone', type: 'string' },
+        ],
+        [{ name: 'a', type: 'string' }],
+        'FULL_TRANSITIVE',
+      );
       expect(found).to.deep.equal(['v1 cannot read v2: field "gone" is not in the writer\'s schema and has no default']);
-      expect(problems([{ name: 'a', type: 'string' }, { name: 'gone', type: 'string' }], [{ name: 'a', type: 'string' }], 'BACKWARD_TRANSITIVE')).to.deep.equal([]);
+      expect(
+        problems(
+          [
+            { name: 'a', type: 'string' },
+            { name: 'gone', type: 'string' },
+          ],
+          [{ name: 'a', type: 'string' }],
+          'BACKWARD_TRANSITIVE',
+        ),
+      ).to.deep.equal([]);
     });
 
     it('an enum symbol added breaks forward compatibility unless the older enum has a default', () => {
@@ -93,7 +110,10 @@ describe('schema compatibility (unit)', () => {
     it('checks every older version, not only the previous one (transitive)', () => {
       const files = [
         write('t.v1.avsc', [{ name: 'a', type: 'string' }]),
-        write('t.v2.avsc', [{ name: 'a', type: 'string' }, { name: 'b', type: 'int', default: 0 }]),
+        write('t.v2.avsc', [
+          { name: 'a', type: 'string' },
+          { name: 'b', type: 'int', default: 0 },
+        ]),
         write('t.v3.avsc', [{ name: 'b', type: 'int', default: 0 }]),
       ];
       const found = historyProblems(files, 'FULL_TRANSITIVE');

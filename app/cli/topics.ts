@@ -4,7 +4,7 @@ import { ensureTopics } from '../../events/topics.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 import { createLogger } from '../../services/platform/logger.ts';
 import { UsageError } from './exit.ts';
-import { TAIL_USAGE, type TailOptions, tailTopic } from './topics-tail.ts';
+import { parseFrom, TAIL_USAGE, type TailOptions, tailTopic } from './topics-tail.ts';
 
 /** `svc topics`: create missing topics; `svc topics tail <topic>`: print a topic's records (topics-tail.ts). */
 export async function topicsCommand(args: readonly string[] = [], options: TailOptions = {}): Promise<number> {
@@ -32,6 +32,7 @@ export async function topicsCommand(args: readonly string[] = [], options: TailO
 }
 
 async function tailCommand(topic: string, options: TailOptions): Promise<number> {
+  parseFrom(options.from); // a usage mistake is told before any server is contacted
   const config = loadConfig();
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
   const rt = await createAppRuntime(config, log, { provisionTopics: false });

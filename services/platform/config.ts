@@ -556,6 +556,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return config;
 }
 
+/** As SaslCredentials: the password behind a getter, so a logged config (or part of it) never shows it. */
+class RegistryCredentials {
+  readonly username: string;
+  readonly #password: string;
+
+  constructor(username: string, password: string) {
+    this.username = username;
+    this.#password = password;
+  }
+
+  get password(): string {
+    return this.#password;
+  }
+}
+
 function schemaRegistryConfig(
   raw: Raw,
   required: (name: string, value: string | undefined, devValue: string) => string,
@@ -572,7 +587,7 @@ function schemaRegistryConfig(
   }
   return {
     url: url.replace(/\/+$/, ''),
-    ...(username !== undefined && password !== undefined ? { auth: { username, password } } : {}),
+    ...(username !== undefined && password !== undefined ? { auth: new RegistryCredentials(username, password) } : {}),
     registerAtStart: raw.SCHEMA_REGISTER_AT_START === 'true',
   };
 }

@@ -25,7 +25,8 @@ const Tap: TapConstructor | undefined = (() => {
 
 /** A reader compiled for one schema version. */
 export interface CompiledReader {
-  read(buf: Buffer, type: string): Event;
+  /** Reads the record that starts at `start` (the registry prefix's length) and fills the rest of `buf`. */
+  read(buf: Buffer, type: string, start?: number): Event;
 }
 
 /**
@@ -54,9 +55,9 @@ export function compileReader(version: Pick<SchemaVersion, 'avroType' | 'dataFie
   // One tap per reader, re-pointed at each message: reading is synchronous, so it is never shared.
   const tap = new Tap(Buffer.alloc(0));
   return {
-    read(buf, type) {
+    read(buf, type, start = 0) {
       tap.buf = buf;
-      tap.pos = 0;
+      tap.pos = start;
       const event = readEvent(tap, type);
       const end = tap.pos;
       tap.buf = EMPTY; // holds no fetch response between messages
@@ -339,10 +340,11 @@ export class EventCodec {
   private decodeRegistered(message: RawMessage, value: Buffer): Event {
     const id = value.readUInt32BE(1);
     const writer = this.idWriterOf(message, id);
-    const body = value.subarray(PREFIX_BYTES);
     if (writer.unreadable) throw new PoisonMessageError(writer.unreadable);
     try {
-      if (writer.compiled) return writer.compiled.read(body, writer.type);
+      // The hot path: the reader's own version, read in place after the prefix (no view allocated).
+      if (writer.compiled) return writer.compiled.read(value, writer.type, PREFIX_BYTES);
+      const body = value.subarray(PREFIX_BYTES);
       const reader = this.catalog.current(writer.type);
       const record = (writer.resolver ? reader.avroType.fromBuffer(body, writer.resolver) : reader.avroType.fromBuffer(body)) as Record<
         string,

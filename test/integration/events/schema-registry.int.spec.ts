@@ -231,6 +231,9 @@ describe('schema registry: wire format, resolving readers, pre-registry records 
     const collection = `seen_${randomUUID().slice(0, 8)}`;
     const unknownId = Buffer.from([0, 0x7f, 0xff, 0xff, 0xf0, 1, 2, 3]);
     await publisher.publishRaw([{ topic, key: 'x', value: unknownId, headers: { [HEADER.type]: 'probe.recorded' } }]);
+    // A real record whose header claims another type than the one its schema id is registered for.
+    const lying = codec.encode(event('x', 0));
+    await publisher.publishRaw([{ topic, key: 'x', value: lying.value, headers: { ...lying.headers, [HEADER.type]: 'probe.reset' } }]);
     await publisher.publish(event('x', 1));
     await applier(codec, publisher, topic, collection).start();
     await allSeen(collection, 1);
@@ -240,8 +243,12 @@ describe('schema registry: wire format, resolving readers, pre-registry records 
     await reader.connect();
     await reader.subscribe({ topic: dlqTopic(topic), fromBeginning: true });
     await reader.run({ eachMessage: async ({ message }) => void reasons.push(String(message.headers?.['dlq-error'])) });
-    await eventually('the dead letter', async () => (reasons.length > 0 ? true : undefined));
-    expect(reasons).to.deep.equal([`PoisonMessageError: schema id ${0x7fffff_f0} is not in the registry`]);
+    await eventually('the dead letters', async () => (reasons.length > 1 ? true : undefined));
+    const id = codec.idOf(catalogN.current('probe.recorded'));
+    expect(reasons).to.deep.equal([
+      `PoisonMessageError: schema id ${0x7fffff_f0} is not in the registry`,
+      `PoisonMessageError: schema id ${id} was met as "probe.recorded", but the record says it is "probe.reset"`,
+    ]);
   });
 
   it('refuses to publish a version nobody registered, and writes nothing', async () => {

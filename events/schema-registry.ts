@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 // The same client's REST layer, for the calls its SchemaRegistry class keeps private (mode, look-up by text, schema by id).
 import restApi from '@kafkajs/confluent-schema-registry/dist/api/index.js';
 import type { EventCatalog, SchemaVersion } from './catalog.ts';
@@ -95,23 +95,32 @@ export class SchemaRegistryClient {
    * version the registry refuses stops the step, with the subject and the registry's reason.
    */
   async register(catalog: EventCatalog, policy: CompatibilityPolicy): Promise<RegisteredVersion[]> {
+    // One at a time: Apicurio 2.4 on H2 gives two concurrent new contents the same id and fails one (a 500).
     const done: RegisteredVersion[] = [];
-    for (const type of catalog.types()) {
-      const topic = catalog.topicOf(type);
-      for (const version of catalog.versions(type)) {
-        const subject = subjectOf(topic, version);
-        const { mode } = modeOf(policy, catalog.definition(type).schema);
-        // A subject that exists gets the policy's mode first (a policy change takes effect at the next deploy).
-        await this.setMode(subject, mode);
-        let id: number;
+    for (const type of catalog.types()) done.push(...(await this.registerType(catalog, policy, type)));
+    return done;
+  }
+
+  /** One type's versions, oldest first, so the registry checks each against those before it. */
+  private async registerType(catalog: EventCatalog, policy: CompatibilityPolicy, type: string): Promise<RegisteredVersion[]> {
+    const topic = catalog.topicOf(type);
+    const { mode } = modeOf(policy, catalog.definition(type).schema);
+    const registered: RegisteredVersion[] = [];
+    // A subject that exists gets the policy's mode before anything is checked against it (a policy change takes effect at the next deploy).
+    let modeSet = await this.setMode(subjectOf(topic, catalog.current(type)), mode);
+    for (const version of catalog.versions(type)) {
+      const subject = subjectOf(topic, version);
+      let id: number | undefined;
+      for (let attempt = 1; id === undefined; attempt++) {
         try {
-          ({ id } = await this.client.register(
-            { type: SchemaType.AVRO, schema: schemaText(version) },
-            { subject, compatibility: mode as never, updateConfig: true },
-          ));
+          // Registering a version that is there already answers its id.
+          const response = await this.api.Subject.register({ subject, body: { schema: schemaText(version) } });
+          ({ id } = response.data() as { id: number });
         } catch (err) {
           const status = statusOf(err);
-          if (status === 409 || status === 422) {
+          // Apicurio answers 409 also when another registration created the subject a moment before: not a refusal.
+          const raced = status === 409 && /already exists/.test((err as Error).message);
+          if ((status === 409 || status === 422) && !raced) {
             throw new SchemaRefusedError(
               `${subject}: the registry refused v${version.version} (${version.file}): ${(err as Error).message}`,
               {
@@ -119,20 +128,29 @@ export class SchemaRegistryClient {
               },
             );
           }
-          throw unavailable(`registering ${subject}`, err);
+          // Another registration at the same moment (another pod's deploy step, a parallel test) can clash in the registry's storage: again.
+          if (attempt >= 3) throw unavailable(`registering ${subject}`, err);
+          await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
         }
-        done.push({ subject, eventType: type, version: version.version, id, mode });
       }
+      if (!modeSet) modeSet = await this.setMode(subject, mode);
+      registered.push({ subject, eventType: type, version: version.version, id, mode });
     }
-    return done;
+    return registered;
   }
 
-  private async setMode(subject: string, mode: string): Promise<void> {
-    try {
-      await this.api.Subject.updateConfig({ subject, body: { compatibility: mode } });
-    } catch (err) {
-      if (statusOf(err) === 404) return; // not registered yet: register() sets it after the first version
-      throw unavailable(`setting the mode of ${subject}`, err);
+  /** False when the subject does not exist yet (some registries refuse a mode for it): set it after the first version. */
+  private async setMode(subject: string, mode: string): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.api.Subject.updateConfig({ subject, body: { compatibility: mode } });
+        return true;
+      } catch (err) {
+        if (statusOf(err) === 404) return false;
+        // Two deploy steps setting the same new subject's mode at once: Apicurio answers the second 409 (the rule exists now); again.
+        if (attempt >= 3) throw unavailable(`setting the mode of ${subject}`, err);
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
     }
   }
 

@@ -13,7 +13,8 @@ import { createKafka } from '../../../events/kafka.ts';
 import { ProjectionApplier, type Projection } from '../../../events/projection.ts';
 import { EventPublisher } from '../../../events/publisher.ts';
 import { replayProjection } from '../../../events/replay.ts';
-import { subjectOf } from '../../../events/schema-registry.ts';
+import { loadPolicy } from '../../../events/schema-compatibility.ts';
+import { SchemaRefusedError, subjectOf } from '../../../events/schema-registry.ts';
 import { dlqTopic, ensureTopics } from '../../../events/topics.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { eventually, testLogger } from '../../support/env.ts';
@@ -249,6 +250,22 @@ describe('schema registry: wire format, resolving readers, pre-registry records 
       `PoisonMessageError: schema id ${0x7fffff_f0} is not in the registry`,
       `PoisonMessageError: schema id ${id} was met as "probe.recorded", but the record says it is "probe.reset"`,
     ]);
+  });
+
+  it("the registry refuses, at the deploy step, a version that breaks its subject's mode, naming the subject and the field", async () => {
+    const topic = await topicWith('breaking');
+    await registeredCodec(releaseN(topic), env);
+    const breaking = new EventCatalog(probeDefinitions(topic, { withReset: false }), join(EVOLUTION, 'breaking'));
+    let refused: unknown;
+    await registryOf(env)
+      .register(breaking, loadPolicy(breaking.schemasDir))
+      .catch((err: unknown) => (refused = err));
+    expect(refused).to.be.instanceOf(SchemaRefusedError);
+    expect((refused as Error).message).to.match(
+      new RegExp(`^${topic.replaceAll('.', '\\.')}-svc\\.test\\.probe\\.ProbeRecorded: the registry refused v4 .*size`),
+    );
+    const v4 = breaking.current('probe.recorded');
+    expect(await registryOf(env).idOf(subjectOf(topic, v4), v4)).to.equal(undefined);
   });
 
   it('refuses to publish a version nobody registered, and writes nothing', async () => {

@@ -222,6 +222,8 @@ export class ConsumerRunner {
             event = this.options.codec.decode(message) as DeliveredEvent;
             event.position = { topic, partition, offset: message.offset };
           } catch (err) {
+            // Not the record's fault (a writer schema not fetched): kafkajs delivers the batch again, nothing is dead-lettered.
+            if (isTransient(err)) throw err;
             if (!(await flush())) return;
             await this.deadLetter(message, topic, partition, err);
             resolveOffset(message.offset);

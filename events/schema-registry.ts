@@ -95,7 +95,9 @@ export class SchemaRegistryClient {
    * version the registry refuses stops the step, with the subject and the registry's reason.
    */
   async register(catalog: EventCatalog, policy: CompatibilityPolicy): Promise<RegisteredVersion[]> {
-    // One at a time: Apicurio 2.4 on H2 gives two concurrent new contents the same id and fails one (a 500).
+    // One subject at a time: Apicurio 2.4 on H2 gives new contents registered at once the same id and fails
+    // all but one (a 500), and registrations racing each other keep clashing. Two processes registering at
+    // the same moment (replicas started together) are retried below with a random wait.
     const done: RegisteredVersion[] = [];
     for (const type of catalog.types()) done.push(...(await this.registerType(catalog, policy, type)));
     return done;
@@ -129,8 +131,8 @@ export class SchemaRegistryClient {
             );
           }
           // Another registration at the same moment (another pod's deploy step, a parallel test) can clash in the registry's storage: again.
-          if (attempt >= 3) throw unavailable(`registering ${subject}`, err);
-          await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+          if (attempt >= 5) throw unavailable(`registering ${subject}`, err);
+          await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 200));
         }
       }
       if (!modeSet) modeSet = await this.setMode(subject, mode);

@@ -119,6 +119,10 @@ const schema = z.object({
   KAFKA_HANDLER_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
   ...KAFKA_SECURITY_SCHEMA,
+  SCHEMA_REGISTRY_URL: url.optional(),
+  SCHEMA_REGISTRY_USERNAME: z.string().min(1).max(500).optional(),
+  SCHEMA_REGISTRY_PASSWORD: z.string().min(1).max(500).optional(),
+  SCHEMA_REGISTER_AT_START: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   EFFECT_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
 
@@ -301,6 +305,16 @@ export interface Config {
     /** SASL authentication (KAFKA_SASL_*); unset: none. The password never shows when this is logged. */
     sasl?: KafkaSasl;
   };
+  /**
+   * The Confluent-compatible schema registry the event codec writes ids of and reads schemas from
+   * (docs/architecture.md, "Schema registry"). The password never shows when this is logged.
+   */
+  schemaRegistry: {
+    url: string;
+    auth?: { username: string; password: string };
+    /** Register the catalog's schemas before starting (`svc start`, tests); production runs `svc schemas register` at deploy. */
+    registerAtStart: boolean;
+  };
   /** How long an effect (an e-mail, a key) claimed by a process that died keeps others out. */
   effectLeaseMs: number;
   /** How long a stopping process may take, in all, before it exits anyway. */
@@ -436,6 +450,7 @@ const DEV_DEFAULTS = {
   KAFKA_BROKERS: ['127.0.0.1:9092'],
   MONGODB_URI: 'mongodb://127.0.0.1:27017/',
   SMTP_URL: 'smtp://127.0.0.1:1025',
+  SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081/apis/ccompat/v7',
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -481,6 +496,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionTimeoutMs: raw.KAFKA_SESSION_TIMEOUT_MS,
       ...kafkaSecurity(raw, production, problems),
     },
+    schemaRegistry: schemaRegistryConfig(raw, required, problems),
     effectLeaseMs: raw.EFFECT_LEASE_MS,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     mongo: { uri: required('MONGODB_URI', raw.MONGODB_URI, DEV_DEFAULTS.MONGODB_URI), db: raw.MONGODB_DB },
@@ -538,6 +554,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** As SaslCredentials: the password behind a getter, so a logged config (or part of it) never shows it. */
+class RegistryCredentials {
+  readonly username: string;
+  readonly #password: string;
+
+  constructor(username: string, password: string) {
+    this.username = username;
+    this.#password = password;
+  }
+
+  get password(): string {
+    return this.#password;
+  }
+}
+
+function schemaRegistryConfig(
+  raw: Raw,
+  required: (name: string, value: string | undefined, devValue: string) => string,
+  problems: string[],
+): Config['schemaRegistry'] {
+  const url = required('SCHEMA_REGISTRY_URL', raw.SCHEMA_REGISTRY_URL, DEV_DEFAULTS.SCHEMA_REGISTRY_URL);
+  const { SCHEMA_REGISTRY_USERNAME: username, SCHEMA_REGISTRY_PASSWORD: password } = raw;
+  if ((username === undefined) !== (password === undefined)) {
+    problems.push('SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD: set both or neither');
+  }
+  // Basic credentials over plain http would cross the network in clear; a loopback registry is the local stack.
+  if (username !== undefined && /^http:/i.test(url) && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/i.test(url)) {
+    problems.push('SCHEMA_REGISTRY_URL: must be https:// when credentials are set (they would cross the network in clear)');
+  }
+  return {
+    url: url.replace(/\/+$/, ''),
+    ...(username !== undefined && password !== undefined ? { auth: new RegistryCredentials(username, password) } : {}),
+    registerAtStart: raw.SCHEMA_REGISTER_AT_START === 'true',
+  };
 }
 
 function ssoConfig(raw: Raw, production: boolean, problems: string[]): Config['sso'] {

@@ -7,6 +7,7 @@ const production = {
   KAFKA_BROKERS: 'k1:9092',
   MONGODB_URI: 'mongodb://db:27017',
   SMTP_URL: 'smtp://mail:25',
+  SCHEMA_REGISTRY_URL: 'https://registry.internal/apis/ccompat/v7',
   JWT_SECRET: 'x'.repeat(32),
   WEBHOOK_SECRET: hex,
   PAYMENT_WEBHOOK_SECRET: 'whsec-0123456789abcdef',

@@ -368,6 +368,8 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const noResource = await fetch(authorize({ code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
     expect(new URL(noResource.headers.get('location')!).searchParams.get('error')).to.equal('invalid_target');
+    await page.goto(`${consoleUrl}/assistants`);
+    const listedBefore = await page.locator('tr[data-grant]').count();
     // The whole request: the person consents in the console.
     const grantOnce = async () => {
       const verifier = randomBytes(32).toString('base64url');
@@ -427,8 +429,98 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     // The console no longer lists the ended grants; each connection and its end is an audit event.
     await eventually('the reused grant gone from the list', async () => {
       await page.goto(`${consoleUrl}/assistants`);
-      return (await page.locator('tr[data-grant]').count()) === 2 ? true : undefined;
+      // The first two grants stand (never used); the replayed code's and the reused refresh token's ended.
+      return (await page.locator('tr[data-grant]').count()) === listedBefore + 2 ? true : undefined;
     });
+  });
+
+  it('hostile callers: another account, the verify route without proof, bad redirect URIs, huge registrations, too many registrations', async () => {
+    // Olga's connected assistant, and another person's account.
+    const auth = new AssistantAuth(callbackUrl);
+    await connectByOAuth(auth);
+    const login = async (who: { email: string; password: string }) =>
+      (
+        (await (
+          await fetch(`${accounts}/auth/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(who),
+          })
+        ).json()) as { token: string }
+      ).token;
+    const olga = await login(person);
+    const mallory = { email: `mallory-${randomUUID().slice(0, 8)}@example.test`, password: `pw-${randomUUID()}`, name: 'Mallory' };
+    expect(
+      (
+        await fetch(`${accounts}/auth/signup`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(mallory),
+        })
+      ).status,
+    ).to.equal(201);
+    const malloryToken = await login(mallory);
+    const listOf = async (token: string) =>
+      (
+        (await (await fetch(`${accounts}/oauth/connections`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+          connections: { grantId: string }[];
+        }
+      ).connections;
+    const olgas = await listOf(olga);
+    expect(olgas.length).to.be.greaterThan(0);
+    expect(await listOf(malloryToken)).to.deep.equal([]);
+    // Mallory cannot end Olga's grant: the same 404 as a grant that does not exist.
+    const grantId = olgas[0]!.grantId;
+    const theirs = await fetch(`${accounts}/oauth/connections/${grantId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${malloryToken}` },
+    });
+    const none = await fetch(`${accounts}/oauth/connections/nosuchgrant`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${malloryToken}` },
+    });
+    expect([theirs.status, none.status]).to.deep.equal([404, 404]);
+    expect(await theirs.json()).to.deep.equal(await none.json());
+    expect((await listOf(olga)).map((c) => c.grantId)).to.include(grantId);
+    expect((await rawMcp(mcp, { authorization: `Bearer ${auth.saved!.access_token}` })).status).to.equal(200);
+    // Nor can anyone without the account token see or consent to a request.
+    expect((await fetch(`${accounts}/oauth/connections`)).status).to.equal(401);
+    // The verify route is the MCP server's only: without its proof, 403 and nothing about the token.
+    const verify = await fetch(`${accounts}/oauth/resource/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-resource-proof': 'guess' },
+      body: JSON.stringify({ token: auth.saved!.access_token }),
+    });
+    expect(verify.status).to.equal(403);
+    expect(JSON.stringify(await verify.json())).to.not.include('sealedKey');
+    // A redirect URI the client did not register: an error page of the server's own, no redirect there.
+    const url = new URL(auth.authorizationUrl!.href);
+    url.searchParams.set('redirect_uri', 'https://attacker.example/cb');
+    const bad = await fetch(url, { redirect: 'manual' });
+    expect(bad.status).to.equal(400);
+    expect(bad.headers.get('location')).to.equal(null);
+    expect(((await bad.json()) as { error: string }).error).to.equal('invalid_redirect_uri');
+    // A huge registration: refused whole, 4xx.
+    const huge = await fetch(`${accounts}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...auth.clientMetadata, client_name: 'x'.repeat(2_000_000) }),
+    });
+    expect(huge.status).to.be.within(400, 499);
+    // Registrations per address: 20 an hour (this spec made a few already), then 429 with Retry-After.
+    let status = 0;
+    let retryAfter: string | null = null;
+    for (let i = 0; i < 25 && status !== 429; i++) {
+      const res = await fetch(`${accounts}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(auth.clientMetadata),
+      });
+      status = res.status;
+      retryAfter = res.headers.get('retry-after');
+    }
+    expect(status).to.equal(429);
+    expect(Number(retryAfter)).to.be.greaterThan(0);
   });
 
   async function usage(): Promise<{ queries: number }> {

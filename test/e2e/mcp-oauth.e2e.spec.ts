@@ -153,6 +153,10 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
         MCP_PORT: String(otherPort),
         MCP_PUBLIC_URL: otherMcp,
         RAG_DATA_DIR: join(dir, 'rag-other'),
+        // Its own database and topics: it reaches the keys and accounts services over HTTP only, and its
+        // indexer must not take the first platform's jobs.
+        MONGODB_DB: `${env.MONGODB_DB}_other`,
+        KAFKA_TOPIC_PREFIX: `${env.KAFKA_TOPIC_PREFIX}o.`,
         ACCOUNTS_PORT: String(await freePort()),
       },
       testLogger(),
@@ -166,7 +170,19 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
         body: JSON.stringify(body),
       });
     expect((await call('/api/rag/setup', { projectPath: join(workspace, 'shop'), collectionName: 'shop' })).status).to.equal(200);
-    expect((await call('/api/rag/index', { collectionName: 'shop', wait: true })).status).to.equal(200);
+    const indexing = await call('/api/rag/index', { collectionName: 'shop', wait: true });
+    expect(indexing.status).to.be.oneOf([200, 202]);
+    const { jobId } = (await indexing.json()) as { jobId: string };
+    await eventually(
+      'the collection indexed',
+      async () => {
+        const job = (await (await fetch(`${rag}/api/rag/index/${jobId}`, { headers: { 'x-api-key': key.apiKey } })).json()) as {
+          status: string;
+        };
+        return job.status === 'completed' ? true : undefined;
+      },
+      120_000,
+    );
     const signup = await fetch(`${accounts}/auth/signup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -196,6 +212,7 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await browser?.close();
     await new Promise<void>((done) => (callback ? callback.close(() => done()) : done()));
+    await other?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await other?.stop();
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await platform?.stop();
@@ -218,9 +235,12 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
       .and.include('127.0.0.1');
     if (options.pasteKey) await page.fill('#f-apiKey', key.apiKey);
     await page.click('button[value="allow"]');
-    return eventually('the assistant’s callback', async () => callbacks[before], 15_000).catch(async (err: unknown) => {
-      throw new Error(`${(err as Error).message}; the browser is at ${page.url()}: ${(await page.textContent('body'))?.slice(-700)}`);
+    const reached = await eventually('the assistant’s callback', async () => callbacks[before], 15_000).catch(async (err: unknown) => {
+      throw new Error(`${(err as Error).message}; the browser is at ${page.url()}`);
     });
+    // The browser has landed there too, so the next navigation does not race the end of this one.
+    await page.waitForURL(/\/callback\?/);
+    return reached;
   }
 
   /** The SDK's OAuth flow to the end: 401, discovery, registration, consent, token; a client connected with the token. */
@@ -286,8 +306,8 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     const answer = (await client.callTool({
       name: 'rag_query',
       arguments: { query: 'where are failed calls tried again with growing waits', collectionName: 'shop', topK: 3 },
-    })) as { structuredContent?: { results?: { metadata: { file: string } }[] } };
-    expect(answer.structuredContent?.results?.[0]?.metadata.file).to.equal('src/retry.ts');
+    })) as { structuredContent?: { results?: { metadata: { file: string } }[] }; content?: unknown };
+    expect(answer.structuredContent?.results?.[0]?.metadata.file, JSON.stringify(answer.content)).to.equal('src/retry.ts');
     // Metered against the subscription chosen at consent, as a call with the key is.
     await eventually('the query counted against the key', async () => ((await usage()).queries > usageBefore.queries ? true : undefined));
 

@@ -148,6 +148,18 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
         });
         return;
       }
+      const batchesRemovedIn = batchRefusedFor(req.get('mcp-protocol-version'));
+      if (Array.isArray(body) && batchesRemovedIn) {
+        res.status(400).json({
+          jsonrpc: '2.0',
+          error: {
+            code: -32600,
+            message: `Invalid Request: MCP ${batchesRemovedIn} has no JSON-RPC batches (removed in 2025-06-18); send each message in a request of its own`,
+          },
+          id: null,
+        });
+        return;
+      }
       if (Array.isArray(body) && body.length > MAX_BATCH) {
         res.status(400).json({
           jsonrpc: '2.0',
@@ -216,6 +228,19 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
  * 2025-03-26 clients may still send them, and the SDK takes up to 100 at once.
  */
 export const MAX_BATCH = 20;
+
+/** The first protocol revision without JSON-RPC batches. */
+export const BATCHES_REMOVED_IN = '2025-06-18';
+
+/**
+ * The protocol version a request declares (MCP-Protocol-Version) when that revision has no batches,
+ * else null: 2025-03-26 clients may batch, and a request without the header is taken as one of those
+ * (the transport's rule for a missing header).
+ */
+export function batchRefusedFor(header: string | undefined): string | null {
+  if (!header || !/^\d{4}-\d{2}-\d{2}$/.test(header)) return null;
+  return header >= BATCHES_REMOVED_IN ? header : null;
+}
 
 /**
  * An object with `jsonrpc: "2.0"`, or a non-empty array of them: what the SDK expects to be handed.

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
  * interval is time the process was not running at all (the machine's other processes had the
  * cores): it is counted as "descheduled", which no change to the server's code removes.
  *
- *   node bench/loop-profile.ts <file.cpuprofile> [longMs]
+ *   node bench/loop-profile.ts <file.cpuprofile>...   (several: one table over all of them)
  */
 
 export interface CpuProfileNode {
@@ -205,6 +205,31 @@ function sampleTime(profile: CpuProfile, i: number): number {
   return cachedTimes.times[i]!;
 }
 
+/** Several profiles' tables as one (rounds of the same run): times add up, the longest stretch is the longest of any. */
+export function mergeLoopProfiles(profiles: readonly LoopProfile[]): LoopProfile {
+  const rows = new Map<string, SourceRow>();
+  let inLongMs = 0;
+  for (const p of profiles) {
+    inLongMs += p.inLongMs;
+    for (const r of p.rows) {
+      const into = rows.get(r.source) ?? { source: r.source, totalMs: 0, inLongMs: 0, tailShare: 0, longestMs: 0 };
+      into.totalMs += r.totalMs;
+      into.inLongMs += r.inLongMs;
+      into.longestMs = Math.max(into.longestMs, r.longestMs);
+      rows.set(r.source, into);
+    }
+  }
+  for (const r of rows.values()) r.tailShare = inLongMs > 0 ? r.inLongMs / inLongMs : 0;
+  return {
+    durationMs: profiles.reduce((a, p) => a + p.durationMs, 0),
+    busyMs: profiles.reduce((a, p) => a + p.busyMs, 0),
+    longStretches: profiles.reduce((a, p) => a + p.longStretches, 0),
+    inLongMs,
+    longMs: profiles[0]?.longMs ?? 2,
+    rows: [...rows.values()].sort((a, b) => b.inLongMs - a.inLongMs || b.totalMs - a.totalMs),
+  };
+}
+
 /** The table, as docs/benchmarks.md carries it. */
 export function formatLoopProfile(p: LoopProfile): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -221,11 +246,11 @@ export function formatLoopProfile(p: LoopProfile): string {
 }
 
 if (import.meta.main) {
-  const [file, long] = process.argv.slice(2);
-  if (!file) {
-    process.stderr.write('usage: node bench/loop-profile.ts <file.cpuprofile> [longMs]\n');
+  const files = process.argv.slice(2);
+  if (files.length === 0) {
+    process.stderr.write('usage: node bench/loop-profile.ts <file.cpuprofile>... (several: one table over all)\n');
     process.exit(2);
   }
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  process.stdout.write(`${formatLoopProfile(analyseLoop(profile, long ? { longMs: Number(long) } : {}))}\n`);
+  const profiles = files.map((file) => analyseLoop(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile));
+  process.stdout.write(`${formatLoopProfile(mergeLoopProfiles(profiles))}\n`);
 }

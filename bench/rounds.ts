@@ -52,6 +52,9 @@ export interface SavedRun {
   figures: Record<string, Rounds & { higherIsBetter: boolean }>;
 }
 
+/** Rounds each run needs for its spread to say anything. */
+export const MIN_ROUNDS_TO_COMPARE = 3;
+
 /** One line per figure the earlier run also had. */
 export function comparisonLines(before: SavedRun, now: SavedRun['figures'], fmt: (n: number) => string): string[] {
   const lines: string[] = [];
@@ -59,8 +62,10 @@ export function comparisonLines(before: SavedRun, now: SavedRun['figures'], fmt:
     const prev = before.figures[name];
     if (!prev) continue;
     const { change, delta, spread } = compareRounds(prev, cur, cur.higherIsBetter);
+    // A spread needs rounds: with fewer than three on either side there is none to judge a move by.
+    const judged = Math.min(prev.values.length, cur.values.length) >= MIN_ROUNDS_TO_COMPARE ? change : 'too few rounds to judge';
     lines.push(
-      `${name}: ${fmt(prev.median)} -> ${fmt(cur.median)} (${delta >= 0 ? '+' : ''}${fmt(delta)}, spread ${fmt(spread)}): ${change}`,
+      `${name}: ${fmt(prev.median)} -> ${fmt(cur.median)} (${delta >= 0 ? '+' : ''}${fmt(delta)}, spread ${fmt(spread)}): ${judged}`,
     );
   }
   return lines;

@@ -19,6 +19,8 @@
  *   BENCH_RATE_SHARES  the latency phase's fixed request rates, as shares of the bare route's
  *                      measured req/s, comma-separated (default 0.3,0.7: where the p99 < 5 ms target
  *                      is judged, and where p99 < 10 ms is; empty = no latency phase)
+ *   BENCH_RATES        the latency phase's rates in req/s instead, one per share (e.g. an earlier
+ *                      run's, to compare CPU profiles at the same load); the shares still name them
  *   BENCH_LATENCY_ROUNDS  runs of each target per rate (default 5), targets alternating; the
  *                      median p99 is judged (one run's p99 moves by tens of ms with one stall of
  *                      the machine), with the spread of the rounds beside it
@@ -103,6 +105,8 @@ const sharesEnv = (name: string, fallback: number[]): number[] => {
 };
 
 const err = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+/** The CPUs this process may use before it pins itself (after, availableParallelism() counts only its own). */
+const MACHINE_CPUS = availableParallelism();
 
 /**
  * Targets (issue 37): ours at least the bare route's req/s; at 30 % and at 70 % of its rate, ours'
@@ -343,7 +347,7 @@ function setAffinity(pid: number, cpus: string): boolean {
  */
 function pinning(requested: boolean): { server: string; loadgen: string; note: string } | { note: string } {
   if (!requested) return { note: 'not pinned (BENCH_PIN=0)' };
-  const cpus = availableParallelism();
+  const cpus = MACHINE_CPUS;
   if (cpus < 2) return { note: `not pinned: ${cpus} CPU` };
   const last = cpus - 1;
   const server = last === 1 ? '0' : `0-${last - 1}`;
@@ -561,7 +565,7 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
   const lines = [
     '',
     `POST /validate: ${o.connections} connections, ${o.seconds} s per run, ${runs.ours.length} round(s), ` +
-      `${o.keys} TEAM keys and ${o.ips} client IPs (X-Forwarded-For) rotated per request; node ${process.version}, ${availableParallelism()} CPUs`,
+      `${o.keys} TEAM keys and ${o.ips} client IPs (X-Forwarded-For) rotated per request; node ${process.version}, ${MACHINE_CPUS} CPUs`,
     `stack: ${o.stack}; load generator: ${o.loadgen}`,
     '',
     'throughput: as fast as the connections go (means over rounds)',
@@ -651,7 +655,7 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
         met,
       });
       verdicts.push(
-        `p99 <= ${P99_RATIO_TARGET}x raw at ${pctShare}: ${met ? 'MET' : 'MISSED'} (${fmtRatio(p99Ratio)}x: median ${formatRounds(roundsOf(at.ours.map((r) => r.p99)), fmtMs)} ms against raw ${formatRounds(roundsOf(at.raw.map((r) => r.p99)), fmtMs)} ms; per-round ratios ${formatRounds(pairRatios, (x) => `${fmtRatio(x)}x`)}; bare ${fmtMs(p99('bare'))} ms)`,
+        `p99 <= ${P99_RATIO_TARGET}x raw at ${pctShare}: ${met ? 'MET' : 'MISSED'} (${fmtRatio(p99Ratio)}x: ours' median ${formatRounds(roundsOf(at.ours.map((r) => r.p99)), (x) => `${fmtMs(x)} ms`)} against raw's ${formatRounds(roundsOf(at.raw.map((r) => r.p99)), (x) => `${fmtMs(x)} ms`)}; per-round ratios ${formatRounds(pairRatios, (x) => `${fmtRatio(x)}x`)}; bare ${fmtMs(p99('bare'))} ms)`,
       );
       if (goal) verdicts.push(`issue 16's p99 < ${goal.ms} ms at ${pctShare}: ${p99('ours') < goal.ms ? 'met' : 'missed'}`);
     }
@@ -841,8 +845,12 @@ async function main(): Promise<void> {
       }
     }
     const latency: ReportOptions['latency'] = [];
-    for (const share of RATE_SHARES) {
-      const rate = Math.round(share * mean(runs.bare.map((r) => r.requestsMean)));
+    // BENCH_RATES: the same absolute rates as an earlier run, to set profiles side by side.
+    const fixedRates = process.env.BENCH_RATES?.split(',').map(Number);
+    if (fixedRates && (fixedRates.length !== RATE_SHARES.length || fixedRates.some((r) => !(r > 0))))
+      throw new Error(`BENCH_RATES must be one rate above 0 per share of BENCH_RATE_SHARES (${RATE_SHARES.join(',')})`);
+    for (const [i, share] of RATE_SHARES.entries()) {
+      const rate = fixedRates?.[i] ?? Math.round(share * mean(runs.bare.map((r) => r.requestsMean)));
       const at: Record<Target, Run[]> = { raw: [], bare: [], ours: [] };
       for (let r = 1; r <= LATENCY_ROUNDS; r++) {
         const order: Target[] = TARGETS.map((_, i) => TARGETS[(i + r - 1) % TARGETS.length]!);

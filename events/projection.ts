@@ -142,10 +142,16 @@ export async function applyEvents<D extends Document>(
   projection: Projection<D>,
   events: readonly DeliveredEvent[],
   attempts = 5,
+  /**
+   * Documents the caller read already (null: read and not there), e.g. while it published the
+   * events, so the first attempt needs no read of its own: the write's guard on _v still refuses a
+   * document changed since, and the retry reads it afresh.
+   */
+  read?: ReadonlyMap<string, StoredDocument<Document> | null>,
 ): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await applyOnce(collection, projection, events);
+      return await applyOnce(collection, projection, events, attempt === 1 ? read : undefined);
     } catch (err) {
       if (!(err instanceof WriteConflict) || attempt >= attempts) throw err;
     }
@@ -156,6 +162,7 @@ async function applyOnce<D extends Document>(
   collection: Collection<Document>,
   projection: Projection<D>,
   events: readonly DeliveredEvent[],
+  read?: ReadonlyMap<string, StoredDocument<Document> | null>,
 ): Promise<number> {
   const handled = new Set(projection.handles);
   const byId = new Map<string, DeliveredEvent[]>();
@@ -169,7 +176,9 @@ async function applyOnce<D extends Document>(
   }
   if (byId.size === 0) return 0;
 
-  const existing = await findByIds(collection, [...byId.keys()]);
+  const unread = [...byId.keys()].filter((id) => !read?.has(id));
+  const existing = unread.length > 0 ? await findByIds(collection, unread) : new Map<string, StoredDocument<Document>>();
+  for (const [id, doc] of read ?? []) if (doc && byId.has(id)) existing.set(id, doc);
 
   const ops: AnyBulkWriteOperation<Document>[] = [];
   let count = 0;

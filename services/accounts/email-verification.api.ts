@@ -1,16 +1,6 @@
-import { z } from 'zod';
 import type { ApiOperation } from '../platform/http/openapi.ts';
 import { errorAnswer } from '../platform/http/platform-answers.ts';
-import { VERIFY_PATH, VERIFY_RESEND_PATH, verifyInput } from './email-verification.routes.ts';
-
-/** What POST /auth/verify and /auth/verify/resend answer: whether the account's address is verified. */
-export const verificationAnswer = z.object({
-  emailVerified: z.boolean(),
-  email: z.string(),
-  expiresAt: z.string().optional().describe('Resend: until when the new link works (ISO 8601); the earlier link no longer does.'),
-});
-
-export type VerificationAnswer = z.output<typeof verificationAnswer>;
+import { VERIFY_PATH, VERIFY_RESEND_PATH, verificationAnswer, verifyInput } from './email-verification-input.ts';
 
 const answer = (description: string) => ({ description, schema: verificationAnswer, headers: ['Cache-Control'] });
 const error = (description: string, headers?: readonly string[]) => ({ description, schema: errorAnswer, ...(headers ? { headers } : {}) });

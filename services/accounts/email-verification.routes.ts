@@ -1,28 +1,22 @@
 import type { Express } from 'express';
 import type { Db } from 'mongodb';
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { z } from 'zod';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { projectionCollection } from '../../events/collections.ts';
 import { applyEvents } from '../../events/projection.ts';
 import { clientIpKey } from '../platform/http/client-ip.ts';
-import { HttpError, badRequest, conflict, unavailable } from '../platform/http/errors.ts';
+import { HttpError, badRequest, conflict } from '../platform/http/errors.ts';
 import { noStore } from '../platform/http/no-store.ts';
 import type { AccountRecord, AccountStore } from './account-store.ts';
-import type { VerificationAnswer } from './email-verification.api.ts';
+import { VERIFY_PATH, VERIFY_RESEND_PATH, type VerificationAnswer, verifyInput } from './email-verification-input.ts';
 import { checkVerification, issueVerification, verificationTokenHash } from './email-verification.ts';
-import { rateLimited } from './rate-limited.ts';
+import { consumeOrLimit } from './rate-limited.ts';
 import { authenticate } from './session.ts';
 import type { TokenSettings } from './tokens.ts';
 import { usersProjection } from './users.projection.ts';
 
-export const VERIFY_PATH = '/auth/verify';
-export const VERIFY_RESEND_PATH = '/auth/verify/resend';
-
 /** Each resend is an e-mail to the account's address: a few an hour is all a person needs. */
 export const RESENDS_PER_ACCOUNT_PER_HOUR = 3;
 export const RESENDS_PER_IP_PER_HOUR = 20;
-
-export const verifyInput = z.object({ token: z.string({ error: 'token is required' }).max(200, { error: 'token is too long' }) });
 
 type Limiter = Pick<RateLimiterAbstract, 'consume'>;
 
@@ -44,16 +38,6 @@ const invalidLink = () =>
     'INVALID_LINK',
     'this link does not verify this account (used, replaced by a newer one, or not its own); ask for a new one',
   );
-
-/** One point of `key`'s budget, or a 429; a count that cannot be read refuses (503) rather than lets through. */
-async function consumeOrLimit(limiter: Limiter, key: string, message: string): Promise<void> {
-  try {
-    await limiter.consume(key);
-  } catch (err) {
-    if (err instanceof RateLimiterRes) throw rateLimited(message, err.msBeforeNext);
-    throw unavailable('the request could not be counted; retry shortly');
-  }
-}
 
 const verifiedOf = (account: AccountRecord): VerificationAnswer => ({ emailVerified: true, email: account.email });
 

@@ -1,5 +1,5 @@
 import type { MeAnswer, SessionAnswer } from '../accounts/accounts.api.ts';
-import type { VerificationAnswer } from '../accounts/email-verification.api.ts';
+import type { VerificationAnswer } from '../accounts/email-verification-input.ts';
 import type { LogoutAnswer } from '../accounts/logout.api.ts';
 import type { ConnectionsAnswer, InteractionAnswer, RedirectAnswer } from '../accounts/oauth/oauth-input.ts';
 import type { SsoLinkAnswer, SsoLinksAnswer } from '../accounts/sso/sso-input.ts';

@@ -52,7 +52,7 @@ export function issuerHandler(deps: {
     if (claimed.status === 'rejected') throw claimed.reason;
     const claim = claimed.value;
     if (claim.outcome === 'done') return;
-    await publishClaimedKey({ db, publisher, effects }, effect, claim.saved, minted);
+    await publishClaimedKey({ db, publisher, effects, log }, effect, claim.saved, minted);
     log.info({ subscriptionId: s.subscriptionId, takenOver: claim.attempts > 1 }, 'API key issued');
     await effects.done(effect);
   });

@@ -127,11 +127,17 @@ export class LocalValidator implements KeyValidator {
     if (!record) return { result: invalid('NOT_FOUND'), rate: ipRate };
     const perMinute = record.requestsPerMinute ?? undefined;
     const rate = this.limits.keyHeld?.(keyHash, record.tier, perMinute);
-    if (!rate)
+    if (!rate) {
+      // The key's rate-limit claim (a database write) and its usage read go out together, not one
+      // after the other: a key's first request (one just e-mailed) waited for both (issue 37). The
+      // read is shared with the one #afterRate makes (concurrent misses of an id share a load).
+      const id = usageDocumentId(record.usageKeyHash ?? keyHash, currentPeriod());
+      if (this.usage.peekView(id) === undefined) this.usage.get(id).catch(() => undefined);
       return this.limits
         .consumeKey(keyHash, record.tier, perMinute)
         .then((r) => this.#afterRate(keyHash, record, request, r))
         .then((o) => this.#counted(keyHash, record, o));
+    }
     const outcome = this.#afterRate(keyHash, record, request, rate);
     return outcome instanceof Promise ? outcome.then((o) => this.#counted(keyHash, record, o)) : this.#counted(keyHash, record, outcome);
   }

@@ -236,6 +236,19 @@ describe('address verification before ownership by e-mail (e2e)', function () {
     expect(done.body.emailVerified).to.equal(true);
   });
 
+  it('a link is used once even by confirmations at the same moment: one verifies, the others are refused', async () => {
+    const person = await signUp(address('race'), 'Racer');
+    const token = await verificationToken(stack.MAILPIT_URL, person.email);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => verify(person, token)));
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 400, 400, 400, 400]);
+    expect((await me(person)).emailVerified).to.equal(true);
+    // The link is spent: the account store holds none now.
+    const stored = await db()
+      .collection('accounts')
+      .findOne({ _id: person.email as never });
+    expect(stored?.verification ?? null).to.equal(null);
+  });
+
   it("no link's secret is in any event on the accounts topic, the account store or a log line", async () => {
     const person = await signUp(address('secret'), 'Secret');
     expect((await resend(person)).status).to.equal(202);

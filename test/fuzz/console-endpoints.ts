@@ -166,6 +166,13 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
         .map(([t, extra]) => `/verify?token=${formEncode(t)}${extra}`),
       unverified,
     ],
+    [
+      'GET /team/sso/verify',
+      fc
+        .oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constantFrom('', 'x'.repeat(3000), '%00'))
+        .map((t) => `/team/sso/verify?token=${formEncode(t)}`),
+      owner,
+    ],
     ['GET /account/sso', fc.constantFrom('/account/sso', '/account/sso?done=linked', '/account/sso?done=__proto__'), owner],
     [
       'GET /sso/complete',
@@ -277,6 +284,16 @@ export function consoleEndpoints(ctx: FuzzContext, kit: EndpointKit): void {
       },
       owner,
     ],
+    [
+      'POST /team/sso/domain-proofs',
+      {
+        subscriptionId: teamField,
+        domain: fc.constantFrom('acme.test', 'gmail.com', 'ACME.TEST', 'acme\u202e.test', ''),
+        address: fc.oneof(fc.constantFrom('it@acme.test', 'it@sub.acme.test'), anyEmail),
+      },
+      owner,
+    ],
+    ['POST /team/sso/verify', { token: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constantFrom('', 'x'.repeat(100))) }, owner],
     [
       'POST /team/invitations/withdraw',
       { subscriptionId: teamField, invitationId: fc.oneof(fc.constant(ctx.team.pendingInvitation), fc.uuid(), word) },

@@ -699,6 +699,18 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
       ),
       auth: fc.oneof(fc.constant<Headers>([]), wrongAuth, fc.constant(bearer(ctx.sharedSecret)[0]!)),
     });
+    // Each face's API document and its reference page (where the face has one); its 4 MB script rarely,
+    // since searching each answer for every secret is the fuzz process's own work.
+    add(`GET /openapi.json (${service})`, service, {
+      template: {},
+      path: fc.oneof(
+        {
+          arbitrary: fc.constantFrom('/openapi.json', '/openapi.json?x=%zz', '/docs', '/docs/', '/docs/start.js', '/docs/%2e%2e/x'),
+          weight: 20,
+        },
+        { arbitrary: fc.constant('/docs/scalar.js'), weight: 1 },
+      ),
+    });
   }
   return list;
 }

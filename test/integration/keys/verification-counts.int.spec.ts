@@ -71,14 +71,19 @@ describe('verification counts in MongoDB (integration)', () => {
     const log = pino({ level: 'silent' });
     const counts = new VerificationCounts(one.db, { writer: 'c', log });
     const k = keyHash();
-    await one.db.collection<{ _id: string }>('key_verifications').insertOne({
-      _id: `${k}:2026-11-20:old`,
-      keyHash: k,
-      subscriptionId: 'sub-2',
-      day: '2026-11-20',
-      writer: 'old',
-      outcomes: { VALID: 5, DISABLED: 1 },
-    });
+    // As a process before issue 37 wrote it: one document per key, day and writer.
+    await one.db
+      .collection<{ _id: string; keyHash: string; subscriptionId: string; day: string; writer: string; outcomes: Record<string, number> }>(
+        'key_verifications',
+      )
+      .insertOne({
+        _id: `${k}:2026-11-20:old`,
+        keyHash: k,
+        subscriptionId: 'sub-2',
+        day: '2026-11-20',
+        writer: 'old',
+        outcomes: { VALID: 5, DISABLED: 1 },
+      });
     counts.note(k, 'sub-2', 'VALID', Date.parse('2026-11-20T10:00:00Z'));
     await counts.stop();
     expect(await counts.read(k, new Date('2026-11-01T00:00:00Z'))).to.deep.equal([

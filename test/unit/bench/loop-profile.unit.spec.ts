@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { analyseLoop, sourceOfStack, type CpuProfile } from '../../../bench/loop-profile.ts';
+import { analyseLoop, mergeLoopProfiles, sourceOfStack, type CpuProfile } from '../../../bench/loop-profile.ts';
 
 const frame = (functionName: string, url = '') => ({ functionName, url });
 
@@ -65,5 +65,12 @@ describe('bench/loop-profile: what held the event loop (unit)', () => {
     expect(row('HTTP server (node:http)')?.totalMs).to.be.closeTo(1, 1e-9);
     expect(row('verification counts (flush)')?.tailShare).to.be.closeTo(0.5, 1e-9);
     expect(row('verification counts (flush)')?.longestMs).to.be.closeTo(4, 1e-9);
+
+    // Two rounds as one table: times add up, shares are of the sum.
+    const both = mergeLoopProfiles([p, p]);
+    expect(both.inLongMs).to.be.closeTo(8, 1e-9);
+    expect(both.rows.find((r) => r.source === 'GC')?.inLongMs).to.be.closeTo(2, 1e-9);
+    expect(both.rows.find((r) => r.source === 'GC')?.tailShare).to.be.closeTo(0.25, 1e-9);
+    expect(both.rows.find((r) => r.source === 'verification counts (flush)')?.longestMs).to.be.closeTo(4, 1e-9);
   });
 });

@@ -29,5 +29,9 @@ describe('bench/rounds: a figure judged over rounds (unit)', () => {
       (x) => x.toFixed(1),
     );
     expect(lines).to.deep.equal(['a: 2.0 -> 6.0 (+4.0, spread 2.0): better']);
+    const once: SavedRun = { bench: 'validate', at: 'then', figures: { a: { ...roundsOf([1]), higherIsBetter: true } } };
+    expect(comparisonLines(once, { a: { ...roundsOf([5]), higherIsBetter: true } }, (x) => x.toFixed(1))).to.deep.equal([
+      'a: 1.0 -> 5.0 (+4.0, spread 0.0): too few rounds to judge',
+    ]);
   });
 });

@@ -49,7 +49,7 @@ function fixture(held: { ip: boolean; key: boolean; record: boolean; usage: bool
     { reserve: async () => null, release: async () => undefined },
     { note: (_keyHash, subscriptionId, outcome) => noted.push(`${subscriptionId}:${outcome}`) },
   );
-  return { validator, apiKey, calls, noted };
+  return { validator, apiKey, calls, noted, limits, usage };
 }
 
 describe('LocalValidator.check: synchronous when everything is held', () => {
@@ -76,6 +76,26 @@ describe('LocalValidator.check: synchronous when everything is held', () => {
       expect(calls.usageGet).to.equal(missing === 'usage' ? 1 : 0);
     });
   }
+
+  it("reads the key's usage while its rate-limit block is claimed, not after (issue 37)", async () => {
+    const { validator, apiKey, calls, limits, usage } = fixture({ ip: true, key: false, record: true, usage: false });
+    let claimed!: (d: LimitDecision) => void;
+    limits.consumeKey = () => (calls.consumeKey++, new Promise<LimitDecision>((resolve) => (claimed = resolve)));
+    let loads = 0;
+    let load: Promise<UsageDocument> | undefined;
+    // As the cache does: concurrent reads of one id share one load.
+    usage.get = () => {
+      calls.usageGet++;
+      load ??= (loads++, Promise.resolve({ counts: { queries: 5, filesIndexed: 0, screenshotsAnalyzed: 0 } } as UsageDocument));
+      return load;
+    };
+    const outcome = validator.check(apiKey, { ip: '10.0.0.1' });
+    expect(calls.consumeKey).to.equal(1);
+    expect(loads, 'the usage read is out before the claim answers').to.equal(1);
+    claimed(ALLOW);
+    expect((await outcome).result).to.deep.include({ valid: true });
+    expect(loads, 'one read').to.equal(1);
+  });
 
   it('refuses a malformed key synchronously, after counting the IP', () => {
     const { validator, calls } = fixture({ ip: true, key: true, record: true, usage: true });

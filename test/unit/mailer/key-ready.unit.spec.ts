@@ -42,9 +42,10 @@ describe('mailer: a key is mailed only once the keys projection holds it (unit)'
     expect(keyApplied(stored({ keyHash: 'h1', _deleted: true }), event('h1', '5'))).to.equal(false);
   });
 
-  it('looks often at first, then backs off to a bound', () => {
+  it('looks again at once at first, then often, then backs off to a bound', () => {
     const waits = Array.from({ length: 30 }, (_, i) => readyBackoff(i));
-    expect(waits.slice(0, 20)).to.deep.equal(Array(20).fill(2));
+    expect(waits.slice(0, 5), 'the next look as soon as the last one answered (issue 37)').to.deep.equal(Array(5).fill(0));
+    expect(waits.slice(5, 20)).to.deep.equal(Array(15).fill(2));
     expect(waits[20]).to.equal(4);
     expect(waits.slice(20)).to.satisfy((w: number[]) => w.every((x, i) => i === 0 || x >= w[i - 1]!));
     expect(Math.max(...waits)).to.equal(100);
@@ -56,6 +57,16 @@ describe('mailer: a key is mailed only once the keys projection holds it (unit)'
     const slept: number[] = [];
     await waitForKey(async () => docs[Math.min(loads++, docs.length - 1)]!, event('h1', '5'), { sleep: async (ms) => void slept.push(ms) });
     expect(loads).to.equal(3);
+    expect(slept, 'no sleep between the first looks').to.deep.equal([]);
+  });
+
+  it('sleeps between looks only once the first ones missed', async () => {
+    let loads = 0;
+    const slept: number[] = [];
+    await waitForKey(async () => (++loads >= 8 ? stored({ keyHash: 'h1' }) : null), event('h1', '5'), {
+      sleep: async (ms) => void slept.push(ms),
+    });
+    expect(loads).to.equal(8);
     expect(slept).to.deep.equal([2, 2]);
   });
 

@@ -333,6 +333,23 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     expect(await page.locator('tr[data-grant]').count()).to.equal(0);
   });
 
+  it('sends progress notifications for an index job when the call gives a progressToken', async () => {
+    const client = await connectByOAuth(new AssistantAuth(callbackUrl));
+    const seen: { progress: number; total?: number; message?: string }[] = [];
+    const files = [{ path: 'src/progress.ts', content: `export const stamp = '${randomUUID()}';\n` }];
+    const answer = (await client.callTool(
+      { name: 'rag_index', arguments: { collectionName: 'shop', files } },
+      { onprogress: (p) => void seen.push(p) },
+    )) as { structuredContent?: { status?: string } };
+    expect(answer.structuredContent?.status).to.equal('completed');
+    expect(seen.length, JSON.stringify(seen)).to.be.at.least(2);
+    expect(seen[0]).to.include({ progress: 0, total: 2 });
+    expect(seen.at(-1)).to.include({ progress: 2, total: 2 });
+    expect(seen.at(-1)?.message).to.match(/completed/);
+    // Each report grows, as the protocol requires.
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).to.be.greaterThan(seen[i - 1]!.progress);
+  });
+
   it('refuses a token minted for another resource, and mints none for a resource it does not serve', async () => {
     const auth = new AssistantAuth(callbackUrl);
     await connectByOAuth(auth);

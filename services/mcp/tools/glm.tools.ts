@@ -17,7 +17,13 @@ export const glmCaptureTool = defineTool({
   input: captureInput,
   output: captureAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-  run: async (args, ctx) => (await capturePage(ctx.vision.deps, ctx.caller, args, ctx.correlationId)).answer,
+  async run(args, ctx, _signal, progress) {
+    // With a progressToken: one notification as the browser starts, one once the page is captured.
+    await progress(0, 1, `capturing ${args.url}`);
+    const { answer } = await capturePage(ctx.vision.deps, ctx.caller, args, ctx.correlationId);
+    await progress(1, 1, `captured ${answer.finalUrl}`);
+    return answer;
+  },
   render: (r) =>
     `captured "${r.title}" (${r.width}×${r.height}) from ${r.finalUrl}: ${r.screenshotUrl}${r.blockedRequests > 0 ? ` (${r.blockedRequests} requests refused)` : ''}`,
 });

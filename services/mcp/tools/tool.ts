@@ -1,4 +1,4 @@
-import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer, ResourceLink, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { isTransient } from '../../../events/errors.ts';
 import type { IntegrationDeps } from '../../integration/app/deps.ts';
@@ -50,6 +50,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   run(args: z.output<I>, ctx: ToolContext, signal: AbortSignal, progress: Progress): Promise<z.output<O>>;
   /** The short text rendering of a result, for clients that show only text to their model. */
   render(result: z.output<O>): string;
+  /** Screenshots, diffs and reports the result refers to, as resource links a client can open or fetch. */
+  links?(result: z.output<O>): ResourceLink[];
 }
 
 /**
@@ -86,7 +88,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
                       .catch(() => undefined);
                   };
             const result = await spec.run(args as z.output<I>, ctx, call.mcpReq.signal, progress);
-            return { content: [{ type: 'text', text: spec.render(result) }], structuredContent: result };
+            return { content: [{ type: 'text', text: spec.render(result) }, ...(spec.links?.(result) ?? [])], structuredContent: result };
           } catch (err) {
             return toolError(err, ctx, spec.name);
           }

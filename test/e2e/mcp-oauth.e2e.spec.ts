@@ -297,6 +297,9 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     expect(as.code_challenge_methods_supported).to.deep.equal(['S256']);
     // A key still opens the server as before.
     expect((await rawMcp(mcp, { 'x-api-key': key.apiKey })).status).to.equal(200);
+    // A protocol version the server does not speak is refused (the SDK's check), a known one served.
+    expect((await rawMcp(mcp, { 'x-api-key': key.apiKey, 'mcp-protocol-version': '1999-01-01' })).status).to.equal(400);
+    expect((await rawMcp(mcp, { 'x-api-key': key.apiKey, 'mcp-protocol-version': '2025-06-18' })).status).to.equal(200);
   });
 
   it('drives the SDK client’s OAuth flow with the person in the console, queries the collection, and disconnecting refuses the next call at once', async () => {
@@ -311,7 +314,7 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     // Metered against the subscription chosen at consent, as a call with the key is.
     await eventually('the query counted against the key', async () => ((await usage()).queries > usageBefore.queries ? true : undefined));
 
-    // The console lists the assistant; the audit events are on the log.
+    // The console lists the assistant, with the subscription chosen at consent.
     await page.goto(`${consoleUrl}/assistants`);
     const row = page.locator('tr[data-grant]', { hasText: 'E2E Assistant' });
     expect(await row.count()).to.equal(1);

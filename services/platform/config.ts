@@ -243,6 +243,8 @@ const schema = z.object({
     })
     .optional(),
   RAG_PUBLIC_URL: url.optional(),
+  /** The MCP server's public URL (its /mcp endpoint): the resource OAuth access tokens are minted for (RFC 8707). */
+  MCP_PUBLIC_URL: url.optional(),
   VISION_POOL_SIZE: z.coerce.number().int().min(1).max(16).default(2),
   CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(30_000),
   CAPTURE_MAX_BYTES: z.coerce.number().int().min(100_000).max(200_000_000).default(15_000_000),
@@ -428,6 +430,8 @@ export interface Config {
   };
   /** Where clients reach the RAG service (screenshot URLs are built on it). */
   publicRagUrl: string;
+  /** The MCP endpoint as assistants reach it: the OAuth resource identifier. */
+  publicMcpUrl: string;
   /** An OpenAI-compatible chat model that may judge what validation's evidence leaves undecided; null: none. */
   llm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | null;
   /** The key-validation service the premium faces (RAG, MCP) validate keys against. */
@@ -542,6 +546,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rag: ragConfig(raw, required, problems),
     vision: visionConfig(raw),
     publicRagUrl: (raw.RAG_PUBLIC_URL ?? `http://localhost:${raw.RAG_PORT}`).replace(/\/$/, ''),
+    publicMcpUrl: (raw.MCP_PUBLIC_URL ?? `http://localhost:${raw.MCP_PORT}/mcp`).replace(/\/$/, ''),
     authUrl: required('AUTH_URL', raw.AUTH_URL, `http://127.0.0.1:${raw.KEYS_PORT}`),
     console: {
       secret: raw.CONSOLE_SECRET ?? (production ? null : randomHex()),

@@ -4,6 +4,7 @@ import { subscriptionPayload } from '../support/lemonsqueezy.ts';
 import { json, jsonOf, requestArb, targetArb } from './arbitraries.ts';
 import { consoleEndpoints } from './console-endpoints.ts';
 import { teamEndpoints } from './team-endpoints.ts';
+import { oauthEndpoints } from './oauth-endpoints.ts';
 import { hostilePush, rpcBatch } from './hostile-content.ts';
 import type { Endpoint, EndpointKit, FuzzContext, Headers } from './endpoint-kit.ts';
 
@@ -280,6 +281,7 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     auth: authArb([...keyAuth(key('POST /keys/limits')), ...bearer(ctx.account.token)], wrongAuth),
   });
   teamEndpoints(ctx, kit);
+  oauthEndpoints(ctx, kit);
   consoleEndpoints(ctx, kit);
 
   // webhooks: the real signature of the exact bytes often, so the body reaches the log and billing.

@@ -77,6 +77,9 @@ export async function startCacheFeed(options: CacheFeedOptions): Promise<CacheFe
     log,
     groupId: options.groupId,
     fromBeginning: false,
+    // The feed keeps its position itself (`next`, sought on every join): no offsets in the group, so
+    // the group of a process killed before its stop could delete it is empty and the broker drops it.
+    commitOffsets: false,
     topics,
     handler: {
       async handle(events) {
@@ -117,6 +120,26 @@ export async function startCacheFeed(options: CacheFeedOptions): Promise<CacheFe
       await admin.deleteGroups([options.groupId]).catch(() => undefined);
     },
   };
+}
+
+/** The prefix of every cache-feed group name (each process adds its own host, pid and a random part). */
+export const CACHE_FEED_GROUP = 'key-cache.';
+
+/**
+ * Deletes the cache-feed groups under `prefix` that have no member: left by processes killed before
+ * their stop deleted them (a stopped feed deletes its own). A live feed's group is never empty while it
+ * runs; if one is caught between a crash and its rejoin, the feed makes it again and seeks where it was,
+ * so deleting it loses nothing. Returns the groups deleted.
+ */
+export async function sweepAbandonedFeedGroups(admin: Admin, prefix: string): Promise<string[]> {
+  const { groups } = await admin.listGroups();
+  const candidates = groups.map((g) => g.groupId).filter((id) => id.startsWith(prefix + CACHE_FEED_GROUP));
+  if (candidates.length === 0) return [];
+  const described = await admin.describeGroups(candidates);
+  const empty = described.groups.filter((g) => g.state === 'Empty' || g.state === 'Dead').map((g) => g.groupId);
+  if (empty.length === 0) return [];
+  const results = await admin.deleteGroups(empty).catch(() => []);
+  return results.filter((r) => r.errorCode === 0 || r.errorCode === undefined).map((r) => r.groupId);
 }
 
 /**

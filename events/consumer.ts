@@ -53,6 +53,11 @@ export interface ConsumerOptions {
    * partition's long event does not hold the others' back.
    */
   partitionsAtOnce?: number;
+  /**
+   * Commit offsets to the group (default true). A feed that keeps its own position (the keys caches)
+   * commits none, so a group its killed process leaves behind holds no offsets and the broker removes it.
+   */
+  commitOffsets?: boolean;
 }
 
 export const DLQ_HEADER = {
@@ -176,7 +181,7 @@ export class ConsumerRunner {
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: this.options.fromBeginning ?? true });
     await this.consumer.run({
-      autoCommit: true,
+      autoCommit: this.options.commitOffsets ?? true,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.partitionsAtOnce ?? 1,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {

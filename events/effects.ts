@@ -24,6 +24,12 @@ export interface EffectRecord<S = Document> {
   claimedAt: Date;
   leaseUntil: Date;
   attempts: number;
+  /**
+   * The owners that held the claim before the current one, oldest first: each takeover adds the one it
+   * replaced. What an audit reads to tell a repeat after a crash (the dead owner's own in-flight effect)
+   * from any other.
+   */
+  previousOwners?: string[];
   /** What the owner decided before performing the effect (e.g. the event to publish): a takeover repeats it. */
   saved?: S;
   doneAt?: Date;
@@ -114,6 +120,7 @@ export class Effects<S extends Document = Document> {
       {
         $set: { status: 'claimed', owner: this.owner, claimedAt: now, leaseUntil: this.#leaseEnd(now), attempts },
         $unset: { error: '' },
+        ...(mine ? {} : { $push: { previousOwners: existing.owner } }),
       } as never,
     );
     if (taken.matchedCount !== 1) return this.claim(id, saving);

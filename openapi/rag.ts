@@ -594,8 +594,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Absolute path of the project folder on the server; it must lie inside one of the server's RAG_ROOTS. */
-                    projectPath: string;
+                    /** @description Absolute path of the project folder on the server; it must lie inside one of the server's RAG_ROOTS. Left out: a collection of pushed files only (POST /api/rag/index with files), which needs no folder on the server. */
+                    projectPath?: string;
                     /** @description Name of one of your collections (1-64 of A-Z a-z 0-9 _ . -); each customer has their own names. */
                     collectionName: string;
                     /**
@@ -617,7 +617,8 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        projectPath: string;
+                        /** @description null: the collection takes pushed files only. */
+                        projectPath: string | null;
                         collectionName: string;
                         /** @enum {string} */
                         vectorDB: "local" | "pgvector" | "qdrant" | "weaviate" | "pinecone";

@@ -36,20 +36,33 @@ export interface RunningPlatform {
   stop(): Promise<boolean>;
 }
 
+/** What a stop needs of the runtime: to say it is stopping, its timings, and to close its clients. */
+export type StoppableRuntime = Pick<Runtime, 'markStopping' | 'close'> & {
+  config: Pick<Config, 'shutdownGraceMs' | 'shutdownDelayMs'>;
+};
+
 /**
- * Stops in the order that loses nothing: readiness goes 503 first (load balancers stop sending),
- * then each service newest first (its HTTP face drains its requests in flight, its consumers
- * finish the chunk in hand, commit and leave their groups), then the shared clients. Bounded by
- * SHUTDOWN_GRACE_MS: a dependency that is gone must not keep the process alive.
+ * Stops in the order that loses nothing: readiness goes 503 first and the listeners keep serving for
+ * SHUTDOWN_DELAY_MS (the time the cluster takes to drop the pod from its Services' endpoints, so
+ * nothing is sent to a closed port), then each service newest first (its HTTP face stops taking
+ * connections and drains its requests in flight for SHUTDOWN_DRAIN_MS, its consumers finish the chunk
+ * in hand, commit and leave their groups), then the shared clients. Bounded by SHUTDOWN_GRACE_MS after
+ * the delay: a dependency that is gone must not keep the process alive.
  */
-async function stopPlatform(
-  runtime: Runtime,
+export async function stopPlatform(
+  runtime: StoppableRuntime,
   services: readonly RunningService[],
   logger: Logger,
-  tracing: Tracing | undefined,
+  tracing: Pick<Tracing, 'shutdown'> | undefined,
+  wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): Promise<boolean> {
   runtime.markStopping();
-  const deadline = Date.now() + runtime.config.shutdownGraceMs;
+  const { shutdownDelayMs: delayMs, shutdownGraceMs: graceMs } = runtime.config;
+  if (delayMs > 0) {
+    logger.info({ delayMs }, 'stopping: unready, still serving while the endpoints update');
+    await wait(delayMs);
+  }
+  const deadline = Date.now() + graceMs;
   const work = (async () => {
     for (const s of [...services].reverse()) await s.stop().catch((err: unknown) => logger.error({ err, service: s.name }, 'stop failed'));
     await runtime.close();
@@ -60,8 +73,7 @@ async function stopPlatform(
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))));
   const outcome = await Promise.race([work.then(() => 'done' as const), late]);
   clearTimeout(timer);
-  if (outcome === 'late')
-    logger.error({ graceMs: runtime.config.shutdownGraceMs }, 'services did not stop within the grace period; giving up on the rest');
+  if (outcome === 'late') logger.error({ graceMs }, 'services did not stop within the grace period; giving up on the rest');
   return outcome === 'done';
 }
 

@@ -4,7 +4,7 @@ import { errorMessage, isTransient } from '../../events/errors.ts';
 import { ConfigError } from '../../services/platform/config.ts';
 import { runCommand } from './run.ts';
 import { replayCommand } from './replay.ts';
-import { topicsCommand } from './topics.ts';
+import { repartitionCommand, topicsCommand } from './topics.ts';
 import { UsageError, EXIT } from './exit.ts';
 
 const HELP = `svc: run the platform and operate it
@@ -17,6 +17,8 @@ usage:
   svc topics tail <topic>       print a topic's records decoded through the schema registry (--from beginning|end|<offset>|<ISO time>, --limit N, --json)
   svc schemas register          the deploy step: register every event schema version, with its subject's compatibility mode
   svc schemas check             check every schema history under schemas/ against its compatibility mode (no registry needed)
+  svc topics repartition --to-prefix <p> --partitions <n>
+                                copy the topics (services stopped) to <p> with <n> partitions, per-key order kept
   svc replay <projection>       rebuild a projection from the log and swap it in
   svc dlq list                  dead-letter topics: how many messages, how many not re-driven yet
   svc dlq show <topic>          the newest dead letters: why they failed and where from (--limit N, --payload)
@@ -51,6 +53,8 @@ async function main(argv: string[]): Promise<number> {
       'full-page': { type: 'boolean' },
       from: { type: 'string' },
       json: { type: 'boolean' },
+      'to-prefix': { type: 'string' },
+      partitions: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -71,6 +75,11 @@ async function main(argv: string[]): Promise<number> {
     case 'run':
       return runCommand(rest);
     case 'topics':
+      if (rest[0] === 'repartition')
+        return repartitionCommand({
+          ...(values['to-prefix'] !== undefined ? { toPrefix: values['to-prefix'] } : {}),
+          ...(values.partitions !== undefined ? { partitions: values.partitions } : {}),
+        });
       return topicsCommand(rest, {
         ...(values.from !== undefined ? { from: values.from } : {}),
         ...(values.limit !== undefined ? { limit: values.limit } : {}),
@@ -121,6 +130,9 @@ main(process.argv.slice(2)).then(
     } else if ((err as { code?: string } | null)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       process.stderr.write(`svc: ${(err as Error).message}\n\n${HELP}`);
       process.exitCode = EXIT.usage;
+    } else if ((err as Error | null)?.name === 'RepartitionRefused') {
+      process.stderr.write(`svc: ${(err as Error).message}\n`);
+      process.exitCode = EXIT.unavailable;
     } else if ((err as Error | null)?.name === 'IndexHeldError') {
       process.stderr.write(`svc: ${(err as Error).message}\n`);
       process.exitCode = EXIT.unavailable;

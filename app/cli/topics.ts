@@ -1,9 +1,10 @@
 import { createAppRuntime, eventCatalog } from '../runtime.ts';
 import { createKafka } from '../../events/kafka.ts';
+import { repartition } from '../../events/repartition.ts';
 import { ensureTopics } from '../../events/topics.ts';
+import { UsageError } from './exit.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 import { createLogger } from '../../services/platform/logger.ts';
-import { UsageError } from './exit.ts';
 import { parseFrom, TAIL_USAGE, type TailOptions, tailTopic } from './topics-tail.ts';
 
 /** `svc topics`: create missing topics; `svc topics tail <topic>`: print a topic's records (topics-tail.ts). */
@@ -47,4 +48,46 @@ async function tailCommand(topic: string, options: TailOptions): Promise<number>
     process.off('SIGTERM', onSignal);
     await rt.close();
   }
+}
+
+/**
+ * `svc topics repartition --to-prefix <p> --partitions <n>`: copies every event topic of this deployment
+ * (KAFKA_TOPIC_PREFIX) into new topics under <p> with <n> partitions, keeping each key's events in one
+ * partition in order, and makes each consumer group under <p> where it stopped (events/repartition.ts).
+ * The services must be stopped and caught up; then set KAFKA_TOPIC_PREFIX=<p> and start them.
+ */
+export async function repartitionCommand(options: { toPrefix?: string; partitions?: string }): Promise<number> {
+  if (options.toPrefix === undefined || options.partitions === undefined)
+    throw new UsageError('topics repartition needs --to-prefix <new prefix> and --partitions <n>');
+  const partitions = Number(options.partitions);
+  if (!Number.isInteger(partitions) || partitions < 1 || partitions > 1000) throw new UsageError('--partitions takes 1 to 1000');
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(options.toPrefix))
+    throw new UsageError('--to-prefix may hold only letters, digits, ".", "_" and "-"');
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const catalog = eventCatalog(config.kafka.topicPrefix);
+  const kafka = createKafka(config.kafka, log);
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const report = await repartition(
+      kafka,
+      admin,
+      {
+        topics: catalog.topics(),
+        fromPrefix: config.kafka.topicPrefix,
+        toPrefix: options.toPrefix,
+        settings: { partitions, replicationFactor: config.kafka.replicationFactor },
+      },
+      log,
+    );
+    for (const [topic, n] of Object.entries(report.copied)) process.stdout.write(`copied ${n} event(s) to ${topic}\n`);
+    process.stdout.write(`consumer groups made at the end of the new topics: ${report.groups.join(', ') || '(none)'}\n`);
+    process.stdout.write(
+      `now set KAFKA_TOPIC_PREFIX=${options.toPrefix} and KAFKA_TOPIC_PARTITIONS=${partitions}, and start the services\n`,
+    );
+  } finally {
+    await admin.disconnect();
+  }
+  return 0;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 
@@ -94,18 +94,29 @@ export function ensureCluster(binaries: PostgresBinaries, dataDir: string, logFi
 }
 
 /**
- * The server command. Loopback TCP only (no Unix socket: its path length limit bites deep data
+ * Lets clients of `network` (a CIDR: the pods of `npm run play`) connect as initdb's trust does for
+ * loopback. Added once; a development cluster only.
+ */
+export function trustNetwork(dataDir: string, network: string): void {
+  const hba = join(dataDir, 'pg_hba.conf');
+  const line = `host all all ${network} trust`;
+  const current = readFileSync(hba, 'utf8');
+  if (!current.split('\n').includes(line)) appendFileSync(hba, `\n${line}\n`);
+}
+
+/**
+ * The server command. Loopback TCP only unless told another address (no Unix socket: its path length limit bites deep data
  * folders); `synchronous_commit=off` trades the last fraction of a second of commits on an OS
  * crash for write latency, which a development stack can afford (a killed server loses nothing).
  */
-export function postgresCommand(binaries: PostgresBinaries, dataDir: string, port: number): [string, string[]] {
+export function postgresCommand(binaries: PostgresBinaries, dataDir: string, port: number, host = '127.0.0.1'): [string, string[]] {
   return asPostgresUser(binaries.postgres, [
     '-D',
     dataDir,
     '-p',
     String(port),
     '-c',
-    'listen_addresses=127.0.0.1',
+    `listen_addresses=${host}`,
     '-c',
     'unix_socket_directories=',
     '-c',

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess, freePort, portIsFree, waitUntil } from './processes.ts';
-import { binariesIn, ensureCluster, postgresBinaries, postgresCommand } from './postgres.ts';
+import { binariesIn, ensureCluster, postgresBinaries, postgresCommand, trustNetwork } from './postgres.ts';
 import { httpOk, kafkaRoundTrip, mongoPing, postgresReady, smtpGreeting } from './probes.ts';
 import { scramFormatArgument, scramListener, withScramListener, type KafkaScramListener } from './kafka/scram-listener.ts';
 
@@ -76,6 +76,14 @@ export interface StackOptions {
    * code index yet (issue 25 moves it there); the tests of that engine ask for it.
    */
   ragDatabase?: boolean;
+  /**
+   * The address the servers listen on and Kafka advertises (default 127.0.0.1). `npm run play` gives the
+   * gateway of its podman network, so that the pods reach the stack and nothing else on the host's
+   * network does.
+   */
+  host?: string;
+  /** A network (CIDR) whose clients the pgvector PostgreSQL lets in, beside loopback (the pods of `npm run play`). */
+  clientNetwork?: string;
 }
 
 export interface Component {
@@ -174,6 +182,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const ports = await choosePorts(options.ports);
   const components: Component[] = [];
   const mongoBackend = options.mongoBackend ?? mongoBackendFromEnv();
+  const host = options.host ?? '127.0.0.1';
 
   if (options.ports !== 'auto') {
     const wanted: [string, number, boolean][] = [
@@ -196,13 +205,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
 
   const env: StackEnv = {
-    KAFKA_BROKERS: existing.KAFKA_BROKERS ?? `127.0.0.1:${ports.kafka}`,
-    MONGODB_URI: existing.MONGODB_URI ?? `mongodb://127.0.0.1:${ports.mongo}/`,
-    SMTP_URL: existing.SMTP_URL ?? `smtp://127.0.0.1:${ports.smtp}`,
-    MAILPIT_URL: existing.MAILPIT_URL ?? (existing.SMTP_URL ? '' : `http://127.0.0.1:${ports.mailHttp}`),
-    RAG_DATABASE_URL:
-      existing.RAG_DATABASE_URL ?? (options.ragDatabase ? `postgres://postgres@127.0.0.1:${ports.ragPostgres}/postgres` : ''),
-    SCHEMA_REGISTRY_URL: existing.SCHEMA_REGISTRY_URL ?? `http://127.0.0.1:${ports.schemaRegistry}/apis/ccompat/v7`,
+    KAFKA_BROKERS: existing.KAFKA_BROKERS ?? `${host}:${ports.kafka}`,
+    MONGODB_URI: existing.MONGODB_URI ?? `mongodb://${host}:${ports.mongo}/`,
+    SMTP_URL: existing.SMTP_URL ?? `smtp://${host}:${ports.smtp}`,
+    MAILPIT_URL: existing.MAILPIT_URL ?? (existing.SMTP_URL ? '' : `http://${host}:${ports.mailHttp}`),
+    RAG_DATABASE_URL: existing.RAG_DATABASE_URL ?? (options.ragDatabase ? `postgres://postgres@${host}:${ports.ragPostgres}/postgres` : ''),
+    SCHEMA_REGISTRY_URL: existing.SCHEMA_REGISTRY_URL ?? `http://${host}:${ports.schemaRegistry}/apis/ccompat/v7`,
   };
 
   let kafkaScram: KafkaScramListener | undefined;
@@ -214,7 +222,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let properties = readFileSync(join(HERE, 'kafka', 'server.properties.template'), 'utf8')
       .replaceAll('${KAFKA_PORT}', String(ports.kafka))
       .replaceAll('${CONTROLLER_PORT}', String(ports.kafkaController))
-      .replaceAll('${DATA_DIR}', logDirs);
+      .replaceAll('${DATA_DIR}', logDirs)
+      // The client listener (and what the broker advertises) on `host`; the controller stays on loopback.
+      .replaceAll(`PLAINTEXT://127.0.0.1:`, `PLAINTEXT://${host}:`);
     let runEnv: NodeJS.ProcessEnv | undefined;
     if (options.kafkaScram) {
       kafkaScram = scramListener(await freePort());
@@ -235,7 +245,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   if (!existing.MONGODB_URI) {
     const bin = provision('ferretdb');
     const steps: Step[] = [];
-    const ferretArgs = ['-listen-addr', `127.0.0.1:${ports.mongo}`, '-log-level', 'warn'];
+    const ferretArgs = ['-listen-addr', `${host}:${ports.mongo}`, '-log-level', 'warn'];
     if (mongoBackend === 'postgresql') {
       const binaries = postgresBinaries();
       const pgData = join(dataDir, 'postgres');
@@ -269,11 +279,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const pgData = join(dataDir, 'rag-postgres');
     const pgLog = join(dataDir, 'rag-postgres.log');
     ensureCluster(binaries, pgData, pgLog);
-    const [command, args] = postgresCommand(binaries, pgData, ports.ragPostgres);
+    if (options.clientNetwork) trustNetwork(pgData, options.clientNetwork);
+    const [command, args] = postgresCommand(binaries, pgData, ports.ragPostgres, host);
     const proc = new ManagedProcess('rag-postgres', command, args, pgLog, { stopSignal: 'SIGINT' });
-    components.push(
-      component('rag-db', [{ process: proc, ready: () => postgresReady('127.0.0.1', ports.ragPostgres) }], timeoutMs, progress),
-    );
+    components.push(component('rag-db', [{ process: proc, ready: () => postgresReady(host, ports.ragPostgres) }], timeoutMs, progress));
   }
   if (!existing.SMTP_URL) {
     const bin = provision('mailpit');
@@ -282,9 +291,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       bin,
       [
         '--smtp',
-        `127.0.0.1:${ports.smtp}`,
+        `${host}:${ports.smtp}`,
         '--listen',
-        `127.0.0.1:${ports.mailHttp}`,
+        `${host}:${ports.mailHttp}`,
         '--database',
         join(dataDir, 'mailpit.db'),
         '--smtp-auth-accept-any',
@@ -295,7 +304,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       join(dataDir, 'mailpit.log'),
     );
     const ready = async () => {
-      await smtpGreeting('127.0.0.1', ports.smtp);
+      await smtpGreeting(host, ports.smtp);
       await httpOk(`${env.MAILPIT_URL}/readyz`);
     };
     components.push(component('mail', [{ process: proc, ready }], timeoutMs, progress));

@@ -34,6 +34,35 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
   const { config, db, store, passwords, limiter, signups, logins } = deps;
   const tokens: TokenSettings = { secret: config.secrets.jwtSecret, ...config.jwt };
 
+  /**
+   * A sign-up of an e-mail that has an account. A retry of a sign-up whose answer was lost completes it,
+   * with the same e-mail and password: one whose publish failed (503) or whose process died before it
+   * published (pending, abandoned), one still in flight (503 with Retry-After: retry), and one recorded
+   * whose answer never reached the client (its replica died after recording it, or the connection was
+   * cut), within SIGNUP_RETRY_MS of it. Anything else is a conflict. The password checks count in the
+   * login's budget for the e-mail, so the sign-up form is no second way to guess it.
+   */
+  const answerAgain = async (existing: AccountRecord, password: string): Promise<SessionAnswer> => {
+    const pending = existing.outbox?.pending === true;
+    if (!pending && Date.now() - existing.createdAt.getTime() > SIGNUP_RETRY_MS)
+      throw conflict('an account with this email already exists');
+    await limiter.attemptFor(existing.email);
+    if (!(await passwords.verify(password, existing.passwordHash))) throw conflict('an account with this email already exists');
+    await limiter.succeeded(existing.email);
+    if (!pending) return sessionFor(db, tokens, existing);
+    if (!abandoned(existing, config))
+      throw new HttpError(503, 'UNAVAILABLE', 'this sign-up is still being recorded; retry', { headers: { 'Retry-After': '1' } });
+    if (!(await store.retryPending(existing))) throw unavailable();
+    const user = {
+      id: existing.userId,
+      email: existing.email,
+      name: existing.name,
+      tier: 'free' as const,
+      tokenVersion: tokenVersionOf(existing),
+    };
+    return { token: issueToken(tokens, user), user: publicUser(user) };
+  };
+
   app.post('/auth/signup', noStore, async (req, res) => {
     const parsed = signupInput.safeParse(req.body);
     if (!parsed.success) throw badRequest(firstProblem(parsed.error));
@@ -41,27 +70,19 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
     await signups.admit(clientIpKey(req));
     const existing = await store.findByEmail(email);
     if (existing) {
-      // A retry of a sign-up whose answer was lost (its publish failed with a 503, or the process
-      // died before answering) completes it. Anything else with this e-mail is a conflict, a sign-up
-      // still in flight too: concurrent sign-ups of one e-mail get one 201.
-      if (existing.outbox?.pending && abandoned(existing, config) && (await passwords.verify(password, existing.passwordHash))) {
-        if (!(await store.retryPending(existing))) throw unavailable();
-        const user = {
-          id: existing.userId,
-          email: existing.email,
-          name: existing.name,
-          tier: 'free' as const,
-          tokenVersion: tokenVersionOf(existing),
-        };
-        res.status(201).json({ token: issueToken(tokens, user), user: publicUser(user) } satisfies SessionAnswer);
-        return;
-      }
-      throw conflict('an account with this email already exists');
+      res.status(201).json(await answerAgain(existing, password));
+      return;
     }
     const passwordHash = await passwords.hash(password);
     const verification = issueVerification(config.secrets.keyEncryptionKey, email);
     const result = await store.register({ email, name, passwordHash, emailVerified: false, verification }, req.id);
-    if (result.status === 'taken') throw conflict('an account with this email already exists');
+    if (result.status === 'taken') {
+      // Another sign-up of this e-mail was recorded between the look-up and ours: the same rules.
+      const taken = await store.findByEmail(email);
+      if (!taken) throw conflict('an account with this email already exists');
+      res.status(201).json(await answerAgain(taken, password));
+      return;
+    }
     if (result.status === 'unavailable') throw unavailable();
     if (result.position) {
       // Read-your-writes: apply our own event at its real log position now; the projection
@@ -135,6 +156,13 @@ export function mountAccountRoutes(app: Express, deps: AccountDeps): void {
  * A pending claim nobody is still publishing: a publish failed on it, or it is older than any
  * sign-up request can run (the publish timeout plus hashing and the insert).
  */
+/**
+ * How long after a sign-up was recorded a retry with the same e-mail and password still gets its answer:
+ * longer than a client's retries (test/faults/traffic.ts gives up after 3 minutes), short enough that
+ * the sign-up form does not become a login form for long.
+ */
+const SIGNUP_RETRY_MS = 5 * 60_000;
+
 function abandoned(account: AccountRecord, config: Config): boolean {
   if ((account.outbox?.attempts ?? 0) > 0) return true;
   return Date.now() - account.createdAt.getTime() > config.kafka.publishTimeoutMs + 5000;

@@ -31,6 +31,15 @@ export class LoginLimiter {
     await consumeOrLimit(this.perEmail, emailKey(email), MESSAGE);
   }
 
+  /**
+   * Reserves one attempt for the e-mail alone (429 past the budget): a sign-up retried with an e-mail that
+   * has an account checks its password, and those checks share the login's budget for that e-mail. The
+   * client address is limited by the sign-up's own limits.
+   */
+  async attemptFor(email: string): Promise<void> {
+    await consumeOrLimit(this.perEmail, emailKey(email), MESSAGE);
+  }
+
   async succeeded(email: string): Promise<void> {
     try {
       await this.perEmail.delete(emailKey(email));

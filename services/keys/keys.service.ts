@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Express } from 'express';
-import { startCacheFeed } from '../../events/cache-feed.ts';
+import { CACHE_FEED_GROUP, startCacheFeed, sweepAbandonedFeedGroups } from '../../events/cache-feed.ts';
 import { ProjectionCache } from '../../events/projection-cache.ts';
 import { findStoredById, findStoredByIds, projectionGroupId } from '../../events/projection.ts';
 import { Effects } from '../../events/effects.ts';
@@ -106,6 +106,10 @@ export const keysService: ServiceModule = {
         load: (id) => findStoredById(mongo.db, usageProjection, id),
         loadMany: (ids) => findStoredByIds(mongo.db, usageProjection, ids),
       });
+      // Groups of killed replicas' feeds: they hold no offsets, so the broker drops them by itself; this
+      // only makes it sooner. A failure here costs nothing but a listing.
+      const swept = await sweepAbandonedFeedGroups(rt.admin, rt.config.kafka.topicPrefix).catch(() => []);
+      if (swept.length > 0) log.info({ groups: swept.length }, 'cache feed: removed the groups of replicas gone');
       parts.add(
         await startCacheFeed({
           kafka: rt.kafka,
@@ -113,7 +117,7 @@ export const keysService: ServiceModule = {
           codec: rt.codec,
           publisher: rt.publisher,
           log,
-          groupId: rt.groupId(`key-cache.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`),
+          groupId: rt.groupId(`${CACHE_FEED_GROUP}${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`),
           caches: [
             { cache: keyCache.documents, projectionGroup: rt.groupId(projectionGroupId(keysProjection)) },
             { cache: usageCache, projectionGroup: rt.groupId(projectionGroupId(usageProjection)) },

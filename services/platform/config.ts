@@ -89,6 +89,14 @@ const customerFolders = z
   })
   .default(new Map());
 
+/**
+ * Partitions of a topic created in production when KAFKA_TOPIC_PARTITIONS is unset: a consumer group
+ * has at most one active member per partition, and the autoscalers go to 10 replicas (keys). Topics
+ * that exist keep theirs (raising it: `svc topics repartition`, docs/operations.md). Development and
+ * tests keep 3, which a one-broker local Kafka creates fast.
+ */
+export const PRODUCTION_TOPIC_PARTITIONS = 12;
+
 /** Secrets: required in production; in development a throwaway value is generated and reported. */
 const secret = (check: (s: string) => string | null) =>
   z
@@ -113,7 +121,7 @@ const schema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]{0,100}$/, { error: 'may hold only letters, digits, ".", "_" and "-"' })
     .default(''),
-  KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(3),
+  KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1000).optional(),
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(7).default(1),
   KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   KAFKA_HANDLER_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
@@ -125,6 +133,8 @@ const schema = z.object({
   SCHEMA_REGISTER_AT_START: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   EFFECT_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(0),
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(100).max(600_000).optional(),
 
   MONGODB_URI: z
     .string()
@@ -171,8 +181,8 @@ const schema = z.object({
   PAYMENT_ALLOW_TEST_MODE: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   PAYMENT_API_KEY: secret((s) => (/^\S{20,}$/.test(s) ? null : "must be the provider's API key (20 or more characters, no spaces)")),
   PAYMENT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(60_000).max(604_800_000).default(86_400_000),
-  PRICING_URL: url.default('http://localhost:8081/pricing'),
-  REACTIVATE_URL: url.default('http://localhost:8081/billing'),
+  PRICING_URL: url.optional(),
+  REACTIVATE_URL: url.optional(),
 
   ACCOUNTS_PORT: port(8081),
   KEYS_PORT: port(8082),
@@ -319,8 +329,15 @@ export interface Config {
   };
   /** How long an effect (an e-mail, a key) claimed by a process that died keeps others out. */
   effectLeaseMs: number;
-  /** How long a stopping process may take, in all, before it exits anyway. */
+  /** How long a stopping process may take, in all, before it exits anyway (after `shutdownDelayMs`). */
   shutdownGraceMs: number;
+  /**
+   * How long a stopping process keeps serving, unready, before it closes its listeners: the time the
+   * cluster takes to drop the pod from its Services' endpoints (SHUTDOWN_DELAY_MS; 0 outside Kubernetes).
+   */
+  shutdownDelayMs: number;
+  /** How long each HTTP face lets requests in flight finish once its listener is closed (within the grace). */
+  shutdownDrainMs: number;
   mongo: { uri: string; db: string };
   smtp: { url: string; from: string };
   secrets: Secrets;
@@ -485,6 +502,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return make();
   };
   const randomHex = () => randomBytes(32).toString('hex');
+  // The addresses users are sent to (SSO redirects, invitation and verification links, screenshot URLs,
+  // the pricing page of a 402): a localhost fallback in production would send them to their own machine.
+  const publicUrl = (name: string, value: string | undefined, devValue: string, trimSlash = true): string => {
+    if (value === undefined && production)
+      problems.push(
+        `${name}: required when NODE_ENV=production (the public address users are sent to; ${devValue} would point at their own machine)`,
+      );
+    const chosen = value ?? devValue;
+    return trimSlash ? chosen.replace(/\/$/, '') : chosen;
+  };
 
   const config: Config = {
     env: raw.NODE_ENV,
@@ -493,7 +520,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       brokers: required('KAFKA_BROKERS', raw.KAFKA_BROKERS, DEV_DEFAULTS.KAFKA_BROKERS),
       clientId: raw.KAFKA_CLIENT_ID,
       topicPrefix: raw.KAFKA_TOPIC_PREFIX,
-      partitions: raw.KAFKA_TOPIC_PARTITIONS,
+      partitions: raw.KAFKA_TOPIC_PARTITIONS ?? (production ? PRODUCTION_TOPIC_PARTITIONS : 3),
       replicationFactor: raw.KAFKA_REPLICATION_FACTOR,
       publishTimeoutMs: raw.KAFKA_PUBLISH_TIMEOUT_MS,
       handlerRetries: raw.KAFKA_HANDLER_RETRIES,
@@ -503,6 +530,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     schemaRegistry: schemaRegistryConfig(raw, required, problems),
     effectLeaseMs: raw.EFFECT_LEASE_MS,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
+    shutdownDelayMs: raw.SHUTDOWN_DELAY_MS,
+    shutdownDrainMs: shutdownDrain(raw, problems),
     mongo: { uri: required('MONGODB_URI', raw.MONGODB_URI, DEV_DEFAULTS.MONGODB_URI), db: raw.MONGODB_DB },
     smtp: { url: required('SMTP_URL', raw.SMTP_URL, DEV_DEFAULTS.SMTP_URL), from: raw.MAIL_FROM },
     secrets: {
@@ -521,8 +550,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyRotationsPerHour: raw.KEY_ROTATIONS_PER_HOUR,
     keyRotationGraceSeconds: raw.KEY_ROTATION_GRACE_SECONDS,
     teamInvitationTtlSeconds: raw.TEAM_INVITATION_TTL_SECONDS,
-    publicConsoleUrl: (raw.CONSOLE_PUBLIC_URL ?? `http://localhost:${raw.CONSOLE_PORT}`).replace(/\/$/, ''),
-    sso: ssoConfig(raw, production, problems),
+    publicConsoleUrl: publicUrl('CONSOLE_PUBLIC_URL', raw.CONSOLE_PUBLIC_URL, `http://localhost:${raw.CONSOLE_PORT}`),
+    sso: ssoConfig(
+      raw,
+      publicUrl('ACCOUNTS_PUBLIC_URL', raw.ACCOUNTS_PUBLIC_URL, `http://localhost:${raw.ACCOUNTS_PORT}`),
+      production,
+      problems,
+    ),
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
     payments: {
       storeId: raw.PAYMENT_STORE_ID ?? null,
@@ -531,7 +565,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       reconcileIntervalMs: raw.PAYMENT_RECONCILE_INTERVAL_MS,
     },
     jwt: { issuer: raw.JWT_ISSUER, audience: raw.JWT_AUDIENCE },
-    urls: { pricing: raw.PRICING_URL, reactivate: raw.REACTIVATE_URL },
+    urls: {
+      pricing: publicUrl('PRICING_URL', raw.PRICING_URL, `http://localhost:${raw.ACCOUNTS_PORT}/pricing`, false),
+      reactivate: publicUrl('REACTIVATE_URL', raw.REACTIVATE_URL, `http://localhost:${raw.ACCOUNTS_PORT}/billing`, false),
+    },
     http: { host: raw.HTTP_HOST, bodyLimit: raw.HTTP_BODY_LIMIT, trustProxy: raw.TRUST_PROXY },
     ports: {
       accounts: raw.ACCOUNTS_PORT,
@@ -545,8 +582,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     rag: ragConfig(raw, required, problems),
     vision: visionConfig(raw),
-    publicRagUrl: (raw.RAG_PUBLIC_URL ?? `http://localhost:${raw.RAG_PORT}`).replace(/\/$/, ''),
-    publicMcpUrl: (raw.MCP_PUBLIC_URL ?? `http://localhost:${raw.MCP_PORT}/mcp`).replace(/\/$/, ''),
+    publicRagUrl: publicUrl('RAG_PUBLIC_URL', raw.RAG_PUBLIC_URL, `http://localhost:${raw.RAG_PORT}`),
+    publicMcpUrl: publicUrl('MCP_PUBLIC_URL', raw.MCP_PUBLIC_URL, `http://localhost:${raw.MCP_PORT}/mcp`),
     authUrl: required('AUTH_URL', raw.AUTH_URL, `http://127.0.0.1:${raw.KEYS_PORT}`),
     console: {
       secret: raw.CONSOLE_SECRET ?? (production ? null : randomHex()),
@@ -597,13 +634,22 @@ function schemaRegistryConfig(
   };
 }
 
-function ssoConfig(raw: Raw, production: boolean, problems: string[]): Config['sso'] {
+/** The HTTP drain fits in the grace, with time left for consumers and clients to close. */
+function shutdownDrain(raw: Raw, problems: string[]): number {
+  const drain = raw.SHUTDOWN_DRAIN_MS ?? raw.SHUTDOWN_GRACE_MS / 2;
+  if (drain >= raw.SHUTDOWN_GRACE_MS)
+    problems.push(
+      `SHUTDOWN_DRAIN_MS: must be less than SHUTDOWN_GRACE_MS (${raw.SHUTDOWN_GRACE_MS}): consumers and clients close after the drain, within the grace`,
+    );
+  return drain;
+}
+
+function ssoConfig(raw: Raw, publicAccountsUrl: string, production: boolean, problems: string[]): Config['sso'] {
   const allowHttpIssuers = raw.SSO_ALLOW_HTTP_ISSUERS === 'true';
   if (allowHttpIssuers && production)
     problems.push(
       "SSO_ALLOW_HTTP_ISSUERS: must not be true when NODE_ENV=production (a plain-http provider's tokens and the team's client secret would cross the network in clear)",
     );
-  const publicAccountsUrl = (raw.ACCOUNTS_PUBLIC_URL ?? `http://localhost:${raw.ACCOUNTS_PORT}`).replace(/\/$/, '');
   return { publicAccountsUrl, callbackUrl: `${publicAccountsUrl}/auth/sso/callback`, allowHttpIssuers };
 }
 

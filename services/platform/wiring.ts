@@ -97,7 +97,7 @@ export async function serveHttp(
     if (missing.length > 0) throw new Error(`${options.service}: routes missing from its OpenAPI document: ${missing.join(', ')}`);
   }
   return listen(app, rt.config.http.host, options.port, {
-    drainMs: rt.config.shutdownGraceMs / 2,
+    drainMs: rt.config.shutdownDrainMs,
     traceAs: options.service,
     ...(options.lean ? { lean: options.lean(app) } : {}),
   });

@@ -9,7 +9,7 @@ import { VECTOR_DBS } from './input.ts';
 export const setupAnswer = z.object({
   success: z.literal(true),
   message: z.string(),
-  projectPath: z.string(),
+  projectPath: z.string().nullable().describe('null: the collection takes pushed files only.'),
   collectionName: z.string(),
   vectorDB: z.enum(VECTOR_DBS),
 });

@@ -95,8 +95,12 @@ async function startCore(rt: Runtime, log: Logger): Promise<{ engine: RagEngine;
     parts.add(await startProjection(rt, log, queriesProjection));
     const pushed = new PushedSources(mongo.db);
     await pushed.ensureIndexes();
+    const indexes = collectionIndexes(config.rag, log, { openIndexes: config.rag.openIndexes });
+    // The shared index database joins the process's readiness (rag, mcp and the indexer): a replica
+    // that cannot reach it answers no query and runs no job, so it takes no traffic either.
+    Object.assign(rt.dependencies, indexes.readinessChecks());
     const retrieval = new LocalRetrieval({
-      indexes: collectionIndexes(config.rag, log, { openIndexes: config.rag.openIndexes }),
+      indexes,
       modelDir: config.rag.embeddingModelDir,
       threads: config.rag.embeddingThreads,
       maxFileBytes: config.rag.maxFileBytes,

@@ -29,10 +29,13 @@ export type VectorDb = (typeof VECTOR_DBS)[number];
 
 export const setupInput = z.object({
   projectPath: z
-    .string({ error: 'projectPath is required' })
-    .min(1, { error: 'projectPath is required' })
+    .string({ error: 'projectPath must be a string' })
+    .min(1, { error: 'projectPath must not be empty' })
     .max(4096)
-    .describe("Absolute path of the project folder on the server; it must lie inside one of the server's RAG_ROOTS."),
+    .optional()
+    .describe(
+      "Absolute path of the project folder on the server; it must lie inside one of the server's RAG_ROOTS. Left out: a collection of pushed files only (POST /api/rag/index with files), which needs no folder on the server.",
+    ),
   collectionName,
   vectorDB: z
     .enum(VECTOR_DBS, { error: `vectorDB must be one of ${VECTOR_DBS.join(', ')}` })

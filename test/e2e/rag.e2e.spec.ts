@@ -312,6 +312,24 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
     expect((await query(minted.acme!, 'pushed', 'say hello to a person')).body.results).to.have.length.greaterThan(0);
   });
 
+  it('sets up a collection of pushed files only, without a project folder (the Kubernetes default), and refuses to index a folder it has none of', async () => {
+    const made = await call('POST', '/api/rag/setup', { key: minted.globex!, body: { collectionName: 'pushed-only' } });
+    expect(made.status).to.equal(200);
+    expect(made.body).to.include({ success: true, projectPath: null, collectionName: 'pushed-only' });
+    const files = [{ path: 'src/tax.ts', content: 'export const vatRate = (country: string) => (country === "DE" ? 0.19 : 0.2);\n' }];
+    expect((await indexNow(minted.globex!, 'pushed-only', files)).body).to.include({ status: 'completed', filesIndexed: 1 });
+    const answer = await query(minted.globex!, 'pushed-only', 'value added tax rate for a country');
+    expect((answer.body.results as { metadata: { file: string } }[])[0]!.metadata.file).to.equal('src/tax.ts');
+    // Without files there is no folder to read: 409, saying to push them.
+    const folder = await call('POST', '/api/rag/index', { key: minted.globex!, body: { collectionName: 'pushed-only' } });
+    expect(folder.status).to.equal(409);
+    expect(folder.body).to.include({ success: false, code: 'NO_PROJECT_PATH' });
+    // An empty projectPath is not "none": it is refused.
+    expect((await call('POST', '/api/rag/setup', { key: minted.globex!, body: { collectionName: 'x', projectPath: '' } })).status).to.equal(
+      400,
+    );
+  });
+
   it('keeps collections and jobs to their customer: another customer gets 404 on every operation', async () => {
     expect((await setup(minted.acme!, 'private')).status).to.equal(200);
     const job = await indexNow(minted.acme!, 'private');

@@ -8,7 +8,7 @@ import { MAIL_EVENT_TYPES } from '../../services/mailer/owed-mail.ts';
 import { PROJECTIONS } from '../../app/registry.ts';
 import type { Runtime } from '../../services/platform/runtime.ts';
 import { eventually } from '../support/env.ts';
-import { explainedByKill } from './mail-copies.ts';
+import { explainedByKill, type MailerKill } from './mail-copies.ts';
 import type { TrafficRecord } from './traffic.ts';
 
 /** Every count must be 0. */
@@ -37,8 +37,10 @@ export interface AuditResult {
 }
 
 export interface AuditOptions {
-  /** When a mailer process was SIGKILLed (epoch ms). */
-  mailerKilledAt?: readonly number[];
+  /** Each SIGKILL of a mailer process: when (epoch ms) and its pid. */
+  mailerKills?: readonly MailerKill[];
+  /** EFFECT_LEASE_MS of the run: a re-send comes after it. */
+  effectLeaseMs?: number;
 }
 
 /** The consumer groups of the services, with the event types each reads: all must have read everything. */
@@ -152,14 +154,24 @@ export async function audit(
   const missing = expected.filter((id) => (copies.get(id)?.length ?? 0) === 0).length;
   let twice = 0;
   let resentAfterKill = 0;
+  // The effect each Message-ID is the e-mail of (services/mailer/owed-mail.ts), whose record says whom its claim was taken from.
+  const effectOf = (messageId: string): string | undefined => {
+    const welcome = /^welcome\.(.+)@svc\.local$/.exec(messageId);
+    if (welcome) return `welcome-email:${welcome[1]}`;
+    const key = /^key\.(.+)@svc\.local$/.exec(messageId);
+    const hash = key ? [...(hashes.get(key[1] ?? '') ?? [])][0] : undefined;
+    return hash ? `key-email:${hash}` : undefined;
+  };
   for (const [id, created] of copies) {
     if (created.length < 2) continue;
-    const explained = explainedByKill(created, options.mailerKilledAt ?? []);
+    const effect = effectOf(id);
+    const record = effect ? await db.collection<{ _id: string; previousOwners?: string[] }>('effects').findOne({ _id: effect }) : null;
+    const explained = explainedByKill(created, options.mailerKills ?? [], record?.previousOwners ?? [], options.effectLeaseMs ?? 30_000);
     if (explained) resentAfterKill += created.length - 1;
     else twice += created.length - 1;
     const when = created.map((t) => new Date(t).toISOString().slice(11, 23)).join(', ');
     log(
-      `  ${created.length} copies of ${id} accepted at ${when}: ${explained ? 'a mailer was killed between the first and its record' : 'NOT explained by a kill'}`,
+      `  ${created.length} copies of ${id} accepted at ${when}, claim taken from ${JSON.stringify(record?.previousOwners ?? [])}: ${explained ? 'the killed mailer sent the first and died before its record' : 'NOT explained by a kill'}`,
     );
   }
 

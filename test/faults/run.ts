@@ -162,8 +162,11 @@ async function main(): Promise<number> {
     let resentAfterKill: number;
     try {
       await settle(rt, log);
-      const mailerKilledAt = services.find((s) => s.name === 'mailer')?.killedAt ?? [];
-      ({ counts, resentAfterKill } = await audit(rt, stack.env.MAILPIT_URL, traffic.record, log, { mailerKilledAt }));
+      const mailerKills = services.find((s) => s.name === 'mailer')?.kills ?? [];
+      ({ counts, resentAfterKill } = await audit(rt, stack.env.MAILPIT_URL, traffic.record, log, {
+        mailerKills,
+        effectLeaseMs: config.effectLeaseMs,
+      }));
     } finally {
       await rt.close();
     }

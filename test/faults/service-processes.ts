@@ -18,6 +18,8 @@ export class ServiceProcess {
   starts = 0;
   /** When each SIGKILL was sent (epoch ms): the audit places e-mails re-sent after a kill against these. */
   readonly killedAt: number[] = [];
+  /** Each SIGKILL with the pid it killed: the audit matches it with the effect owners the claims were taken from. */
+  readonly kills: { atMs: number; pid: number }[] = [];
 
   /** `label` names the log file (default `name`): replicas of one service each have their own. */
   constructor(name: string, env: NodeJS.ProcessEnv, healthPort: number, logDir: string, label = name) {
@@ -71,7 +73,9 @@ export class ServiceProcess {
   async kill(): Promise<void> {
     const child = this.#child;
     if (!child || !this.running) return;
-    this.killedAt.push(Date.now());
+    const atMs = Date.now();
+    this.killedAt.push(atMs);
+    if (child.pid !== undefined) this.kills.push({ atMs, pid: child.pid });
     child.kill('SIGKILL');
     await this.#exited;
   }

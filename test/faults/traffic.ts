@@ -26,6 +26,10 @@ export interface TrafficRecord {
   gaveUp: number;
   /** Attempts that had to be retried (no answer, or 5xx). */
   retried: number;
+  /** Final answers that were neither the success nor given up: what each request got, and its error code. */
+  otherAnswers: { kind: 'signup' | 'webhook'; status: number; code?: string }[];
+  /** What each request given up was, with the last thing it got (a status, or none). */
+  gaveUpKinds: { kind: 'signup' | 'webhook'; last: string }[];
 }
 
 export interface TrafficTargets {
@@ -34,6 +38,8 @@ export interface TrafficTargets {
   webhooks: string | readonly string[];
   signingSecret: string;
   variant: number;
+  /** Live (not test-mode) payloads, as a production deployment takes them (PAYMENT_ALLOW_TEST_MODE off). */
+  live?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -42,7 +48,7 @@ export const pickOne = (urls: readonly string[]): string => urls[randomInt(0, ur
 const pick = (urls: string | readonly string[]): string => (typeof urls === 'string' ? urls : pickOne(urls));
 
 export class Traffic {
-  readonly record: TrafficRecord = { signedUp: [], subscribed: [], gaveUp: 0, retried: 0 };
+  readonly record: TrafficRecord = { signedUp: [], subscribed: [], gaveUp: 0, retried: 0, otherAnswers: [], gaveUpKinds: [] };
   readonly #targets: TrafficTargets;
   readonly #deadlineMs: number;
 
@@ -66,6 +72,7 @@ export class Traffic {
     let next = 0;
     const worker = async () => {
       for (;;) {
+        if (options.stop?.()) return;
         const i = next++;
         const task = tasks[i];
         if (!task) return;
@@ -80,17 +87,20 @@ export class Traffic {
   async signUp(): Promise<void> {
     const email = `faults-${randomUUID()}@example.test`;
     const password = `pw-${randomUUID()}`;
-    const answer = await this.#retry(async () => {
+    const answer = await this.#retry('signup', async (note) => {
       const res = await fetch(`${pick(this.#targets.accounts)}/auth/signup`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email, password, name: 'Fault' }),
         signal: AbortSignal.timeout(15_000),
       });
+      note(String(res.status));
       if (res.status >= 500) return undefined;
-      return { status: res.status, body: (await res.json()) as { user?: { id: string } } };
+      return { status: res.status, body: (await res.json()) as { user?: { id: string }; code?: string } };
     });
     if (answer?.status === 201 && answer.body.user) this.record.signedUp.push({ email, password, userId: answer.body.user.id });
+    else if (answer)
+      this.record.otherAnswers.push({ kind: 'signup', status: answer.status, ...(answer.body.code ? { code: answer.body.code } : {}) });
   }
 
   async subscribe(): Promise<void> {
@@ -99,28 +109,34 @@ export class Traffic {
     const payload = subscriptionPayload('subscription_created', {
       subscriptionId,
       userId: null,
-      attributes: { user_email: email, variant_id: this.#targets.variant },
+      attributes: { user_email: email, variant_id: this.#targets.variant, ...(this.#targets.live ? { test_mode: false } : {}) },
+      ...(this.#targets.live ? { meta: { test_mode: false } } : {}),
     });
-    const status = await this.#retry(async () => {
+    const status = await this.#retry('webhook', async (note) => {
       const res = await deliver(pick(this.#targets.webhooks), this.#targets.signingSecret, payload);
+      note(String(res.status));
       return res.status >= 500 ? undefined : res.status;
     });
     if (status === 200) this.record.subscribed.push({ subscriptionId, email });
+    else if (status !== undefined) this.record.otherAnswers.push({ kind: 'webhook', status });
   }
 
   /** Tries until a definite answer (undefined: none, retry), with backoff, up to the deadline. */
-  async #retry<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
+  async #retry<T>(kind: 'signup' | 'webhook', attempt: (note: (last: string) => void) => Promise<T | undefined>): Promise<T | undefined> {
     const deadline = Date.now() + this.#deadlineMs;
     let delay = 100;
+    let last = 'no answer';
     for (;;) {
       try {
-        const answer = await attempt();
+        const answer = await attempt((status) => void (last = status));
         if (answer !== undefined) return answer;
-      } catch {
+      } catch (err) {
         // no answer (refused, reset, timed out): retry like a real client
+        last = `no answer (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name})`;
       }
       if (Date.now() > deadline) {
         this.record.gaveUp++;
+        this.record.gaveUpKinds.push({ kind, last });
         return undefined;
       }
       this.record.retried++;

@@ -32,13 +32,13 @@ export const ragSetupTool = defineTool({
   name: 'rag_setup',
   title: 'Set up a code collection',
   description:
-    'Creates (or re-points) one of your collections over a project folder on the server, so it can be indexed and searched. ' +
-    "Call once per project, then rag_index, then rag_query. The folder must be inside the server's RAG_ROOTS; api_info tells your limits.",
+    'Creates (or re-points) one of your collections over a project folder on the server, or, with projectPath left out, over the files you push, so it can be indexed and searched. ' +
+    "Call once per project, then rag_index, then rag_query. A folder must be inside the server's RAG_ROOTS; api_info tells your limits.",
   input: setupInput,
   output: setupAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: (args, ctx) => setupCollection(ctx.engine.deps, ctx.caller, args, ctx.correlationId),
-  render: (r) => `${r.message} (project ${r.projectPath}, vector store ${r.vectorDB})`,
+  render: (r) => `${r.message} (${r.projectPath === null ? 'pushed files' : `project ${r.projectPath}`}, vector store ${r.vectorDB})`,
 });
 
 export const ragIndexTool = defineTool({

@@ -11,20 +11,16 @@ import type { RagDeps } from './deps.ts';
 export interface SetupResult {
   success: true;
   message: string;
-  projectPath: string;
+  /** null: a collection of pushed files only. */
+  projectPath: string | null;
   collectionName: string;
   vectorDB: VectorDb;
 }
 
-/**
- * POST /api/rag/setup and the `rag_setup` tool: a collection of the caller's, over a folder of the
- * caller's (services/rag/project-path.ts says whose folders are whose). Setting up an existing
- * collection again changes its folder or vector store; a new one counts against the tier's bound.
- */
-export async function setupCollection(deps: RagDeps, caller: Caller, input: SetupInput, correlationId: string): Promise<SetupResult> {
-  const vectorDB = chosenVectorDb(input.vectorDB, servedVectorDb(deps.config.rag.indexEngine));
+/** The caller's folder the path names, or a 400 saying why not (services/rag/project-path.ts). */
+async function resolvedFolder(deps: RagDeps, caller: Caller, path: string): Promise<string> {
   const operator = caller.keyHash === null;
-  const resolved = await resolveProjectPath(input.projectPath, foldersOf(deps.config.rag.folders, caller.customerId, operator));
+  const resolved = await resolveProjectPath(path, foldersOf(deps.config.rag.folders, caller.customerId, operator));
   if ('problem' in resolved) {
     throw ragError(
       400,
@@ -32,7 +28,18 @@ export async function setupCollection(deps: RagDeps, caller: Caller, input: Setu
       operator && resolved.problem === 'not-yours' ? OPERATOR_PATH_MESSAGE : PROJECT_PATH_MESSAGES[resolved.problem],
     );
   }
-  const projectPath = resolved.path;
+  return resolved.path;
+}
+
+/**
+ * POST /api/rag/setup and the `rag_setup` tool: a collection of the caller's, over a folder of the
+ * caller's (services/rag/project-path.ts says whose folders are whose), or, without a projectPath, of
+ * pushed files only (what a deployment without synced folders offers). Setting up an existing
+ * collection again changes its folder or vector store; a new one counts against the tier's bound.
+ */
+export async function setupCollection(deps: RagDeps, caller: Caller, input: SetupInput, correlationId: string): Promise<SetupResult> {
+  const vectorDB = chosenVectorDb(input.vectorDB, servedVectorDb(deps.config.rag.indexEngine));
+  const projectPath = input.projectPath === undefined ? null : await resolvedFolder(deps, caller, input.projectPath);
   const collectionId = collectionIdOf(caller.customerId, input.collectionName);
   if (caller.tier && !(await getCollection(deps.db, collectionId))) {
     const limit = deps.config.rag.limits.collections[caller.tier];

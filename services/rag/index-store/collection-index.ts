@@ -31,4 +31,9 @@ export interface CollectionIndexes {
   pin(collectionId: string, by: 1 | -1): void;
   drop(collectionId: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The stores outside the process these indexes need, as readiness checks (a shared database); none
+   * for files of the process's own.
+   */
+  readinessChecks(): Record<string, () => Promise<void>>;
 }

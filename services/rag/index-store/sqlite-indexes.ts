@@ -76,6 +76,11 @@ export class SqliteIndexes implements CollectionIndexes {
     this.#stores.clear();
   }
 
+  /** The files are this process's own: nothing outside it to wait for. */
+  readinessChecks(): Record<string, () => Promise<void>> {
+    return {};
+  }
+
   /** Closes the least recently used stores past the bound, never one being written. */
   #evict(): void {
     for (const [id, { store }] of this.#stores) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Admin, Kafka } from 'kafkajs';
 import type { Db, Document } from 'mongodb';
-import { startCacheFeed } from '../../../events/cache-feed.ts';
+import { CACHE_FEED_GROUP, startCacheFeed, sweepAbandonedFeedGroups } from '../../../events/cache-feed.ts';
 import { ConsumerRunner } from '../../../events/consumer.ts';
 import { createKafka } from '../../../events/kafka.ts';
 import { ProjectionCache } from '../../../events/projection-cache.ts';
@@ -156,5 +156,69 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
     later(5);
     expect(await cache.get(probe)).to.include({ count: 1 });
     expect(loads(), 'without a feed, the entry lives the short lifetime').to.equal(before + 1);
+  });
+
+  it("leaves no group behind: the feed commits nothing, a gone replica's empty group is swept, a live one is kept", async () => {
+    const { topic, codec, publisher, projection, projectionGroup, load, inDb } = await projected();
+    const prefix = `t${randomUUID().slice(0, 8)}.`;
+    const groups = async () => new Set((await admin.listGroups()).groups.map((g) => g.groupId).filter((id) => id.startsWith(prefix)));
+    const cache = new ProjectionCache<Counter>(projection, [topic], { load, untrustedTtlMs: 1, trustedTtlMs: 60_000, now });
+    const liveGroup = `${prefix}${CACHE_FEED_GROUP}live`;
+    const feed = await startCacheFeed({
+      kafka,
+      admin,
+      codec,
+      publisher,
+      log,
+      groupId: liveGroup,
+      caches: [{ cache, projectionGroup }],
+      pollMs: 50,
+    });
+    cleanups.push(() => feed.stop());
+    await eventually('the feed to be live', async () => (cache.live ? true : undefined));
+    const probe = `p-${randomUUID().slice(0, 8)}`;
+    await cache.get(probe);
+    await publisher.publish([recorded(probe, 1), recorded(probe, 2)]);
+    await eventually('the projection to apply them', async () => ((await inDb(probe))?.count === 2 ? true : undefined));
+    await eventually('the cache to follow the log', async () => ((await cache.get(probe))?.count === 2 ? true : undefined));
+    // No offsets in the feed's group: a group whose process is killed holds none, and the broker drops it.
+    const committed = await admin.fetchOffsets({ groupId: liveGroup, topics: [topic] });
+    expect(committed.flatMap((t) => t.partitions.map((p) => p.offset))).to.satisfy(
+      (o: string[]) => o.length > 0 && o.every((x) => x === '-1'),
+    );
+
+    // A replica gone without its stop: its group has no member left (the session ended).
+    const goneGroup = `${prefix}${CACHE_FEED_GROUP}gone`;
+    const gone = kafka.consumer({ groupId: goneGroup });
+    await gone.connect();
+    await gone.subscribe({ topics: [topic] });
+    let joined = false;
+    gone.on(gone.events.GROUP_JOIN, () => void (joined = true));
+    await gone.run({ autoCommit: false, eachMessage: async () => undefined });
+    await eventually('the gone replica to join', async () => (joined ? true : undefined));
+    await gone.disconnect();
+    // A group that is not a cache feed's, empty too: never touched.
+    const otherGroup = `${prefix}projection-x`;
+    const other = kafka.consumer({ groupId: otherGroup });
+    await other.connect();
+    await other.subscribe({ topics: [topic] });
+    let otherJoined = false;
+    other.on(other.events.GROUP_JOIN, () => void (otherJoined = true));
+    await other.run({ eachMessage: async () => undefined });
+    await eventually('the other group to join', async () => (otherJoined ? true : undefined));
+    await other.disconnect();
+    cleanups.push(() => admin.deleteGroups([otherGroup]));
+    expect(await groups()).to.include.members([liveGroup, goneGroup, otherGroup]);
+
+    expect(await sweepAbandonedFeedGroups(admin, prefix)).to.deep.equal([goneGroup]);
+    const left = await groups();
+    expect(left.has(goneGroup)).to.equal(false);
+    expect(left.has(liveGroup), 'the live feed keeps its group').to.equal(true);
+    expect(left.has(otherGroup), 'not a cache feed: not touched').to.equal(true);
+    expect(cache.live).to.equal(true);
+
+    // A stop deletes its own group.
+    await feed.stop();
+    expect((await groups()).has(liveGroup)).to.equal(false);
   });
 });

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
-import { schemaProblems, type Manifest } from './kubernetes-schema.ts';
+import { describeManifest, schemaProblems, type Manifest } from './kubernetes-schema.ts';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { loadConfig } from '../../../services/platform/config.ts';
 import { environment, projectProblems, type SecretValues, svcContainers } from './manifest-rules.ts';
@@ -27,11 +28,10 @@ const SECRETS: SecretValues = {
   'svc-rag-database': { RAG_DATABASE_URL: 'postgres://svc:a-password@db.example.internal:5432/svc' },
 };
 
-/** The variables deploy/Dockerfile's runtime stage sets (ENV KEY=VALUE lines): the start of every container's environment. */
+/** The variables the production image sets (deploy/podman/Containerfile's ENV lines): the start of every container's environment. */
 function imageEnvironment(): Map<string, string> {
-  const dockerfile = readFileSync(join(ROOT, '../Dockerfile'), 'utf8');
-  const runtime = dockerfile.slice(dockerfile.search(/^FROM .* AS runtime$/m));
-  const block = /^ENV ((?:.*\\\n)*.*)$/m.exec(runtime)?.[1] ?? '';
+  const containerfile = readFileSync(join(ROOT, '../podman/Containerfile'), 'utf8');
+  const block = /^ENV ((?:.*\\\n)*.*)$/m.exec(containerfile)?.[1] ?? '';
   return new Map([...block.matchAll(/([A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
 }
 
@@ -109,6 +109,15 @@ describe('the Kubernetes deploy files (unit)', () => {
           env.delete('RAG_DATABASE_URL');
           expect(() => loadConfig({ ...Object.fromEntries(imageEnvironment()), ...Object.fromEntries(env) })).to.throw(/RAG_DATABASE_URL/);
         }
+        // Without any one of the public addresses, production refuses to start, naming it.
+        for (const variable of ['CONSOLE_PUBLIC_URL', 'ACCOUNTS_PUBLIC_URL', 'RAG_PUBLIC_URL', 'MCP_PUBLIC_URL', 'PRICING_URL']) {
+          const without = new Map(env);
+          without.delete(variable);
+          expect(
+            () => loadConfig({ ...Object.fromEntries(imageEnvironment()), ...Object.fromEntries(without) }),
+            `${name} ${variable}`,
+          ).to.throw(new RegExp(`${variable}: required when NODE_ENV=production`));
+        }
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -128,7 +137,7 @@ describe('the Kubernetes deploy files (unit)', () => {
       (d: { spec: { replicas: number; template: { spec: { containers: Record<string, unknown>[] } } } }) => void,
       RegExp,
     ][] = [
-      ['one replica', (d) => (d.spec.replicas = 1), /Deployment\/keys: 1 replica\(s\)/],
+      ['a count beside the autoscaler', (d) => (d.spec.replicas = 1), /Deployment\/keys: sets replicas \(1\) beside/],
       [
         'unknown service',
         (d) => (d.spec.template.spec.containers[0]!.args = ['run', 'validator']),
@@ -157,6 +166,10 @@ describe('the Kubernetes deploy files (unit)', () => {
       const others = manifests.filter((m) => !(m.kind === 'Deployment' && (m.metadata as { name?: string }).name === 'keys'));
       expect(projectProblems([...others, bad], FACTS).join('\n'), what).to.match(expected);
     }
+    const single = deployment('accounts');
+    (single.spec as Record<string, unknown>).replicas = 1;
+    const rest = manifests.filter((m) => !(m.kind === 'Deployment' && (m.metadata as { name?: string }).name === 'accounts'));
+    expect(projectProblems([...rest, single], FACTS).join('\n')).to.match(/Deployment\/accounts: 1 replica\(s\)/);
     const withoutPdb = manifests.filter((m) => !(m.kind === 'PodDisruptionBudget' && (m.metadata as { name?: string }).name === 'rag'));
     expect(projectProblems(withoutPdb, FACTS).join('\n')).to.match(/Deployment\/rag: no PodDisruptionBudget/);
     const withoutHpa = manifests.filter(
@@ -193,6 +206,135 @@ describe('the Kubernetes deploy files (unit)', () => {
       const shm = (pod.volumes as { name: string; emptyDir?: { medium?: string } }[]).find((v) => v.name === 'dshm');
       expect(shm?.emptyDir?.medium, name).to.equal('Memory');
     }
+  });
+
+  it('put the seccomp profile on every node with a DaemonSet holding the same bytes, and mount it read-only', () => {
+    const file = readFileSync(join(ROOT, 'seccomp/svc-chromium.json'), 'utf8');
+    const cm = manifests.find((m) => m.kind === 'ConfigMap' && (m.metadata as { name?: string }).name === 'svc-seccomp-profiles') as
+      | { data: Record<string, string>; metadata: { namespace?: string } }
+      | undefined;
+    expect(cm?.data['svc-chromium.json']).to.equal(file);
+    const ds = manifests.find((m) => m.kind === 'DaemonSet') as
+      | {
+          metadata: { namespace?: string };
+          spec: { template: { metadata: { annotations: Record<string, string> }; spec: Record<string, unknown> } };
+        }
+      | undefined;
+    if (!ds) throw new Error('no DaemonSet installs the profile');
+    expect(ds.metadata.namespace).to.equal(cm?.metadata.namespace);
+    expect(ds.spec.template.metadata.annotations['svc.example.com/profile-sha256']).to.equal(
+      createHash('sha256').update(file).digest('hex'),
+    );
+    const volumes = ds.spec.template.spec.volumes as { name: string; hostPath?: { path: string } }[];
+    // The kubelet's seccomp root plus the pods' localhostProfile (profiles/svc-chromium.json).
+    expect(volumes.find((v) => v.hostPath)?.hostPath?.path).to.equal('/var/lib/kubelet/seccomp/profiles');
+    const tolerations = ds.spec.template.spec.tolerations as { operator: string }[];
+    expect(tolerations).to.deep.include({ operator: 'Exists' });
+  });
+
+  it('leave the replica count to the autoscaler where there is one', () => {
+    for (const name of ['keys', 'rag']) expect((deployment(name).spec as Record<string, unknown>).replicas, name).to.equal(undefined);
+    const bad = deployment('rag');
+    (bad.spec as Record<string, unknown>).replicas = 2;
+    const others = manifests.filter((m) => !(m.kind === 'Deployment' && (m.metadata as { name?: string }).name === 'rag'));
+    expect(projectProblems([...others, bad], FACTS).join('\n')).to.match(
+      /Deployment\/rag: sets replicas \(2\) beside its HorizontalPodAutoscaler/,
+    );
+  });
+
+  const withConfig = (change: (data: Record<string, string>) => void): Manifest[] =>
+    manifests.map((m) => {
+      if (!(m.kind === 'ConfigMap' && (m.metadata as { name?: string }).name === 'svc-config')) return m;
+      const copy = structuredClone(m) as Manifest & { data: Record<string, string> };
+      change(copy.data);
+      return copy;
+    });
+
+  it('send users to public addresses an Ingress serves, and refuse any unset', () => {
+    const broken: [string, (d: Record<string, string>) => void, RegExp][] = [
+      [
+        'a host no Ingress serves',
+        (d) => (d.PRICING_URL = 'https://svc.example.com/pricing'),
+        /PRICING_URL \(https:\/\/svc.example.com\/pricing\): no Ingress routes/,
+      ],
+      ['unset', (d) => delete d.CONSOLE_PUBLIC_URL, /CONSOLE_PUBLIC_URL is not set/],
+      [
+        'the console face on the API host',
+        (d) => (d.CONSOLE_PUBLIC_URL = 'https://api.svc.example.com'),
+        /CONSOLE_PUBLIC_URL .* to console \(it goes to rag\)|CONSOLE_PUBLIC_URL .*: no Ingress routes/,
+      ],
+      [
+        'SSO callbacks to the console host',
+        (d) => (d.ACCOUNTS_PUBLIC_URL = 'https://console.svc.example.com'),
+        /ACCOUNTS_PUBLIC_URL .* to accounts \(it goes to console\)/,
+      ],
+    ];
+    for (const [what, change, expected] of broken) expect(projectProblems(withConfig(change), FACTS).join('\n'), what).to.match(expected);
+  });
+
+  it('stop without dropping requests: unready first, a drain that covers a capture, SIGKILL after the whole stop', () => {
+    const edit = (name: string, change: (pod: Record<string, unknown>, env: { name: string; value: string }[]) => void) => {
+      const bad = deployment(name);
+      const pod = (bad.spec as { template: { spec: Record<string, unknown> } }).template.spec;
+      const container = (pod.containers as { env?: { name: string; value: string }[] }[])[0]!;
+      container.env ??= [];
+      change(pod, container.env);
+      const others = manifests.filter((m) => !(m.kind === 'Deployment' && (m.metadata as { name?: string }).name === name));
+      return projectProblems([...others, bad], FACTS).join('\n');
+    };
+    expect(edit('rag', (pod) => (pod.terminationGracePeriodSeconds = 30))).to.match(
+      /Deployment\/rag: terminationGracePeriodSeconds 30 < .*65 s/,
+    );
+    expect(
+      edit('mcp', (_pod, env) => {
+        const drain = env.find((e) => e.name === 'SHUTDOWN_DRAIN_MS');
+        if (drain) drain.value = '10000';
+      }),
+    ).to.match(/Deployment\/mcp: SHUTDOWN_DRAIN_MS 10000 is shorter than its longest request \(30000 ms\)/);
+    expect(
+      projectProblems(
+        withConfig((d) => delete d.SHUTDOWN_DELAY_MS),
+        FACTS,
+      ).join('\n'),
+    ).to.match(/SHUTDOWN_DELAY_MS 0: the listener would close/);
+  });
+
+  it('create partitions enough for the largest autoscaler, in the ConfigMap and by default in production', () => {
+    expect(
+      projectProblems(
+        withConfig((d) => (d.KAFKA_TOPIC_PARTITIONS = '3')),
+        FACTS,
+      ).join('\n'),
+    ).to.match(/Deployment\/keys: 3 partitions per topic, fewer than its 10 replicas at most/);
+    expect(
+      projectProblems(
+        withConfig((d) => delete d.KAFKA_TOPIC_PARTITIONS),
+        FACTS,
+      ),
+    ).to.deep.equal([]);
+  });
+
+  it('schedule on a stock cluster: the applied directory mounts no claim, and every claim names its class', () => {
+    const applied = read.filter((r) => relative(ROOT, r.file).split('/').length === 1).map((r) => r.manifest);
+    for (const d of applied.filter((m) => m.kind === 'Deployment')) {
+      const volumes = (d.spec as { template: { spec: { volumes?: { persistentVolumeClaim?: unknown }[] } } }).template.spec.volumes ?? [];
+      expect(
+        volumes.filter((v) => v.persistentVolumeClaim),
+        describeManifest(d),
+      ).to.deep.equal([]);
+    }
+    expect(applied.filter((m) => m.kind === 'PersistentVolumeClaim')).to.deep.equal([]);
+    const claims = manifests.filter((m) => m.kind === 'PersistentVolumeClaim');
+    expect(claims).to.have.length(1);
+    const unnamed = claims.map((c) => {
+      const copy = structuredClone(c);
+      delete (copy.spec as Record<string, unknown>).storageClassName;
+      return copy;
+    });
+    const others = manifests.filter((m) => m.kind !== 'PersistentVolumeClaim');
+    expect(projectProblems([...others, ...unnamed], FACTS).join('\n')).to.match(
+      /PersistentVolumeClaim\/svc-projects: names no storage class/,
+    );
   });
 
   it('ask no ReadOnlyMany volume', () => {

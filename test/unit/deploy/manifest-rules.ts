@@ -4,6 +4,7 @@ import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IService } from 'kubernetes-models/v1/Service';
 import { describeManifest, type Manifest } from './kubernetes-schema.ts';
@@ -24,6 +25,39 @@ export interface ProjectFacts {
   autoscaled: readonly string[];
   /** Ports nothing public may reach (OPS_PORT: /metrics; ADMIN_PORT: the back office), by container port name. */
   privatePortNames: ReadonlySet<string>;
+  /**
+   * The public addresses users are sent to, each with the path the code appends to it (null: the URL
+   * itself is the page) and the Services that answer there: an Ingress must route it to one of them.
+   */
+  publicUrls: Readonly<Record<string, { path: string | null; services: readonly string[] }>>;
+  /** The stop timings config.ts derives from a container's environment (its defaults applied). */
+  shutdownOf(env: ReadonlyMap<string, string>): { delayMs: number; drainMs: number; graceMs: number };
+  /** The longest operation a request of the service may run (a capture), which its drain must cover. */
+  longestRequestMs: Readonly<Record<string, number>>;
+  /** The partitions production creates per topic when KAFKA_TOPIC_PARTITIONS is unset. */
+  productionPartitions: number;
+}
+
+/** The Service an Ingress routes `url` to (Exact before the longest Prefix, as ingress-nginx does), or undefined. */
+export function ingressRoute(manifests: readonly Manifest[], url: string): string | undefined {
+  const { hostname, pathname } = new URL(url);
+  let best: { service: string; length: number; exact: boolean } | undefined;
+  for (const ing of of<IIngress>(manifests, 'Ingress'))
+    for (const rule of ing.spec?.rules ?? []) {
+      if (rule.host !== undefined && rule.host !== hostname) continue;
+      for (const p of rule.http?.paths ?? []) {
+        const path = p.path ?? '/';
+        const exact = p.pathType === 'Exact';
+        const matches = exact
+          ? pathname === path
+          : path === '/' || pathname === path.replace(/\/$/, '') || pathname.startsWith(`${path.replace(/\/$/, '')}/`);
+        const service = p.backend.service?.name;
+        if (!matches || service === undefined) continue;
+        if (!best || (exact && !best.exact) || (exact === best.exact && path.length > best.length))
+          best = { service, length: path.length, exact };
+      }
+    }
+  return best?.service;
 }
 
 const SVC_CONFIG = 'svc-config';
@@ -144,12 +178,67 @@ export function projectProblems(manifests: readonly Manifest[], facts: ProjectFa
         problems.push(`${where}: no resource requests and limits`);
     }
     // Every svc service is stateless (state is in Kafka, MongoDB and PostgreSQL): two replicas at least, and a PDB.
+    // Where an autoscaler owns the count, the Deployment names none: `kubectl apply` would reset its choice.
     const hpa = hpas.find((h) => h.spec?.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === d.metadata?.name);
-    const replicas = d.spec?.replicas ?? 1;
-    if (replicas < 2) problems.push(`${where}: ${replicas} replica(s); a stateless service runs at least 2`);
-    if (hpa && (hpa.spec?.minReplicas ?? 1) < 2) problems.push(`${where}: its autoscaler may go below 2 replicas`);
+    if (hpa) {
+      if (d.spec?.replicas !== undefined)
+        problems.push(`${where}: sets replicas (${d.spec.replicas}) beside its HorizontalPodAutoscaler, which owns the count`);
+      if ((hpa.spec?.minReplicas ?? 1) < 2) problems.push(`${where}: its autoscaler may go below 2 replicas`);
+    } else {
+      const replicas = d.spec?.replicas ?? 1;
+      if (replicas < 2) problems.push(`${where}: ${replicas} replica(s); a stateless service runs at least 2`);
+    }
+    // Stopping: unready but serving while the endpoints update, a drain that covers the longest request,
+    // and the kubelet's SIGKILL only after the whole stop.
+    const grace = d.spec?.template.spec?.terminationGracePeriodSeconds ?? 30;
+    for (const c of containers) {
+      const env = environment(c, configMaps);
+      const stop = facts.shutdownOf(env);
+      if (stop.delayMs < 5000)
+        problems.push(`${where}: SHUTDOWN_DELAY_MS ${stop.delayMs}: the listener would close before the endpoints drop the pod`);
+      const longest = Math.max(0, ...(c.args ?? []).slice(1).map((name) => facts.longestRequestMs[name] ?? 0));
+      if (stop.drainMs < longest)
+        problems.push(`${where}: SHUTDOWN_DRAIN_MS ${stop.drainMs} is shorter than its longest request (${longest} ms)`);
+      if ((stop.delayMs + stop.graceMs) / 1000 + 5 > grace)
+        problems.push(
+          `${where}: terminationGracePeriodSeconds ${grace} < SHUTDOWN_DELAY_MS + SHUTDOWN_GRACE_MS + 5 s (${(stop.delayMs + stop.graceMs) / 1000 + 5} s): killed mid-drain`,
+        );
+      // A consumer group has at most one active member per partition.
+      const partitions = Number(env.get('KAFKA_TOPIC_PARTITIONS') ?? facts.productionPartitions);
+      const most = Math.max(d.spec?.replicas ?? 1, hpa?.spec?.maxReplicas ?? 0);
+      if (partitions < most) problems.push(`${where}: ${partitions} partitions per topic, fewer than its ${most} replicas at most`);
+    }
+    // Volumes: every claim is one of these files', and names its storage class.
+    for (const v of d.spec?.template.spec?.volumes ?? [])
+      if (
+        v.persistentVolumeClaim &&
+        !of<IPersistentVolumeClaim>(manifests, 'PersistentVolumeClaim').some((c) => c.metadata?.name === v.persistentVolumeClaim?.claimName)
+      )
+        problems.push(`${where}: mounts the claim ${v.persistentVolumeClaim.claimName}, which these files do not hold`);
     if (!pdbs.some((p) => subset(p.spec?.selector?.matchLabels, podLabels)))
       problems.push(`${where}: no PodDisruptionBudget selects its pods`);
+  }
+  for (const c of of<IPersistentVolumeClaim>(manifests, 'PersistentVolumeClaim'))
+    if (!c.spec?.storageClassName)
+      problems.push(
+        `PersistentVolumeClaim/${c.metadata?.name ?? '(unnamed)'}: names no storage class (a default class may not exist, or not serve its access mode)`,
+      );
+  // The addresses users are sent to: set, and served by an Ingress routing them to a Service that answers.
+  const config = configMaps.find((cm) => cm.metadata?.name === SVC_CONFIG)?.data ?? {};
+  for (const [variable, { path, services: answering }] of Object.entries(facts.publicUrls)) {
+    const value = config[variable];
+    if (value === undefined) {
+      problems.push(`ConfigMap/${SVC_CONFIG}: ${variable} is not set (production refuses to start without it)`);
+      continue;
+    }
+    const target = path === null ? value : value.replace(/\/$/, '') + path;
+    const routed = ingressRoute(manifests, target);
+    if (routed === undefined || !answering.includes(routed)) {
+      const { host, pathname } = new URL(target);
+      problems.push(
+        `ConfigMap/${SVC_CONFIG}: ${variable} (${value}): no Ingress routes ${host}${pathname} to ${answering.join(' or ')}${routed ? ` (it goes to ${routed})` : ''}`,
+      );
+    }
   }
   for (const name of facts.autoscaled) {
     const target = deployments.find((d) => d.spec?.template.spec?.containers.some((c) => isSvcContainer(c) && c.args?.includes(name)));

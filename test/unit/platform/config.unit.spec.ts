@@ -39,8 +39,69 @@ describe('config (unit)', () => {
         'RAG_DATA_DIR',
         'AUTH_URL',
         'SCHEMA_REGISTRY_URL',
+        'CONSOLE_PUBLIC_URL',
+        'ACCOUNTS_PUBLIC_URL',
+        'RAG_PUBLIC_URL',
+        'PRICING_URL',
+        'REACTIVATE_URL',
+        'MCP_PUBLIC_URL',
       ]);
     }
+  });
+
+  it('refuses production without each public address, naming it and why (no localhost fallback)', () => {
+    const complete = {
+      NODE_ENV: 'production',
+      KAFKA_BROKERS: 'k1:9092',
+      SCHEMA_REGISTRY_URL: 'https://registry.internal/apis/ccompat/v7',
+      MONGODB_URI: 'mongodb://m:27017/',
+      SMTP_URL: 'smtp://mail:25',
+      JWT_SECRET: 'x'.repeat(32),
+      WEBHOOK_SECRET: hex,
+      PAYMENT_WEBHOOK_SECRET: 'whsec-0123456789abcdef',
+      KEY_ENCRYPTION_KEY: hex,
+      RAG_ROOTS: '/srv/projects',
+      RAG_DATA_DIR: '/var/lib/svc/rag',
+      AUTH_URL: 'http://svc-keys:8082',
+      CONSOLE_PUBLIC_URL: 'https://console.svc.example',
+      ACCOUNTS_PUBLIC_URL: 'https://api.svc.example',
+      RAG_PUBLIC_URL: 'https://api.svc.example',
+      MCP_PUBLIC_URL: 'https://api.svc.example/mcp',
+      PRICING_URL: 'https://console.svc.example/pricing',
+      REACTIVATE_URL: 'https://console.svc.example/pricing',
+    };
+    const config = loadConfig(complete);
+    expect(config.publicConsoleUrl).to.equal('https://console.svc.example');
+    expect(config.sso.callbackUrl).to.equal('https://api.svc.example/auth/sso/callback');
+    expect(config.publicRagUrl).to.equal('https://api.svc.example');
+    expect(config.urls.pricing).to.equal('https://console.svc.example/pricing');
+    for (const name of ['CONSOLE_PUBLIC_URL', 'ACCOUNTS_PUBLIC_URL', 'RAG_PUBLIC_URL', 'PRICING_URL', 'REACTIVATE_URL'] as const) {
+      const { [name]: _left, ...without } = complete;
+      try {
+        loadConfig(without);
+        expect.fail(`${name}: should throw`);
+      } catch (err) {
+        expect(err, name).to.be.instanceOf(ConfigError);
+        expect((err as ConfigError).problems, name).to.have.length(1);
+        expect((err as ConfigError).problems[0], name).to.match(
+          new RegExp(`^${name}: required when NODE_ENV=production \\(the public address users are sent to; http://localhost:\\d+`),
+        );
+      }
+    }
+    // Development keeps its localhost addresses.
+    expect(loadConfig({}).publicConsoleUrl).to.equal('http://localhost:8086');
+  });
+
+  it('stops in three timed steps, the drain inside the grace, and creates 12 partitions in production unless told', () => {
+    const dev = loadConfig({});
+    expect([dev.shutdownDelayMs, dev.shutdownDrainMs, dev.shutdownGraceMs]).to.deep.equal([0, 5000, 10_000]);
+    const set = loadConfig({ SHUTDOWN_DELAY_MS: '10000', SHUTDOWN_DRAIN_MS: '35000', SHUTDOWN_GRACE_MS: '50000' });
+    expect([set.shutdownDelayMs, set.shutdownDrainMs, set.shutdownGraceMs]).to.deep.equal([10_000, 35_000, 50_000]);
+    expect(() => loadConfig({ SHUTDOWN_DRAIN_MS: '20000', SHUTDOWN_GRACE_MS: '20000' })).to.throw(
+      /SHUTDOWN_DRAIN_MS: must be less than SHUTDOWN_GRACE_MS/,
+    );
+    expect(dev.kafka.partitions).to.equal(3);
+    expect(loadConfig({ KAFKA_TOPIC_PARTITIONS: '24' }).kafka.partitions).to.equal(24);
   });
 
   it('accepts a complete production environment', () => {
@@ -58,9 +119,16 @@ describe('config (unit)', () => {
       RAG_ROOTS: '/srv/projects:/srv/ci',
       RAG_DATA_DIR: '/var/lib/svc/rag',
       AUTH_URL: 'http://svc-keys:8082',
+      CONSOLE_PUBLIC_URL: 'https://console.svc.example',
+      ACCOUNTS_PUBLIC_URL: 'https://api.svc.example',
+      RAG_PUBLIC_URL: 'https://api.svc.example',
+      MCP_PUBLIC_URL: 'https://api.svc.example/mcp',
+      PRICING_URL: 'https://console.svc.example/pricing',
+      REACTIVATE_URL: 'https://console.svc.example/pricing',
     };
     const config = loadConfig(production);
     expect(config.kafka.brokers).to.deep.equal(['k1:9092', 'k2:9092']);
+    expect(config.kafka.partitions).to.equal(12);
     expect(config.rag.roots).to.deep.equal(['/srv/projects', '/srv/ci']);
     expect([...config.variantTiers]).to.deep.equal([
       ['101', 'pro'],

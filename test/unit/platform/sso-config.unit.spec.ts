@@ -15,6 +15,12 @@ const production = {
   RAG_ROOTS: '/srv/projects',
   RAG_DATA_DIR: '/var/lib/svc/rag',
   AUTH_URL: 'http://svc-keys:8082',
+  CONSOLE_PUBLIC_URL: 'https://console.svc.example',
+  ACCOUNTS_PUBLIC_URL: 'https://api.svc.example',
+  RAG_PUBLIC_URL: 'https://api.svc.example',
+  MCP_PUBLIC_URL: 'https://api.svc.example/mcp',
+  PRICING_URL: 'https://console.svc.example/pricing',
+  REACTIVATE_URL: 'https://console.svc.example/pricing',
 };
 
 describe('config: team single sign-on (unit)', () => {

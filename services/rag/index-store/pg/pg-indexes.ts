@@ -48,6 +48,15 @@ export class PgIndexes implements CollectionIndexes {
     await this.#pool.end();
   }
 
+  /** Readiness: every query and index job needs the shared database (a pooled connection answers). */
+  readinessChecks(): Record<string, () => Promise<void>> {
+    return {
+      postgres: async () => {
+        await this.#pool.query('SELECT 1');
+      },
+    };
+  }
+
   #handle(collectionId: string, model: ModelIdentity): Promise<PgIndexStore> {
     const known = this.#handles.get(collectionId);
     if (known) return known;

@@ -85,8 +85,9 @@ async function sharedStack(): Promise<{ env: Partial<StackEnv>; stop: () => Prom
     ...(process.env.KAFKA_BROKERS ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS } : {}),
     ...(process.env.MONGODB_URI ? { MONGODB_URI: process.env.MONGODB_URI } : {}),
     ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL, MAILPIT_URL: process.env.MAILPIT_URL ?? '' } : {}),
+    ...(process.env.SCHEMA_REGISTRY_URL ? { SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL } : {}),
   };
-  if (process.env.BENCH_SHARED_STACK === '0' || (given.KAFKA_BROKERS && given.MONGODB_URI && given.SMTP_URL)) {
+  if (process.env.BENCH_SHARED_STACK === '0' || (given.KAFKA_BROKERS && given.MONGODB_URI && given.SMTP_URL && given.SCHEMA_REGISTRY_URL)) {
     return { env: given, stop: async () => undefined };
   }
   const base = resolve('.data');

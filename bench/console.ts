@@ -105,6 +105,8 @@ async function main(): Promise<void> {
         KAFKA_BROKERS: stack.env.KAFKA_BROKERS,
         MONGODB_URI: stack.env.MONGODB_URI,
         SMTP_URL: stack.env.SMTP_URL,
+        SCHEMA_REGISTRY_URL: stack.env.SCHEMA_REGISTRY_URL,
+        SCHEMA_REGISTER_AT_START: 'true',
         MONGODB_DB: `bench_console_${randomUUID().slice(0, 8)}`,
         KAFKA_TOPIC_PREFIX: `bc${randomUUID().slice(0, 8)}.`,
         HTTP_HOST: '127.0.0.1',

@@ -37,6 +37,9 @@ import { pino } from 'pino';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { runMain, stopOnSignals } from './run-main.ts';
 import { EventCodec, type RawMessage } from '../events/codec.ts';
+import type { EventCatalog } from '../events/catalog.ts';
+import { loadPolicy } from '../events/schema-compatibility.ts';
+import { SchemaRegistryClient } from '../events/schema-registry.ts';
 import { ConsumerRunner } from '../events/consumer.ts';
 import type { Event } from '../events/envelope.ts';
 import { createKafka, kafkaSecurityOptions, noDelaySocketFactory, type KafkaSettings } from '../events/kafka.ts';
@@ -141,8 +144,19 @@ interface Inputs {
   bytes: { ours: number; bare: number };
 }
 
-function makeInputs(count: number): Inputs {
-  const codec = new EventCodec(probeCatalog('bench.inputs'));
+/** The stack's schema registry, set in main: each topic's probe schemas are registered before its codec is made (untimed). */
+let registry: SchemaRegistryClient | undefined;
+
+async function codecFor(catalog: EventCatalog): Promise<EventCodec> {
+  if (!registry) throw new Error('no schema registry');
+  await registry.register(catalog, loadPolicy(catalog.schemasDir));
+  const codec = new EventCodec(catalog, registry);
+  await codec.warm();
+  return codec;
+}
+
+async function makeInputs(count: number): Promise<Inputs> {
+  const codec = await codecFor(probeCatalog('bench.inputs'));
   const events: Event<'probe.recorded', ProbeRecorded>[] = new Array(count);
   const messages: Message[] = new Array(count);
   for (let i = 0; i < count; i++) {
@@ -179,7 +193,7 @@ function bareKafka(brokers: string[], security: Pick<KafkaSettings, 'ssl' | 'sas
 }
 
 async function produceOurs(kafka: Kafka, topic: string, events: readonly Event[]): Promise<Measured> {
-  const codec = new EventCodec(probeCatalog(topic));
+  const codec = await codecFor(probeCatalog(topic));
   const publisher = new EventPublisher(kafka, codec, { timeoutMs: 30_000 });
   await publisher.connect();
   try {
@@ -213,7 +227,7 @@ async function produceBare(kafka: Kafka, topic: string, messages: readonly Messa
 }
 
 async function consumeOurs(kafka: Kafka, topic: string, count: number): Promise<Measured> {
-  const codec = new EventCodec(probeCatalog(topic));
+  const codec = await codecFor(probeCatalog(topic));
   const publisher = new EventPublisher(kafka, codec, { timeoutMs: 10_000 }); // dead letters only; none expected
   const seen = counter(count);
   const seqs = new Uint8Array(count);
@@ -319,8 +333,8 @@ async function round(label: string, order: readonly PathName[], c: Clients, inpu
  * that decodes every event adds to bare kafkajs' per-message cost. Median of four passes after one
  * that warms the JIT.
  */
-function decodeCostUs(inputs: Inputs): number {
-  const codec = new EventCodec(probeCatalog('bench.inputs'));
+async function decodeCostUs(inputs: Inputs): Promise<number> {
+  const codec = await codecFor(probeCatalog('bench.inputs'));
   const raws: RawMessage[] = inputs.events.map((e) => {
     const m = codec.encode(e);
     return { key: m.key, value: m.value, headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, Buffer.from(v)])) };
@@ -427,7 +441,8 @@ async function main(): Promise<void> {
       throw new Error(`cannot reach Kafka at ${brokerList.join(',')}: ${(e as Error).message}`, { cause: e });
     });
 
-    const inputs = makeInputs(N);
+    registry = new SchemaRegistryClient({ url: stack.env.SCHEMA_REGISTRY_URL });
+    const inputs = await makeInputs(N);
     if (WARMUP > 0) {
       err(`warm-up: ${fmtInt(WARMUP)} events per path (untimed)`);
       await round('warmup', ['ours', 'bare'], clients, inputs, WARMUP);
@@ -448,7 +463,7 @@ async function main(): Promise<void> {
     const medianRate = (path: PathName, phase: Phase) => median(results.map((r) => rate(r[path][phase])));
     const consume = { ours: medianRate('ours', 'consume'), bare: medianRate('bare', 'consume') };
     // bare's wall time per message plus decoding alone: what a runner costing nothing else would reach.
-    const decodeUs = decodeCostUs(inputs);
+    const decodeUs = await decodeCostUs(inputs);
     const bareUs = 1e6 / consume.bare;
     const ceiling = bareUs / (bareUs + decodeUs);
     process.stdout.write(

@@ -51,6 +51,8 @@ import { runMain, stopOnSignals } from './run-main.ts';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { EventCatalog } from '../events/catalog.ts';
 import { EventCodec } from '../events/codec.ts';
+import { loadPolicy } from '../events/schema-compatibility.ts';
+import { SchemaRegistryClient } from '../events/schema-registry.ts';
 import { projectionCollection } from '../events/collections.ts';
 import { createKafka, kafkaSecurityOptions, type KafkaSettings } from '../events/kafka.ts';
 import { EventPublisher } from '../events/publisher.ts';
@@ -365,7 +367,11 @@ async function main(): Promise<void> {
 
     // The platform's catalog, its topics under a per-run prefix: the real usage.events schema and key.
     const catalog = new EventCatalog(EVENT_DEFINITIONS, undefined, { topicPrefix });
-    const codec = new EventCodec(catalog);
+    // The deploy step, untimed: the catalog's schemas registered, then a codec that looked their ids up.
+    const registry = new SchemaRegistryClient({ url: stack.env.SCHEMA_REGISTRY_URL });
+    await registry.register(catalog, loadPolicy(catalog.schemasDir));
+    const codec = new EventCodec(catalog, registry);
+    await codec.warm();
     const topic = catalog.topicOf('usage.incremented');
     if (topic !== topicPrefix + USAGE_TOPIC) throw new Error(`unexpected topic ${topic}`);
     created.push(...(await ensureTopics(admin, [topic], { partitions: PARTITIONS, replicationFactor: 1 })));

@@ -28,13 +28,20 @@ export async function benchStack(
     ...(process.env.KAFKA_BROKERS ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS } : kafka ? {} : { KAFKA_BROKERS: 'unused' }),
     ...(process.env.MONGODB_URI ? { MONGODB_URI: process.env.MONGODB_URI } : needs.mongo ? {} : { MONGODB_URI: 'unused' }),
     ...(ragDatabase && process.env.RAG_DATABASE_URL ? { RAG_DATABASE_URL: process.env.RAG_DATABASE_URL } : {}),
+    // Events need the registry their ids live in, wherever Kafka comes from.
+    ...(process.env.SCHEMA_REGISTRY_URL
+      ? { SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL }
+      : kafka
+        ? {}
+        : { SCHEMA_REGISTRY_URL: 'http://unused' }),
   };
   const fromEnv = [
     kafka && existing.KAFKA_BROKERS ? 'KAFKA_BROKERS' : '',
     needs.mongo && existing.MONGODB_URI ? 'MONGODB_URI' : '',
     existing.RAG_DATABASE_URL ? 'RAG_DATABASE_URL' : '',
+    kafka && existing.SCHEMA_REGISTRY_URL ? 'SCHEMA_REGISTRY_URL' : '',
   ].filter(Boolean);
-  if (existing.KAFKA_BROKERS && existing.MONGODB_URI && (!ragDatabase || existing.RAG_DATABASE_URL)) {
+  if (existing.KAFKA_BROKERS && existing.MONGODB_URI && existing.SCHEMA_REGISTRY_URL && (!ragDatabase || existing.RAG_DATABASE_URL)) {
     return {
       env: {
         KAFKA_BROKERS: existing.KAFKA_BROKERS,
@@ -42,6 +49,7 @@ export async function benchStack(
         SMTP_URL: existing.SMTP_URL!,
         MAILPIT_URL: '',
         RAG_DATABASE_URL: existing.RAG_DATABASE_URL ?? '',
+        SCHEMA_REGISTRY_URL: existing.SCHEMA_REGISTRY_URL,
       },
       note: `${fromEnv.join(', ')} from the environment`,
       stop: async () => undefined,
@@ -54,6 +62,7 @@ export async function benchStack(
     existing.KAFKA_BROKERS ? '' : 'Kafka',
     existing.MONGODB_URI ? '' : 'FerretDB',
     ragDatabase && !existing.RAG_DATABASE_URL ? 'PostgreSQL with pgvector' : '',
+    existing.SCHEMA_REGISTRY_URL ? '' : 'the schema registry',
   ]
     .filter(Boolean)
     .join(' and ');

@@ -767,6 +767,8 @@ async function main(): Promise<void> {
         ...tracingVariables(process.env),
         MONGODB_URI: env.MONGODB_URI,
         SMTP_URL: env.SMTP_URL,
+        SCHEMA_REGISTRY_URL: env.SCHEMA_REGISTRY_URL,
+        SCHEMA_REGISTER_AT_START: 'true',
         MONGODB_DB: `bench_${runId}`,
         KAFKA_TOPIC_PREFIX: `bench${runId}.`,
         KAFKA_PUBLISH_TIMEOUT_MS: '5000',

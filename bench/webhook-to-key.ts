@@ -406,10 +406,11 @@ async function main(): Promise<void> {
       ...(process.env.KAFKA_BROKERS ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS } : {}),
       ...(process.env.MONGODB_URI ? { MONGODB_URI: process.env.MONGODB_URI } : {}),
       ...(process.env.SMTP_URL && process.env.MAILPIT_URL ? { SMTP_URL: process.env.SMTP_URL, MAILPIT_URL: process.env.MAILPIT_URL } : {}),
+      ...(process.env.SCHEMA_REGISTRY_URL ? { SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL } : {}),
     };
     let env: StackEnv;
     let note: string;
-    if (existing.KAFKA_BROKERS && existing.MONGODB_URI && existing.SMTP_URL) {
+    if (existing.KAFKA_BROKERS && existing.MONGODB_URI && existing.SMTP_URL && existing.SCHEMA_REGISTRY_URL) {
       env = existing as StackEnv;
       note = 'Kafka, MongoDB and Mailpit from the environment';
     } else {
@@ -443,6 +444,8 @@ async function main(): Promise<void> {
         ...(process.env.KAFKA_BROKERS ? kafkaSecurityVariables(process.env) : {}),
         MONGODB_URI: env.MONGODB_URI,
         SMTP_URL: env.SMTP_URL,
+        SCHEMA_REGISTRY_URL: env.SCHEMA_REGISTRY_URL,
+        SCHEMA_REGISTER_AT_START: 'true',
         MONGODB_DB: `bench_${runId}`,
         KAFKA_TOPIC_PREFIX: prefix,
         KAFKA_PUBLISH_TIMEOUT_MS: '5000',

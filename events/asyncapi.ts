@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { EventCatalog, EventDefinition, SchemaVersion } from './catalog.ts';
 import { HEADER } from './codec.ts';
+import { loadPolicy, modeOf } from './schema-compatibility.ts';
+import { subjectOf } from './schema-registry.ts';
 import { DLQ_HEADER } from './consumer.ts';
 import { TRACE_HEADER } from './trace-headers.ts';
 import { dlqTopic } from './topics.ts';
@@ -66,13 +68,14 @@ function keySchema(fields: readonly string[]): JsonObject {
 function eventHeaders(type: string, version: SchemaVersion): JsonObject {
   return {
     type: 'object',
-    required: [HEADER.type, HEADER.fingerprint, HEADER.eventId, HEADER.correlationId, HEADER.contentType],
+    required: [HEADER.type, HEADER.eventId, HEADER.correlationId, HEADER.contentType],
     properties: {
       [HEADER.type]: { type: 'string', const: type },
       [HEADER.fingerprint]: {
         type: 'string',
         const: version.fingerprint,
-        description: "SHA-256 fingerprint of the writer schema (Avro canonical form); readers resolve it to the type's newest version",
+        description:
+          'Records written before the schema registry only (raw Avro, no id prefix): the SHA-256 fingerprint of their writer schema. Never written now; still read.',
       },
       [HEADER.eventId]: { type: 'string', format: 'uuid', description: 'the envelope eventId' },
       [HEADER.correlationId]: { type: 'string', description: 'the envelope correlationId' },
@@ -118,6 +121,7 @@ function deadLetterHeaders(): JsonObject {
 
 export function asyncApiDocument(catalog: EventCatalog, options: AsyncApiOptions): JsonObject {
   if (catalog.topicPrefix !== '') throw new Error('the document is written from an unprefixed catalog; the prefix is a channel parameter');
+  const policy = loadPolicy(catalog.schemasDir);
   const channels: JsonObject = {};
   const operations: JsonObject = {};
   const messages: JsonObject = {};
@@ -148,9 +152,20 @@ export function asyncApiDocument(catalog: EventCatalog, options: AsyncApiOptions
               ? `${type}, written at v${version.version} (the newest: what publishers write and readers resolve to)`
               : `${type}, v${version.version}: still in the log, resolved to v${current.version} on read`,
           contentType: 'application/avro',
+          description: `Registry wire format: magic byte 0, the 4-byte big-endian schema id this version was registered with under subject \`{${PREFIX_PARAMETER}}${subjectOf(topic, version)}\` (topic-record name strategy), then the Avro body.`,
           headers: eventHeaders(type, version),
           payload: { $ref: `#/components/schemas/${schemaId}` },
-          bindings: { kafka: { key: keySchema(keyFields(definition, version.dataFields)), bindingVersion: KAFKA_BINDING_VERSION } },
+          bindings: {
+            kafka: {
+              key: keySchema(keyFields(definition, version.dataFields)),
+              schemaIdLocation: 'payload',
+              schemaIdPayloadEncoding: 'confluent',
+              schemaLookupStrategy: 'TopicRecordNameStrategy',
+              bindingVersion: KAFKA_BINDING_VERSION,
+            },
+          },
+          'x-registry-subject': `{${PREFIX_PARAMETER}}${subjectOf(topic, version)}`,
+          'x-compatibility': modeOf(policy, definition.schema).mode,
           'x-event-type': type,
           'x-schema-version': version.version,
           'x-schema-file': `schemas/${definition.schema}.v${version.version}.avsc`,

@@ -186,6 +186,8 @@ export class ConsumerRunner {
       partitionsConsumedConcurrently: this.options.partitionsAtOnce ?? 1,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         const { topic, partition } = batch;
+        // Writer schemas of newer producers, fetched once each; nothing is fetched once they are all known.
+        if (!(await this.prepare(batch.messages, isRunning, heartbeat))) return;
         eventMetrics.lag.set({ group: this.options.groupId, topic, partition: String(partition) }, Number(batch.offsetLag()));
         let chunk: { event: DeliveredEvent; message: KafkaMessage }[] = [];
         const flush = async (): Promise<boolean> => {
@@ -225,6 +227,8 @@ export class ConsumerRunner {
             event = this.options.codec.decode(message) as DeliveredEvent;
             event.position = { topic, partition, offset: message.offset };
           } catch (err) {
+            // Not the record's fault (a writer schema not fetched): kafkajs delivers the batch again, nothing is dead-lettered.
+            if (isTransient(err)) throw err;
             if (!(await flush())) return;
             await this.deadLetter(message, topic, partition, err);
             resolveOffset(message.offset);
@@ -297,6 +301,30 @@ export class ConsumerRunner {
     if (idleMs > this.stallMs) return problem(`stalled: no fetch, heartbeat or progress for ${Math.round(idleMs / 1000)} s`);
     if (this.state === 'restarting') return problem(`restarting after: ${this.lastError ?? 'unknown error'}`);
     return { ...base, ok: true };
+  }
+
+  /**
+   * Fetches the batch's unknown writer schemas, waiting a registry outage out (heartbeating, as a
+   * handler's dependency outage is): a record is never dead-lettered because the registry was away.
+   * Returns false when the runner stops first.
+   */
+  private async prepare(messages: readonly KafkaMessage[], isRunning: () => boolean, heartbeat: () => Promise<void>): Promise<boolean> {
+    let delay = this.backoff.initialMs;
+    for (;;) {
+      try {
+        await this.options.codec.prepare(messages);
+        return true;
+      } catch (err) {
+        this.lastError = errorMessage(err);
+        this.blockedSince ??= Date.now();
+        this.log.warn({ err: this.lastError }, 'writer schemas not fetched; retrying');
+        if (!isRunning() || this.stopping.signal.aborted) return false;
+        await sleep(delay, this.stopping.signal);
+        if (this.stopping.signal.aborted) return false;
+        await heartbeat().catch((hbErr: unknown) => this.log.warn({ err: errorMessage(hbErr) }, 'heartbeat during retry failed'));
+        delay = Math.min(delay * 2, this.backoff.maxMs);
+      }
+    }
   }
 
   /** Returns false when it gave up because the runner is stopping (nothing resolved). */

@@ -81,6 +81,7 @@ async function show(rt: Runtime, topic: string, prefix: string, limit: number, p
       let text: string;
       try {
         // The decoded event: keys travel only encrypted, so nothing secret is printed.
+        await rt.codec.prepare([l.message]);
         const event = rt.codec.decode(l.message);
         text = JSON.stringify(event.data);
       } catch (err) {

@@ -16,8 +16,9 @@ async function startLocalStack(options: StartOptions): Promise<Stack> {
     ...(process.env.KAFKA_BROKERS ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS } : {}),
     ...(process.env.MONGODB_URI ? { MONGODB_URI: process.env.MONGODB_URI } : {}),
     ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL, MAILPIT_URL: process.env.MAILPIT_URL ?? '' } : {}),
+    ...(process.env.SCHEMA_REGISTRY_URL ? { SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL } : {}),
   };
-  process.stderr.write('starting the local stack (Kafka, FerretDB on PostgreSQL, Mailpit)...\n');
+  process.stderr.write('starting the local stack (Kafka, FerretDB on PostgreSQL, Mailpit, the schema registry)...\n');
   return startStack({
     dataDir: options.dataDir,
     ports: options.stackPorts === 'auto' ? 'auto' : DEV_PORTS,
@@ -37,6 +38,7 @@ async function stackUnlessSignalled(options: StartOptions, signalled: Promise<No
 function printStack(stack: Stack): void {
   process.stdout.write('local stack:\n');
   process.stdout.write(`  kafka    ${stack.env.KAFKA_BROKERS}\n  mongodb  ${stack.env.MONGODB_URI}\n  smtp     ${stack.env.SMTP_URL}\n`);
+  process.stdout.write(`  schemas  ${stack.env.SCHEMA_REGISTRY_URL}\n`);
   if (stack.env.MAILPIT_URL) process.stdout.write(`  mail API ${stack.env.MAILPIT_URL}/api/v1/messages\n`);
 }
 
@@ -87,6 +89,8 @@ export async function startCommand(options: StartOptions): Promise<number> {
     // The services get 6 of the 10 seconds a Ctrl-C may take; the servers stop in the rest.
     const env = {
       SHUTDOWN_GRACE_MS: '6000',
+      // The local stack's deploy step: register the schemas before the services start.
+      SCHEMA_REGISTER_AT_START: 'true',
       ...ragFolders(options.dataDir),
       ...process.env,
       ...developmentSecrets(options.dataDir),
@@ -119,7 +123,7 @@ export async function stackCommand(options: StartOptions): Promise<number> {
   if (stack === 'signal') return 130;
   printStack(stack);
   process.stdout.write(
-    `environment:\n  export KAFKA_BROKERS=${stack.env.KAFKA_BROKERS} MONGODB_URI=${stack.env.MONGODB_URI} SMTP_URL=${stack.env.SMTP_URL} MAILPIT_URL=${stack.env.MAILPIT_URL}\npress Ctrl-C to stop\n`,
+    `environment:\n  export KAFKA_BROKERS=${stack.env.KAFKA_BROKERS} MONGODB_URI=${stack.env.MONGODB_URI} SMTP_URL=${stack.env.SMTP_URL} MAILPIT_URL=${stack.env.MAILPIT_URL} SCHEMA_REGISTRY_URL=${stack.env.SCHEMA_REGISTRY_URL}\npress Ctrl-C to stop\n`,
   );
   await signalled;
   await stack.stop();

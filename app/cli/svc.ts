@@ -14,6 +14,9 @@ usage:
   svc run <service...|all>      run services against the configured Kafka, MongoDB and SMTP
   svc stack                     start only the local stack and print its environment
   svc topics                    create missing event topics and their dead-letter topics
+  svc topics tail <topic>       print a topic's records decoded through the schema registry (--from beginning|end|<offset>|<ISO time>, --limit N, --json)
+  svc schemas register          the deploy step: register every event schema version, with its subject's compatibility mode
+  svc schemas check             check every schema history under schemas/ against its compatibility mode (no registry needed)
   svc topics repartition --to-prefix <p> --partitions <n>
                                 copy the topics (services stopped) to <p> with <n> partitions, per-key order kept
   svc replay <projection>       rebuild a projection from the log and swap it in
@@ -48,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
       stdio: { type: 'boolean' },
       out: { type: 'string' },
       'full-page': { type: 'boolean' },
+      from: { type: 'string' },
+      json: { type: 'boolean' },
       'to-prefix': { type: 'string' },
       partitions: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -75,7 +80,13 @@ async function main(argv: string[]): Promise<number> {
           ...(values['to-prefix'] !== undefined ? { toPrefix: values['to-prefix'] } : {}),
           ...(values.partitions !== undefined ? { partitions: values.partitions } : {}),
         });
-      return topicsCommand();
+      return topicsCommand(rest, {
+        ...(values.from !== undefined ? { from: values.from } : {}),
+        ...(values.limit !== undefined ? { limit: values.limit } : {}),
+        ...(values.json ? { json: true } : {}),
+      });
+    case 'schemas':
+      return (await import('./schemas.ts')).schemasCommand(rest);
     case 'replay':
       return replayCommand(rest);
     case 'rag':
@@ -133,7 +144,7 @@ main(process.argv.slice(2)).then(
       process.exitCode = EXIT.config;
     } else if (isTransient(err)) {
       process.stderr.write(
-        `svc: a server it needs is unreachable (is the stack running? are KAFKA_BROKERS / MONGODB_URI right?): ${errorMessage(err)}\n`,
+        `svc: a server it needs is unreachable (is the stack running? are KAFKA_BROKERS / MONGODB_URI / SCHEMA_REGISTRY_URL right?): ${errorMessage(err)}\n`,
       );
       process.exitCode = EXIT.unavailable;
     } else {

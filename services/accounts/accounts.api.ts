@@ -8,6 +8,7 @@ import { VERSION } from '../platform/version.ts';
 import { loginInput, passwordChangeInput, signupInput } from './credentials-input.ts';
 import { emailVerificationOperations } from './email-verification.api.ts';
 import { logoutOperations } from './logout.api.ts';
+import { oauthOperations } from './oauth/oauth.api.ts';
 import { ssoLinkOperations } from './sso/sso-link.api.ts';
 import {
   SSO_CALLBACK_PATH,
@@ -119,6 +120,7 @@ export const accountsApi: ApiFace = {
       },
     },
     ...logoutOperations,
+    ...oauthOperations,
     ...emailVerificationOperations,
     {
       method: 'get',

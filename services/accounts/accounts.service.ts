@@ -23,6 +23,15 @@ import { usersProjection } from './users.projection.ts';
 import { OneTimeCodes } from './sso/one-time-codes.ts';
 import { mountSsoRoutes } from './sso/sso.routes.ts';
 import { ProviderIdentities } from './sso/provider-identities.ts';
+import { newEvent } from '../../events/envelope.ts';
+import { createAuthorizationServer } from './oauth/authorization-server.ts';
+import { Connections } from './oauth/connections.ts';
+import { ensureOauthIndexes, sweepOauth } from './oauth/mongo-adapter.ts';
+import { mountOauthRoutes } from './oauth/oauth.routes.ts';
+import type { AccountAssistantConnected, AccountAssistantDisconnected } from './events.ts';
+
+/** Dynamic client registrations (RFC 7591) one client address may make per hour. */
+const OAUTH_REGISTRATIONS_PER_IP_PER_HOUR = 20;
 
 /** The account service: HTTP face on ACCOUNTS_PORT, the users projection, the sign-up outbox relay. */
 export const accountsService: ServiceModule = {
@@ -60,6 +69,18 @@ export const accountsService: ServiceModule = {
       const identities = new ProviderIdentities(mongo.db, rt.codec, rt.publisher, log);
       await identities.ensureIndexes();
       parts.add(new OutboxRelay([identities.relayable], { intervalMs: 5000, graceMs: 30_000, log })).start();
+      // The OAuth authorization server for assistants that connect to the MCP server (oauth/).
+      await ensureOauthIndexes(mongo.db);
+      parts.add(every(HOUR_MS, async () => void (await sweepOauth(mongo.db)), log, 'the OAuth records sweep'));
+      const connections = new Connections(mongo.db);
+      await connections.ensureIndexes();
+      const authorizationServer = createAuthorizationServer({
+        issuer: config.sso.publicAccountsUrl,
+        mcpResource: config.publicMcpUrl,
+        consoleUrl: config.publicConsoleUrl,
+        db: mongo.db,
+        secret: config.secrets.jwtSecret,
+      });
       const server = await serveHttp(rt, log, {
         service: 'accounts',
         port: config.ports.accounts,
@@ -78,6 +99,41 @@ export const accountsService: ServiceModule = {
             logins,
           });
           mountLogoutRoutes(a, { tokens: { secret: config.secrets.jwtSecret, ...config.jwt }, store });
+          mountOauthRoutes(a, {
+            provider: authorizationServer,
+            db: mongo.db,
+            connections,
+            tokens: { secret: config.secrets.jwtSecret, ...config.jwt },
+            store,
+            keyEncryptionKey: config.secrets.keyEncryptionKey,
+            mcpResource: config.publicMcpUrl,
+            keysUrl: config.authUrl,
+            registrations: limits.limiter('oauth-register', OAUTH_REGISTRATIONS_PER_IP_PER_HOUR, 3600),
+            onConnected: async (c, correlationId) => {
+              const event: AccountAssistantConnected = newEvent(
+                'account.assistant-connected',
+                {
+                  userId: c.accountId,
+                  grantId: c._id,
+                  clientId: c.clientId,
+                  clientName: c.clientName,
+                  scopes: c.scopes,
+                  tier: c.tier,
+                  keyLast4: c.keyLast4,
+                },
+                { correlationId },
+              );
+              await rt.publisher.publish(event);
+            },
+            onDisconnected: async (c, by, correlationId) => {
+              const event: AccountAssistantDisconnected = newEvent(
+                'account.assistant-disconnected',
+                { userId: c.accountId, grantId: c._id, clientId: c.clientId, clientName: c.clientName, by },
+                { correlationId },
+              );
+              await rt.publisher.publish(event);
+            },
+          });
           mountEmailVerificationRoutes(a, {
             db: mongo.db,
             tokens: { secret: config.secrets.jwtSecret, ...config.jwt },

@@ -84,6 +84,8 @@ export function mountEmailVerificationRoutes(app: Express, deps: VerificationDep
     if (state === 'invalid') throw invalidLink();
     if (state === 'expired') throw new HttpError(410, 'EXPIRED', 'this link has expired; ask for a new one');
     const result = await store.confirmVerification(account, verificationTokenHash(token), req.id);
+    // Another confirmation with this link took it first.
+    if (result.status === 'used') throw invalidLink();
     if (result.status === 'conflict') {
       // Another confirmation with this link, or a resend, got there first: the link is spent either way.
       const now = await store.findById(account.userId);

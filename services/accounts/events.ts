@@ -77,6 +77,30 @@ export type AccountVerificationRequested = Event<
 /** The account proved its address (its signed-in owner confirmed the mailed link): e-mail matches count from now on. */
 export type AccountEmailVerified = Event<'account.email-verified', { userId: string; email: string }>;
 
+export interface AccountAssistantConnectedData {
+  userId: string;
+  grantId: string;
+  clientId: string;
+  clientName: string;
+  scopes: string[];
+  tier: string;
+  keyLast4: string;
+}
+
+/** An assistant (an OAuth client) was connected to the account's MCP access at consent. */
+export type AccountAssistantConnected = Event<'account.assistant-connected', AccountAssistantConnectedData>;
+
+export interface AccountAssistantDisconnectedData {
+  userId: string;
+  grantId: string;
+  clientId: string;
+  clientName: string;
+  by: 'customer' | 'provider';
+}
+
+/** An assistant's grant ended: by its customer in the console, or by the authorization server. */
+export type AccountAssistantDisconnected = Event<'account.assistant-disconnected', AccountAssistantDisconnectedData>;
+
 /** Every event the accounts context publishes. */
 export type AccountEvent =
   | AccountVerificationRequested
@@ -86,7 +110,9 @@ export type AccountEvent =
   | AccountLoggedIn
   | AccountLoggedOut
   | AccountSsoLinked
-  | AccountSsoUnlinked;
+  | AccountSsoUnlinked
+  | AccountAssistantConnected
+  | AccountAssistantDisconnected;
 
 export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
   defineEvent<AccountRegistered>({
@@ -135,6 +161,18 @@ export const ACCOUNT_EVENTS: readonly EventDefinition[] = [
     type: 'account.sso-unlinked',
     topic: ACCOUNTS_TOPIC,
     schema: 'accounts/account.sso-unlinked',
+    key: (d) => d.userId,
+  }),
+  defineEvent<AccountAssistantConnected>({
+    type: 'account.assistant-connected',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.assistant-connected',
+    key: (d) => d.userId,
+  }),
+  defineEvent<AccountAssistantDisconnected>({
+    type: 'account.assistant-disconnected',
+    topic: ACCOUNTS_TOPIC,
+    schema: 'accounts/account.assistant-disconnected',
     key: (d) => d.userId,
   }),
 ];

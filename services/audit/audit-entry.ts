@@ -50,6 +50,8 @@ export const AUDITED_TYPES = [
   'account.sso-linked',
   'account.sso-unlinked',
   'account.logged-out',
+  'account.assistant-connected',
+  'account.assistant-disconnected',
   'key.generated',
   'key.revoked',
   'key.limits-set',
@@ -133,6 +135,28 @@ export function auditEntryOf(event: AuditedEvent): AuditEntry {
       return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId };
     case 'account.logged-out':
       return { ...base, actor: `account:${event.data.userId}`, userId: event.data.userId, details: { scope: event.data.scope } };
+    // An assistant's OAuth grant: the account's own entry; the key by its last four only.
+    case 'account.assistant-connected':
+      return {
+        ...base,
+        actor: `account:${event.data.userId}`,
+        userId: event.data.userId,
+        target: `assistant ${event.data.clientName}`,
+        details: {
+          client: event.data.clientId,
+          scopes: event.data.scopes.join(' '),
+          tier: event.data.tier,
+          key: `…${event.data.keyLast4}`,
+        },
+      };
+    case 'account.assistant-disconnected':
+      return {
+        ...base,
+        actor: event.data.by === 'customer' ? `account:${event.data.userId}` : 'svc',
+        userId: event.data.userId,
+        target: `assistant ${event.data.clientName}`,
+        details: { client: event.data.clientId, by: event.data.by },
+      };
     case 'key.generated': {
       const k = event.data;
       const rotated = k.source === 'rotation';

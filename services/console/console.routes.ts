@@ -32,6 +32,7 @@ import {
 } from './session.ts';
 import { mountTeamPages } from './team-pages.routes.ts';
 import { mountVerifyPages } from './verify-pages.routes.ts';
+import { mountAssistantPages } from './assistant-pages.routes.ts';
 import { isRunId, type Credentials, type Upstream } from './upstream.ts';
 
 /** What every console page answers with: nothing from elsewhere, no inline code, no framing. */
@@ -823,6 +824,11 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   mountTeamPages(app, pagesKit);
   mountVerifyPages(app, pagesKit);
   mountSsoLinkPages(app, pagesKit);
+  mountAssistantPages(app, {
+    ...pagesKit,
+    keyOf: (req, accountId) => openKey(secret, accountId, readCookies(req.get('cookie')).get(KEY_COOKIE)),
+    accountsPublicUrl: deps.accountsPublicUrl,
+  });
 
   // Last: an HTML 404 for the rest (the platform's JSON 404 is for API callers).
   app.use((req, res) => {

@@ -1,6 +1,7 @@
 import type { MeAnswer, SessionAnswer } from '../accounts/accounts.api.ts';
 import type { VerificationAnswer } from '../accounts/email-verification-input.ts';
 import type { LogoutAnswer } from '../accounts/logout.api.ts';
+import type { ConnectionsAnswer, InteractionAnswer, RedirectAnswer } from '../accounts/oauth/oauth-input.ts';
 import type { SsoLinkAnswer, SsoLinksAnswer } from '../accounts/sso/sso-input.ts';
 import type { CheckoutAnswer } from '../billing/checkout.routes.ts';
 import type { z } from 'zod';
@@ -160,6 +161,16 @@ export function upstream(urls: UpstreamUrls) {
     logout: (who: Credentials) => call<LogoutAnswer>(`${accountsUrl}/auth/logout`, 'POST', who),
     logoutAll: (who: Credentials) => call<LogoutAnswer>(`${accountsUrl}/auth/logout-all`, 'POST', who),
     checkout: (who: Credentials, tier: 'pro' | 'team') => call<CheckoutAnswer>(`${accountsUrl}/billing/checkout`, 'POST', who, { tier }),
+    // An assistant's OAuth authorization request (accounts/oauth): consent, and the grants it made.
+    oauthRequest: (who: Credentials, uid: string) =>
+      call<InteractionAnswer>(`${accountsUrl}/oauth/interactions/${encodeURIComponent(uid)}`, 'GET', who),
+    oauthConsent: (who: Credentials, uid: string, apiKey: string) =>
+      call<RedirectAnswer>(`${accountsUrl}/oauth/interactions/${encodeURIComponent(uid)}/consent`, 'POST', who, { apiKey }),
+    oauthDeny: (who: Credentials, uid: string) =>
+      call<RedirectAnswer>(`${accountsUrl}/oauth/interactions/${encodeURIComponent(uid)}/deny`, 'POST', who),
+    assistants: (who: Credentials) => call<ConnectionsAnswer>(`${accountsUrl}/oauth/connections`, 'GET', who),
+    disconnectAssistant: (who: Credentials, grantId: string) =>
+      call<undefined>(`${accountsUrl}/oauth/connections/${encodeURIComponent(grantId)}`, 'DELETE', who),
     usage: (who: Credentials) => call<UsageAnswer>(`${keysUrl}/usage`, 'GET', who, undefined, true),
     audit: (who: Credentials, query: Record<string, string>) =>
       call<AuditAnswer>(`${keysUrl}/audit?${new URLSearchParams(query)}`, 'GET', who),

@@ -111,12 +111,18 @@ export class KeyGate {
    * Checks the request's key for this use. Answers the refusal itself and returns null, or returns
    * the key's identity (also in res.locals.apiKey) once the use is recorded.
    */
-  async authorize(req: Request, res: Response, use: UseRequest): Promise<Admitted | null> {
+  async authorize(
+    req: Request,
+    res: Response,
+    use: UseRequest,
+    presented: string | undefined = presentedKey(req),
+  ): Promise<Admitted | null> {
     const refuse = (status: number, body: GateRefusal) => {
       res.status(status).json(this.#options.errorBody?.(body) ?? body);
       return null;
     };
-    const apiKey = presentedKey(req);
+    // `presented`: the request's own key, or the key an OAuth access token stands for (the MCP face).
+    const apiKey = presented;
     if (!apiKey) return refuse(401, { error: 'missing API key (X-API-Key header or Authorization: Bearer svc_…)', code: 'UNAUTHORIZED' });
     const ip = clientIp(req);
     const { result, rate, repeatedRefusal } = await this.#options.validator.validate(apiKey, {

@@ -13,6 +13,7 @@ import { VERSION } from '../platform/version.ts';
 import { mcpApi } from './http/mcp.api.ts';
 import { MCP_PATH, mountMcp } from './http/mcp.routes.ts';
 import { buildMcpServer } from './mcp-server.ts';
+import { ResourceServer } from './http/oauth-resource.ts';
 
 /**
  * The vision RAG operations as MCP tools (Streamable HTTP at /mcp on MCP_PORT), behind the same
@@ -44,6 +45,14 @@ export const mcpService: ServiceModule = {
       });
       const health = new RagHealth({ service: 'svc-mcp', health: rt.health, version: VERSION, environment: config.env, features });
       parts.onStop(() => health.stop());
+      // Assistants connecting by the MCP authorization spec: tokens of the accounts face's authorization server.
+      const resourceServer = new ResourceServer({
+        resource: config.publicMcpUrl,
+        issuer: config.sso.publicAccountsUrl,
+        accountsUrl: config.console.accountsUrl,
+        keyEncryptionKey: config.secrets.keyEncryptionKey,
+        allowInsecureIssuer: config.env !== 'production',
+      });
       let mcp: { close(): Promise<void> } | undefined;
       // Stopped after the server has drained its requests (parts stop newest first).
       parts.onStop(() => mcp?.close());
@@ -53,8 +62,10 @@ export const mcpService: ServiceModule = {
         healthRoute: health.mount,
         api: mcpApi,
         beforeJson: (app) => {
+          resourceServer.mount(app);
           mcp = mountMcp(app, {
             gate,
+            resourceServer,
             bodyLimit: config.rag.pushBodyLimit,
             log,
             serverFor: (admitted, correlationId) =>

@@ -127,6 +127,10 @@ const schema = z.object({
   KAFKA_HANDLER_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
   ...KAFKA_SECURITY_SCHEMA,
+  SCHEMA_REGISTRY_URL: url.optional(),
+  SCHEMA_REGISTRY_USERNAME: z.string().min(1).max(500).optional(),
+  SCHEMA_REGISTRY_PASSWORD: z.string().min(1).max(500).optional(),
+  SCHEMA_REGISTER_AT_START: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   EFFECT_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(0),
@@ -249,6 +253,8 @@ const schema = z.object({
     })
     .optional(),
   RAG_PUBLIC_URL: url.optional(),
+  /** The MCP server's public URL (its /mcp endpoint): the resource OAuth access tokens are minted for (RFC 8707). */
+  MCP_PUBLIC_URL: url.optional(),
   VISION_POOL_SIZE: z.coerce.number().int().min(1).max(16).default(2),
   CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(30_000),
   CAPTURE_MAX_BYTES: z.coerce.number().int().min(100_000).max(200_000_000).default(15_000_000),
@@ -310,6 +316,16 @@ export interface Config {
     ssl?: KafkaTls;
     /** SASL authentication (KAFKA_SASL_*); unset: none. The password never shows when this is logged. */
     sasl?: KafkaSasl;
+  };
+  /**
+   * The Confluent-compatible schema registry the event codec writes ids of and reads schemas from
+   * (docs/architecture.md, "Schema registry"). The password never shows when this is logged.
+   */
+  schemaRegistry: {
+    url: string;
+    auth?: { username: string; password: string };
+    /** Register the catalog's schemas before starting (`svc start`, tests); production runs `svc schemas register` at deploy. */
+    registerAtStart: boolean;
   };
   /** How long an effect (an e-mail, a key) claimed by a process that died keeps others out. */
   effectLeaseMs: number;
@@ -431,6 +447,8 @@ export interface Config {
   };
   /** Where clients reach the RAG service (screenshot URLs are built on it). */
   publicRagUrl: string;
+  /** The MCP endpoint as assistants reach it: the OAuth resource identifier. */
+  publicMcpUrl: string;
   /** An OpenAI-compatible chat model that may judge what validation's evidence leaves undecided; null: none. */
   llm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | null;
   /** The key-validation service the premium faces (RAG, MCP) validate keys against. */
@@ -453,6 +471,7 @@ const DEV_DEFAULTS = {
   KAFKA_BROKERS: ['127.0.0.1:9092'],
   MONGODB_URI: 'mongodb://127.0.0.1:27017/',
   SMTP_URL: 'smtp://127.0.0.1:1025',
+  SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081/apis/ccompat/v7',
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -508,6 +527,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionTimeoutMs: raw.KAFKA_SESSION_TIMEOUT_MS,
       ...kafkaSecurity(raw, production, problems),
     },
+    schemaRegistry: schemaRegistryConfig(raw, required, problems),
     effectLeaseMs: raw.EFFECT_LEASE_MS,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     shutdownDelayMs: raw.SHUTDOWN_DELAY_MS,
@@ -563,6 +583,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rag: ragConfig(raw, required, problems),
     vision: visionConfig(raw),
     publicRagUrl: publicUrl('RAG_PUBLIC_URL', raw.RAG_PUBLIC_URL, `http://localhost:${raw.RAG_PORT}`),
+    publicMcpUrl: publicUrl('MCP_PUBLIC_URL', raw.MCP_PUBLIC_URL, `http://localhost:${raw.MCP_PORT}/mcp`),
     authUrl: required('AUTH_URL', raw.AUTH_URL, `http://127.0.0.1:${raw.KEYS_PORT}`),
     console: {
       secret: raw.CONSOLE_SECRET ?? (production ? null : randomHex()),
@@ -575,6 +596,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** As SaslCredentials: the password behind a getter, so a logged config (or part of it) never shows it. */
+class RegistryCredentials {
+  readonly username: string;
+  readonly #password: string;
+
+  constructor(username: string, password: string) {
+    this.username = username;
+    this.#password = password;
+  }
+
+  get password(): string {
+    return this.#password;
+  }
+}
+
+function schemaRegistryConfig(
+  raw: Raw,
+  required: (name: string, value: string | undefined, devValue: string) => string,
+  problems: string[],
+): Config['schemaRegistry'] {
+  const url = required('SCHEMA_REGISTRY_URL', raw.SCHEMA_REGISTRY_URL, DEV_DEFAULTS.SCHEMA_REGISTRY_URL);
+  const { SCHEMA_REGISTRY_USERNAME: username, SCHEMA_REGISTRY_PASSWORD: password } = raw;
+  if ((username === undefined) !== (password === undefined)) {
+    problems.push('SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD: set both or neither');
+  }
+  // Basic credentials over plain http would cross the network in clear; a loopback registry is the local stack.
+  if (username !== undefined && /^http:/i.test(url) && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/i.test(url)) {
+    problems.push('SCHEMA_REGISTRY_URL: must be https:// when credentials are set (they would cross the network in clear)');
+  }
+  return {
+    url: url.replace(/\/+$/, ''),
+    ...(username !== undefined && password !== undefined ? { auth: new RegistryCredentials(username, password) } : {}),
+    registerAtStart: raw.SCHEMA_REGISTER_AT_START === 'true',
+  };
 }
 
 /** The HTTP drain fits in the grace, with time left for consumers and clients to close. */

@@ -7,6 +7,8 @@ import type { ConsumerHealth, ConsumerRunner } from '../../events/consumer.ts';
 import { createKafka } from '../../events/kafka.ts';
 import { reportDeadLetterDepth } from '../../events/metrics.ts';
 import { EventPublisher } from '../../events/publisher.ts';
+import { loadPolicy } from '../../events/schema-compatibility.ts';
+import { SchemaRegistryClient } from '../../events/schema-registry.ts';
 import { ensureTopics } from '../../events/topics.ts';
 import type { Config } from './config.ts';
 import { kafkaCheck, mongoCheck, type HealthCheck, type HealthSource } from './health.ts';
@@ -20,6 +22,8 @@ export interface Runtime {
   kafka: Kafka;
   admin: Admin;
   catalog: EventCatalog;
+  /** The schema registry (SCHEMA_REGISTRY_*): the codec's ids and writer schemas come from it. */
+  schemaRegistry: SchemaRegistryClient;
   codec: EventCodec;
   publisher: EventPublisher;
   mongo: MongoHandle;
@@ -53,7 +57,19 @@ const CLOSE_STEP_MS = 3000;
 
 export async function createRuntime(config: Config, log: Logger, options: RuntimeOptions): Promise<Runtime> {
   const { catalog } = options;
-  const codec = new EventCodec(catalog);
+  const schemaRegistry = new SchemaRegistryClient(config.schemaRegistry);
+  // The deploy step for the local stack and the tests; production runs `svc schemas register` before the pods start.
+  if (config.schemaRegistry.registerAtStart) await schemaRegistry.register(catalog, loadPolicy(catalog.schemasDir));
+  const codec = new EventCodec(catalog, schemaRegistry);
+  // Every id this process writes or reads of its own versions, looked up once: none on the hot path.
+  await codec.warm();
+  const unregistered = catalog.types().filter((t) => codec.idOf(catalog.current(t)) === undefined);
+  if (unregistered.length > 0) {
+    log.warn(
+      { types: unregistered },
+      'event types whose current schema is not registered: publishing them is refused until `svc schemas register` runs',
+    );
+  }
   const kafka = createKafka(config.kafka, log);
   const admin = kafka.admin();
   await admin.connect();
@@ -78,6 +94,7 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
     kafka,
     admin,
     catalog,
+    schemaRegistry,
     codec,
     publisher,
     mongo,

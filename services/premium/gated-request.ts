@@ -33,5 +33,5 @@ export const callerOf = ({ identity, usage, reserve }: Admitted): Caller => ({
  */
 export const admitter =
   (gate: KeyGate) =>
-  (req: Parameters<KeyGate['authorize']>[0], res: Response): Promise<Admitted | null> =>
-    gate.authorize(req, res, { metric: 'queries', amount: 0 });
+  (req: Parameters<KeyGate['authorize']>[0], res: Response, apiKey?: string): Promise<Admitted | null> =>
+    gate.authorize(req, res, { metric: 'queries', amount: 0 }, apiKey);

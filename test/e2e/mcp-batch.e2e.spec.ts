@@ -62,10 +62,10 @@ describe('MCP batches: one request to the gate per message (e2e)', function () {
   // Every answer of this spec, checked against the answering face's OpenAPI document.
   useContractCheck();
 
-  const post = async (apiKey: string, body: unknown): Promise<Posted> => {
+  const post = async (apiKey: string, body: unknown, headers: Record<string, string> = {}): Promise<Posted> => {
     const res = await fetch(mcp, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': apiKey },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': apiKey, ...headers },
       body: JSON.stringify(body),
     });
     const text = await res.text();
@@ -102,6 +102,28 @@ describe('MCP batches: one request to the gate per message (e2e)', function () {
     expect(index.answers[0]?.result?.structuredContent, JSON.stringify(index.answers)).to.include({ status: 'completed' });
     return apiKey;
   };
+
+  it('refuses a batch from a client of a protocol version without batches (2025-06-18 on), before any of it runs', async () => {
+    const apiKey = await keyWithCollection('batch-version');
+    const before = await queriesUsed(apiKey);
+    const batch = [call(1, 'rag_query', { query: 'say hello', collectionName: 'batch' }), listTools(2)];
+    for (const version of ['2025-06-18', '2025-11-25']) {
+      const refused = await post(apiKey, batch, { 'mcp-protocol-version': version });
+      expect(refused.status).to.equal(400);
+      expect(refused.answers[0]?.error?.code).to.equal(-32600);
+      expect(refused.answers[0]?.error?.message).to.include(version).and.include('batches');
+    }
+    // The revision that had batches still may send them.
+    const allowed = await post(apiKey, batch, { 'mcp-protocol-version': '2025-03-26' });
+    expect(allowed.status).to.equal(200);
+    expect(allowed.answers.map((a) => a.id).sort()).to.deep.equal([1, 2]);
+    // Only the allowed batch's query was metered.
+    const used = await eventually('the allowed batch metered', async () => {
+      const now = await queriesUsed(apiKey);
+      return now >= before + 1 ? now : undefined;
+    });
+    expect(used).to.equal(before + 1);
+  });
 
   it('counts a batch of K tool calls as K requests against the rate limit, and meters each query', async () => {
     const apiKey = await keyWithCollection('batch-k');

@@ -30,8 +30,11 @@ interface Snapshot {
   diffRatio: number | null;
   diffPixels: number | null;
   screenshotId: string;
+  screenshotUrl: string;
   baselineId: string | null;
+  baselineUrl: string | null;
   diffId: string | null;
+  diffUrl: string | null;
   isBaseline: boolean;
   decision: 'accepted' | 'rejected' | null;
 }
@@ -325,6 +328,14 @@ describe('vision RAG: the review page of a test run, and a decision per snapshot
       ['page@phone', 'failed'],
       ['page@desktop', 'failed'],
     ]);
+    // The review page and each snapshot's capture, baseline and diff come as resource links too (issue 40).
+    const links = (read.content as { type: string; uri?: string; mimeType?: string }[]).filter((c) => c.type === 'resource_link');
+    expect(links[0]).to.include({ uri: run.reportUrl, mimeType: 'text/html' });
+    const images = run.snapshots
+      .flatMap((s) => [s.screenshotUrl, s.baselineUrl, s.diffUrl])
+      .filter((u): u is string => typeof u === 'string');
+    expect(links.slice(1).map((l) => l.uri)).to.have.members(images);
+    expect(images.length).to.be.greaterThan(2);
     expect((await tool('glm_review', { runId, snapshot: 'page@desktop', decision: 'accepted' })).structuredContent).to.deep.include({
       changed: true,
       decision: 'accepted',

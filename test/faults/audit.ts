@@ -130,6 +130,7 @@ export async function audit(
     groupId: rt.groupId(`faults-audit-keys-${Date.now()}`),
     mode: 'all',
     onMessage: async (_partition, message) => {
+      await rt.codec.prepare([message]);
       const event = rt.codec.decode(message);
       if (event.type !== 'key.generated') return;
       const d = event.data as KeyGeneratedData;

@@ -63,7 +63,7 @@ async function main(): Promise<number> {
   const base = resolve('.data');
   mkdirSync(base, { recursive: true });
   const dataDir = mkdtempSync(join(base, 'noisy-'));
-  const reuse = Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI && process.env.SMTP_URL);
+  const reuse = Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI && process.env.SMTP_URL && process.env.SCHEMA_REGISTRY_URL);
   let stack: Stack | undefined;
   let services: ServiceProcess[] = [];
   // Customer A (its client and its bomb site) on a thread of its own: see noisy-attacker.ts.
@@ -81,7 +81,12 @@ async function main(): Promise<number> {
   const bombs = first.site;
   try {
     const stackEnv = reuse
-      ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS!, MONGODB_URI: process.env.MONGODB_URI!, SMTP_URL: process.env.SMTP_URL! }
+      ? {
+          KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
+          MONGODB_URI: process.env.MONGODB_URI!,
+          SMTP_URL: process.env.SMTP_URL!,
+          SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
+        }
       : (stack = await startStack({ dataDir, ports: 'auto', progress: (l) => log(`  ${l}`) })).env;
     const ports = {
       accounts: await freePort(),
@@ -95,6 +100,7 @@ async function main(): Promise<number> {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...stackEnv,
+      SCHEMA_REGISTER_AT_START: 'true',
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.NOISY_LOG_LEVEL ?? 'warn',
       MONGODB_DB: `noisy_${randomUUID().slice(0, 8)}`,

@@ -57,6 +57,8 @@ async function main(): Promise<number> {
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
       ...stack.env,
+      // The stack's deploy step: schemas registered by the processes as they start.
+      SCHEMA_REGISTER_AT_START: 'true',
       MONGODB_DB: 'faults',
       KAFKA_TOPIC_PREFIX: 'faults.',
       HTTP_HOST: '127.0.0.1',

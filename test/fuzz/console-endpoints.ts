@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { sealKey } from '../../services/console/key-cookie.ts';
 import { KEY_COOKIE, PRE_SESSION_COOKIE, SESSION_COOKIE, csrfToken } from '../../services/console/session.ts';
 import { BINDING_COOKIE } from '../../services/console/sso-binding.ts';
-import type { EndpointKit, FuzzAccount, FuzzContext, Headers } from './endpoints.ts';
+import type { EndpointKit, FuzzAccount, FuzzContext, Headers } from './endpoint-kit.ts';
 import { formBodyArb, formEncode, formEncodingArb, type FormTemplate } from './form-bodies.ts';
 import { hostileEmail, hostileNext, invitationFlood } from './hostile-content.ts';
 

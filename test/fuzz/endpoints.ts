@@ -1,79 +1,14 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { subscriptionPayload } from '../support/lemonsqueezy.ts';
-import { json, jsonOf, requestArb, targetArb, type BodyDraft, type Encoding, type Template } from './arbitraries.ts';
+import { json, jsonOf, requestArb, targetArb } from './arbitraries.ts';
 import { consoleEndpoints } from './console-endpoints.ts';
 import { teamEndpoints } from './team-endpoints.ts';
+import { oauthEndpoints } from './oauth-endpoints.ts';
 import { hostilePush, rpcBatch } from './hostile-content.ts';
-import type { RawRequest } from './raw-http.ts';
+import type { Endpoint, EndpointKit, FuzzContext, Headers } from './endpoint-kit.ts';
 
-/** The real things the fuzz suite holds, which must never show up in an answer or a log line. */
-export interface FuzzContext {
-  ports: { accounts: number; keys: number; webhooks: number; rag: number; mcp: number; console: number };
-  jwtSecret: string;
-  /** CONSOLE_SECRET: the console's CSRF tokens and sealed key cookies, made here as the console makes them. */
-  consoleSecret: string;
-  /** WEBHOOK_SECRET: the back office's shared secret for /generate and /revoke. */
-  sharedSecret: string;
-  paymentWebhookSecret: string;
-  keyEncryptionKey: string;
-  /** The team workspace's owner: its key is `rotatable`'s. */
-  account: FuzzAccount;
-  /** A member of the owner's team workspace (joined by invitation when there is a Mailpit to read it from). */
-  member: FuzzAccount;
-  /** An account of its own for the routes that end a session (log-out), so no other endpoint loses one. */
-  leaving: FuzzAccount;
-  /** An account whose address the fuzzed routes may verify, with its welcome e-mail's token ('' where nothing verifies addresses). */
-  unverified: FuzzAccount & { verifyToken: string };
-  /** Tickets of POST /auth/sso/link/start for the owner (five minutes each), where linking exists. */
-  linkTickets: string[];
-  /** An account for each route that ends its session (fuzz.ts SESSION_ENDING), by the route's name. */
-  enders: Record<string, FuzzAccount>;
-  team: {
-    subscriptionId: string;
-    /** An invitation left pending (withdrawn, maybe, by the withdraw routes). */
-    pendingInvitation: string;
-    /** What joining made: the invitation's token and the member's key. */
-    secrets: string[];
-  };
-  /** A team key per endpoint that takes keys (own rate limits and quotas), and the subscription of each. */
-  keys: Record<string, { apiKey: string; subscriptionId: string }>;
-  /** The subscription /revoke may find (never one whose key another endpoint uses). */
-  revocable: string;
-  /** The subscription /keys/rotate may rotate with the account's session (owned by its e-mail). */
-  rotatable: string;
-  workspace: string;
-  /** An indexed collection of a tiny project, so queries reach retrieval. */
-  collection: string;
-  jobId: string;
-  /** A loopback site of image bombs the captures may reach (allow-listed), and its paths. */
-  bombs: { url: string; paths: string[] };
-}
-
-export interface FuzzAccount {
-  email: string;
-  password: string;
-  token: string;
-  userId: string;
-}
-
-export type RequestDraft = RawRequest & { bodyKind: string };
-
-export interface Endpoint {
-  /** "POST /auth/login" or "GET /health (keys)": how the table names it, and part of its seed. */
-  name: string;
-  service: keyof FuzzContext['ports'];
-  arb: fc.Arbitrary<RequestDraft>;
-  /** Values a 2xx answer of this endpoint is meant to carry (a new token, a new key): not leaks. */
-  issues?: (status: number, body: Buffer) => string[];
-  /** At most this many in flight (the run's concurrency otherwise). */
-  inFlight?: number;
-  /**
-   * A 5xx this endpoint answers by design, which the table does not count as one: only checkout's
-   * 503 "not configured here" (the fuzz stack sells nothing: no payment provider can be reached from it).
-   */
-  designed?: (status: number, body: Buffer) => boolean;
-}
+export type { Endpoint, EndpointKit, EndpointOptions, FuzzAccount, FuzzContext, Headers, RequestDraft } from './endpoint-kit.ts';
 
 /**
  * Endpoints that hash a password send as many requests at once as there are bcrypt threads
@@ -99,8 +34,6 @@ const garbageToken = fc.oneof(
     '\u00ff\u00fe',
   ),
 );
-
-export type Headers = [string, string][];
 
 /** Authorization headers: the real credential often (deeper code runs), else missing, wrong, doubled. */
 function authArb(real: Headers[], wrongKinds: fc.Arbitrary<Headers>): fc.Arbitrary<Headers> {
@@ -178,36 +111,6 @@ const issuedField =
       return [];
     }
   };
-
-export interface EndpointOptions {
-  template: Template;
-  auth?: fc.Arbitrary<Headers>;
-  limit?: number;
-  path?: fc.Arbitrary<string>;
-  guard?: (b: Buffer) => Buffer;
-  sign?: fc.Arbitrary<(body: Buffer) => Headers>;
-  /** Bodies other than JSON near the template, and how they are labelled (the console's forms). */
-  body?: fc.Arbitrary<BodyDraft>;
-  encoding?: fc.Arbitrary<Encoding>;
-  /** At most this many in flight (e.g. a route that hashes a password). */
-  inFlight?: number;
-  designed?: Endpoint['designed'];
-}
-
-/** What the endpoint files (team-endpoints.ts, console-endpoints.ts) add endpoints with. */
-export interface EndpointKit {
-  add(name: string, service: Endpoint['service'], options: EndpointOptions, issues?: Endpoint['issues']): void;
-  authArb: typeof authArb;
-  wrongAuth: fc.Arbitrary<Headers>;
-  garbageToken: fc.Arbitrary<string>;
-  bearer: typeof bearer;
-  keyAuth: typeof keyAuth;
-  keyAuthFor(name: string): fc.Arbitrary<Headers>;
-  issuedField: typeof issuedField;
-  word: fc.Arbitrary<string>;
-  email: fc.Arbitrary<string>;
-  collectionName: fc.Arbitrary<string>;
-}
 
 export function endpoints(ctx: FuzzContext): Endpoint[] {
   const { ports } = ctx;
@@ -378,6 +281,7 @@ export function endpoints(ctx: FuzzContext): Endpoint[] {
     auth: authArb([...keyAuth(key('POST /keys/limits')), ...bearer(ctx.account.token)], wrongAuth),
   });
   teamEndpoints(ctx, kit);
+  oauthEndpoints(ctx, kit);
   consoleEndpoints(ctx, kit);
 
   // webhooks: the real signature of the exact bytes often, so the body reaches the log and billing.

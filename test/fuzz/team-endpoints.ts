@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { FLOW_COOKIE, sealFlow } from '../../services/accounts/sso/flow-cookie.ts';
 import { jsonOf } from './arbitraries.ts';
-import type { EndpointKit, FuzzContext, Headers } from './endpoints.ts';
+import type { EndpointKit, FuzzContext, Headers } from './endpoint-kit.ts';
 import { hostileEmail, invitationFlood } from './hostile-content.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64url');

@@ -90,6 +90,8 @@ async function main(): Promise<number> {
       ...process.env,
       ...stack.env,
       NODE_ENV: 'test',
+      // The stack's deploy step: schemas registered by the processes as they start.
+      SCHEMA_REGISTER_AT_START: 'true',
       LOG_LEVEL: process.env.SCALE_LOG_LEVEL ?? 'warn',
       MONGODB_DB: 'scale',
       KAFKA_TOPIC_PREFIX: 'scale.',

@@ -15,6 +15,8 @@ export const IMAGES = {
   mongo: 'mongo:7.0.14',
   mail: 'axllent/mailpit:v1.22.3',
   ragDatabase: 'pgvector/pgvector:0.8.1-pg18',
+  /** The release the local stack builds (deploy/local/schema-registry/pom.xml), with its H2 storage. */
+  schemaRegistry: 'apicurio/apicurio-registry-sql:2.4.2.Final',
 } as const;
 
 export interface ContainersStack {
@@ -90,6 +92,9 @@ const startRagDatabase = () =>
     .withWaitStrategy(Wait.forLogMessage(/database system is ready to accept connections/, 2))
     .start();
 
+const startSchemaRegistry = () =>
+  new GenericContainer(IMAGES.schemaRegistry).withExposedPorts(8080).withWaitStrategy(Wait.forHttp('/health/ready', 8080)).start();
+
 export async function startContainersStack(progress: (line: string) => void): Promise<ContainersStack> {
   const started: StartedTestContainer[] = [];
   const timed = async (name: string, start: () => Promise<StartedTestContainer>) => {
@@ -109,10 +114,12 @@ export async function startContainersStack(progress: (line: string) => void): Pr
       timed(IMAGES.mongo, startMongo),
       timed(IMAGES.mail, startMail),
       timed(IMAGES.ragDatabase, startRagDatabase),
+      timed(IMAGES.schemaRegistry, startSchemaRegistry),
     ]);
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
-    const [kafka, mongo, mail, rag] = results.map((r) => (r as PromiseFulfilledResult<StartedTestContainer>).value) as [
+    const [kafka, mongo, mail, rag, registry] = results.map((r) => (r as PromiseFulfilledResult<StartedTestContainer>).value) as [
+      StartedTestContainer,
       StartedTestContainer,
       StartedTestContainer,
       StartedTestContainer,
@@ -124,6 +131,7 @@ export async function startContainersStack(progress: (line: string) => void): Pr
       SMTP_URL: `smtp://${mail.getHost()}:${mail.getMappedPort(1025)}`,
       MAILPIT_URL: `http://${mail.getHost()}:${mail.getMappedPort(8025)}`,
       RAG_DATABASE_URL: `postgres://postgres@${rag.getHost()}:${rag.getMappedPort(5432)}/postgres`,
+      SCHEMA_REGISTRY_URL: `http://${registry.getHost()}:${registry.getMappedPort(8080)}/apis/ccompat/v7`,
     };
     // The same real round trips the local stack waits on: a log line is not readiness.
     await Promise.all([

@@ -11,6 +11,9 @@ export function testEnv(stack: StackEnv, overrides: NodeJS.ProcessEnv = {}): Nod
     KAFKA_BROKERS: stack.KAFKA_BROKERS,
     MONGODB_URI: stack.MONGODB_URI,
     SMTP_URL: stack.SMTP_URL,
+    SCHEMA_REGISTRY_URL: stack.SCHEMA_REGISTRY_URL,
+    // The test set-up's deploy step: each test's topic prefix makes subjects of its own to register.
+    SCHEMA_REGISTER_AT_START: 'true',
     MONGODB_DB: `test_${randomUUID().slice(0, 8)}`,
     // Each test's services get topics and consumer groups of their own on the shared broker.
     KAFKA_TOPIC_PREFIX: `t${randomUUID().slice(0, 8)}.`,

@@ -1,8 +1,7 @@
 /**
  * A consumer process for the crash test: applies the probe counter projection until killed.
- * Env: KAFKA_BROKERS, MONGODB_URI, MONGODB_DB, PROBE_TOPIC, PROBE_GROUP, PROBE_COLLECTION, PROBE_CHUNK.
+ * Env: KAFKA_BROKERS, MONGODB_URI, MONGODB_DB, SCHEMA_REGISTRY_URL, PROBE_TOPIC, PROBE_GROUP, PROBE_COLLECTION, PROBE_CHUNK.
  */
-import { EventCodec } from '../../events/codec.ts';
 import { ConsumerRunner } from '../../events/consumer.ts';
 import { createKafka } from '../../events/kafka.ts';
 import { ProjectionApplier } from '../../events/projection.ts';
@@ -10,6 +9,7 @@ import { EventPublisher } from '../../events/publisher.ts';
 import { createLogger } from '../../services/platform/logger.ts';
 import { connectMongo } from '../../services/platform/mongo.ts';
 import { counterProjection, probeCatalog } from './probe.ts';
+import { registeredCodec } from './registered-codec.ts';
 
 const env = (name: string): string => {
   const v = process.env[name];
@@ -19,7 +19,8 @@ const env = (name: string): string => {
 
 const log = createLogger('warn');
 const kafka = createKafka({ brokers: env('KAFKA_BROKERS').split(','), clientId: 'probe-consumer' }, log);
-const codec = new EventCodec(probeCatalog(env('PROBE_TOPIC')));
+// The test that starts it registered the probe's schemas (its deploy step): this process only looks them up.
+const codec = await registeredCodec(probeCatalog(env('PROBE_TOPIC')), { SCHEMA_REGISTRY_URL: env('SCHEMA_REGISTRY_URL') }, false);
 const mongo = await connectMongo(env('MONGODB_URI'), env('MONGODB_DB'));
 const runner = new ConsumerRunner({
   kafka,

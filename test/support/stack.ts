@@ -42,6 +42,7 @@ export async function useStack(): Promise<StackEnv> {
     if (process.env.KAFKA_BROKERS) existing.KAFKA_BROKERS = process.env.KAFKA_BROKERS;
     if (process.env.MONGODB_URI) existing.MONGODB_URI = process.env.MONGODB_URI;
     if (process.env.RAG_DATABASE_URL) existing.RAG_DATABASE_URL = process.env.RAG_DATABASE_URL;
+    if (process.env.SCHEMA_REGISTRY_URL) existing.SCHEMA_REGISTRY_URL = process.env.SCHEMA_REGISTRY_URL;
     if (process.env.SMTP_URL) {
       existing.SMTP_URL = process.env.SMTP_URL;
       existing.MAILPIT_URL = process.env.MAILPIT_URL ?? '';

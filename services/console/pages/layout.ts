@@ -25,6 +25,7 @@ export interface Frame {
 const SIGNED_IN_LINKS = [
   ['/account', 'Account'],
   ['/keys', 'Keys'],
+  ['/assistants', 'Assistants'],
   ['/usage', 'Usage'],
   ['/collections', 'Collections'],
   ['/runs', 'Test runs'],

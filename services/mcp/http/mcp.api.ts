@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import type { ApiFace, ApiResponse } from '../../platform/http/openapi.ts';
+import type { ApiFace, ApiOperation, ApiResponse } from '../../platform/http/openapi.ts';
 import { errorAnswer } from '../../platform/http/platform-answers.ts';
 import { VERSION } from '../../platform/version.ts';
 import { GATED, gateResponses, ragHealthAnswer } from '../../premium/premium-answers.ts';
 import { MCP_PATH } from './mcp.routes.ts';
+import { PROTECTED_RESOURCE_PATH } from './oauth-resource.ts';
+
+const protectedResourceMetadata = z
+  .object({ resource: z.string(), authorization_servers: z.array(z.string()), scopes_supported: z.array(z.string()).optional() })
+  .catchall(z.unknown());
 
 /**
  * The MCP face's HTTP surface: the Streamable HTTP transport at /mcp. What travels inside it (the
@@ -66,6 +71,11 @@ export const mcpApi: ApiFace = {
         },
         202: { description: 'Notifications only: accepted, nothing to answer.' },
         ...gateResponses(errorAnswer),
+        401: error(
+          'No credentials (WWW-Authenticate: Bearer resource_metadata="…" starts an assistant’s OAuth flow), or an OAuth access token that is expired, revoked, unknown or bound to another resource (error="invalid_token").',
+          ['WWW-Authenticate'],
+        ),
+        503: error('The authorization server could not be asked about an access token, or a dependency is down.', ['Retry-After']),
         429: {
           description:
             "Rate limited: by the gate, in the error shape; or a batch bigger than what is left of the key's window, refused whole before any of it runs, as a JSON-RPC error (data.code RATE_LIMITED).",
@@ -76,6 +86,17 @@ export const mcpApi: ApiFace = {
         415: error('A Content-Type that is not JSON.'),
       },
     },
+    ...[PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}${MCP_PATH}`].map(
+      (path): ApiOperation => ({
+        method: 'get',
+        path,
+        summary: 'Protected resource metadata (RFC 9728): where assistants get an OAuth token for /mcp',
+        tags: ['oauth'],
+        responses: {
+          200: { description: 'The metadata, naming the authorization server (the accounts face).', schema: protectedResourceMetadata },
+        },
+      }),
+    ),
     { method: 'get', path: MCP_PATH, summary: 'The 2025 session stream (not served)', tags: ['mcp'], responses: notServed },
     { method: 'delete', path: MCP_PATH, summary: 'Ending a 2025 session (not served)', tags: ['mcp'], responses: notServed },
     {

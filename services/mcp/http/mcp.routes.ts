@@ -2,11 +2,12 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import express, { type Express, type Request, type Response } from 'express';
-import type { Admitted, KeyGate } from '../../keys/gate.ts';
+import { presentedKey, type Admitted, type KeyGate } from '../../keys/gate.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { admitBeforeBody } from '../../premium/gate-first.ts';
 import { admitter } from '../../premium/gated-request.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
+import type { ResourceServer } from './oauth-resource.ts';
 
 export const MCP_PATH = '/mcp';
 const MCP_METHODS = ['POST', 'GET', 'DELETE'];
@@ -18,6 +19,8 @@ export interface McpRouteOptions {
   log: Logger;
   /** The server for one admitted request. */
   serverFor(admitted: Admitted, correlationId: string): McpServer;
+  /** OAuth access tokens (MCP authorization) beside keys: absent, keys only. */
+  resourceServer?: ResourceServer;
 }
 
 /**
@@ -79,7 +82,7 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
     }
     // One after the other: a refusal (another request of the key took the room meanwhile) is
     // answered by the gate, once, and stops the batch there.
-    for (let i = 0; i < count; i++) if (!(await admit(req, res))) return false;
+    for (let i = 0; i < count; i++) if (!(await admit(req, res, res.locals.mcpKey as string | undefined))) return false;
     return true;
   }
 
@@ -95,7 +98,14 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
           .json({ error: `${req.method} is not an MCP transport method`, code: 'METHOD_NOT_ALLOWED' });
         return;
       }
-      const admitted = await admitBeforeBody(req, res, () => admit(req, res));
+      const admitted = await admitBeforeBody(req, res, async () => {
+        // An OAuth access token stands for the key chosen at consent, which then passes the same gate.
+        const credential = options.resourceServer ? await options.resourceServer.credential(req, res, presentedKey(req)) : null;
+        if (credential?.kind === 'refused') return null;
+        const apiKey = credential?.kind === 'key' ? credential.apiKey : undefined;
+        res.locals.mcpKey = apiKey;
+        return admit(req, res, apiKey);
+      });
       if (!admitted) return;
       res.locals.mcpAdmitted = admitted;
       next();
@@ -133,6 +143,18 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
           error: {
             code: -32600,
             message: 'Invalid Request: a JSON-RPC 2.0 message is an object with jsonrpc "2.0", or an array of them',
+          },
+          id: null,
+        });
+        return;
+      }
+      const batchesRemovedIn = batchRefusedFor(req.get('mcp-protocol-version'));
+      if (Array.isArray(body) && batchesRemovedIn) {
+        res.status(400).json({
+          jsonrpc: '2.0',
+          error: {
+            code: -32600,
+            message: `Invalid Request: MCP ${batchesRemovedIn} has no JSON-RPC batches (removed in 2025-06-18); send each message in a request of its own`,
           },
           id: null,
         });
@@ -206,6 +228,19 @@ export function mountMcp(app: Express, options: McpRouteOptions): { close(): Pro
  * 2025-03-26 clients may still send them, and the SDK takes up to 100 at once.
  */
 export const MAX_BATCH = 20;
+
+/** The first protocol revision without JSON-RPC batches. */
+export const BATCHES_REMOVED_IN = '2025-06-18';
+
+/**
+ * The protocol version a request declares (MCP-Protocol-Version) when that revision has no batches,
+ * else null: 2025-03-26 clients may batch, and a request without the header is taken as one of those
+ * (the transport's rule for a missing header).
+ */
+export function batchRefusedFor(header: string | undefined): string | null {
+  if (!header || !/^\d{4}-\d{2}-\d{2}$/.test(header)) return null;
+  return header >= BATCHES_REMOVED_IN ? header : null;
+}
 
 /**
  * An object with `jsonrpc: "2.0"`, or a non-empty array of them: what the SDK expects to be handed.

@@ -1,3 +1,4 @@
+import type { ResourceLink } from '@modelcontextprotocol/server';
 import { analyzeScreenshot } from '../../vision/app/analyze-screenshot.ts';
 import { capturePage } from '../../vision/app/capture-page.ts';
 import { reviewSnapshot } from '../../vision/app/review-snapshot.ts';
@@ -17,7 +18,13 @@ export const glmCaptureTool = defineTool({
   input: captureInput,
   output: captureAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-  run: async (args, ctx) => (await capturePage(ctx.vision.deps, ctx.caller, args, ctx.correlationId)).answer,
+  async run(args, ctx, _signal, progress) {
+    // With a progressToken: one notification as the browser starts, one once the page is captured.
+    await progress(0, 1, `capturing ${args.url}`);
+    const { answer } = await capturePage(ctx.vision.deps, ctx.caller, args, ctx.correlationId);
+    await progress(1, 1, `captured ${answer.finalUrl}`);
+    return answer;
+  },
   render: (r) =>
     `captured "${r.title}" (${r.width}×${r.height}) from ${r.finalUrl}: ${r.screenshotUrl}${r.blockedRequests > 0 ? ` (${r.blockedRequests} requests refused)` : ''}`,
 });
@@ -65,6 +72,22 @@ export const glmRunTool = defineTool({
   output: runAnswer,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   run: (args, ctx) => runReview(ctx.vision.deps, ctx.caller, args.runId),
+  // The review page and every capture, baseline and diff, as resource links (fetched with the key, as the URLs are).
+  links: (r) => [
+    { type: 'resource_link', uri: r.reportUrl, name: `review-${r.runId}`, title: `Review page of run ${r.runId}`, mimeType: 'text/html' },
+    ...r.snapshots.flatMap((s) => {
+      const images: [string, string | null][] = [
+        ['capture', s.screenshotUrl],
+        ['baseline', s.baselineUrl],
+        ['diff', s.diffUrl],
+      ];
+      return images.flatMap(([kind, uri]): ResourceLink[] =>
+        uri
+          ? [{ type: 'resource_link', uri, name: `${s.snapshot}-${kind}`, title: `${kind} of ${s.snapshot}`, mimeType: 'image/png' }]
+          : [],
+      );
+    }),
+  ],
   render: (r) =>
     `run ${r.runId} of ${r.suite}${r.latest ? '' : ' (not the latest)'}: ${r.passed} passed, ${r.failed} failed; review page ${r.reportUrl}
 ${r.snapshots

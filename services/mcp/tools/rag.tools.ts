@@ -16,6 +16,10 @@ export const INDEX_WAIT_MS = 45_000;
 
 const jobOutput = jobAnswer;
 
+/** An index job's states as progress steps (queued 0, running 1, ended 2 of 2). */
+const JOB_STEPS = 2;
+const JOB_STEP = { queued: 0, running: 1, completed: 2, failed: 2 } as const;
+
 const renderJob = (job: z.output<typeof jobOutput>): string => {
   const counts = `${job.filesIndexed} indexed, ${job.filesUnchanged} unchanged, ${job.filesSkipped} skipped, ${job.filesRemoved} removed, ${job.chunks} chunks`;
   if (job.status === 'completed')
@@ -52,10 +56,19 @@ export const ragIndexTool = defineTool({
   }),
   output: jobOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, ctx, signal) {
+  async run(args, ctx, signal, progress) {
     const { deps } = ctx.engine;
     const accepted = await requestIndex(deps, ctx.caller, args, ctx.correlationId);
-    if (args.wait) await waitForJob(deps, accepted.jobId, INDEX_WAIT_MS, signal);
+    // With a progressToken: a notification as the job goes from queued to running to its end.
+    await progress(0, JOB_STEPS, `index job ${accepted.jobId} queued`);
+    if (args.wait)
+      await waitForJob(deps, accepted.jobId, INDEX_WAIT_MS, signal, (job) =>
+        progress(
+          JOB_STEP[job.status],
+          JOB_STEPS,
+          `index job ${job.jobId} ${job.status}: ${job.filesIndexed} files indexed, ${job.chunks} chunks`,
+        ),
+      );
     return { success: true as const, ...(await indexStatus(deps, ctx.caller, accepted.jobId)) };
   },
   render: renderJob,

@@ -1,4 +1,4 @@
-import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer, ResourceLink, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { isTransient } from '../../../events/errors.ts';
 import type { IntegrationDeps } from '../../integration/app/deps.ts';
@@ -30,6 +30,15 @@ export interface Tool {
   register(server: McpServer, ctx: ToolContext): void;
 }
 
+/**
+ * Reports how far a long call has come (notifications/progress), when the client asked for it by
+ * giving the call a progressToken; otherwise does nothing. `progress` must grow from one report to
+ * the next (the protocol's rule); a report that cannot be sent is dropped, never the call.
+ */
+export type Progress = (progress: number, total: number | undefined, message: string) => Promise<void>;
+
+const NO_PROGRESS: Progress = () => Promise.resolve();
+
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   name: string;
   title: string;
@@ -38,9 +47,11 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  run(args: z.output<I>, ctx: ToolContext, signal: AbortSignal): Promise<z.output<O>>;
+  run(args: z.output<I>, ctx: ToolContext, signal: AbortSignal, progress: Progress): Promise<z.output<O>>;
   /** The short text rendering of a result, for clients that show only text to their model. */
   render(result: z.output<O>): string;
+  /** Screenshots, diffs and reports the result refers to, as resource links a client can open or fetch. */
+  links?(result: z.output<O>): ResourceLink[];
 }
 
 /**
@@ -61,8 +72,23 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
         { title: spec.title, description: spec.description, inputSchema, outputSchema, annotations: spec.annotations },
         async (args, call): Promise<CallToolResult> => {
           try {
-            const result = await spec.run(args as z.output<I>, ctx, call.mcpReq.signal);
-            return { content: [{ type: 'text', text: spec.render(result) }], structuredContent: result };
+            const token = call.mcpReq._meta?.progressToken;
+            let last = -1;
+            const progress: Progress =
+              token === undefined
+                ? NO_PROGRESS
+                : async (value, total, message) => {
+                    if (value <= last) return;
+                    last = value;
+                    await call.mcpReq
+                      .notify({
+                        method: 'notifications/progress',
+                        params: { progressToken: token, progress: value, ...(total === undefined ? {} : { total }), message },
+                      })
+                      .catch(() => undefined);
+                  };
+            const result = await spec.run(args as z.output<I>, ctx, call.mcpReq.signal, progress);
+            return { content: [{ type: 'text', text: spec.render(result) }, ...(spec.links?.(result) ?? [])], structuredContent: result };
           } catch (err) {
             return toolError(err, ctx, spec.name);
           }

@@ -145,11 +145,14 @@ export async function waitForJob(
   jobId: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  /** Each state read (an MCP call's progress notifications). */
+  onPoll?: (job: IndexJob) => Promise<void>,
 ): Promise<IndexJob | null> {
   const deadline = Date.now() + timeoutMs;
   let delay = 50;
   for (;;) {
     const job = await getJob(deps.db, jobId);
+    if (job && onPoll) await onPoll(job);
     if (!job || job.status === 'completed' || job.status === 'failed' || Date.now() > deadline || signal?.aborted) return job;
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 500);

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Kafka } from 'kafkajs';
 import type { Db, Document } from 'mongodb';
-import { EventCodec, HEADER } from '../../../events/codec.ts';
+import { type EventCodec, HEADER } from '../../../events/codec.ts';
 import { ConsumerRunner, DLQ_HEADER, eachEvent } from '../../../events/consumer.ts';
 import type { DeliveredEvent } from '../../../events/envelope.ts';
 import { createKafka } from '../../../events/kafka.ts';
@@ -25,6 +25,7 @@ import {
   type Counter,
   type ProbeEvent,
 } from '../../support/probe.ts';
+import { registeredCodec } from '../../support/registered-codec.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const log = testLogger();
@@ -59,7 +60,7 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     await admin.connect();
     await ensureTopics(admin, [topic], { partitions: 3, replicationFactor: 1 });
     const catalog = probeCatalog(topic);
-    const codec = new EventCodec(catalog);
+    const codec = await registeredCodec(catalog, env);
     const publisher = new EventPublisher(kafka, codec, { timeoutMs: 5000 });
     cleanups.push(
       () => publisher.disconnect(),
@@ -126,7 +127,7 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
 
   it('reads events written with an older schema version through the current reader', async () => {
     const { topic, codec, publisher } = await setup('evolution');
-    const oldWriter = new EventPublisher(kafka, new EventCodec(probeCatalogV1(topic)), { timeoutMs: 5000 });
+    const oldWriter = new EventPublisher(kafka, await registeredCodec(probeCatalogV1(topic), env), { timeoutMs: 5000 });
     cleanups.push(() => oldWriter.disconnect());
     await oldWriter.publish(recorded('probe-old', 1, 'written by v1'));
     const received: DeliveredEvent[] = [];
@@ -197,6 +198,7 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
             ...process.env,
             KAFKA_BROKERS: env.KAFKA_BROKERS,
             MONGODB_URI: env.MONGODB_URI,
+            SCHEMA_REGISTRY_URL: env.SCHEMA_REGISTRY_URL,
             MONGODB_DB: db.databaseName,
             PROBE_TOPIC: topic,
             PROBE_GROUP: group,

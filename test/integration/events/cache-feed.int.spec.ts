@@ -3,7 +3,6 @@ import { expect } from 'chai';
 import type { Admin, Kafka } from 'kafkajs';
 import type { Db, Document } from 'mongodb';
 import { CACHE_FEED_GROUP, startCacheFeed, sweepAbandonedFeedGroups } from '../../../events/cache-feed.ts';
-import { EventCodec } from '../../../events/codec.ts';
 import { ConsumerRunner } from '../../../events/consumer.ts';
 import { createKafka } from '../../../events/kafka.ts';
 import { ProjectionCache } from '../../../events/projection-cache.ts';
@@ -13,6 +12,8 @@ import { ensureTopics } from '../../../events/topics.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { eventually, testLogger } from '../../support/env.ts';
 import { counterProjection, probeCatalog, recorded, uniqueTopic, type Counter } from '../../support/probe.ts';
+import { registeredCodec } from '../../support/registered-codec.ts';
+import type { StackEnv } from '../../../deploy/local/stack.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const log = testLogger();
@@ -23,10 +24,11 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
   let mongo: MongoHandle;
   let db: Db;
   const cleanups: (() => Promise<unknown>)[] = [];
+  let env: StackEnv;
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
-    const env = await useStack();
+    env = await useStack();
     kafka = createKafka({ brokers: [env.KAFKA_BROKERS], clientId: 'cache-feed-test' }, log);
     admin = kafka.admin();
     await admin.connect();
@@ -48,7 +50,7 @@ describe('a projection cache fed from the log, with real Kafka and MongoDB (inte
   async function projected() {
     const topic = uniqueTopic('cache');
     await ensureTopics(admin, [topic], { partitions: 3, replicationFactor: 1 });
-    const codec = new EventCodec(probeCatalog(topic));
+    const codec = await registeredCodec(probeCatalog(topic), env);
     const publisher = new EventPublisher(kafka, codec, { timeoutMs: 5000 });
     const projection = counterProjection(`counter_${randomUUID().slice(0, 8)}`);
     const projectionGroup = `projection-${randomUUID().slice(0, 8)}`;

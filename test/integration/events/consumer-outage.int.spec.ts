@@ -3,7 +3,6 @@ import { expect } from 'chai';
 import type { Admin, Kafka } from 'kafkajs';
 import type { Document } from 'mongodb';
 import type { Component } from '../../../deploy/local/stack.ts';
-import { EventCodec } from '../../../events/codec.ts';
 import { projectionCollection } from '../../../events/collections.ts';
 import { ConsumerRunner } from '../../../events/consumer.ts';
 import type { DeliveredEvent } from '../../../events/envelope.ts';
@@ -15,6 +14,8 @@ import { ensureTopics } from '../../../events/topics.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { eventually, testLogger } from '../../support/env.ts';
 import { counterProjection, probeCatalog, recorded, uniqueTopic } from '../../support/probe.ts';
+import { registeredCodec } from '../../support/registered-codec.ts';
+import type { StackEnv } from '../../../deploy/local/stack.ts';
 import { STACK_TIMEOUT_MS, currentStack, useStack } from '../../support/stack.ts';
 
 /**
@@ -27,10 +28,11 @@ describe('a consumer across a Kafka outage (integration)', function () {
   let admin: Admin;
   let kafkaServer: Component;
   let mongo: MongoHandle | undefined;
+  let env: StackEnv;
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
-    const env = await useStack();
+    env = await useStack();
     try {
       kafkaServer = (await currentStack()).component('kafka');
     } catch {
@@ -51,7 +53,7 @@ describe('a consumer across a Kafka outage (integration)', function () {
   it('handles events published after a 20 s outage, whatever kafkajs decided meanwhile, and says so in its health', async () => {
     const topic = uniqueTopic('outage');
     await ensureTopics(admin, [topic], { partitions: 1, replicationFactor: 1 });
-    const codec = new EventCodec(probeCatalog(topic));
+    const codec = await registeredCodec(probeCatalog(topic), env);
     const publisher = new EventPublisher(kafka, codec, { timeoutMs: 5000 });
     const seen: DeliveredEvent[] = [];
     const runner = new ConsumerRunner({
@@ -122,12 +124,12 @@ describe('a consumer across a Kafka outage (integration)', function () {
     const quiet = uniqueTopic('outage-quiet');
     await ensureTopics(admin, [busy, quiet], { partitions: 3, replicationFactor: 1 });
     // A catalog, codec and publisher per topic: the probe events name one topic each.
-    const lane = (topic: string) => {
+    const lane = async (topic: string) => {
       const catalog = probeCatalog(topic);
-      const codec = new EventCodec(catalog);
+      const codec = await registeredCodec(catalog, env);
       return { topic, catalog, codec, publisher: new EventPublisher(kafka, codec, { timeoutMs: 2000 }) };
     };
-    const lanes = { busy: lane(busy), quiet: lane(quiet) };
+    const lanes = { busy: await lane(busy), quiet: await lane(quiet) };
     const db = mongo!.db;
     const member = (on: (typeof lanes)['busy'], name: string) => {
       const projection = counterProjection(`outage_${name}_${randomUUID().slice(0, 8)}`);

@@ -4,7 +4,6 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import type { Kafka } from 'kafkajs';
 import { pino } from 'pino';
-import { EventCodec } from '../../../events/codec.ts';
 import { ConsumerRunner, eachEvent } from '../../../events/consumer.ts';
 import type { DeliveredEvent } from '../../../events/envelope.ts';
 import { createKafka } from '../../../events/kafka.ts';
@@ -15,6 +14,8 @@ import { loadConfig, type Config } from '../../../services/platform/config.ts';
 import { REDACTED_PATHS } from '../../../services/platform/logger.ts';
 import { eventually } from '../../support/env.ts';
 import { probeCatalog, recorded, uniqueTopic } from '../../support/probe.ts';
+import { registeredCodec } from '../../support/registered-codec.ts';
+import type { StackEnv } from '../../../deploy/local/stack.ts';
 import { STACK_TIMEOUT_MS, currentStack, useStack } from '../../support/stack.ts';
 
 /**
@@ -31,10 +32,11 @@ describe('Kafka with SASL/SCRAM (integration)', function () {
     new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) }),
   );
   const cleanups: (() => Promise<unknown>)[] = [];
+  let registry: StackEnv;
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
-    await useStack();
+    registry = await useStack();
     const listener = (await currentStack()).kafkaScram;
     // KAFKA_BROKERS named an existing broker: it has no listener of ours to test against.
     if (!listener) this.skip();
@@ -63,7 +65,7 @@ describe('Kafka with SASL/SCRAM (integration)', function () {
     await admin.connect();
     await ensureTopics(admin, [topic], { partitions: 1, replicationFactor: 1 });
 
-    const codec = new EventCodec(probeCatalog(topic));
+    const codec = await registeredCodec(probeCatalog(topic), registry);
     const publisher = new EventPublisher(kafka, codec, { timeoutMs: 10_000 });
     cleanups.push(() => publisher.disconnect());
     const seen: DeliveredEvent[] = [];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
-import { EventCodec } from '../../../events/codec.ts';
+import type { EventCodec } from '../../../events/codec.ts';
 import { ConsumerRunner, eachEvent } from '../../../events/consumer.ts';
 import type { DeliveredEvent } from '../../../events/envelope.ts';
 import { createKafka } from '../../../events/kafka.ts';
@@ -12,6 +12,7 @@ import { ensureTopics } from '../../../events/topics.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { eventually, testLogger } from '../../support/env.ts';
 import { probeCatalog, recorded, uniqueTopic } from '../../support/probe.ts';
+import { registeredCodec } from '../../support/registered-codec.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const log = testLogger();
@@ -37,7 +38,7 @@ describe('single-document outbox (integration)', () => {
     await admin.connect();
     await ensureTopics(admin, [topic], { partitions: 1, replicationFactor: 1 });
     await admin.disconnect();
-    codec = new EventCodec(probeCatalog(topic));
+    codec = await registeredCodec(probeCatalog(topic), env);
     publisher = new EventPublisher(kafka, codec, { timeoutMs: 5000 });
     runner = new ConsumerRunner({
       kafka,

@@ -110,7 +110,7 @@ describe('the Kubernetes deploy files (unit)', () => {
           expect(() => loadConfig({ ...Object.fromEntries(imageEnvironment()), ...Object.fromEntries(env) })).to.throw(/RAG_DATABASE_URL/);
         }
         // Without any one of the public addresses, production refuses to start, naming it.
-        for (const variable of ['CONSOLE_PUBLIC_URL', 'ACCOUNTS_PUBLIC_URL', 'RAG_PUBLIC_URL', 'PRICING_URL']) {
+        for (const variable of ['CONSOLE_PUBLIC_URL', 'ACCOUNTS_PUBLIC_URL', 'RAG_PUBLIC_URL', 'MCP_PUBLIC_URL', 'PRICING_URL']) {
           const without = new Map(env);
           without.delete(variable);
           expect(

@@ -29,6 +29,8 @@ export const FACTS: ProjectFacts = {
     ACCOUNTS_PUBLIC_URL: { path: '/auth/sso/callback', services: ['accounts'] },
     // Visual-test diffs are linked as `${RAG_PUBLIC_URL}/api/glm/diffs/<id>` (run-test-suite.ts).
     RAG_PUBLIC_URL: { path: '/api/glm/diffs/x', services: ['rag'] },
+    // OAuth access tokens are bound to the MCP server's own URL, its /mcp (config.ts, publicMcpUrl).
+    MCP_PUBLIC_URL: { path: '/mcp', services: ['mcp'] },
     // Pages in their own right: both the accounts face and the console serve a /pricing page.
     PRICING_URL: { path: null, services: ['console', 'accounts'] },
     REACTIVATE_URL: { path: null, services: ['console', 'accounts'] },

@@ -7,6 +7,7 @@ import { ASYNCAPI_FILE, renderAsyncApi } from '../../../app/asyncapi.ts';
 import { eventCatalog } from '../../../app/runtime.ts';
 import { defineEvent } from '../../../events/catalog.ts';
 import { keyFields } from '../../../events/asyncapi.ts';
+import { subjectOf } from '../../../events/schema-registry.ts';
 
 interface Diagnostic {
   severity: DiagnosticSeverity;
@@ -46,12 +47,19 @@ describe('AsyncAPI document of the topics (unit)', () => {
     expect(errors).to.not.deep.equal([]);
   });
 
-  it('holds every topic and its DLQ, every type at every version with its fingerprint and key', () => {
+  it('holds every topic and its DLQ, every type at every version with its registry subject, its pre-registry fingerprint and key', () => {
     const catalog = eventCatalog();
     const doc = parse(committed) as {
       channels: Record<string, { address: string; messages: Record<string, unknown> }>;
       components: {
-        messages: Record<string, { headers: { properties: Record<string, { const?: string }> }; bindings: { kafka: { key: object } } }>;
+        messages: Record<
+          string,
+          {
+            headers: { properties: Record<string, { const?: string }>; required: string[] };
+            bindings: { kafka: { key: object; schemaIdLocation: string } };
+            'x-registry-subject': string;
+          }
+        >;
       };
     };
     const addresses = Object.values(doc.channels).map((c) => c.address);
@@ -62,6 +70,9 @@ describe('AsyncAPI document of the topics (unit)', () => {
         const message = doc.components.messages[`${type}.v${version.version}`];
         expect(message, `${type} v${version.version}`).to.not.equal(undefined);
         expect(message?.headers.properties['schema-fingerprint']?.const).to.equal(version.fingerprint);
+        expect(message?.headers.required).not.to.include('schema-fingerprint');
+        expect(message?.['x-registry-subject']).to.equal(`{topicPrefix}${subjectOf(catalog.topicOf(type), version)}`);
+        expect(message?.bindings.kafka.schemaIdLocation).to.equal('payload');
         expect(message?.headers.properties['event-type']?.const).to.equal(type);
         expect(message?.bindings.kafka.key).to.have.property('x-key-fields');
       }

@@ -1,26 +1,32 @@
 import { expect } from 'chai';
 import { EventCatalog } from '../../../events/catalog.ts';
-import { EventCodec, HEADER, compileReader } from '../../../events/codec.ts';
+import { EventCodec, HEADER, SchemaNotRegisteredError, compileReader } from '../../../events/codec.ts';
 import { EVENT_DEFINITIONS } from '../../../app/registry.ts';
 import { newEvent } from '../../../events/envelope.ts';
 import { PoisonMessageError } from '../../../events/errors.ts';
+import { legacyRecord } from '../../support/legacy-records.ts';
 import { probeCatalog, probeCatalogV1, recorded } from '../../support/probe.ts';
 
 const topic = 'unit.probe';
 
+/**
+ * Without a registry: the pre-registry records still on the topics, and what the codec refuses. The
+ * registry wire format is covered against the real registry (test/integration/events/schema-registry.int.spec.ts).
+ */
 describe('event codec (unit)', () => {
-  const codec = new EventCodec(probeCatalog(topic));
+  const catalog = probeCatalog(topic);
+  const codec = new EventCodec(catalog);
 
-  it('round-trips an event with its envelope, key and headers', () => {
+  it('reads a pre-registry record (raw Avro with a fingerprint header) with its envelope', () => {
     const event = newEvent('probe.recorded', { probeId: 'p-1', seq: 7, note: 'hello', weight: 3 }, { correlationId: 'corr-1' });
-    const message = codec.encode(event);
-    expect(message.topic).to.equal(topic);
-    expect(message.key).to.equal('p-1');
-    expect(message.headers[HEADER.type]).to.equal('probe.recorded');
-    expect(message.headers[HEADER.fingerprint]).to.match(/^[0-9a-f]{64}$/);
+    const message = legacyRecord(catalog, event);
     const decoded = codec.decode({ value: message.value, headers: message.headers });
     expect(decoded).to.deep.equal(event);
     expect(decoded.metadata.occurredAt).to.be.instanceOf(Date);
+  });
+
+  it('refuses to write an event whose schema version was not registered: no unregistered bytes', () => {
+    expect(() => codec.encode(recorded('p', 1))).to.throw(SchemaNotRegisteredError, /not registered.*svc schemas register/);
   });
 
   it('inherits correlation and sets causation from the causing event', () => {
@@ -37,12 +43,11 @@ describe('event codec (unit)', () => {
       .that.satisfies((e: Error) => !e.message.includes('secret-value'));
   });
 
-  it('reads a v1 event into the v2 reader, filling the new field with its default', () => {
-    const writer = new EventCodec(probeCatalogV1(topic));
-    const v1 = writer.encode(recorded('p-9', 1));
+  it('reads a pre-registry v1 event into the v2 reader, filling the new field with its default', () => {
+    const v1 = legacyRecord(probeCatalogV1(topic), recorded('p-9', 1));
     const decoded = codec.decode({ value: v1.value, headers: v1.headers });
     expect(decoded.data).to.deep.equal({ probeId: 'p-9', seq: 1, note: 'tick 1', weight: 1 });
-    expect(v1.headers[HEADER.fingerprint]).not.to.equal(codec.encode(recorded('p-9', 1)).headers[HEADER.fingerprint]);
+    expect(v1.headers[HEADER.fingerprint]).not.to.equal(legacyRecord(catalog, recorded('p-9', 1)).headers[HEADER.fingerprint]);
   });
 
   const poison: [string, () => { value: Buffer; headers: Record<string, string> }][] = [
@@ -55,14 +60,14 @@ describe('event codec (unit)', () => {
     [
       'bytes that are not the schema',
       () => {
-        const m = codec.encode(recorded('p', 1));
+        const m = legacyRecord(catalog, recorded('p', 1));
         return { value: Buffer.from([0xff, 0xff, 0xff]), headers: m.headers };
       },
     ],
     [
       'a fingerprint of another event type',
       () => {
-        const reset = codec.encode(newEvent('probe.reset', { probeId: 'p' }));
+        const reset = legacyRecord(catalog, newEvent('probe.reset', { probeId: 'p' }));
         return { value: reset.value, headers: { ...reset.headers, [HEADER.type]: 'probe.recorded' } };
       },
     ],
@@ -137,7 +142,7 @@ describe('event codec: compiled readers and header matching (unit)', () => {
       newEvent('probe.recorded', { probeId: 'p-1', seq: 7, note: 'hé ✓', weight: 3 }, { correlationId: 'corr-1' }),
       newEvent('probe.recorded', { probeId: '', seq: -1, note: '', weight: 0 }, { causedBy: { eventId: 'e-0', correlationId: 'c-0' } }),
     ]) {
-      const value = codec.encode(event).value;
+      const value = legacyRecord(catalog, event).value;
       const generic = version.avroType.fromBuffer(value) as Record<string, unknown>;
       const read = compiled!.read(value, 'probe.recorded');
       expect(read).to.deep.equal(event);
@@ -148,14 +153,14 @@ describe('event codec: compiled readers and header matching (unit)', () => {
 
   it('decodes the event from Buffer headers met again and again', () => {
     const event = newEvent('probe.recorded', { probeId: 'p-2', seq: 8, note: 'n', weight: 1 });
-    const m = codec.encode(event);
+    const m = legacyRecord(catalog, event);
     for (let i = 0; i < 3; i++) expect(codec.decode(asFetched(m))).to.deep.equal(event);
-    const reset = codec.encode(newEvent('probe.reset', { probeId: 'p-2' }));
+    const reset = legacyRecord(catalog, newEvent('probe.reset', { probeId: 'p-2' }));
     expect(codec.decode(asFetched(reset)).type).to.equal('probe.reset');
   });
 
   it('refuses truncated and trailing bytes as poison, like fromBuffer', () => {
-    const m = codec.encode(recorded('p', 1));
+    const m = legacyRecord(catalog, recorded('p', 1));
     const truncated = { ...asFetched(m), value: m.value.subarray(0, m.value.length - 1) };
     const trailing = { ...asFetched(m), value: Buffer.concat([m.value, Buffer.from([0])]) };
     expect(() => codec.decode(truncated)).to.throw(PoisonMessageError, /truncated|cannot decode/);
@@ -163,7 +168,7 @@ describe('event codec: compiled readers and header matching (unit)', () => {
   });
 
   it('does not take a known fingerprint under another type header', () => {
-    const m = codec.encode(recorded('p', 1));
+    const m = legacyRecord(catalog, recorded('p', 1));
     codec.decode(asFetched(m)); // now known
     const lying = asFetched({ value: m.value, headers: { ...m.headers, [HEADER.type]: 'probe.reset' } });
     expect(() => codec.decode(lying)).to.throw(PoisonMessageError);

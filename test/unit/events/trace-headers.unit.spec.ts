@@ -1,11 +1,12 @@
 import { ROOT_CONTEXT, SpanKind, TraceFlags, trace, type SpanContext } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { expect } from 'chai';
-import { EventCodec, HEADER } from '../../../events/codec.ts';
+import { HEADER } from '../../../events/codec.ts';
 import { newEvent } from '../../../events/envelope.ts';
 import { withProducerSpan } from '../../../events/kafka-spans.ts';
 import { TRACE_HEADER, extractTraceContext, injectTraceHeaders, type HeaderSink } from '../../../events/trace-headers.ts';
 import { installTracing } from '../../../services/platform/tracing/sdk.ts';
+import { legacyRecord } from '../../support/legacy-records.ts';
 import { probeCatalog } from '../../support/probe.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -68,8 +69,10 @@ describe('trace headers: W3C traceparent in Kafka records (unit)', () => {
   });
 
   describe('the producer span', () => {
-    const codec = new EventCodec(probeCatalog('unit.trace'));
-    const encoded = () => codec.encode(newEvent('probe.recorded', { probeId: 'p-1', seq: 1, note: '' }, { correlationId: 'corr-1' }));
+    // A record's headers as the codec writes them; the body does not matter to the span.
+    const catalog = probeCatalog('unit.trace');
+    const encoded = () =>
+      legacyRecord(catalog, newEvent('probe.recorded', { probeId: 'p-1', seq: 1, note: '' }, { correlationId: 'corr-1' }));
 
     it('adds nothing to the records while tracing is off', async () => {
       const message = encoded();

@@ -38,11 +38,13 @@ describe('config (unit)', () => {
         'RAG_ROOTS',
         'RAG_DATA_DIR',
         'AUTH_URL',
+        'SCHEMA_REGISTRY_URL',
         'CONSOLE_PUBLIC_URL',
         'ACCOUNTS_PUBLIC_URL',
         'RAG_PUBLIC_URL',
         'PRICING_URL',
         'REACTIVATE_URL',
+        'MCP_PUBLIC_URL',
       ]);
     }
   });
@@ -51,6 +53,7 @@ describe('config (unit)', () => {
     const complete = {
       NODE_ENV: 'production',
       KAFKA_BROKERS: 'k1:9092',
+      SCHEMA_REGISTRY_URL: 'https://registry.internal/apis/ccompat/v7',
       MONGODB_URI: 'mongodb://m:27017/',
       SMTP_URL: 'smtp://mail:25',
       JWT_SECRET: 'x'.repeat(32),
@@ -63,6 +66,7 @@ describe('config (unit)', () => {
       CONSOLE_PUBLIC_URL: 'https://console.svc.example',
       ACCOUNTS_PUBLIC_URL: 'https://api.svc.example',
       RAG_PUBLIC_URL: 'https://api.svc.example',
+      MCP_PUBLIC_URL: 'https://api.svc.example/mcp',
       PRICING_URL: 'https://console.svc.example/pricing',
       REACTIVATE_URL: 'https://console.svc.example/pricing',
     };
@@ -106,6 +110,7 @@ describe('config (unit)', () => {
       KAFKA_BROKERS: 'k1:9092, k2:9092',
       MONGODB_URI: 'mongodb://m:27017/',
       SMTP_URL: 'smtp://mail:25',
+      SCHEMA_REGISTRY_URL: 'https://registry.internal/apis/ccompat/v7',
       JWT_SECRET: 'x'.repeat(32),
       WEBHOOK_SECRET: hex,
       PAYMENT_WEBHOOK_SECRET: 'whsec-0123456789abcdef',
@@ -117,6 +122,7 @@ describe('config (unit)', () => {
       CONSOLE_PUBLIC_URL: 'https://console.svc.example',
       ACCOUNTS_PUBLIC_URL: 'https://api.svc.example',
       RAG_PUBLIC_URL: 'https://api.svc.example',
+      MCP_PUBLIC_URL: 'https://api.svc.example/mcp',
       PRICING_URL: 'https://console.svc.example/pricing',
       REACTIVATE_URL: 'https://console.svc.example/pricing',
     };
@@ -197,6 +203,32 @@ describe('config (unit)', () => {
       .to.throw(ConfigError, /PAYMENT_API_KEY: must be the provider's API key/)
       .that.satisfies((e: Error) => !e.message.includes('not a key'));
     expect(() => loadConfig({ PAYMENT_RECONCILE_INTERVAL_MS: '1000' })).to.throw(ConfigError, /PAYMENT_RECONCILE_INTERVAL_MS/);
+  });
+
+  it('SCHEMA_REGISTRY_*: the URL (required in production), credentials both or neither, over https unless on loopback, the password never shown', () => {
+    expect(loadConfig({}).schemaRegistry).to.deep.equal({ url: 'http://127.0.0.1:8081/apis/ccompat/v7', registerAtStart: false });
+    expect(() => loadConfig({ NODE_ENV: 'production' })).to.throw(ConfigError, /SCHEMA_REGISTRY_URL: required when NODE_ENV=production/);
+    expect(() => loadConfig({ SCHEMA_REGISTRY_URL: 'not a url' })).to.throw(ConfigError, /SCHEMA_REGISTRY_URL/);
+    expect(() => loadConfig({ SCHEMA_REGISTRY_USERNAME: 'svc' })).to.throw(ConfigError, /set both or neither/);
+    expect(() =>
+      loadConfig({
+        SCHEMA_REGISTRY_URL: 'http://registry.internal:8081',
+        SCHEMA_REGISTRY_USERNAME: 'svc',
+        SCHEMA_REGISTRY_PASSWORD: 'pw-secret',
+      }),
+    )
+      .to.throw(ConfigError, /must be https/)
+      .that.satisfies((e: Error) => !e.message.includes('pw-secret'));
+    const config = loadConfig({
+      SCHEMA_REGISTRY_URL: 'https://registry.example.test/apis/ccompat/v7/',
+      SCHEMA_REGISTRY_USERNAME: 'svc',
+      SCHEMA_REGISTRY_PASSWORD: 'pw-secret',
+      SCHEMA_REGISTER_AT_START: 'true',
+    });
+    expect(config.schemaRegistry.url).to.equal('https://registry.example.test/apis/ccompat/v7');
+    expect(config.schemaRegistry.auth?.password).to.equal('pw-secret');
+    expect(config.schemaRegistry.registerAtStart).to.equal(true);
+    expect(JSON.stringify(config)).not.to.include('pw-secret');
   });
 
   it('never echoes a rejected secret value', () => {

@@ -13,6 +13,7 @@ const PRODUCTION = {
   KAFKA_BROKERS: 'k1:9093',
   MONGODB_URI: 'mongodb://m:27017/',
   SMTP_URL: 'smtp://mail:25',
+  SCHEMA_REGISTRY_URL: 'https://registry.internal/apis/ccompat/v7',
   JWT_SECRET: 'x'.repeat(32),
   WEBHOOK_SECRET: hex,
   PAYMENT_WEBHOOK_SECRET: 'whsec-0123456789abcdef',
@@ -23,6 +24,7 @@ const PRODUCTION = {
   CONSOLE_PUBLIC_URL: 'https://console.svc.example',
   ACCOUNTS_PUBLIC_URL: 'https://api.svc.example',
   RAG_PUBLIC_URL: 'https://api.svc.example',
+  MCP_PUBLIC_URL: 'https://api.svc.example/mcp',
   PRICING_URL: 'https://console.svc.example/pricing',
   REACTIVATE_URL: 'https://console.svc.example/pricing',
 };

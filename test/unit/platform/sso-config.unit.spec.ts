@@ -7,6 +7,7 @@ const production = {
   KAFKA_BROKERS: 'k1:9092',
   MONGODB_URI: 'mongodb://db:27017',
   SMTP_URL: 'smtp://mail:25',
+  SCHEMA_REGISTRY_URL: 'https://registry.internal/apis/ccompat/v7',
   JWT_SECRET: 'x'.repeat(32),
   WEBHOOK_SECRET: hex,
   PAYMENT_WEBHOOK_SECRET: 'whsec-0123456789abcdef',
@@ -17,6 +18,7 @@ const production = {
   CONSOLE_PUBLIC_URL: 'https://console.svc.example',
   ACCOUNTS_PUBLIC_URL: 'https://api.svc.example',
   RAG_PUBLIC_URL: 'https://api.svc.example',
+  MCP_PUBLIC_URL: 'https://api.svc.example/mcp',
   PRICING_URL: 'https://console.svc.example/pricing',
   REACTIVATE_URL: 'https://console.svc.example/pricing',
 };

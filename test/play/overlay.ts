@@ -101,6 +101,8 @@ export function overlay(shipped: Shipped, env: StackEnv, options: OverlayOptions
   data.KAFKA_BROKERS = env.KAFKA_BROKERS;
   data.MONGODB_URI = env.MONGODB_URI;
   data.SMTP_URL = env.SMTP_URL;
+  // The event schemas' registry (issue 38): the local stack's, on the host the pods reach.
+  data.SCHEMA_REGISTRY_URL = env.SCHEMA_REGISTRY_URL;
   data.KAFKA_REPLICATION_FACTOR = '1';
   for (const k of ['KAFKA_SSL', 'KAFKA_SSL_CA_FILE', 'KAFKA_SASL_MECHANISM', 'KAFKA_SASL_USERNAME']) delete data[k];
   const console = deployments.find((d) => name(d) === 'console');

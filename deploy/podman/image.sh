@@ -18,7 +18,9 @@ log() { echo "[image] $*" >&2; }
 started=$(date +%s)
 
 bash deploy/podman/install.sh
-bash deploy/local/install.sh >/dev/null 2>&1 || true   # node_modules (Node 24) and the cached parts
+# Node 24 is the npm `node` package's binary: the project's own install brings it on a fresh clone. Not run
+# when it is there, so the image never re-installs a node_modules it does not own (a worktree's may be a link).
+[[ -x node_modules/node/bin/node ]] || bash deploy/local/install.sh >&2
 [[ -x node_modules/node/bin/node ]] || { log "node_modules/node/bin/node missing: run npm ci first"; exit 69; }
 
 version="$(node_modules/.bin/node -p 'require("./package.json").version')"

@@ -317,10 +317,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const proc = new ManagedProcess(
       'schema-registry',
       'bash',
-      [join(HERE, 'schema-registry', 'run.sh'), jar, String(ports.schemaRegistry), join(dataDir, 'schema-registry')],
+      [join(HERE, 'schema-registry', 'run.sh'), jar, String(ports.schemaRegistry), join(dataDir, 'schema-registry'), host],
       join(dataDir, 'schema-registry.log'),
     );
-    const ready = () => httpOk(`http://127.0.0.1:${ports.schemaRegistry}/health/ready`);
+    const ready = () => httpOk(`http://${host}:${ports.schemaRegistry}/health/ready`);
     components.push(component('schema-registry', [{ process: proc, ready }], timeoutMs, progress));
   }
 

@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import express from 'express';
-import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
-import { accountsService } from '../../services/accounts/accounts.service.ts';
 import type { SubscriptionCreated } from '../../services/billing/events.ts';
-import { keyGate } from '../../services/keys/gate.ts';
 import { hashKey } from '../../services/keys/key-format.ts';
-import { RemoteValidator } from '../../services/keys/remote-validator.ts';
-import { keysService } from '../../services/keys/keys.service.ts';
-import { mailerService } from '../../services/mailer/mailer.service.ts';
-import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
-import { listen } from '../../services/platform/service.ts';
-import { eventually, testEnv, testLogger } from '../support/env.ts';
+import type { RunningPlatform } from '../../app/cli/run.ts';
+import { eventually } from '../support/env.ts';
+import { type KeysPlatform, startKeysPlatform, stopKeysPlatform } from '../support/keys-platform.ts';
 import { keysMailedTo, mailTo } from '../support/mailpit.ts';
 import { postJson } from '../support/http.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
@@ -29,39 +22,23 @@ describe('key rotation and lifetime: POST /keys/rotate, grace periods, expiry (e
   let platform: RunningPlatform;
   let keysBase: string;
   let accountsBase: string;
-  let premium: { url: string; close(): Promise<void> };
+  let premium: KeysPlatform['premium'];
+  let running: KeysPlatform | undefined;
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
     stack = await useStack();
     if (!stack.MAILPIT_URL) this.skip();
-    const ports = { accounts: await freePort(), keys: await freePort() };
-    platform = await startServices(
-      [accountsService, keysService, mailerService],
-      testEnv(stack, {
-        ACCOUNTS_PORT: String(ports.accounts),
-        KEYS_PORT: String(ports.keys),
-        WEBHOOK_SECRET: SHARED_SECRET,
-        KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
-        PRICING_URL,
-        KEY_ROTATIONS_PER_HOUR: '2',
-      }),
-      testLogger(),
-    );
-    keysBase = `http://127.0.0.1:${ports.keys}`;
-    accountsBase = `http://127.0.0.1:${ports.accounts}`;
-    // A premium server on another "host", validating over HTTP: the old key must be refused there too.
-    const app = express();
-    app.use(keyGate({ validator: new RemoteValidator(keysBase), pricingUrl: PRICING_URL, publisher: platform.runtime.publisher }));
-    app.get('/premium', (_req, res) => res.json({ ok: true }));
-    premium = await listen(app, '127.0.0.1', 0);
+    // The premium server validates over HTTP on another "host": the old key must be refused there too.
+    running = await startKeysPlatform(stack, PRICING_URL, {
+      WEBHOOK_SECRET: SHARED_SECRET,
+      KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+      KEY_ROTATIONS_PER_HOUR: '2',
+    });
+    ({ platform, keys: keysBase, accounts: accountsBase, premium } = running);
   });
 
-  after(async () => {
-    await premium?.close();
-    await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
-    await platform?.stop();
-  });
+  after(() => stopKeysPlatform(running));
 
   // Every answer of this spec, checked against the answering face's OpenAPI document.
   useContractCheck();

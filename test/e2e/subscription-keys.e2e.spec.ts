@@ -1,23 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import express from 'express';
-import { freePort } from '../../deploy/local/processes.ts';
 import type { StackEnv } from '../../deploy/local/stack.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import { newEvent } from '../../events/envelope.ts';
-import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
-import { accountsService } from '../../services/accounts/accounts.service.ts';
+import type { RunningPlatform } from '../../app/cli/run.ts';
 import type { Tier } from '../../services/kernel/tiers.ts';
-import { keyGate } from '../../services/keys/gate.ts';
 import { hashKey } from '../../services/keys/key-format.ts';
 import { keysProjection } from '../../services/keys/keys.projection.ts';
-import { keysService } from '../../services/keys/keys.service.ts';
-import { RemoteValidator } from '../../services/keys/remote-validator.ts';
 import { currentPeriod, getUsage } from '../../services/keys/usage.ts';
-import { mailerService } from '../../services/mailer/mailer.service.ts';
-import { listen } from '../../services/platform/service.ts';
 import { useContractCheck } from '../support/contract-check.ts';
-import { eventually, testEnv, testLogger } from '../support/env.ts';
+import { eventually } from '../support/env.ts';
+import { type KeysPlatform, startKeysPlatform, stopKeysPlatform } from '../support/keys-platform.ts';
 import { postJson } from '../support/http.ts';
 import { keysMailedTo, mailTo } from '../support/mailpit.ts';
 import { replayWith } from '../support/replay.ts';
@@ -45,39 +38,22 @@ describe("a subscription's keys as one: member keys follow the team key, one mon
   let platform: RunningPlatform;
   let keys: string;
   let accounts: string;
-  let premium: { url: string; close(): Promise<void> };
+  let premium: KeysPlatform['premium'];
+  let running: KeysPlatform | undefined;
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
     stack = await useStack();
     if (!stack.MAILPIT_URL) this.skip();
-    const ports = { accounts: await freePort(), keys: await freePort() };
-    platform = await startServices(
-      [accountsService, keysService, mailerService],
-      testEnv(stack, {
-        ACCOUNTS_PORT: String(ports.accounts),
-        KEYS_PORT: String(ports.keys),
-        WEBHOOK_SECRET: SHARED_SECRET,
-        KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
-        PRICING_URL,
-        CONSOLE_PUBLIC_URL: 'https://console.svc.test',
-      }),
-      testLogger(),
-    );
-    keys = `http://127.0.0.1:${ports.keys}`;
-    accounts = `http://127.0.0.1:${ports.accounts}`;
-    // A premium server on another "host", validating over HTTP and recording uses as every gate does.
-    const app = express();
-    app.use(keyGate({ validator: new RemoteValidator(keys), pricingUrl: PRICING_URL, publisher: platform.runtime.publisher }));
-    app.get('/premium', (_req, res) => res.json({ ok: true }));
-    premium = await listen(app, '127.0.0.1', 0);
+    running = await startKeysPlatform(stack, PRICING_URL, {
+      WEBHOOK_SECRET: SHARED_SECRET,
+      KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+      CONSOLE_PUBLIC_URL: 'https://console.svc.test',
+    });
+    ({ platform, keys, accounts, premium } = running);
   });
 
-  after(async () => {
-    await premium?.close();
-    await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
-    await platform?.stop();
-  });
+  after(() => stopKeysPlatform(running));
 
   useContractCheck();
 

@@ -53,6 +53,9 @@ const keyGenerated = (subscriptionId: string, keyHash: string, memberUserId?: st
     ...(memberUserId ? { memberUserId } : {}),
   });
 
+const rateLimited = (keyHash: string) =>
+  event('key.check-refused', { keyHash, subscriptionId: SUB, code: 'RATE_LIMITED', minute: '2026-11-26T04:41:00.000Z' });
+
 /** One entry of every kind, each named for the test. */
 const kinds = {
   invitation: event('team.member-invited', {
@@ -87,18 +90,8 @@ const kinds = {
   teamKey: keyGenerated(SUB, TEAM_KEY),
   memberKey: keyGenerated(SUB, MEMBER_KEY, MEMBER),
   otherMemberKey: keyGenerated(SUB, 'c'.repeat(64), OTHER_MEMBER),
-  memberKeyRefused: event('key.check-refused', {
-    keyHash: MEMBER_KEY,
-    subscriptionId: SUB,
-    code: 'RATE_LIMITED',
-    minute: '2026-11-26T04:41:00.000Z',
-  }),
-  teamKeyRefused: event('key.check-refused', {
-    keyHash: TEAM_KEY,
-    subscriptionId: SUB,
-    code: 'RATE_LIMITED',
-    minute: '2026-11-26T04:41:00.000Z',
-  }),
+  memberKeyRefused: rateLimited(MEMBER_KEY),
+  teamKeyRefused: rateLimited(TEAM_KEY),
   billing: subscriptionCreated({ subscriptionId: SUB, userId: OWNER, email: 'o@example.test', tier: 'team' }),
   ownerLogin: event('account.logged-in', { userId: OWNER, method: 'password', subscriptionId: null }),
   ownerPassword: event('account.password-changed', { userId: OWNER, tokenVersion: 2 }),
@@ -137,19 +130,24 @@ const reader = (role: AuditReader['role'], userId: string | null, memberKeyHash:
   memberKeyHash,
 });
 
+/** What the owner and an admin both read: the workspace, its invitations and sign-on, every key of it. */
+const workspaceAndKeys: Kind[] = [
+  'invitation',
+  'withdrawal',
+  'memberJoined',
+  'memberLeft',
+  'sso',
+  'teamKey',
+  'memberKey',
+  'otherMemberKey',
+  'memberKeyRefused',
+  'teamKeyRefused',
+];
+
 describe('audit log: what each role reads (unit)', () => {
   it('the owner reads the workspace, its keys, billing, the collections and their own account; never another subscription', () => {
     expect(visible(entries, reader('owner', OWNER))).to.have.members([
-      'invitation',
-      'withdrawal',
-      'memberJoined',
-      'memberLeft',
-      'sso',
-      'teamKey',
-      'memberKey',
-      'otherMemberKey',
-      'memberKeyRefused',
-      'teamKeyRefused',
+      ...workspaceAndKeys,
       'billing',
       'ownerLogin',
       'ownerPassword',
@@ -160,16 +158,7 @@ describe('audit log: what each role reads (unit)', () => {
 
   it("an admin reads the workspace and its keys, invitations and single sign-on included, not billing or the owner's account", () => {
     expect(visible(entries, reader('admin', ADMIN))).to.have.members([
-      'invitation',
-      'withdrawal',
-      'memberJoined',
-      'memberLeft',
-      'sso',
-      'teamKey',
-      'memberKey',
-      'otherMemberKey',
-      'memberKeyRefused',
-      'teamKeyRefused',
+      ...workspaceAndKeys,
       'collectionByMember',
       'collectionByTeamKey',
     ] satisfies Kind[]);

@@ -43,7 +43,11 @@ describe('svc topics read by a consumer that knows only Kafka and the registry (
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      // Bounded below the test's own timeout, so the finally below always disconnects the consumer: a
+      // consumer left running keeps the run's process alive after mocha ends.
+      let deadline: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve, reject) => {
+        deadline = setTimeout(() => reject(new Error(`decoded ${decoded.length} of ${published.length} records in 45 s`)), 45_000);
         void consumer
           .run({
             eachMessage: async ({ message }) => {
@@ -52,7 +56,7 @@ describe('svc topics read by a consumer that knows only Kafka and the registry (
             },
           })
           .catch(reject);
-      });
+      }).finally(() => clearTimeout(deadline));
     } finally {
       await consumer.disconnect();
     }

@@ -116,6 +116,9 @@ describe('log-out of an account single sign-on made (e2e)', function () {
     await page.getByRole('button', { name: 'Sign-in' }).click();
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL((url) => url.href.startsWith(`${consoleUrl}/sso/complete`));
+    // /sso/complete answers with a redirect to /account: a test's own navigation started before that
+    // one lands is interrupted by it.
+    await page.waitForURL((url) => url.href === `${consoleUrl}/account`);
     const token = await eventually(
       'the session cookie',
       async () => (await context.cookies()).find((c) => c.name === 'svc_session')?.value,

@@ -32,7 +32,7 @@ export const DEV_PORTS: StackPorts = {
   ragPostgres: 55433,
   smtp: 1025,
   mailHttp: 8025,
-  schemaRegistry: 8081,
+  schemaRegistry: 8091,
 };
 
 /**

@@ -471,7 +471,7 @@ const DEV_DEFAULTS = {
   KAFKA_BROKERS: ['127.0.0.1:9092'],
   MONGODB_URI: 'mongodb://127.0.0.1:27017/',
   SMTP_URL: 'smtp://127.0.0.1:1025',
-  SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081/apis/ccompat/v7',
+  SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8091/apis/ccompat/v7',
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

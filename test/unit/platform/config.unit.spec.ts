@@ -206,7 +206,7 @@ describe('config (unit)', () => {
   });
 
   it('SCHEMA_REGISTRY_*: the URL (required in production), credentials both or neither, over https unless on loopback, the password never shown', () => {
-    expect(loadConfig({}).schemaRegistry).to.deep.equal({ url: 'http://127.0.0.1:8081/apis/ccompat/v7', registerAtStart: false });
+    expect(loadConfig({}).schemaRegistry).to.deep.equal({ url: 'http://127.0.0.1:8091/apis/ccompat/v7', registerAtStart: false });
     expect(() => loadConfig({ NODE_ENV: 'production' })).to.throw(ConfigError, /SCHEMA_REGISTRY_URL: required when NODE_ENV=production/);
     expect(() => loadConfig({ SCHEMA_REGISTRY_URL: 'not a url' })).to.throw(ConfigError, /SCHEMA_REGISTRY_URL/);
     expect(() => loadConfig({ SCHEMA_REGISTRY_USERNAME: 'svc' })).to.throw(ConfigError, /set both or neither/);

@@ -46,7 +46,7 @@ import { CachingEmbedder } from './rag-eval/embedding-cache.ts';
 import { enginesOf, openEngines } from './rag-eval/engines.ts';
 import type { BenchEngine, OpenEngines } from './rag-eval/engines.ts';
 import { EVAL_FOLDER, evalFilesOf } from './rag-eval/eval-files.ts';
-import { checkEvalSet, loadEvalSet } from './rag-eval/eval-set.ts';
+import { checkEvalSet, loadEvalSet, setName } from './rag-eval/eval-set.ts';
 import type { EvalQuery, EvalSet } from './rag-eval/eval-set.ts';
 import { outcome, percentile, score } from './rag-eval/metrics.ts';
 import type { QueryOutcome, RangeHit, Scores } from './rag-eval/metrics.ts';
@@ -58,8 +58,10 @@ const VERBOSE = process.env.BENCH_RAG_VERBOSE === '1';
 const EMBED_CACHE = process.env.BENCH_RAG_EMBED_CACHE === '1';
 const K = 10;
 
-type Method = 'bm25' | 'vector' | 'plain rrf' | 'hybrid';
-const METHODS: readonly Method[] = ['bm25', 'vector', 'plain rrf', 'hybrid'];
+type Method = 'bm25' | 'vector' | 'plain rrf' | 'no priors' | 'hybrid';
+const METHODS: readonly Method[] = ['bm25', 'vector', 'plain rrf', 'no priors', 'hybrid'];
+/** The file priors off (services/rag/index-store/file-priors.ts): every kind counts fully, near-copies too. */
+const NO_PRIORS = { kindWeights: { code: 1, test: 1, declaration: 1, prose: 1 }, nearCopyDecay: 1 } as const;
 
 function rangeHits(hits: readonly SearchHit[]): RangeHit[] {
   return hits.map((h) => ({ file: h.metadata.file, startLine: h.metadata.startLine, endLine: h.metadata.endLine }));
@@ -227,7 +229,8 @@ async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof e
           bm25: await index.hits(await index.searchBm25(q.query, K)),
           vector: await index.hits(await index.searchVector(vector, K)),
           // RRF of BM25 and vectors alone: no query profile, no named list (the reference)
-          'plain rrf': await index.search(q.query, vector, K, { plainTextBm25Weight: 1, namedWeight: 0 }),
+          'plain rrf': await index.search(q.query, vector, K, { plainTextBm25Weight: 1, namedWeight: 0, ...NO_PRIORS }),
+          'no priors': await index.search(q.query, vector, K, NO_PRIORS),
           hybrid: await index.search(q.query, vector, K),
         };
         for (const m of METHODS) {
@@ -238,7 +241,7 @@ async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof e
         if (VERBOSE) printQuery(q, ranks, results.hybrid);
       }
       run.ranks = ranks;
-      printQuality(`${run.label.trim()} ${set.corpus.package} ${set.corpus.version}${heldOut}`, set.queries, ranks);
+      printQuality(`${run.label.trim()} ${setName(set)}${heldOut}`, set.queries, ranks);
       console.log(`first search    ${run.label} the first hybrid search after the full index: ${fmt(run.firstSearchMs)} ms`);
     }
 
@@ -391,17 +394,17 @@ function printQuality(label: string, queries: readonly EvalQuery[], ranks: Ranks
 /** Every set's hybrid figures per engine, development sets first, the held-out one marked. */
 function printSummary(done: readonly SetRun[]): void {
   console.log('');
-  console.log(`summary: hybrid, per set and engine${''.padEnd(20)}${'file level'.padEnd(26)}line level`);
-  console.log(`  set                          engine   subset       n ${HEADS}   query p50 / p99 ms, ${CLIENTS} clients`);
+  console.log(`summary: hybrid, per set and engine${''.padEnd(26)}${'file level'.padEnd(26)}line level`);
+  console.log(`  set                                engine   subset       n ${HEADS}   query p50 / p99 ms, ${CLIENTS} clients`);
   for (const { set, runs } of done) {
-    const name = `${set.corpus.package} ${set.corpus.version}${set.heldOut ? ' HELD OUT' : ''}`;
+    const name = `${setName(set)}${set.heldOut ? ' HELD OUT' : ''}`;
     for (const run of runs) {
       const times = run.times as Latencies;
       for (const [subset, keep] of SUBSETS.slice(0, 2)) {
         const { n, line, file } = scores(set.queries, run.ranks as Ranks, 'hybrid', keep);
         const latencyCell = subset === 'all' ? `   ${fmt(times.p50, 1)} / ${fmt(times.p99, 1)}` : '';
         console.log(
-          `  ${name.padEnd(28)} ${run.engine.name.padEnd(8)} ${subset.padEnd(11)} ${String(n).padStart(2)} ${cells(file, line)}${latencyCell}`,
+          `  ${name.padEnd(34)} ${run.engine.name.padEnd(8)} ${subset.padEnd(11)} ${String(n).padStart(2)} ${cells(file, line)}${latencyCell}`,
         );
       }
     }

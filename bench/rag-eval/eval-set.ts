@@ -29,8 +29,15 @@ export interface EvalQuery {
 export interface EvalSet {
   /** a held-out set is run only to report, never to tune against */
   readonly heldOut?: boolean;
+  /** how reports name the set when its package and version do not tell it from another set */
+  readonly name?: string;
   readonly corpus: { readonly package: string; readonly version: string; readonly root: string };
   readonly queries: readonly EvalQuery[];
+}
+
+/** The set's name in reports. */
+export function setName(set: EvalSet): string {
+  return set.name ?? `${set.corpus.package} ${set.corpus.version}`;
 }
 
 export function loadEvalSet(file: string): EvalSet {

@@ -11,6 +11,7 @@ import type { ChunkKind } from '../chunking/chunk.ts';
 import { pathTerms, termsOf } from '../chunking/identifiers.ts';
 import { ModelMismatchError, SchemaMismatchError, StoreBusyError } from './errors.ts';
 import { ftsMatchExpression } from './fts-query.ts';
+import { filePriorOptions, pathsOf, rerankByFile } from './file-priors.ts';
 import { reciprocalRankFusion, RRF_K } from './fusion.ts';
 import { MemorySnapshot } from './memory-snapshot.ts';
 import type { SnapshotRow } from './memory-snapshot.ts';
@@ -44,6 +45,8 @@ export const NAMED_CANDIDATES = 10;
 
 /** The parts of a hybrid search that need no vector. */
 interface Lexical {
+  /** the query's text: the file priors read what kinds of file it asks for */
+  readonly query: string;
   readonly candidates: number;
   readonly bm25: RankedChunk[];
   readonly named: RankedChunk[];
@@ -278,7 +281,7 @@ export class IndexStore {
   #lexical(query: string, k: number, options: SearchOptions): Lexical {
     const candidates = Math.max(k, options.candidates ?? DEFAULT_CANDIDATES);
     const named = this.searchNamed(query, NAMED_CANDIDATES);
-    return { candidates, bm25: this.searchBm25(query, candidates), named, codeQuery: named.length > 0 || looksLikeCode(query) };
+    return { query, candidates, bm25: this.searchBm25(query, candidates), named, codeQuery: named.length > 0 || looksLikeCode(query) };
   }
 
   #fuse(lexical: Lexical, semantic: RankedChunk[], k: number, options: SearchOptions): SearchHit[] {
@@ -293,8 +296,15 @@ export class IndexStore {
         { items: lexical.named.map((r) => r.rowId), weight: options.namedWeight ?? 1 },
       ],
       options.rrfK ?? RRF_K,
-    ).slice(0, Math.max(0, k));
-    return this.#hits(fused.map((f) => ({ rowId: f.item, score: f.score })));
+    );
+    const ranked = rerankByFile(
+      fused,
+      pathsOf(lexical.bm25, lexical.named, semantic),
+      lexical.query,
+      Math.max(0, k),
+      filePriorOptions(options),
+    );
+    return this.#hits(ranked.map((f) => ({ rowId: f.item, score: f.score })));
   }
 
   /** Hits for row ids from the single-list searches, in the order given. */

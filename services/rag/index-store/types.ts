@@ -1,3 +1,4 @@
+import type { KindWeights } from './file-priors.ts';
 import type { Chunk, ChunkKind } from '../chunking/chunk.ts';
 
 /**
@@ -66,4 +67,8 @@ export interface SearchOptions {
   readonly vectorWeight?: number;
   /** weight of the list of chunks the query names (default 1) */
   readonly namedWeight?: number;
+  /** multipliers by file kind (default `KIND_WEIGHTS`, file-priors.ts); all 1 turns the priors off */
+  readonly kindWeights?: KindWeights;
+  /** score share of each further near-copy file (default `NEAR_COPY_DECAY`); 1 turns it off */
+  readonly nearCopyDecay?: number;
 }

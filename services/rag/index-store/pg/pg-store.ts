@@ -10,6 +10,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { ChunkKind } from '../../chunking/chunk.ts';
 import { CollectionGoneError, ModelMismatchError, SchemaMismatchError } from '../errors.ts';
+import { filePriorOptions, pathsOf, rerankByFile } from '../file-priors.ts';
 import { reciprocalRankFusion, RRF_K } from '../fusion.ts';
 import { NameIndex, parseSymbol } from '../name-index.ts';
 import { allQueryTerms, looksLikeCode } from '../query-profile.ts';
@@ -352,10 +353,11 @@ export class PgIndexStore {
           { items: lexical.named.map((r) => r.rowId), weight: options.namedWeight ?? 1 },
         ],
         options.rrfK ?? RRF_K,
-      ).slice(0, Math.max(0, k));
+      );
+      const ranked = rerankByFile(fused, pathsOf(lexical.bm25, lexical.named, semantic), query, Math.max(0, k), filePriorOptions(options));
       return this.#hits(
         db,
-        fused.map((f) => ({ rowId: f.item, score: f.score })),
+        ranked.map((f) => ({ rowId: f.item, score: f.score })),
       );
     });
   }

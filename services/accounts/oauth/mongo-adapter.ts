@@ -43,6 +43,13 @@ export const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 export const oauthCollection = (db: Db, model: string): Collection<StoredModel> =>
   db.collection<StoredModel>(`${OAUTH_COLLECTION_PREFIX}${model.toLowerCase()}`);
 
+/**
+ * Whether a value can be stored here at all: the database's text holds no NUL and no lone UTF-16
+ * surrogate, and refuses a query that names one (a 500 where "not found" is the truth). Every id the
+ * provider stores is its own URL-safe text, so a lookup by anything else finds nothing.
+ */
+const storable = (value: string): boolean => !value.includes('\u0000') && value.isWellFormed();
+
 const live = (doc: StoredModel | null, now = Date.now()): AdapterPayload | undefined =>
   doc && (doc.expiresAt === null || doc.expiresAt.getTime() > now) ? (JSON.parse(doc.payload) as AdapterPayload) : undefined;
 
@@ -72,6 +79,7 @@ export function mongoAdapter(db: Db): new (model: string) => Adapter {
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
+      if (!storable(id)) return undefined;
       const payload = live(await this.#collection.findOne({ _id: id }));
       // Our own mark, not client metadata the provider knows.
       if (payload) delete payload.svc_used;
@@ -79,14 +87,17 @@ export function mongoAdapter(db: Db): new (model: string) => Adapter {
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      if (!storable(uid)) return undefined;
       return live(await this.#collection.findOne({ uid }));
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      if (!storable(userCode)) return undefined;
       return live(await this.#collection.findOne({ userCode }));
     }
 
     async consume(id: string): Promise<void> {
+      if (!storable(id)) return;
       const doc = await this.#collection.findOne({ _id: id });
       if (!doc) return;
       const payload = JSON.parse(doc.payload) as AdapterPayload;
@@ -95,10 +106,12 @@ export function mongoAdapter(db: Db): new (model: string) => Adapter {
     }
 
     async destroy(id: string): Promise<void> {
+      if (!storable(id)) return;
       await this.#collection.deleteOne({ _id: id });
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      if (!storable(grantId)) return;
       await this.#collection.deleteMany({ grantId });
     }
   };

@@ -86,6 +86,24 @@ class LogWatch {
  * four ways costs the fuzz process (which hosts the services) half a second, which the table would
  * then count as slow answers of the services.
  */
+/**
+ * Key-shaped values the run's own requests sent (lower case). A page that lists what the client
+ * stored earlier (a collection named `svc_…`) shows it the client's own data, not a key it never had;
+ * keys the services issued are never in here, so one of those on a page is still found.
+ */
+const sentKeyShapes = new Set<string>();
+
+function rememberKeyShapes(req: RequestDraft): void {
+  const text = `${req.target}\n${req.headers.map(([k, v]) => `${k}: ${v}`).join('\n')}\n${bodyAsServersRead(req.body)}`;
+  let decoded = text;
+  try {
+    decoded = decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    // a malformed escape: the raw text is what there is
+  }
+  for (const t of [text, decoded]) for (const m of t.matchAll(KEY_PATTERN)) sentKeyShapes.add(m[0].toLowerCase());
+}
+
 function findSecrets(text: string, secrets: readonly string[], issued: ReadonlySet<string>, sent: () => string = () => ''): string[] {
   let t = text;
   for (const value of issued) t = t.replaceAll(value, '');
@@ -95,9 +113,10 @@ function findSecrets(text: string, secrets: readonly string[], issued: ReadonlyS
   // found"), tells the client nothing it did not have; real keys are matched above wherever they are.
   let request: string | undefined;
   for (const m of t.matchAll(KEY_PATTERN)) {
-    if (secrets.includes(m[0])) continue;
-    request ??= sent();
-    if (!request.includes(m[0])) found.push('an API key');
+    if (secrets.includes(m[0]) || sentKeyShapes.has(m[0].toLowerCase())) continue;
+    // Quoted back as the service normalises it (an address field is lower-cased).
+    request ??= sent().toLowerCase();
+    if (!request.includes(m[0].toLowerCase())) found.push('an API key');
   }
   return found;
 }
@@ -563,6 +582,7 @@ export async function fuzz(target: FuzzTarget, options: RunOptions): Promise<Cou
           while (next < drafts.length) {
             const i = next++;
             const index = batch * BATCH + i;
+            rememberKeyShapes(drafts[i]!);
             const res = await send(port, drafts[i]!);
             record(counts, endpoint, target.secrets, drafts[i]!, res, index);
           }

@@ -5,7 +5,8 @@
  * `CollectionIndex`, scores BM25, vectors and the hybrid on every query (recall@5, recall@10, MRR,
  * nDCG@10 at file and line level, all questions and the conceptual half), re-indexes after one
  * changed file, measures query latency, and prints the engines side by side; then one summary table
- * of every set. A held-out set is marked HELD OUT: it is run only to report.
+ * of every set. A held-out set is marked HELD OUT: it is run only to report. A set's corpus is an
+ * installed npm package, a Go module or a Maven sources jar, fetched if need be (rag-eval/corpus.ts).
  *
  *   npm run bench:rag
  *   BENCH_RAG_EVAL=undici-7.29.0,mongodb-7.0.0 npm run bench:rag
@@ -26,7 +27,7 @@
  *                          the indexing time is then not the real one, and the run says so)
  */
 
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OnnxEmbedder } from '../services/rag/embedding/embedder.ts';
@@ -42,6 +43,7 @@ import type { FilePreparer, IndexResult, Prepared } from '../services/rag/indexi
 import { LruCache } from '../services/rag/lru-cache.ts';
 import { isSkipped } from '../services/rag/sources/source-file.ts';
 import { walkProject } from '../services/rag/sources/walk.ts';
+import { copyCorpus, corpusDirectory } from './rag-eval/corpus.ts';
 import { CachingEmbedder } from './rag-eval/embedding-cache.ts';
 import { enginesOf, openEngines } from './rag-eval/engines.ts';
 import type { BenchEngine, OpenEngines } from './rag-eval/engines.ts';
@@ -121,13 +123,7 @@ async function main(): Promise<void> {
 }
 
 async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof enginesOf>, onnx: OnnxEmbedder): Promise<EngineRun[]> {
-  const corpusRoot = join(process.cwd(), set.corpus.root);
-  const installed = JSON.parse(readFileSync(join(process.cwd(), 'node_modules', set.corpus.package, 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  if (installed.version !== set.corpus.version) {
-    throw new Error(`the set was written for ${set.corpus.package} ${set.corpus.version}, node_modules has ${installed.version}`);
-  }
+  const corpusRoot = await corpusDirectory(set.corpus, evalFile);
   const heldOut = set.heldOut ? ' HELD OUT' : '';
 
   // 1. The set itself: answers exist, conceptual queries share no term with the answers' symbols.
@@ -161,7 +157,7 @@ async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof e
   const removeSignalHandlers = stopOnSignals(cleanup, (line) => console.error(line));
   try {
     const source = join(work, 'src');
-    cpSync(corpusRoot, source, { recursive: true });
+    copyCorpus(corpusRoot, source);
     const cache = EMBED_CACHE
       ? new CachingEmbedder(onnx, join(homedir(), '.cache', 'svc', 'bench-rag', `${onnx.folder.manifest.name}.vectors`))
       : undefined;
@@ -249,9 +245,7 @@ async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof e
     // own chunking and embedding, as the indexer does.
     const changed = (set.queries[0] as EvalQuery).answers[0]?.file as string;
     const path = join(source, changed);
-    const appended = changed.endsWith('.ts')
-      ? '\n/** Picks the first server, for tests. */\nexport function firstServer<T>(servers: T[]): T | undefined {\n  return servers[0];\n}\n'
-      : '\n/** Picks the first item, for tests. */\nfunction firstItem(items) {\n  return items[0];\n}\n';
+    const appended = appendedFunction(changed);
     const before = readFileSync(path, 'utf8');
     writeFileSync(path, `${before}${appended}`);
     const changedWhat = `${changed}, ${before.split('\n').length} lines`;
@@ -294,6 +288,20 @@ async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof e
     removeSignalHandlers();
     await cleanup();
   }
+}
+
+/** A small documented function in the changed file's language, appended for the re-index. */
+function appendedFunction(file: string): string {
+  if (file.endsWith('.ts')) {
+    return '\n/** Picks the first server, for tests. */\nexport function firstServer<T>(servers: T[]): T | undefined {\n  return servers[0];\n}\n';
+  }
+  if (file.endsWith('.go')) {
+    return '\n// firstItem picks the first item, for tests.\nfunc firstItem(items []string) string {\n\treturn items[0]\n}\n';
+  }
+  if (file.endsWith('.java')) {
+    return '\n/** Picks the first item, for tests. */\nfinal class FirstItem {\n  static <T> T of(java.util.List<T> items) {\n    return items.get(0);\n  }\n}\n';
+  }
+  return '\n/** Picks the first item, for tests. */\nfunction firstItem(items) {\n  return items[0];\n}\n';
 }
 
 /** Every source file read, chunked and embedded as the indexer does, by path. */

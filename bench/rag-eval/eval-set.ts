@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { Chunk } from '../../services/rag/chunking/chunk.ts';
 import { chunkFile } from '../../services/rag/chunking/chunker.ts';
 import { pathTerms, termsOf } from '../../services/rag/chunking/identifiers.ts';
+import { parseCorpus } from './corpus.ts';
+import type { CorpusSpec } from './corpus.ts';
 import { relevant } from './metrics.ts';
 
 export interface Answer {
@@ -31,7 +33,8 @@ export interface EvalSet {
   readonly heldOut?: boolean;
   /** how reports name the set when its package and version do not tell it from another set */
   readonly name?: string;
-  readonly corpus: { readonly package: string; readonly version: string; readonly root: string };
+  /** the package whose source is searched (`corpus.ts`: npm, a Go module or a Maven sources jar) */
+  readonly corpus: CorpusSpec;
   readonly queries: readonly EvalQuery[];
 }
 
@@ -42,7 +45,8 @@ export function setName(set: EvalSet): string {
 
 export function loadEvalSet(file: string): EvalSet {
   const parsed = JSON.parse(readFileSync(file, 'utf8')) as EvalSet;
-  if (!parsed.corpus?.root || !Array.isArray(parsed.queries)) throw new Error(`${file}: not an evaluation set`);
+  if (!Array.isArray(parsed.queries)) throw new Error(`${file}: not an evaluation set`);
+  parseCorpus(parsed.corpus, file);
   const ids = new Set<string>();
   for (const q of parsed.queries) {
     if (ids.has(q.id)) throw new Error(`${file}: query id ${q.id} twice`);

@@ -92,7 +92,9 @@ describe('rag index store: file priors (unit)', () => {
       { item: 'consumer/fetch.js#1', score: 0.45 },
     ];
     const pathOf = (item: string) => item.split('#')[0];
-    const order = rerankByFile(fused, pathOf, 'how is a fetch built', 6).map((r) => r.item);
+    const order = rerankByFile(fused, pathOf, 'how is a fetch built', 6, { nearCopyDecay: 0.5 }).map((r) => r.item);
+    // Off by default: the fused order.
+    expect(rerankByFile(fused, pathOf, 'how is a fetch built', 6).map((r) => r.item)).to.deep.equal(fused.map((f) => f.item));
     expect(order.slice(0, 4)).to.deep.equal([
       'requests/fetch/v0/request.js#1',
       'requests/fetch/v0/request.js#2',

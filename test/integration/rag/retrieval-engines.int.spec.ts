@@ -139,6 +139,33 @@ describe('rag retrieval on both index engines: SQLite and PostgreSQL (integratio
         expect(hits.map((h) => h.metadata.file)).to.not.include('tools/slugify.py');
       });
 
+      it('ranks the code above a changelog and a type declaration that say the same (file priors)', async () => {
+        const said = 'with random jitter so clients do not retry in step';
+        writeFileSync(join(source, 'CHANGELOG.md'), `# Changelog\n\n## 2.1.0\n\n- Retries wait longer each time, ${said}.\n`);
+        mkdirSync(join(source, 'types'), { recursive: true });
+        writeFileSync(
+          join(source, 'types/retry.d.ts'),
+          `/** Waits 100 ms, 200 ms, 400 ms, ... (capped), ${said}. */\nexport declare function delayFor(attempt: number): number;\n`,
+        );
+        expect(await reindex()).to.include({ filesIndexed: 2 });
+        const query = 'random jitter so clients do not retry in step';
+        const [vector] = await embedder.embed([query], 'query');
+        const files = (hits: SearchHit[]) => hits.map((h) => h.metadata.file);
+        const ranked = files(await index.search(query, vector as Float32Array, 10));
+        const flat = files(
+          await index.search(query, vector as Float32Array, 10, { kindWeights: { code: 1, test: 1, declaration: 1, prose: 1 } }),
+        );
+        // Not in the ten: ranked below all of them.
+        const rank = (list: string[], file: string) => (list.includes(file) ? list.indexOf(file) : list.length);
+        expect(ranked[0], ranked.join(', ')).to.equal('src/retry.ts');
+        // Without the priors the declaration, which repeats the code's own comment, is among the first.
+        expect(flat, flat.join(', ')).to.include('types/retry.d.ts');
+        for (const other of ['CHANGELOG.md', 'types/retry.d.ts']) {
+          expect(rank(ranked, other), other).to.be.above(rank(ranked, 'src/retry.ts'));
+          expect(rank(ranked, other), other).to.be.at.least(rank(flat, other));
+        }
+      });
+
       it('drops a collection: opened again, it is empty', async () => {
         await indexes.drop(collection);
         const again = await indexes.open(collection, model);

@@ -61,6 +61,9 @@ describe('rag index store: file priors (unit)', () => {
     expect(weightsFor('what does the changelog say about retries').prose).to.equal(1);
     expect(weightsFor('the typings of Client options').declaration).to.equal(1);
     expect(weightsFor('the typings of Client options').prose).to.equal(KIND_WEIGHTS.prose);
+    // Setting up is what guides answer.
+    expect(weightsFor('which environment variables set the listening port').prose).to.equal(1);
+    expect(weightsFor('how do I install it behind a proxy').prose).to.equal(1);
   });
 
   it('ranks code above prose and declarations that score alike, and keeps them when nothing else is there', () => {

@@ -127,6 +127,13 @@ export function rerankByFile<K>(
     const path = pathOf(f.item) ?? '';
     return { item: f.item, order, path, template: pathTemplate(path), score: f.score * weights[fileKindOf(path)] };
   });
+  // Without the decay no pick changes another's score: one stable sort, not the greedy pass.
+  if (decay === 1) {
+    return pending
+      .sort((a, b) => b.score - a.score || a.order - b.order)
+      .slice(0, Math.max(0, k))
+      .map(({ item, score }) => ({ item, score }));
+  }
   /** per template, the distinct files already taken */
   const taken = new Map<string, Set<string>>();
   const out: Array<Scored<K>> = [];

@@ -35,7 +35,13 @@ export interface ProjectionCacheOptions {
    * refreshes due within `refreshBatchMs` of each other go out as one read instead of one each.
    */
   loadMany?: (ids: readonly string[]) => Promise<StoredDocument<Document>[]>;
-  /** How long a background refresh waits for others to join its read (default 25 ms). */
+  /**
+   * How long a background refresh waits for others to join its read (default 2 s). Entries are
+   * served meanwhile, so the wait costs nothing but staleness the events already cover; and FerretDB
+   * answers `_id: {$in: …}` by scanning the whole collection, so each read costs the same however
+   * few ids it carries. At 25 ms, bench:validate's 612 keys refreshed in about 400 reads a minute,
+   * three quarters of FerretDB's CPU during the run (issue 37).
+   */
   refreshBatchMs?: number;
   /** Lifetime of an entry loaded in step with the projection; a backstop, since events keep it current. */
   trustedTtlMs?: number;
@@ -91,8 +97,8 @@ export function sharedLoad<T>(loads: Map<string, Promise<T>>, key: string, start
 
 /** Events the feed handled while loads were in flight; more than this and those loads are not trusted. */
 const MAX_BUFFERED = 10_000;
-/** Ids per batched refresh read. */
-const REFRESH_BATCH = 100;
+/** Ids per batched refresh read: large, since on FerretDB a read's cost is the collection's size, not the ids'. */
+const REFRESH_BATCH = 1000;
 
 export class ProjectionCache<D extends Document> implements FeedFollower {
   readonly projection: Projection<D>;
@@ -136,7 +142,7 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
     this.#random = options.random ?? Math.random;
     this.#load = options.load;
     this.#loadMany = options.loadMany;
-    this.#refreshBatchMs = options.refreshBatchMs ?? 25;
+    this.#refreshBatchMs = options.refreshBatchMs ?? 2000;
   }
 
   get topics(): ReadonlySet<string> {

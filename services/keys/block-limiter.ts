@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
+import { BlockInserts } from './block-inserts.ts';
 
 /**
  * A rate-limiter-flexible store, shared by every process through MongoDB, that touches the
@@ -23,7 +24,7 @@ import { RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flex
  * several processes a key may be refused that much early per process; it is never admitted past
  * its limit. With blocks of one request nothing is claimed ahead and the count is exact.
  */
-interface BlockDoc {
+export interface BlockDoc {
   _id: string;
   key: string;
   window: number;
@@ -63,13 +64,13 @@ interface Count {
   first: boolean;
 }
 
-const DUPLICATE_KEY = 11000;
 const StoreAbstract = createRequire(import.meta.url)(
   'rate-limiter-flexible/lib/RateLimiterStoreAbstract.js',
 ) as typeof RateLimiterStoreAbstract;
 
 export class MongoBlockLimiter extends StoreAbstract {
   readonly #blocks: Collection<BlockDoc>;
+  readonly #inserts: BlockInserts<BlockDoc>;
   readonly #block: number;
   /** Blocks per window. */
   readonly #blockCount: number;
@@ -82,9 +83,15 @@ export class MongoBlockLimiter extends StoreAbstract {
    * `offsetMs` moves every window that far past the clock's multiples of the duration (default 0): two
    * limiters half a window apart, both consumed, refuse a burst that straddles either one's boundary.
    */
-  constructor(db: Db, collection: string, opts: { keyPrefix: string; points: number; duration: number; block: number; offsetMs?: number }) {
+  constructor(
+    db: Db,
+    collection: string,
+    opts: { keyPrefix: string; points: number; duration: number; block: number; offsetMs?: number; inserts?: BlockInserts<BlockDoc> },
+  ) {
     super({ keyPrefix: opts.keyPrefix, points: opts.points, duration: opts.duration, storeClient: db });
     this.#blocks = db.collection<BlockDoc>(collection);
+    // Limiters on one collection may share theirs, so one flush carries every limiter's claims.
+    this.#inserts = opts.inserts ?? new BlockInserts(this.#blocks);
     this.#block = Math.max(1, Math.min(opts.points, Math.floor(opts.block)));
     this.#blockCount = Math.ceil(opts.points / this.#block);
     this.#offset = opts.offsetMs ?? 0;
@@ -137,11 +144,12 @@ export class MongoBlockLimiter extends StoreAbstract {
       if (local.left > 0 || local.reserve) continue;
       // A claim in flight may be for the last block, so "no blocks left" is only known once it is done.
       if (local.claiming) {
+        this.#inserts.hurry(); // a claim made ahead may still wait for company: a request waits on it now
         await local.claiming;
         continue;
       }
       if (local.nextBlock >= this.#blockCount) return { consumed: this.points + 1, expireMs, first: false };
-      await this.#startClaim(rlKey, local, msDuration);
+      await this.#startClaim(rlKey, local, msDuration, true);
     }
   }
 
@@ -180,6 +188,7 @@ export class MongoBlockLimiter extends StoreAbstract {
     this.#local.set(rlKey, local);
     if (known?.ahead?.window === window) {
       // Waiting here is rare: the claim was sent well before the window began.
+      this.#inserts.hurry();
       local.claiming = known.ahead.claim.then(
         (held) => {
           if (held) {
@@ -216,18 +225,21 @@ export class MongoBlockLimiter extends StoreAbstract {
    */
   #claimAhead(rlKey: string, local: Local, msDuration: number, msLeft: number): void {
     if (!local.reserve && !local.claiming && local.left <= this.#block * (1 / 3 + local.jitter / 3) && local.nextBlock < this.#blockCount) {
-      this.#startClaim(rlKey, local, msDuration).catch(() => undefined);
+      this.#startClaim(rlKey, local, msDuration, false).catch(() => undefined);
     }
     if (!local.ahead && msLeft <= msDuration * (0.02 + 0.28 * local.jitter)) {
       const window = local.window + 1;
-      const claim = this.#insertBlock(rlKey, window, 0, msDuration).then((inserted) => (inserted ? { block: 0, left: this.#block } : null));
+      const claim = this.#insertBlock(rlKey, window, 0, msDuration, false).then((inserted) =>
+        inserted ? { block: 0, left: this.#block } : null,
+      );
       claim.catch(() => undefined);
       local.ahead = { window, claim };
     }
   }
 
-  #startClaim(rlKey: string, local: Local, msDuration: number): Promise<void> {
-    const claim = this.#claim(rlKey, local, msDuration).finally(() => {
+  /** urgent: a request waits on it (see BlockInserts). */
+  #startClaim(rlKey: string, local: Local, msDuration: number, urgent: boolean): Promise<void> {
+    const claim = this.#claim(rlKey, local, msDuration, urgent).finally(() => {
       if (local.claiming === claim) local.claiming = undefined;
     });
     local.claiming = claim;
@@ -235,13 +247,13 @@ export class MongoBlockLimiter extends StoreAbstract {
   }
 
   /** Claims the lowest free block of the window into the reserve, or learns that none is left. */
-  async #claim(rlKey: string, local: Local, msDuration: number): Promise<void> {
+  async #claim(rlKey: string, local: Local, msDuration: number, urgent: boolean): Promise<void> {
     while (local.nextBlock < this.#blockCount) {
       const k = local.nextBlock;
       local.nextBlock += 1;
       let inserted: boolean;
       try {
-        inserted = await this.#insertBlock(rlKey, local.window, k, msDuration);
+        inserted = await this.#insertBlock(rlKey, local.window, k, msDuration, urgent);
       } catch (err) {
         if (local.nextBlock === k + 1) local.nextBlock = k; // not claimed: try it again next time
         throw err;
@@ -253,19 +265,14 @@ export class MongoBlockLimiter extends StoreAbstract {
   }
 
   /** True when this process now holds the block, false when another one does. */
-  async #insertBlock(rlKey: string, window: number, block: number, msDuration: number): Promise<boolean> {
-    try {
-      await this.#blocks.insertOne({
-        _id: `${rlKey}#${window}#${block}`,
-        key: rlKey,
-        window,
-        block,
-        purgeAt: new Date((window + 2) * msDuration + this.#offset),
-      });
-      return true;
-    } catch (err) {
-      if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return false;
-      throw err;
-    }
+  #insertBlock(rlKey: string, window: number, block: number, msDuration: number, urgent: boolean): Promise<boolean> {
+    const doc: BlockDoc = {
+      _id: `${rlKey}#${window}#${block}`,
+      key: rlKey,
+      window,
+      block,
+      purgeAt: new Date((window + 2) * msDuration + this.#offset),
+    };
+    return this.#inserts.insert(doc, urgent);
   }
 }

@@ -1,7 +1,8 @@
 import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { ipLimitKey } from '../platform/http/client-ip.ts';
-import { MongoBlockLimiter } from './block-limiter.ts';
+import { BlockInserts } from './block-inserts.ts';
+import { MongoBlockLimiter, type BlockDoc } from './block-limiter.ts';
 import { TIERS, limitsOf, type Tier } from '../kernel/tiers.ts';
 import { keyMetrics } from './metrics.ts';
 
@@ -73,8 +74,10 @@ export class RateLimits {
     // A counter per tier (their blocks differ in size): a key that changes tier starts the new
     // tier's window.
     const fraction = options.blockFraction ?? 1 / 20;
+    // One queue of block claims for every limiter here: a flush carries all of theirs in one command.
+    const inserts = new BlockInserts<BlockDoc>(db.collection<BlockDoc>(name));
     const limiter = (keyPrefix: string, points: number) =>
-      new MongoBlockLimiter(db, name, { keyPrefix, points, duration, block: Math.max(1, Math.floor(points * fraction)) });
+      new MongoBlockLimiter(db, name, { keyPrefix, points, duration, block: Math.max(1, Math.floor(points * fraction)), inserts });
     this.#perTier = new Map(TIERS.map((t) => [t, limiter(`key-${t}`, limitsOf(t).requestsPerMinute)]));
     // Its own counter per limit: a key whose owner changes its limit starts a new window.
     this.#customLimiter = (tier, points) => limiter(`key-${tier}-${points}`, points);

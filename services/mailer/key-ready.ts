@@ -18,9 +18,13 @@ export function keyApplied(
   if (!stored._deleted && stored.keyHash === event.data.keyHash) return true;
   const members = stored.members as { keyHash: string }[] | undefined;
   if (!stored._deleted && members?.some((m) => m.keyHash === event.data.keyHash)) return true;
-  const { topic, partition, offset } = event.position;
-  const seen = stored._pos?.find((p) => p.topic === topic && p.partition === partition);
-  return seen !== undefined && BigInt(seen.offset) >= BigInt(offset);
+  return positionApplied(stored, event.position);
+}
+
+/** Whether the document has applied the event at this position (pure): its partition's offset is at or past it. */
+export function positionApplied(stored: StoredDocument<Document> | null, position: DeliveredEvent['position']): boolean {
+  const seen = stored?._pos?.find((p) => p.topic === position.topic && p.partition === position.partition);
+  return seen !== undefined && BigInt(seen.offset) >= BigInt(position.offset);
 }
 
 /**
@@ -37,10 +41,47 @@ export function readyBackoff(attempt: number, firstMs = 2, quickLooks = 20, maxM
   return Math.min(maxMs, firstMs * 2 ** (attempt - quickLooks + 1));
 }
 
-export class KeyNotReady extends TransientError {
+/** What an e-mail links to is not in the projection that answers the link yet: retried. */
+export class NotProjectedYet extends TransientError {
+  constructor(what: string, waitedMs: number) {
+    super(`${what} is not in its projection yet (waited ${waitedMs} ms)`);
+    this.name = 'NotProjectedYet';
+  }
+}
+
+export class KeyNotReady extends NotProjectedYet {
   constructor(subscriptionId: string, waitedMs: number) {
-    super(`the key of subscription ${subscriptionId} is not in the keys projection yet (waited ${waitedMs} ms)`);
+    super(`the key of subscription ${subscriptionId}`, waitedMs);
     this.name = 'KeyNotReady';
+  }
+}
+
+export interface ReadyWaitOptions {
+  maxWaitMs?: number;
+  signal?: AbortSignal;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Resolves once `applied` holds for the document `load` returns, looking again with readyBackoff;
+ * rejects with `notReady(waitedMs)` after `maxWaitMs` (default 2 s), so the runner retries with
+ * backoff and a partition is never held beyond the session.
+ */
+export async function waitUntilApplied(
+  load: () => Promise<StoredDocument<Document> | null>,
+  applied: (stored: StoredDocument<Document> | null) => boolean,
+  notReady: (waitedMs: number) => Error,
+  options: ReadyWaitOptions = {},
+): Promise<void> {
+  const maxWaitMs = options.maxWaitMs ?? 2000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    if (applied(await load())) return;
+    const waited = Date.now() - started;
+    if (waited >= maxWaitMs || options.signal?.aborted) throw notReady(waited);
+    const wait = readyBackoff(attempt);
+    if (wait > 0) await sleep(wait);
   }
 }
 
@@ -51,19 +92,16 @@ export class KeyNotReady extends TransientError {
  * for the keys projection's consumer. Gives up with a transient error after `maxWaitMs` (the runner
  * then retries with backoff, heartbeating), so a partition is never held beyond the session.
  */
-export async function waitForKey(
+export function waitForKey(
   load: (subscriptionId: string) => Promise<StoredDocument<Document> | null>,
   event: Pick<DeliveredEvent<KeyGenerated>, 'data' | 'position'>,
-  options: { maxWaitMs?: number; signal?: AbortSignal; sleep?: (ms: number) => Promise<void> } = {},
+  options: ReadyWaitOptions = {},
 ): Promise<void> {
-  const maxWaitMs = options.maxWaitMs ?? 2000;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const started = Date.now();
-  for (let attempt = 0; ; attempt++) {
-    if (keyApplied(await load(event.data.subscriptionId), event)) return;
-    const waited = Date.now() - started;
-    if (waited >= maxWaitMs || options.signal?.aborted) throw new KeyNotReady(event.data.subscriptionId, waited);
-    const wait = readyBackoff(attempt);
-    if (wait > 0) await sleep(wait);
-  }
+  const id = event.data.subscriptionId;
+  return waitUntilApplied(
+    () => load(id),
+    (stored) => keyApplied(stored, event),
+    (waited) => new KeyNotReady(id, waited),
+    options,
+  );
 }

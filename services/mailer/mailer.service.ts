@@ -6,7 +6,9 @@ import type { DeliveredEvent } from '../../events/envelope.ts';
 import { findStoredById } from '../../events/projection.ts';
 import type { KeyGenerated } from '../keys/events.ts';
 import { keysProjection } from '../keys/keys.projection.ts';
-import { waitForKey } from './key-ready.ts';
+import { NotProjectedYet, waitForKey, waitUntilApplied } from './key-ready.ts';
+import { teamLinkApplied, type TeamLinkEvent } from './team-link-ready.ts';
+import { workspacesProjection } from '../teams/workspaces.projection.ts';
 import { mailHandler } from './mail.consumer.ts';
 import { MAIL_EVENT_TYPES, owedMail } from './owed-mail.ts';
 import { smtpMailer } from './transport.ts';
@@ -38,12 +40,22 @@ export const mailerService: ServiceModule = {
             (e) => owedMail(e, settings),
             log,
             {
-              // A key is mailed only once /validate can answer it: the keys projection holds it.
+              // A key is mailed only once /validate can answer it: the keys projection holds it. An
+              // invitation or a domain proof only once its link is answered: the workspaces projection holds it.
               ready: async (event, { signal }) => {
-                if (event.type !== 'key.generated') return;
-                await waitForKey((id) => findStoredById(rt.mongo.db, keysProjection, id), event as DeliveredEvent<KeyGenerated>, {
-                  signal,
-                });
+                if (event.type === 'key.generated') {
+                  await waitForKey((id) => findStoredById(rt.mongo.db, keysProjection, id), event as DeliveredEvent<KeyGenerated>, {
+                    signal,
+                  });
+                } else if (event.type === 'team.member-invited' || event.type === 'team.sso-domain-proof-requested') {
+                  const team = event as DeliveredEvent<TeamLinkEvent>;
+                  await waitUntilApplied(
+                    () => findStoredById(rt.mongo.db, workspacesProjection, team.data.subscriptionId),
+                    (stored) => teamLinkApplied(stored, team),
+                    (waited) => new NotProjectedYet(`the ${event.type} of workspace ${team.data.subscriptionId}`, waited),
+                    { signal },
+                  );
+                }
               },
             },
           ),

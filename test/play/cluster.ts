@@ -9,6 +9,10 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startStack, type Stack } from '../../deploy/local/stack.ts';
 import { NETWORK, type OverlayOptions, overlay, readShipped, type Played } from './overlay.ts';
+import { loadPolicy } from '../../events/schema-compatibility.ts';
+import { SchemaRegistryClient } from '../../events/schema-registry.ts';
+import { eventCatalog } from '../../app/runtime.ts';
+import { loadConfig } from '../../services/platform/config.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const CONTAINERS_CONF = join(ROOT, 'deploy/podman/containers.conf');
@@ -123,6 +127,11 @@ export async function bringUp(options: OverlayOptions = {}): Promise<Cluster> {
       rmSync(file);
     }
     say(`not run by kube play (checked by test/unit/deploy rules instead): ${played.skipped.join(', ')}`);
+    // The deploy step before any pod (deploy/kubernetes/config.yaml): every event schema registered,
+    // as a CI step does with the ConfigMap's registry and topic names; the pods refuse to publish an
+    // unregistered version (each sign-up answered 503 without it).
+    const registered = await registerSchemas(stack.env.SCHEMA_REGISTRY_URL);
+    say(`svc schemas register: ${registered} schema versions registered`);
 
     const t0 = Date.now();
     await podman(
@@ -211,4 +220,12 @@ export async function bringUp(options: OverlayOptions = {}): Promise<Cluster> {
 export async function podIp(pod: string): Promise<string> {
   const infra = await podman('pod', 'inspect', pod, '--format', '{{.InfraContainerID}}');
   return podman('inspect', infra, '--format', `{{(index .NetworkSettings.Networks "${NETWORK.name}").IPAddress}}`);
+}
+
+/** `svc schemas register` against the registry the pods use, with the manifests' topic names (no prefix). */
+async function registerSchemas(registryUrl: string): Promise<number> {
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', SCHEMA_REGISTRY_URL: registryUrl, KAFKA_TOPIC_PREFIX: '' });
+  const catalog = eventCatalog(config.kafka.topicPrefix);
+  const registered = await new SchemaRegistryClient(config.schemaRegistry).register(catalog, loadPolicy(catalog.schemasDir));
+  return registered.length;
 }

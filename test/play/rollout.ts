@@ -211,12 +211,26 @@ async function provisionKey(endpoints: Record<Face, string[]>, secret: string, v
   const { deliver, subscriptionPayload } = await import('../support/lemonsqueezy.ts');
   const { keysMailedTo } = await import('../support/mailpit.ts');
   const email = `rollout-${randomUUID()}@example.test`;
-  const signup = await fetch(`${endpoints.accounts[0]}/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: `pw-${randomUUID()}`, name: 'Rollout' }),
+  const password = `pw-${randomUUID()}`;
+  // Retried as a client does (a pod still connecting answers 503); the last answer is in the error.
+  let last = 'no answer';
+  const user = await until(
+    'the set-up sign-up',
+    async () => {
+      const signup = await fetch(`${endpoints.accounts[0]}/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password, name: 'Rollout' }),
+      });
+      const body = (await signup.json().catch(() => ({}))) as { user?: { id: string } };
+      if (signup.status === 201 && body.user) return body.user;
+      last = `${signup.status}: ${JSON.stringify(body)}`;
+      return undefined;
+    },
+    60_000,
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)}; the last answer was ${last}`);
   });
-  const user = ((await signup.json()) as { user: { id: string } }).user;
   const payload = subscriptionPayload('subscription_created', {
     subscriptionId: String(Date.now()),
     userId: user.id,

@@ -10,8 +10,9 @@ import { promisify } from 'node:util';
 import { startStack, type Stack } from '../../deploy/local/stack.ts';
 import { NETWORK, type OverlayOptions, overlay, readShipped, type Played } from './overlay.ts';
 import { loadPolicy } from '../../events/schema-compatibility.ts';
-import { SchemaRegistryClient } from '../../events/schema-registry.ts';
-import { eventCatalog } from '../../app/runtime.ts';
+import { SchemaRegistryClient, type RegisteredVersion } from '../../events/schema-registry.ts';
+import { EventCatalog } from '../../events/catalog.ts';
+import { EVENT_DEFINITIONS } from '../../app/registry.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -131,7 +132,7 @@ export async function bringUp(options: OverlayOptions = {}): Promise<Cluster> {
     // as a CI step does with the ConfigMap's registry and topic names; the pods refuse to publish an
     // unregistered version (each sign-up answered 503 without it).
     const registered = await registerSchemas(stack.env.SCHEMA_REGISTRY_URL);
-    say(`svc schemas register: ${registered} schema versions registered`);
+    say(`svc schemas register: ${registered.length} schema versions registered`);
 
     const t0 = Date.now();
     await podman(
@@ -222,10 +223,12 @@ export async function podIp(pod: string): Promise<string> {
   return podman('inspect', infra, '--format', `{{(index .NetworkSettings.Networks "${NETWORK.name}").IPAddress}}`);
 }
 
-/** `svc schemas register` against the registry the pods use, with the manifests' topic names (no prefix). */
-async function registerSchemas(registryUrl: string): Promise<number> {
+/**
+ * `svc schemas register` against the registry the pods use, with the manifests' topic names (no
+ * prefix), from `schemasDir` (default: this tree's; a release's own for npm run rollout's v2).
+ */
+export async function registerSchemas(registryUrl: string, schemasDir?: string): Promise<RegisteredVersion[]> {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', SCHEMA_REGISTRY_URL: registryUrl, KAFKA_TOPIC_PREFIX: '' });
-  const catalog = eventCatalog(config.kafka.topicPrefix);
-  const registered = await new SchemaRegistryClient(config.schemaRegistry).register(catalog, loadPolicy(catalog.schemasDir));
-  return registered.length;
+  const catalog = new EventCatalog(EVENT_DEFINITIONS, schemasDir, { topicPrefix: config.kafka.topicPrefix });
+  return new SchemaRegistryClient(config.schemaRegistry).register(catalog, loadPolicy(catalog.schemasDir));
 }

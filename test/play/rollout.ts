@@ -9,24 +9,28 @@
  * pick among the ready endpoints per request, as a Service does, and retry as clients do: no answer, a
  * 5xx, or a 429.
  *
- * v2 is the same build under a new image id (a label): the event-schema side of a release waits for the
- * schema registry (issue 38). Counts, every one must be 0: requests failed (a final answer other than
+ * v2 is the same build plus a new version of account.registered (one optional field more), registered by
+ * v2's deploy step before its first pod starts: while the pods roll, v1 consumers read what v2 producers
+ * write (issue 38), and the run fails if v2 wrote no record with it. Counts, every one must be 0: requests failed (a final answer other than
  * success, or given up), events dead-lettered, anything lost (webhooks not applied, sign-ups without an
  * account, e-mails missing, projections that differ from a replay), e-mails sent twice, keys issued twice.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createAppRuntime } from '../../app/runtime.ts';
+import type { Runtime } from '../../services/platform/runtime.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 import { createLogger } from '../../services/platform/logger.ts';
 import { audit, settle } from '../faults/audit.ts';
 import { Traffic } from '../faults/traffic.ts';
 import { FaceLoad } from '../scale/face-load.ts';
-import { bringUp, CACHE, podIp, podman, say, sleep, until, type Pod } from './cluster.ts';
+import { bringUp, CACHE, podIp, podman, registerSchemas, say, sleep, until, type Pod } from './cluster.ts';
 import { NETWORK } from './overlay.ts';
 
 /** How long after a pod is deleted the endpoints stop naming it (kube-proxy, the ingress controller). */
 const ENDPOINT_LAG_MS = 2000;
+
+const SCHEMAS_DIR = resolve(import.meta.dirname, '../../schemas');
 
 const FACE_PORTS = { accounts: 8081, keys: 8082, webhooks: 8083, rag: 8084, mcp: 8085 } as const;
 type Face = keyof typeof FACE_PORTS;
@@ -35,12 +39,27 @@ async function main(): Promise<number> {
   const cluster = await bringUp({ oneClientAddress: true });
   const { stack, played } = cluster;
   try {
-    // v2: a new image id over the same build.
+    // v2: the same build with a new version of an event its sign-ups write (issue 38): v1 pods read
+    // what v2 pods write while both run, and the audit's replay (this code, which lacks the version)
+    // reads it too.
     const v1 = cluster.built;
     const v2 = `${v1}-v2`;
     const dir = mkdtempSync(join(CACHE, 'rollout-'));
-    writeFileSync(join(dir, 'Containerfile'), `FROM ${v1}\nLABEL svc.release=v2\n`);
+    const release = nextVersion(NEW_VERSION_OF);
+    writeFileSync(join(dir, release.file), release.text);
+    writeFileSync(
+      join(dir, 'Containerfile'),
+      `FROM ${v1}\nLABEL svc.release=v2\nCOPY ${release.file} /app/schemas/${dirname(NEW_VERSION_OF)}/${release.file}\n`,
+    );
     await podman('build', '--pull=never', '--network=none', '-t', v2, dir);
+    // v2's deploy step: its schemas registered before its first pod starts.
+    const v2Schemas = join(dir, 'schemas');
+    cpSync(SCHEMAS_DIR, v2Schemas, { recursive: true });
+    writeFileSync(join(v2Schemas, dirname(NEW_VERSION_OF), release.file), release.text);
+    const registered = await registerSchemas(stack.env.SCHEMA_REGISTRY_URL, v2Schemas);
+    const added = registered.find((r) => r.eventType === release.eventType && r.version === release.version);
+    if (!added) throw new Error(`v2's ${release.file} was not registered`);
+    say(`v2: ${release.file} registered as ${added.subject} v${added.version}, id ${added.id}`);
     rmSync(dir, { recursive: true, force: true });
 
     // The endpoints of each face: the ready pods, mutated in place (the clients read them per request).
@@ -110,8 +129,12 @@ async function main(): Promise<number> {
     try {
       await settle(rt, (l) => say(l));
       const { counts } = await audit(rt, stack.env.MAILPIT_URL, traffic.record, (l) => say(l));
+      const written = await recordsWithSchemaId(rt, rt.catalog.topicOf(release.eventType), added.id);
+      say(`${release.eventType} records written with v2's new version (id ${added.id}): ${written}`);
       const rows: [string, number][] = [
         ...Object.entries(counts),
+        // Not a loss count: it shows the new version really was written while the old pods ran.
+        ['v2 pods wrote no record with the new schema version', written > 0 ? 0 : 1],
         ['sign-ups and webhooks with another final answer', traffic.record.otherAnswers.length],
         ...Object.entries(faces.figures).flatMap(([face, f]): [string, number][] => [
           [`${face}: given up`, f.gaveUp],
@@ -201,6 +224,59 @@ async function main(): Promise<number> {
   } finally {
     await cluster.down();
   }
+}
+
+/** The event a v2 release changes: one every sign-up writes. */
+const NEW_VERSION_OF = 'accounts/account.registered';
+
+/**
+ * The next version of a schema, as a release adds one: its newest file with one optional field more,
+ * which its compatibility mode (FULL_TRANSITIVE) allows.
+ */
+function nextVersion(schema: string): { file: string; text: string; eventType: string; version: number } {
+  const folder = join(SCHEMAS_DIR, dirname(schema));
+  const base = basename(schema);
+  const versions = readdirSync(folder)
+    .map((name) => new RegExp(`^${base.replace(/[.]/g, '\\.')}\\.v(\\d+)\\.avsc$`).exec(name))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]));
+  const newest = Math.max(...versions);
+  const json = JSON.parse(readFileSync(join(folder, `${base}.v${newest}.avsc`), 'utf8')) as { fields: unknown[] };
+  json.fields.push({
+    name: 'release',
+    type: ['null', 'string'],
+    default: null,
+    doc: 'Added by npm run rollout: a field the old pods do not know',
+  });
+  return { file: `${base}.v${newest + 1}.avsc`, text: `${JSON.stringify(json, null, 2)}\n`, eventType: base, version: newest + 1 };
+}
+
+/** Records of a topic whose value names this schema id (the registry wire format: magic byte 0, 4-byte id). */
+async function recordsWithSchemaId(rt: Runtime, topic: string, id: number): Promise<number> {
+  const ends = await rt.admin.fetchTopicOffsets(topic);
+  const left = new Map(ends.filter((p) => BigInt(p.high) > BigInt(p.low)).map((p) => [p.partition, BigInt(p.high)]));
+  if (left.size === 0) return 0;
+  const consumer = rt.kafka.consumer({ groupId: `rollout-count-${Date.now()}` });
+  let count = 0;
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      consumer
+        .run({
+          eachMessage: async ({ partition, message }) => {
+            const value = message.value;
+            if (value && value.length > 5 && value[0] === 0 && value.readUInt32BE(1) === id) count++;
+            if (BigInt(message.offset) + 1n >= (left.get(partition) ?? 0n)) left.delete(partition);
+            if (left.size === 0) resolve();
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return count;
 }
 
 const terminationGrace = (deploymentYaml: string): number => Number(/terminationGracePeriodSeconds: (\d+)/.exec(deploymentYaml)?.[1] ?? 30);

@@ -15,9 +15,11 @@
  * success, or given up), events dead-lettered, anything lost (webhooks not applied, sign-ups without an
  * account, e-mails missing, projections that differ from a replay), e-mails sent twice, keys issued twice.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { createAppRuntime } from '../../app/runtime.ts';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { createAppRuntime, eventCatalog } from '../../app/runtime.ts';
+import { DEFAULT_SCHEMAS_DIR } from '../../events/catalog.ts';
+import { readToEnd } from '../../events/topic-range.ts';
 import type { Runtime } from '../../services/platform/runtime.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 import { createLogger } from '../../services/platform/logger.ts';
@@ -29,8 +31,6 @@ import { NETWORK } from './overlay.ts';
 
 /** How long after a pod is deleted the endpoints stop naming it (kube-proxy, the ingress controller). */
 const ENDPOINT_LAG_MS = 2000;
-
-const SCHEMAS_DIR = resolve(import.meta.dirname, '../../schemas');
 
 const FACE_PORTS = { accounts: 8081, keys: 8082, webhooks: 8083, rag: 8084, mcp: 8085 } as const;
 type Face = keyof typeof FACE_PORTS;
@@ -49,13 +49,13 @@ async function main(): Promise<number> {
     writeFileSync(join(dir, release.file), release.text);
     writeFileSync(
       join(dir, 'Containerfile'),
-      `FROM ${v1}\nLABEL svc.release=v2\nCOPY ${release.file} /app/schemas/${dirname(NEW_VERSION_OF)}/${release.file}\n`,
+      `FROM ${v1}\nLABEL svc.release=v2\nCOPY ${release.file} /app/schemas/${release.folder}/${release.file}\n`,
     );
     await podman('build', '--pull=never', '--network=none', '-t', v2, dir);
     // v2's deploy step: its schemas registered before its first pod starts.
     const v2Schemas = join(dir, 'schemas');
-    cpSync(SCHEMAS_DIR, v2Schemas, { recursive: true });
-    writeFileSync(join(v2Schemas, dirname(NEW_VERSION_OF), release.file), release.text);
+    cpSync(DEFAULT_SCHEMAS_DIR, v2Schemas, { recursive: true });
+    writeFileSync(join(v2Schemas, release.folder, release.file), release.text);
     const registered = await registerSchemas(stack.env.SCHEMA_REGISTRY_URL, v2Schemas);
     const added = registered.find((r) => r.eventType === release.eventType && r.version === release.version);
     if (!added) throw new Error(`v2's ${release.file} was not registered`);
@@ -227,55 +227,46 @@ async function main(): Promise<number> {
 }
 
 /** The event a v2 release changes: one every sign-up writes. */
-const NEW_VERSION_OF = 'accounts/account.registered';
+const NEW_VERSION_OF = 'account.registered';
 
 /**
- * The next version of a schema, as a release adds one: its newest file with one optional field more,
- * which its compatibility mode (FULL_TRANSITIVE) allows.
+ * The next version of an event's schema, as a release adds one: its newest file with one optional
+ * field more, which its compatibility mode (FULL_TRANSITIVE) allows. `folder` is where it goes,
+ * relative to the schemas folder.
  */
-function nextVersion(schema: string): { file: string; text: string; eventType: string; version: number } {
-  const folder = join(SCHEMAS_DIR, dirname(schema));
-  const base = basename(schema);
-  const versions = readdirSync(folder)
-    .map((name) => new RegExp(`^${base.replace(/[.]/g, '\\.')}\\.v(\\d+)\\.avsc$`).exec(name))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => Number(m[1]));
-  const newest = Math.max(...versions);
-  const json = JSON.parse(readFileSync(join(folder, `${base}.v${newest}.avsc`), 'utf8')) as { fields: unknown[] };
+function nextVersion(type: string): { folder: string; file: string; text: string; eventType: string; version: number } {
+  const newest = eventCatalog().versions(type).at(-1);
+  if (!newest) throw new Error(`no schema version of ${type}`);
+  const json = JSON.parse(readFileSync(newest.file, 'utf8')) as { fields: unknown[] };
   json.fields.push({
     name: 'release',
     type: ['null', 'string'],
     default: null,
     doc: 'Added by npm run rollout: a field the old pods do not know',
   });
-  return { file: `${base}.v${newest + 1}.avsc`, text: `${JSON.stringify(json, null, 2)}\n`, eventType: base, version: newest + 1 };
+  const version = newest.version + 1;
+  return {
+    folder: relative(DEFAULT_SCHEMAS_DIR, dirname(newest.file)),
+    file: basename(newest.file).replace(/\.v\d+\.avsc$/, `.v${version}.avsc`),
+    text: `${JSON.stringify(json, null, 2)}\n`,
+    eventType: type,
+    version,
+  };
 }
 
 /** Records of a topic whose value names this schema id (the registry wire format: magic byte 0, 4-byte id). */
 async function recordsWithSchemaId(rt: Runtime, topic: string, id: number): Promise<number> {
-  const ends = await rt.admin.fetchTopicOffsets(topic);
-  const left = new Map(ends.filter((p) => BigInt(p.high) > BigInt(p.low)).map((p) => [p.partition, BigInt(p.high)]));
-  if (left.size === 0) return 0;
-  const consumer = rt.kafka.consumer({ groupId: `rollout-count-${Date.now()}` });
   let count = 0;
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      consumer
-        .run({
-          eachMessage: async ({ partition, message }) => {
-            const value = message.value;
-            if (value && value.length > 5 && value[0] === 0 && value.readUInt32BE(1) === id) count++;
-            if (BigInt(message.offset) + 1n >= (left.get(partition) ?? 0n)) left.delete(partition);
-            if (left.size === 0) resolve();
-          },
-        })
-        .catch(reject);
-    });
-  } finally {
-    await consumer.disconnect();
-  }
+  await readToEnd({
+    kafka: rt.kafka,
+    admin: rt.admin,
+    topic,
+    groupId: `rollout-count-${Date.now()}`,
+    mode: 'all',
+    onMessage: async (_partition, { value }) => {
+      if (value && value.length > 5 && value[0] === 0 && value.readUInt32BE(1) === id) count++;
+    },
+  });
   return count;
 }
 

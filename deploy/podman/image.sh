@@ -74,7 +74,8 @@ rm -f "$ctx/chromium/.complete"
 
 # --- 4. build and check -----------------------------------------------------------------------------------
 log "podman build -t $tag ..."
-podman build --pull=never --network=none -f deploy/podman/Containerfile -t "$tag" "$ctx" >&2
+podman build --pull=never --network=none --label "svc.sources=$(bash deploy/podman/sources-hash.sh)" \
+  -f deploy/podman/Containerfile -t "$tag" "$ctx" >&2
 built=$(date +%s)
 size="$(podman image inspect "$tag" --format '{{.Size}}')"
 

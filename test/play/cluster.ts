@@ -61,13 +61,12 @@ export async function bringUp(options: OverlayOptions = {}): Promise<Cluster> {
   execFileSync('bash', [join(ROOT, 'deploy/podman/install.sh')], { stdio: 'inherit' });
   const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   const built = `localhost/svc:${version}`;
-  if (
-    !(await podman('image', 'exists', built).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    say(`no ${built}: building it (npm run image)`);
+  // An image of the same version built from older sources would run old code in the pods: its label
+  // (image.sh) names the sources it was built from.
+  const sources = execFileSync('bash', [join(ROOT, 'deploy/podman/sources-hash.sh')], { encoding: 'utf8' }).trim();
+  const labelled = await podman('image', 'inspect', built, '--format', '{{index .Labels "svc.sources"}}').catch(() => undefined);
+  if (labelled !== sources) {
+    say(labelled === undefined ? `no ${built}: building it (npm run image)` : `${built} was built from other sources: rebuilding it`);
     execFileSync('bash', [join(ROOT, 'deploy/podman/image.sh')], { stdio: 'inherit' });
   }
   const shipped = readShipped(join(ROOT, 'deploy/kubernetes'));

@@ -126,7 +126,8 @@ export const HEADER = {
   type: 'event-type',
   /**
    * Pre-registry records only (raw Avro, no id prefix): read, never written. Kept until every
-   * topic's records from before the registry are past (docs/architecture.md, "Schema registry").
+   * environment has moved its topics once with `svc topics repartition`, which rewrites such records
+   * in the registry format (docs/architecture.md, "Schema registry").
    */
   fingerprint: 'schema-fingerprint',
   eventId: 'event-id',
@@ -322,6 +323,44 @@ export class EventCodec {
       this.prefixes.set(writer.fingerprint, prefix);
     }
     return prefix;
+  }
+
+  /**
+   * A pre-registry record (raw Avro named by a fingerprint header) in the registry wire format: the
+   * same Avro bytes, unchanged, after magic byte 0 and the registry id of the very version that wrote
+   * them, and its headers without the fingerprint. Undefined for a record that has no fingerprint
+   * header (already in the registry format, or not an event). Throws PoisonMessageError when the
+   * header names a type or version this catalog does not hold, or one `warm` did not find registered:
+   * nothing is guessed, so a rewritten record reads exactly as the original did.
+   */
+  toRegistryFormat(message: RawMessage): { value: Buffer; headers: Record<string, Buffer | string> } | undefined {
+    const fingerprintRaw = firstHeader(message, HEADER.fingerprint);
+    if (fingerprintRaw === undefined) return undefined;
+    const fingerprint = typeof fingerprintRaw === 'string' ? fingerprintRaw : fingerprintRaw.toString('utf8');
+    const type = header(message, HEADER.type);
+    const version = this.catalog.byFingerprint(fingerprint);
+    if (!type || !version || version.eventType !== type) {
+      throw new PoisonMessageError(
+        `no catalog version of "${type ?? '(no event-type header)'}" has the fingerprint ${fingerprint.slice(0, 16)}…`,
+      );
+    }
+    const id = this.ids.get(fingerprint);
+    if (id === undefined) {
+      throw new SchemaNotRegisteredError(
+        `"${type}" v${version.version} is not registered in the schema registry: run \`svc schemas register\` first`,
+      );
+    }
+    const body = valueBytes(message);
+    const value = Buffer.allocUnsafe(PREFIX_BYTES + body.length);
+    value.writeUInt8(MAGIC, 0);
+    value.writeUInt32BE(id, 1);
+    body.copy(value, PREFIX_BYTES);
+    const headers: Record<string, Buffer | string> = {};
+    for (const [name, raw] of Object.entries(message.headers ?? {})) {
+      const first = Array.isArray(raw) ? raw[0] : raw;
+      if (first !== undefined && name !== HEADER.fingerprint) headers[name] = first;
+    }
+    return { value, headers };
   }
 
   /**

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type Admin, type Kafka, Partitioners } from 'kafkajs';
+import { type Admin, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import { CACHE_FEED_GROUP } from './cache-feed.ts';
+import type { EventCodec } from './codec.ts';
+import { PoisonMessageError } from './errors.ts';
 import type { EventLog } from './event-log.ts';
 import { ensureTopics, type TopicSettings } from './topics.ts';
 
@@ -20,13 +22,42 @@ export interface RepartitionPlan {
   fromPrefix: string;
   toPrefix: string;
   settings: TopicSettings;
+  /**
+   * A record's new value and headers in the copy, or undefined to copy it as it is (the CLI passes
+   * EventCodec.toRegistryFormat, so the new topics hold no pre-registry record). Key, order, partition
+   * choice and timestamp are never changed.
+   */
+  rewrite?: (message: KafkaMessage) => { value: Buffer; headers: Record<string, Buffer | string> } | undefined;
 }
 
 export interface RepartitionReport {
   /** Messages copied, by target topic. */
   copied: Record<string, number>;
+  /** Of those, the ones `rewrite` changed, by target topic. */
+  rewritten: Record<string, number>;
   /** Consumer groups made under the new prefix, each at the end of every topic its old self had consumed. */
   groups: string[];
+}
+
+/**
+ * The rewrite `svc topics repartition` copies with: records from before the schema registry in its
+ * format (EventCodec.toRegistryFormat). A record whose fingerprint no catalog version has could not be
+ * read before either: it is copied as it is (consumers dead-letter it, as they did) and counted.
+ */
+export function registryFormatRewrite(codec: EventCodec): { rewrite: NonNullable<RepartitionPlan['rewrite']>; unreadable: () => number } {
+  let unreadable = 0;
+  return {
+    rewrite(message) {
+      try {
+        return codec.toRegistryFormat(message);
+      } catch (err) {
+        if (!(err instanceof PoisonMessageError)) throw err;
+        unreadable++;
+        return undefined;
+      }
+    },
+    unreadable: () => unreadable,
+  };
 }
 
 type Ends = Map<string, { partition: number; low: bigint; high: bigint }[]>;
@@ -66,8 +97,11 @@ export async function repartition(kafka: Kafka, admin: Admin, plan: RepartitionP
 
   await ensureTopics(admin, plan.topics.map(renamed), plan.settings);
   const copied: Record<string, number> = {};
+  const rewritten: Record<string, number> = {};
   for (const topic of plan.topics) {
-    copied[renamed(topic)] = await copyTopic(kafka, admin, topic, renamed(topic), ends.get(topic) ?? [], log);
+    const counts = await copyTopic(kafka, admin, topic, renamed(topic), ends.get(topic) ?? [], log, plan.rewrite);
+    copied[renamed(topic)] = counts.copied;
+    rewritten[renamed(topic)] = counts.rewritten;
   }
 
   const made: string[] = [];
@@ -83,7 +117,7 @@ export async function repartition(kafka: Kafka, admin: Admin, plan: RepartitionP
     }
     made.push(target);
   }
-  return { copied, groups: made };
+  return { copied, rewritten, groups: made };
 }
 
 /**
@@ -125,9 +159,10 @@ async function copyTopic(
   to: string,
   ends: readonly { partition: number; low: bigint; high: bigint }[],
   log: EventLog,
-): Promise<number> {
+  rewrite: RepartitionPlan['rewrite'],
+): Promise<{ copied: number; rewritten: number }> {
   const left = new Map(ends.filter((e) => e.high > e.low).map((e) => [e.partition, e.high]));
-  if (left.size === 0) return 0;
+  if (left.size === 0) return { copied: 0, rewritten: 0 };
   // The publisher's settings: the same partitioner puts a key where the services will publish it next.
   const producer = kafka.producer({
     idempotent: true,
@@ -138,6 +173,7 @@ async function copyTopic(
   const groupId = `repartition-copy-${randomUUID()}`;
   const consumer = kafka.consumer({ groupId });
   let count = 0;
+  let rewritten = 0;
   await producer.connect();
   await consumer.connect();
   try {
@@ -157,12 +193,16 @@ async function copyTopic(
               await producer.send({
                 topic: to,
                 acks: -1,
-                messages: messages.map((m) => ({
-                  key: m.key,
-                  value: m.value,
-                  headers: m.headers ?? {},
-                  timestamp: m.timestamp,
-                })),
+                messages: messages.map((m) => {
+                  const changed = rewrite?.(m);
+                  if (changed) rewritten++;
+                  return {
+                    key: m.key,
+                    value: changed ? changed.value : m.value,
+                    headers: changed ? changed.headers : (m.headers ?? {}),
+                    timestamp: m.timestamp,
+                  };
+                }),
               });
               count += messages.length;
             }
@@ -176,12 +216,12 @@ async function copyTopic(
         .catch(reject);
     });
     await done;
-    log.info({ from, to, messages: count }, 'repartition: topic copied');
+    log.info({ from, to, messages: count, rewritten }, 'repartition: topic copied');
   } finally {
     await consumer.disconnect().catch(() => undefined);
     await producer.disconnect().catch(() => undefined);
     // It committed nothing; deleting it now only spares the broker its clean-up.
     await admin.deleteGroups([groupId]).catch(() => undefined);
   }
-  return count;
+  return { copied: count, rewritten };
 }

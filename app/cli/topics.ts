@@ -1,6 +1,8 @@
 import { createAppRuntime, eventCatalog } from '../runtime.ts';
 import { createKafka } from '../../events/kafka.ts';
-import { repartition } from '../../events/repartition.ts';
+import { EventCodec } from '../../events/codec.ts';
+import { RepartitionRefused, registryFormatRewrite, repartition } from '../../events/repartition.ts';
+import { SchemaRegistryClient } from '../../events/schema-registry.ts';
 import { ensureTopics } from '../../events/topics.ts';
 import { UsageError } from './exit.ts';
 import { loadConfig } from '../../services/platform/config.ts';
@@ -54,6 +56,8 @@ async function tailCommand(topic: string, options: TailOptions): Promise<number>
  * `svc topics repartition --to-prefix <p> --partitions <n>`: copies every event topic of this deployment
  * (KAFKA_TOPIC_PREFIX) into new topics under <p> with <n> partitions, keeping each key's events in one
  * partition in order, and makes each consumer group under <p> where it stopped (events/repartition.ts).
+ * Records from before the schema registry are written in the registry format on the way (the same Avro
+ * bytes under the id of the version that wrote them), so the new topics need no pre-registry reader.
  * The services must be stopped and caught up; then set KAFKA_TOPIC_PREFIX=<p> and start them.
  */
 export async function repartitionCommand(options: { toPrefix?: string; partitions?: string }): Promise<number> {
@@ -66,6 +70,18 @@ export async function repartitionCommand(options: { toPrefix?: string; partition
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const catalog = eventCatalog(config.kafka.topicPrefix);
+  const codec = new EventCodec(catalog, new SchemaRegistryClient(config.schemaRegistry));
+  await codec.warm();
+  // Every version a record may have been written with must have its id before a byte is copied.
+  const unregistered = catalog.types().flatMap((type) =>
+    catalog
+      .versions(type)
+      .filter((v) => codec.idOf(v) === undefined)
+      .map((v) => `"${type}" v${v.version}`),
+  );
+  if (unregistered.length > 0)
+    throw new RepartitionRefused([`not registered in the schema registry: ${unregistered.join(', ')}; run \`svc schemas register\` first`]);
+  const { rewrite, unreadable } = registryFormatRewrite(codec);
   const kafka = createKafka(config.kafka, log);
   const admin = kafka.admin();
   await admin.connect();
@@ -78,10 +94,20 @@ export async function repartitionCommand(options: { toPrefix?: string; partition
         fromPrefix: config.kafka.topicPrefix,
         toPrefix: options.toPrefix,
         settings: { partitions, replicationFactor: config.kafka.replicationFactor },
+        rewrite,
       },
       log,
     );
-    for (const [topic, n] of Object.entries(report.copied)) process.stdout.write(`copied ${n} event(s) to ${topic}\n`);
+    for (const [topic, n] of Object.entries(report.copied)) {
+      const rewritten = report.rewritten[topic] ?? 0;
+      process.stdout.write(
+        `copied ${n} event(s) to ${topic}${rewritten > 0 ? `, ${rewritten} of them from before the schema registry, now in its format` : ''}\n`,
+      );
+    }
+    if (unreadable() > 0)
+      process.stdout.write(
+        `${unreadable()} record(s) named a schema fingerprint no catalog version has: copied as they were (consumers dead-letter them, as before)\n`,
+      );
     process.stdout.write(`consumer groups made at the end of the new topics: ${report.groups.join(', ') || '(none)'}\n`);
     process.stdout.write(
       `now set KAFKA_TOPIC_PREFIX=${options.toPrefix} and KAFKA_TOPIC_PARTITIONS=${partitions}, and start the services\n`,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, Kafka, KafkaMessage } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { StackEnv } from '../../../deploy/local/stack.ts';
 import { EventCatalog } from '../../../events/catalog.ts';
@@ -12,6 +12,7 @@ import { type Event, newEvent } from '../../../events/envelope.ts';
 import { createKafka } from '../../../events/kafka.ts';
 import { ProjectionApplier, type Projection } from '../../../events/projection.ts';
 import { EventPublisher } from '../../../events/publisher.ts';
+import { registryFormatRewrite, repartition } from '../../../events/repartition.ts';
 import { replayProjection } from '../../../events/replay.ts';
 import { loadPolicy } from '../../../events/schema-compatibility.ts';
 import { SchemaRefusedError, subjectOf } from '../../../events/schema-registry.ts';
@@ -125,6 +126,19 @@ describe('schema registry: wire format, resolving readers, pre-registry records 
 
   const messagesOn = async (topic: string): Promise<number> =>
     (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+
+  /** Every record of a topic as Kafka holds it, once `count` are there. */
+  async function readRaw(topic: string, count: number): Promise<KafkaMessage[]> {
+    const got: KafkaMessage[] = [];
+    const reader = kafka.consumer({ groupId: `raw-${randomUUID()}` });
+    cleanups.push(() => reader.disconnect());
+    await reader.connect();
+    await reader.subscribe({ topic, fromBeginning: true });
+    await reader.run({ eachMessage: async ({ message }) => void got.push(message) });
+    await eventually(`${count} records on ${topic}`, async () => (got.length >= count ? true : undefined));
+    await reader.stop();
+    return got;
+  }
 
   async function allSeen(collection: string, total: number): Promise<Seen[]> {
     const c = await projectionCollection(db, collection);
@@ -277,6 +291,66 @@ describe('schema registry: wire format, resolving readers, pre-registry records 
     await publisher.publish(event('p', 1, { channel: 'CLI' })).catch((err: unknown) => (refused = err));
     expect(refused).to.be.instanceOf(SchemaNotRegisteredError);
     expect(await messagesOn(topic)).to.equal(0);
+  });
+
+  it('svc topics repartition writes pre-registry records in the registry format: the same Avro bytes under the id of the version that wrote them, read back as the same events; an unknown fingerprint is copied as it was and counted', async function () {
+    this.timeout(120_000);
+    const from = `rp${randomUUID().slice(0, 8)}.`;
+    const to = `rp${randomUUID().slice(0, 8)}.`;
+    const topic = `${from}probe`;
+    await ensureTopics(admin, [topic], { partitions: 3, replicationFactor: 1 });
+    cleanups.push(async () => {
+      const mine = (await admin.listTopics()).filter((t) => t.startsWith(from) || t.startsWith(to));
+      await admin.deleteTopics({ topics: mine });
+    });
+    const catalogN = releaseN(topic);
+    const codec = await registeredCodec(catalogN, env);
+    const publisher = publisherOf(codec);
+    const v1 = catalogN.versions('probe.recorded')[0]!;
+    const legacy = [
+      legacyRecord(catalogN, event('a', 1), v1),
+      legacyRecord(catalogN, event('a', 2, { channel: 'API' })),
+      legacyRecord(catalogN, event('b', 3), v1),
+    ];
+    const bogus = legacyRecord(catalogN, event('c', 4));
+    bogus.headers[HEADER.fingerprint] = 'f'.repeat(64);
+    await publisher.publishRaw([...legacy, bogus]);
+    await publisher.publish([event('a', 5, { channel: 'API' }), event('b', 6)]);
+    const originals = await readRaw(topic, 6);
+
+    const { rewrite, unreadable } = registryFormatRewrite(codec);
+    const report = await repartition(
+      kafka,
+      admin,
+      { topics: [topic], fromPrefix: from, toPrefix: to, settings: { partitions: 6, replicationFactor: 1 }, rewrite },
+      log,
+    );
+    expect(report.copied).to.deep.equal({ [`${to}probe`]: 6 });
+    expect(report.rewritten).to.deep.equal({ [`${to}probe`]: 3 });
+    expect(unreadable()).to.equal(1);
+
+    const copies = await readRaw(`${to}probe`, 6);
+    const byEventId = (ms: KafkaMessage[]) => new Map(ms.map((m) => [String(m.headers?.[HEADER.eventId]), m]));
+    const before = byEventId(originals);
+    for (const [eventId, copy] of byEventId(copies)) {
+      const original = before.get(eventId)!;
+      expect(String(copy.key)).to.equal(String(original.key));
+      if (eventId === bogus.headers[HEADER.eventId]) {
+        expect(copy.value!.equals(original.value!), 'the unreadable record, copied as it was').to.equal(true);
+        continue;
+      }
+      expect(copy.headers, eventId).not.to.have.property(HEADER.fingerprint);
+      expect(copy.value![0], eventId).to.equal(0);
+      const fingerprint = original.headers?.[HEADER.fingerprint];
+      if (fingerprint !== undefined) {
+        const version = catalogN.byFingerprint(String(fingerprint))!;
+        expect(copy.value!.readUInt32BE(1)).to.equal(codec.idOf(version));
+        expect(copy.value!.subarray(5).equals(original.value!), 'the Avro body unchanged').to.equal(true);
+      } else {
+        expect(copy.value!.equals(original.value!), 'a registry record copied as it was').to.equal(true);
+      }
+      expect(codec.decode(copy)).to.deep.equal(codec.decode(original));
+    }
   });
 
   describe('with the registry stopped', () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitUntil } from '../../deploy/local/processes.ts';
 
@@ -14,7 +14,7 @@ export class ServiceProcess {
   readonly #env: NodeJS.ProcessEnv;
   readonly #logFile: string;
   #child: ChildProcess | undefined;
-  #exited: Promise<number | null> | undefined;
+  #exited: Promise<string> | undefined;
   starts = 0;
   /** When each SIGKILL was sent (epoch ms): the audit places e-mails re-sent after a kill against these. */
   readonly killedAt: number[] = [];
@@ -41,10 +41,10 @@ export class ServiceProcess {
     });
     closeSync(fd);
     this.#child = child;
-    this.#exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    this.#exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
     this.starts++;
-    const died = this.#exited.then((code) => {
-      throw new Error(`${this.name} exited with ${code} before it was ready (see ${this.#logFile})`);
+    const died = this.#exited.then((how) => {
+      throw new Error(`${this.name} exited (${how}) before it was ready; the end of ${this.#logFile}:\n${this.logTail(20)}`);
     });
     await waitUntil(
       `${this.name} ready`,
@@ -55,6 +55,20 @@ export class ServiceProcess {
       timeoutMs,
       died,
     );
+  }
+
+  /** The last lines of this process's log (every start appends to it). */
+  logTail(lines: number): string {
+    try {
+      return readFileSync(this.#logFile, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(-lines)
+        .map((l) => `    ${l.slice(0, 400)}`)
+        .join('\n');
+    } catch (err) {
+      return `    (no log: ${(err as Error).message})`;
+    }
   }
 
   /** A clean stop: SIGTERM, then the process's own grace; killed if it outlives twice that. */

@@ -28,10 +28,14 @@ import { createAuthorizationServer } from './oauth/authorization-server.ts';
 import { Connections } from './oauth/connections.ts';
 import { ensureOauthIndexes, sweepOauth } from './oauth/mongo-adapter.ts';
 import { mountOauthRoutes } from './oauth/oauth.routes.ts';
+import { publicFetch } from '../platform/public-fetch.ts';
+import { clientIp } from '../platform/http/client-ip.ts';
 import type { AccountAssistantConnected, AccountAssistantDisconnected } from './events.ts';
 
 /** Dynamic client registrations (RFC 7591) one client address may make per hour. */
 const OAUTH_REGISTRATIONS_PER_IP_PER_HOUR = 20;
+/** Client ID metadata documents fetched (not served from the cache) per client address per hour. */
+const OAUTH_METADATA_FETCHES_PER_IP_PER_HOUR = 30;
 
 /** The account service: HTTP face on ACCOUNTS_PORT, the users projection, the sign-up outbox relay. */
 export const accountsService: ServiceModule = {
@@ -74,12 +78,25 @@ export const accountsService: ServiceModule = {
       parts.add(every(HOUR_MS, async () => void (await sweepOauth(mongo.db)), log, 'the OAuth records sweep'));
       const connections = new Connections(mongo.db);
       await connections.ensureIndexes();
+      // A client_id that is a URL makes this service fetch it: per client address per hour, like registrations.
+      const metadataFetches = limits.limiter('oauth-client-metadata', OAUTH_METADATA_FETCHES_PER_IP_PER_HOUR, 3600);
       const authorizationServer = createAuthorizationServer({
         issuer: config.sso.publicAccountsUrl,
         mcpResource: config.publicMcpUrl,
         consoleUrl: config.publicConsoleUrl,
         db: mongo.db,
         secret: config.secrets.jwtSecret,
+        clientMetadataFetch: publicFetch(config.oauthClientMetadataAllowLocal),
+        mayFetchClientMetadata: async (req) => {
+          if (!req) return true;
+          try {
+            await metadataFetches.consume(clientIp(req as Request));
+            return true;
+          } catch (err) {
+            if (err instanceof RateLimiterRes) return false;
+            throw err;
+          }
+        },
       });
       const server = await serveHttp(rt, log, {
         service: 'accounts',

@@ -8,7 +8,7 @@ import { openKey, sealKey } from './key-cookie.ts';
 import { accountPage } from './pages/account.page.ts';
 import { errorPage, goingOnPage, loginPage, signupPage } from './pages/auth.page.ts';
 import { ssoRefusal } from './sso-refusals.ts';
-import { BINDING_COOKIE, bindingCookie, bindingHashOf, isBindingSecret, newBindingSecret } from './sso-binding.ts';
+import { BINDING_COOKIE, NEXT_COOKIE, bindingCookie, bindingHashOf, isBindingSecret, newBindingSecret, nextCookie } from './sso-binding.ts';
 import { mountSsoLinkPages } from './sso-link-pages.routes.ts';
 import { ACTION_FAMILIES, auditPage } from './pages/audit.page.ts';
 import { collectionsPage, jobPage } from './pages/collections.page.ts';
@@ -62,6 +62,16 @@ interface SignedIn {
 }
 
 /** Headers on every answer of the console, its health and 404s included. */
+/** A cookie's percent-encoded way on, or undefined when it does not decode. */
+function decodeNext(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
 export const securityHeaders: RequestHandler = (_req, res, next) => {
   res.set({
     'Content-Security-Policy': CONSOLE_CSP,
@@ -266,14 +276,26 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     '/login/sso',
     async (req, res) => {
       const email = field(req, 'ssoEmail').trim().toLowerCase();
+      const next = safeNext(field(req, 'next'));
       if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email) || email.length > 254) {
         const csrf = csrfToken(secret, preSession(req, res));
-        html(res, loginPage({ csrf, ssoEmail: email, notice: { kind: 'error', text: 'Enter your work e-mail address.' } }), 400);
+        html(
+          res,
+          loginPage({
+            csrf,
+            ssoEmail: email,
+            notice: { kind: 'error', text: 'Enter your work e-mail address.' },
+            ...(next ? { next } : {}),
+          }),
+          400,
+        );
         return;
       }
       // This browser's secret for the sign-on; the accounts service gets only its hash (sso-binding.ts).
       const binding = newBindingSecret();
       res.append('Set-Cookie', bindingCookie(binding, 600));
+      // Where to go once signed in, kept in this browser (never sent to the provider): empty clears an older one.
+      res.append('Set-Cookie', nextCookie(next ?? '', next ? 600 : 0));
       const to = `${deps.accountsPublicUrl}/auth/sso/start?${new URLSearchParams({ email, return: 'console', binding: bindingHashOf(binding) })}`;
       html(
         res,
@@ -297,9 +319,12 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
         html(res, errorPage({ status: refusal.status, message: refusal.text }), refusal.status);
         return;
       }
-      // The binding is spent with this visit, whatever comes of it.
+      // The binding and the way on are spent with this visit, whatever comes of it.
       res.append('Set-Cookie', bindingCookie('', 0));
-      const binding = readCookies(req.get('cookie')).get(BINDING_COOKIE);
+      res.append('Set-Cookie', nextCookie('', 0));
+      const cookies = readCookies(req.get('cookie'));
+      const binding = cookies.get(BINDING_COOKIE);
+      const next = safeNext(decodeNext(cookies.get(NEXT_COOKIE)));
       if (!isBindingSecret(binding)) {
         const refusal = ssoRefusal('flow_expired');
         html(res, errorPage({ status: refusal.status, message: refusal.text }), refusal.status);
@@ -350,8 +375,8 @@ export function mountConsoleRoutes(app: Express, deps: ConsoleDeps): void {
         goingOnPage({
           title: 'You are signed in',
           text: `Welcome, ${answer.body.user.name}.`,
-          to: '/account',
-          linkText: 'Go to your account',
+          to: next ?? '/account',
+          linkText: next ? 'Go on' : 'Go to your account',
         }),
       );
     }),

@@ -33,3 +33,20 @@ export function bindingCookie(value: string, maxAgeSeconds: number): string {
     `Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`,
   ].join('; ');
 }
+
+/**
+ * Where the console goes on to once the sign-on is done (a consent page the log-in interrupted, say):
+ * kept beside the binding, on /sso/complete only, for as long, and read through safeNext again there.
+ */
+export const NEXT_COOKIE = 'svc_sso_next';
+
+export function nextCookie(value: string, maxAgeSeconds: number): string {
+  return [
+    `${NEXT_COOKIE}=${encodeURIComponent(value)}`,
+    `Path=${PATH}`,
+    'HttpOnly',
+    'Secure',
+    'SameSite=Lax',
+    `Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`,
+  ].join('; ');
+}

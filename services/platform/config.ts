@@ -175,6 +175,7 @@ const schema = z.object({
   CONSOLE_PUBLIC_URL: url.optional(),
   ACCOUNTS_PUBLIC_URL: url.optional(),
   SSO_ALLOW_HTTP_ISSUERS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  OAUTH_CLIENT_METADATA_ALLOW_LOCAL: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
 
   PAYMENT_VARIANT_TIERS: variantTiers.default(new Map()),
   PAYMENT_STORE_ID: z.string().regex(/^\d+$/, { error: "must be the provider's numeric store id" }).optional(),
@@ -364,6 +365,11 @@ export interface Config {
    * (a provider on this machine, in development and tests; never in production).
    */
   sso: { publicAccountsUrl: string; callbackUrl: string; allowHttpIssuers: boolean };
+  /**
+   * Whether assistants' client ID metadata documents may be fetched from local and private addresses
+   * (an assistant on this machine, in development and tests; never in production).
+   */
+  oauthClientMetadataAllowLocal: boolean;
   /** How often billing looks for cancelled subscriptions whose paid period is over. */
   deadlineIntervalMs: number;
   variantTiers: ReadonlyMap<string, Tier>;
@@ -557,6 +563,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       production,
       problems,
     ),
+    oauthClientMetadataAllowLocal: localClientMetadata(raw, production, problems),
     variantTiers: raw.PAYMENT_VARIANT_TIERS,
     payments: {
       storeId: raw.PAYMENT_STORE_ID ?? null,
@@ -651,6 +658,15 @@ function ssoConfig(raw: Raw, publicAccountsUrl: string, production: boolean, pro
       "SSO_ALLOW_HTTP_ISSUERS: must not be true when NODE_ENV=production (a plain-http provider's tokens and the team's client secret would cross the network in clear)",
     );
   return { publicAccountsUrl, callbackUrl: `${publicAccountsUrl}/auth/sso/callback`, allowHttpIssuers };
+}
+
+function localClientMetadata(raw: Raw, production: boolean, problems: string[]): boolean {
+  const allow = raw.OAUTH_CLIENT_METADATA_ALLOW_LOCAL === 'true';
+  if (allow && production)
+    problems.push(
+      'OAUTH_CLIENT_METADATA_ALLOW_LOCAL: must not be true when NODE_ENV=production (anyone who names a client_id URL could make the accounts service fetch from the private network)',
+    );
+  return allow;
 }
 
 function llmConfig(raw: Raw, problems: string[]): Config['llm'] {

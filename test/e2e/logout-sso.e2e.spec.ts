@@ -104,10 +104,10 @@ describe('log-out of an account single sign-on made (e2e)', function () {
     );
 
   /** Signs `person` on from the console's log-in page in a browser context of its own; its session token. */
-  async function signOn(person: string): Promise<{ context: BrowserContext; page: Page; token: string }> {
+  async function signOn(person: string, next?: string): Promise<{ context: BrowserContext; page: Page; token: string }> {
     const context = await browser.newContext({ viewport: WIDTHS.desktop });
     const page = await context.newPage();
-    await page.goto(`${consoleUrl}/login`);
+    await page.goto(`${consoleUrl}/login${next ? `?${new URLSearchParams({ next })}` : ''}`);
     await page.getByLabel('Work address').fill(person);
     await page.getByRole('button', { name: 'Continue with SSO' }).click();
     await page.waitForURL((url) => url.origin === provider.issuer);
@@ -118,13 +118,32 @@ describe('log-out of an account single sign-on made (e2e)', function () {
     await page.waitForURL((url) => url.href.startsWith(`${consoleUrl}/sso/complete`));
     // /sso/complete answers with a redirect to /account: a test's own navigation started before that
     // one lands is interrupted by it.
-    await page.waitForURL((url) => url.href === `${consoleUrl}/account`);
+    await page.waitForURL((url) => url.href === `${consoleUrl}${next ?? '/account'}`);
     const token = await eventually(
       'the session cookie',
       async () => (await context.cookies()).find((c) => c.name === 'svc_session')?.value,
     );
     return { context, page, token };
   }
+
+  it('a sign-on started on the way to a page that needs a log-in (a consent page, the assistants) lands on that page, and a crafted way on stays in the console', async () => {
+    const person = `ana-${randomUUID().slice(0, 6)}@${domain}`;
+    const { context, page } = await signOn(person, '/assistants');
+    try {
+      expect(new URL(page.url()).pathname).to.equal('/assistants');
+    } finally {
+      await context.close();
+    }
+    // An address outside the console as the way on is dropped before the form carries it.
+    const crafted = await browser.newContext({ viewport: WIDTHS.desktop });
+    try {
+      const p = await crafted.newPage();
+      await p.goto(`${consoleUrl}/login?${new URLSearchParams({ next: '//evil.example/x' })}`);
+      expect(await p.locator('form[action="/login/sso"] input[name="next"]').count()).to.equal(0);
+    } finally {
+      await crafted.close();
+    }
+  });
 
   it('logs out from the console: the token is refused at once at /auth/me and GET /teams', async () => {
     const person = `ana-${randomUUID().slice(0, 6)}@${domain}`;

@@ -1,6 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { type Server as HttpsServer, createServer as createHttpsServer } from 'node:https';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { join, resolve } from 'node:path';
 import {
   Client,
@@ -25,6 +27,7 @@ import { ragService } from '../../services/vision-rag/vision-rag.service.ts';
 import { chromiumForTests } from '../integration/vision/chromium-under-test.ts';
 import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, type MintedKey } from '../support/retrieval.ts';
+import { selfSignedLoopbackCertificate } from '../support/self-signed.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 
 const SHARED_SECRET = 'ef'.repeat(32);
@@ -38,8 +41,11 @@ class AssistantAuth implements OAuthClientProvider {
   verifier = '';
   authorizationUrl: URL | undefined;
   readonly #redirect: string;
-  constructor(redirect: string) {
+  /** Set: the assistant is known by its client ID metadata document at this https URL, and never registers. */
+  readonly clientMetadataUrl: string | undefined;
+  constructor(redirect: string, clientMetadataUrl?: string) {
     this.#redirect = redirect;
+    this.clientMetadataUrl = clientMetadataUrl;
   }
   get redirectUrl() {
     return this.#redirect;
@@ -111,6 +117,11 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
   let key: MintedKey;
   const person = { email: `oauth-${randomUUID().slice(0, 8)}@example.test`, password: `pw-${randomUUID()}`, name: 'Olga' };
   const clients: Client[] = [];
+  /** Where assistants' client ID metadata documents are served (https on loopback), and what was fetched. */
+  let documents: HttpsServer;
+  let documentsUrl: string;
+  const documentHits: string[] = [];
+  const caBefore = getCACertificates('default');
 
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
@@ -140,6 +151,8 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
       KEY_ENCRYPTION_KEY,
       CONSOLE_SECRET: 'ab'.repeat(32),
       JWT_SECRET: 'ba'.repeat(32),
+      // The metadata documents below are served on loopback; production fetches public addresses only.
+      OAUTH_CLIENT_METADATA_ALLOW_LOCAL: 'true',
     };
     const env = retrievalEnv(stack, { ports, dir, workspace, sharedSecret: SHARED_SECRET }, { ...common, MCP_PUBLIC_URL: mcp });
     platform = await startServices([accountsService, keysService, ragService, mcpService, consoleService], env, testLogger());
@@ -199,6 +212,31 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     const address = callback.address();
     callbackUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
 
+    // Client ID metadata documents over https, as the draft requires, with a certificate this process trusts.
+    const tls = selfSignedLoopbackCertificate();
+    setDefaultCACertificates([...caBefore, tls.cert]);
+    documents = createHttpsServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+      const path = new URL(req.url ?? '/', 'https://127.0.0.1').pathname;
+      documentHits.push(path);
+      const own = `${documentsUrl}${path}`;
+      const body: Record<string, unknown> = {
+        client_id: own,
+        client_name: 'E2E Metadata Assistant',
+        client_uri: documentsUrl,
+        redirect_uris: [callbackUrl],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      };
+      if (path === '/huge.json') body.logo_uri = `${documentsUrl}/${'x'.repeat(20_000)}`;
+      if (path === '/remote-redirect.json') body.redirect_uris = ['http://assistant.example/callback'];
+      if (path === '/not-its-own.json') body.client_id = `${documentsUrl}/assistant.json`;
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((done) => documents.listen(0, '127.0.0.1', done));
+    const docsAddress = documents.address();
+    documentsUrl = `https://127.0.0.1:${typeof docsAddress === 'object' && docsAddress ? docsAddress.port : 0}`;
+
     browser = await chromium.launch({
       executablePath: chromiumForTests(),
       headless: true,
@@ -212,6 +250,8 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await browser?.close();
     await new Promise<void>((done) => (callback ? callback.close(() => done()) : done()));
+    await new Promise<void>((done) => (documents ? documents.close(() => done()) : done()));
+    setDefaultCACertificates(caBefore);
     await other?.runtime.mongo.db.dropDatabase().catch(() => undefined);
     await other?.stop();
     await platform?.runtime.mongo.db.dropDatabase().catch(() => undefined);
@@ -220,7 +260,7 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
   });
 
   /** The person's part in the browser: log in to the console, consent, and the assistant's callback is reached. */
-  async function personConsents(authorizationUrl: URL, options: { pasteKey: boolean }): Promise<URL> {
+  async function personConsents(authorizationUrl: URL, options: { pasteKey: boolean; clientName?: string }): Promise<URL> {
     const before = callbacks.length;
     await page.goto(authorizationUrl.href);
     if (new URL(page.url()).pathname === '/login') {
@@ -229,10 +269,13 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
       await page.click('form[action="/login"] button[type="submit"]');
     }
     await page.waitForURL(/\/oauth\/connect\//);
-    expect(await page.textContent('h1')).to.equal('Connect E2E Assistant?');
+    expect(await page.textContent('h1')).to.equal(`Connect ${options.clientName ?? 'E2E Assistant'}?`);
     expect(await page.textContent('main'))
       .to.include('mcp')
       .and.include('127.0.0.1');
+    // An assistant known by its metadata document: the page says where that document is.
+    if (options.clientName === 'E2E Metadata Assistant')
+      expect(await page.textContent('[data-client-document]')).to.equal(new URL(documentsUrl).host);
     if (options.pasteKey) await page.fill('#f-apiKey', key.apiKey);
     await page.click('button[value="allow"]');
     const reached = await eventually('the assistant’s callback', async () => callbacks[before], 15_000).catch(async (err: unknown) => {
@@ -244,7 +287,7 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
   }
 
   /** The SDK's OAuth flow to the end: 401, discovery, registration, consent, token; a client connected with the token. */
-  async function connectByOAuth(auth: AssistantAuth): Promise<Client> {
+  async function connectByOAuth(auth: AssistantAuth, clientName?: string): Promise<Client> {
     const first = new Client({ name: 'e2e-assistant', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(mcp), { authProvider: auth });
     let refused: unknown;
@@ -254,11 +297,12 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
       refused = err;
     }
     expect(refused, 'the first connection asks for authorization').to.be.instanceOf(UnauthorizedError);
-    expect(auth.client?.client_id, 'registered dynamically').to.be.a('string');
+    if (auth.clientMetadataUrl) expect(auth.client?.client_id, 'its metadata document, no registration').to.equal(auth.clientMetadataUrl);
+    else expect(auth.client?.client_id, 'registered dynamically').to.be.a('string');
     expect(auth.authorizationUrl?.origin).to.equal(accounts);
     expect(auth.authorizationUrl?.searchParams.get('resource')).to.equal(mcp);
     expect(auth.authorizationUrl?.searchParams.get('code_challenge_method')).to.equal('S256');
-    const back = await personConsents(auth.authorizationUrl!, { pasteKey: true });
+    const back = await personConsents(auth.authorizationUrl!, { pasteKey: true, ...(clientName ? { clientName } : {}) });
     expect(back.searchParams.get('code')).to.be.a('string');
     await transport.finishAuth(back.searchParams);
     expect(auth.saved?.access_token).to.be.a('string');
@@ -334,6 +378,70 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
       .to.match(/error="invalid_token"/)
       .and.match(/resource_metadata=/);
     expect(await page.locator('tr[data-grant]').count()).to.equal(0);
+  });
+
+  it('an assistant known by its client ID metadata document connects with no registration: the server fetches the document, the person consents to the name in it, and the call is served', async () => {
+    const as = (await (await fetch(`${accounts}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    expect(as.client_id_metadata_document_supported).to.equal(true);
+    const auth = new AssistantAuth(callbackUrl, `${documentsUrl}/assistant.json`);
+    const client = await connectByOAuth(auth, 'E2E Metadata Assistant');
+    expect(documentHits).to.include('/assistant.json');
+    const answer = (await client.callTool({
+      name: 'rag_query',
+      arguments: { query: 'where are failed calls tried again with growing waits', collectionName: 'shop', topK: 3 },
+    })) as { structuredContent?: { results?: { metadata: { file: string } }[] } };
+    expect(answer.structuredContent?.results?.[0]?.metadata.file).to.equal('src/retry.ts');
+    await page.goto(`${consoleUrl}/assistants`);
+    expect(await page.locator('tr[data-grant]', { hasText: 'E2E Metadata Assistant' }).count()).to.equal(1);
+    // Its refresh token works with the document's client_id, as a registered client's does.
+    const refreshed = await fetch(`${accounts}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: auth.saved!.refresh_token!,
+        client_id: auth.clientMetadataUrl!,
+        resource: mcp,
+      }),
+    });
+    expect(refreshed.status, await refreshed.clone().text()).to.equal(200);
+  });
+
+  it('refuses a client ID metadata document that is too big, that is not its own client_id, or that redirects off https and loopback, each with a clean 4xx', async () => {
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = (clientId: string, redirectUri = callbackUrl) => {
+      const url = new URL(`${accounts}/oauth/authorize`);
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope: 'mcp',
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        resource: mcp,
+      }).toString();
+      return fetch(url, { redirect: 'manual' });
+    };
+    for (const [path, redirect, why] of [
+      ['/huge.json', callbackUrl, /fetch failed/],
+      ['/not-its-own.json', callbackUrl, /client_id does not match/],
+      ['/remote-redirect.json', 'http://assistant.example/callback', /client is not allowed/],
+    ] as const) {
+      const res = await authorize(`${documentsUrl}${path}`, redirect);
+      expect(res.status, path).to.equal(400);
+      expect(res.headers.get('content-type'), path).to.match(/application\/json/);
+      const body = (await res.json()) as { error: string; error_description: string };
+      expect(body.error, path).to.match(/^invalid_client/);
+      expect(body.error_description, path).to.match(why);
+    }
+    // Not a URL the draft allows (http, a fragment): never fetched.
+    const hits = documentHits.length;
+    for (const clientId of [`http://127.0.0.1:1/assistant.json`, `${documentsUrl}/assistant.json#x`]) {
+      const res = await authorize(clientId);
+      expect(res.status, clientId).to.equal(400);
+      expect(((await res.json()) as { error: string }).error, clientId).to.equal('invalid_client');
+    }
+    expect(documentHits.length).to.equal(hits);
   });
 
   it('sends progress notifications for an index job when the call gives a progressToken', async () => {

@@ -52,7 +52,8 @@ const privateUrl = fc.constantFrom(
 /**
  * The authorization server's endpoints (accounts face) and the MCP face's protected resource
  * metadata (issue 40): registrations with bad redirect URIs, private-address metadata URLs and huge
- * documents; authorization requests without PKCE or with foreign resources; token requests with
+ * documents; authorization and token requests naming client ID metadata documents at private,
+ * unreachable or malformed URLs; authorization requests without PKCE or with foreign resources; token requests with
  * made-up and replayed codes and refresh tokens; and the console's routes with the account token.
  * Every answer must be a clean 4xx (or the documented 2xx/3xx), never a 5xx or an echo of a secret.
  */
@@ -64,6 +65,26 @@ export function oauthEndpoints(ctx: { account: { token: string } }, kit: OauthFu
     word,
     fc.constantFrom('%00', '__proto__', 'x'.repeat(3000), '..%2F..'),
   );
+  /**
+   * Client IDs that are metadata document URLs (the client ID metadata draft): at private and cloud
+   * metadata addresses, by literal and by name, not https, with a fragment or credentials, huge, and
+   * a public name this machine cannot reach. Each must be refused as a client, never fetched from
+   * the private network.
+   */
+  const clientIdUrl = fc.constantFrom(
+    'https://127.0.0.1:1/client.json',
+    'https://localhost:1/client.json',
+    'https://[::1]/client.json',
+    'https://10.0.0.1/client.json',
+    'https://169.254.169.254/latest/meta-data/',
+    'http://assistant.example/client.json',
+    'https://assistant.example/client.json#x',
+    'https://user:pass@assistant.example/client.json',
+    'https://assistant.example/',
+    `https://assistant.example/${'c'.repeat(5000)}.json`,
+    'https://assistant.invalid/client.json',
+  );
+  const clientId = fc.oneof({ arbitrary: fakeId, weight: 3 }, { arbitrary: clientIdUrl, weight: 1 });
 
   add('POST /oauth/register', 'accounts', {
     template: {
@@ -86,7 +107,7 @@ export function oauthEndpoints(ctx: { account: { token: string } }, kit: OauthFu
   const authorizeQuery = fc
     .record({
       response_type: fc.constantFrom('code', 'token', 'code id_token', ''),
-      client_id: fakeId,
+      client_id: clientId,
       redirect_uri: redirectUri,
       code_challenge: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constant('')),
       code_challenge_method: fc.constantFrom('S256', 'plain', 'S512', ''),
@@ -101,7 +122,7 @@ export function oauthEndpoints(ctx: { account: { token: string } }, kit: OauthFu
 
   const tokenForm = {
     grant_type: fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials', 'password', ''),
-    client_id: fakeId,
+    client_id: clientId,
     code: fakeId,
     refresh_token: fakeId,
     code_verifier: fc.oneof(fc.stringMatching(/^[A-Za-z0-9._~-]{43,128}$/), fc.constant('')),

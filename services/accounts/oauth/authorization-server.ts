@@ -1,4 +1,5 @@
 import { createPrivateKey, hkdfSync } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Db } from 'mongodb';
 import Provider, { errors, type ClientRecord } from 'oidc-provider';
 import { mongoAdapter } from './mongo-adapter.ts';
@@ -44,6 +45,28 @@ export interface AuthorizationServerOptions {
   db: Db;
   /** Cookie signing and the token signing key derive from it, so every replica agrees. */
   secret: string;
+  /**
+   * How client ID metadata documents are fetched: through the guard for addresses a stranger chose
+   * (services/platform/public-fetch.ts), public addresses only outside development and tests.
+   */
+  clientMetadataFetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
+  /**
+   * Whether the request's client address may make the server fetch one more document (per address,
+   * shared by every replica). Undefined outside a provider request (the console's consent page
+   * looking up a client another replica fetched).
+   */
+  mayFetchClientMetadata: (request: IncomingMessage | undefined) => Promise<boolean>;
+}
+
+/** The client ID metadata document draft oidc-provider 9.13 implements; its experimental features need the version acknowledged. */
+const CLIENT_ID_METADATA_DRAFT = 'draft-02';
+
+/** A redirect an assistant may name in its metadata document: https, or http on the loopback interface (a desktop assistant's listener). */
+function acceptableRedirect(uri: string): boolean {
+  const url = URL.parse(uri);
+  if (!url) return false;
+  if (url.protocol === 'https:') return true;
+  return url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost');
 }
 
 /** An Ed25519 signing key derived from the secret: the same on every replica, nothing to distribute. */
@@ -66,8 +89,10 @@ const sameResource = (a: string, b: string): boolean => {
  * authorization and token endpoints and checked against the MCP server's URL (RFC 8707); opaque
  * access tokens bound to it for TTL.accessToken; refresh tokens rotated on every use, and a reused
  * one revokes the whole grant (the provider's reuse detection); revocation (RFC 7009); dynamic
- * client registration (RFC 7591); metadata at /.well-known/oauth-authorization-server (RFC 8414).
- * Log-in and consent are the console's pages (interactions.url).
+ * client registration (RFC 7591) and client ID metadata documents (a client_id that is the https URL
+ * of the client's own metadata, fetched through the public-address guard, at most 5 kB, cached by its
+ * HTTP caching headers between 30 s and a day); metadata at /.well-known/oauth-authorization-server
+ * (RFC 8414). Log-in and consent are the console's pages (interactions.url).
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): Provider {
   const resourceRequired = (ctx: { oidc: { route: string } }) => {
@@ -91,6 +116,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: CLIENT_ID_METADATA_DRAFT,
+        allowFetch: (ctx: { req?: IncomingMessage } | undefined) => options.mayFetchClientMetadata(ctx?.req),
+        allowClient: (_ctx: unknown, client: ClientRecord) =>
+          client.redirectUris.length > 0 && client.redirectUris.every(acceptableRedirect),
+        cacheDuration: { min: 30, max: 86_400 },
+      },
       revocation: { enabled: true },
       introspection: { enabled: false },
       userinfo: { enabled: false },
@@ -104,6 +137,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           return { scope: MCP_SCOPE, audience: options.mcpResource, accessTokenTTL: TTL.accessToken, accessTokenFormat: 'opaque' };
         },
       },
+    },
+    fetch: (url: string | URL, init: RequestInit & { dispatcher?: unknown }) => {
+      // The provider's own SSRF dispatcher is replaced by the platform's guard (the one SSO uses).
+      const { dispatcher: _theirs, ...rest } = init;
+      return options.clientMetadataFetch(url, rest);
     },
     rotateRefreshToken: true,
     issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),

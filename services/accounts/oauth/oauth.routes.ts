@@ -102,7 +102,12 @@ export function mountOauthRoutes(app: Express, deps: OauthRouteDeps): void {
     const interaction = await provider.Interaction.find(uid);
     if (!interaction) throw notFound();
     const clientId = String(interaction.params.client_id ?? '');
-    const client = await provider.Client.find(clientId);
+    // A client known by its metadata document is fetched again where this replica has not cached it; a
+    // document gone or changed for the worse since the authorization request ends the request here.
+    const client = await provider.Client.find(clientId).catch((err: unknown) => {
+      if (String((err as { error?: unknown }).error ?? '').startsWith('invalid_client')) return undefined;
+      throw err;
+    });
     if (!client) throw notFound();
     return { interaction, client };
   };

@@ -16,6 +16,15 @@ export interface ConsentView {
   notice?: Frame['notice'];
 }
 
+/**
+ * The host an assistant's client ID metadata document came from (its client_id is that https URL):
+ * unlike its name, that much svc did check, by fetching the document there.
+ */
+function documentHost(clientId: string): string | undefined {
+  const url = URL.parse(clientId);
+  return url?.protocol === 'https:' ? url.host : undefined;
+}
+
 export function consentPage(view: ConsentView): string {
   const { request } = view;
   const scopes = request.scopes
@@ -41,6 +50,7 @@ ${field({ name: 'apiKey', label: 'API key', autocomplete: 'off', required: true,
 <dt>Name</dt><dd data-client-name>${h(request.client.name)}</dd>
 <dt>Returns to</dt><dd>${h(request.client.redirectHost)}</dd>
 ${request.client.uri ? `<dt>Its site</dt><dd>${h(request.client.uri)}</dd>` : ''}
+${documentHost(request.client.id) ? `<dt>Described at</dt><dd data-client-document>${h(documentHost(request.client.id)!)}</dd>` : ''}
 </dl>
 <p>It names itself; svc has not checked who made it. Connect it only if you started this from your assistant just now.</p>
 </section>

@@ -38,7 +38,7 @@ ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: '
 <section aria-labelledby="sso-heading">
 <h2 id="sso-heading">Log in with your team's SSO</h2>
 <form method="post" action="/login/sso" class="stack">
-${csrfField(view.csrf)}
+${csrfField(view.csrf)}${nextField(view.next)}
 ${field({ name: 'ssoEmail', label: 'Work address', type: 'email', autocomplete: 'email', required: true, hint: "The e-mail address your team's sign-in provider knows you by.", ...(view.ssoEmail ? { value: view.ssoEmail } : {}) })}
 <button type="submit">Continue with SSO</button>
 </form>

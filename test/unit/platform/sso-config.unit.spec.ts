@@ -43,4 +43,14 @@ describe('config: team single sign-on (unit)', () => {
     );
     expect(loadConfig(production).sso.allowHttpIssuers).to.equal(false);
   });
+  it('takes OAUTH_CLIENT_METADATA_ALLOW_LOCAL=true outside production, and refuses it in production with the reason', () => {
+    expect(loadConfig({}).oauthClientMetadataAllowLocal).to.equal(false);
+    expect(loadConfig({ OAUTH_CLIENT_METADATA_ALLOW_LOCAL: 'true' }).oauthClientMetadataAllowLocal).to.equal(true);
+    expect(() => loadConfig({ OAUTH_CLIENT_METADATA_ALLOW_LOCAL: '1' })).to.throw(
+      /OAUTH_CLIENT_METADATA_ALLOW_LOCAL: must be true or false/,
+    );
+    expect(() => loadConfig({ ...production, OAUTH_CLIENT_METADATA_ALLOW_LOCAL: 'true' })).to.throw(
+      /OAUTH_CLIENT_METADATA_ALLOW_LOCAL: must not be true when NODE_ENV=production \(anyone who names a client_id URL/,
+    );
+  });
 });

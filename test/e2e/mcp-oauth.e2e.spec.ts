@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type Server as HttpsServer, createServer as createHttpsServer } from 'node:https';
@@ -442,6 +445,81 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
       expect(((await res.json()) as { error: string }).error, clientId).to.equal('invalid_client');
     }
     expect(documentHits.length).to.equal(hits);
+  });
+
+  it('a second, independent client (mcp-remote, the stdio bridge desktop assistants run) completes the same flow and calls a tool through it', async () => {
+    const proxyJs = createRequire(import.meta.url).resolve('mcp-remote/dist/proxy.js');
+    const callbackPort = await freePort();
+    const proxy = spawn(process.execPath, [proxyJs, mcp, String(callbackPort), '--host', '127.0.0.1'], {
+      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: join(dir, 'mcp-remote') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const log: string[] = [];
+    const answers = new Map<number, { result?: unknown; error?: unknown }>();
+    try {
+      createInterface({ input: proxy.stderr }).on('line', (line) => void log.push(line));
+      createInterface({ input: proxy.stdout }).on('line', (line) => {
+        const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
+        if (typeof message.id === 'number') answers.set(message.id, message);
+      });
+      const send = (message: object) => proxy.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+      const answer = (id: number) =>
+        eventually(`mcp-remote's answer ${id}`, async () => answers.get(id), 60_000).catch((err: unknown) => {
+          throw new Error(`${(err as Error).message}; its log:\n${log.slice(-30).join('\n')}`);
+        });
+      // It connects to the server at once, meets the 401, registers and prints where the person goes.
+      const at = log.length;
+      const authorizationUrl = await eventually(
+        'the authorization URL mcp-remote prints',
+        async () => {
+          const i = log.findIndex((line, n) => n >= at && line.includes('Please authorize this client by visiting:'));
+          const url = i >= 0 ? log.slice(i + 1).find((line) => line.startsWith('http')) : undefined;
+          return url ? new URL(url.trim()) : undefined;
+        },
+        60_000,
+      );
+      expect(authorizationUrl.origin).to.equal(accounts);
+      expect(authorizationUrl.searchParams.get('resource')).to.equal(mcp);
+      await page.goto(authorizationUrl.href);
+      if (new URL(page.url()).pathname === '/login') {
+        await page.fill('#f-email', person.email);
+        await page.fill('#f-password', person.password);
+        await page.click('form[action="/login"] button[type="submit"]');
+      }
+      await page.waitForURL(/\/oauth\/connect\//);
+      expect(await page.textContent('h1')).to.equal('Connect MCP CLI Proxy?');
+      await page.fill('#f-apiKey', key.apiKey);
+      await page.click('button[value="allow"]');
+      await page.waitForURL((url) => url.port === String(callbackPort));
+      expect(await page.textContent('body')).to.include('Authorization successful');
+
+      send({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e-stdio', version: '1.0.0' } },
+      });
+      expect((await answer(1)).error).to.equal(undefined);
+      send({ method: 'notifications/initialized' });
+      send({ id: 2, method: 'tools/list', params: {} });
+      const tools = (await answer(2)).result as { tools: { name: string }[] };
+      expect(tools.tools.map((t) => t.name)).to.include('rag_query');
+      send({
+        id: 3,
+        method: 'tools/call',
+        params: {
+          name: 'rag_query',
+          arguments: { query: 'where are failed calls tried again with growing waits', collectionName: 'shop', topK: 3 },
+        },
+      });
+      const called = (await answer(3)).result as { structuredContent?: { results?: { metadata: { file: string } }[] } };
+      expect(called.structuredContent?.results?.[0]?.metadata.file).to.equal('src/retry.ts');
+      // The console lists it beside the other assistants, by the name it registered with.
+      await page.goto(`${consoleUrl}/assistants`);
+      expect(await page.locator('tr[data-grant]', { hasText: 'MCP CLI Proxy' }).count()).to.be.at.least(1);
+    } finally {
+      proxy.kill('SIGTERM');
+      await new Promise((done) => (proxy.exitCode !== null ? done(undefined) : proxy.once('exit', done)));
+    }
   });
 
   it('sends progress notifications for an index job when the call gives a progressToken', async () => {

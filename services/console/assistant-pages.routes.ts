@@ -119,6 +119,8 @@ export function mountAssistantPages(app: Express, kit: AssistantPagesKit): void 
         );
       answer = await api.oauthConsent(c.who, uid, apiKey);
       if (answer.status >= 500) kit.fail(answer.status, answer.error);
+      if (answer.status === 400 && answer.code === 'TIER_WITHOUT_MCP')
+        return refuse("That key's subscription does not include the MCP server. Paste a pro or team key.");
       if (answer.status === 400) return refuse('That key does not work (replaced, revoked, expired, or mistyped).');
     }
     if (answer.status >= 500) kit.fail(answer.status, answer.error);

@@ -522,6 +522,31 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     }
   });
 
+  it('scopes follow the tier: a key whose subscription lacks the MCP server is refused at consent, before any grant, and a pro key goes on', async () => {
+    const free = await mintKey(keys, SHARED_SECRET, 'free', 'oauth-free');
+    const auth = new AssistantAuth(callbackUrl);
+    const first = new Client({ name: 'e2e-assistant', version: '1.0.0' });
+    await first.connect(new StreamableHTTPClientTransport(new URL(mcp), { authProvider: auth })).catch(() => undefined);
+    expect(auth.authorizationUrl, 'the flow started').to.not.equal(undefined);
+    const before = callbacks.length;
+    await page.goto(auth.authorizationUrl!.href);
+    if (new URL(page.url()).pathname === '/login') {
+      await page.fill('#f-email', person.email);
+      await page.fill('#f-password', person.password);
+      await page.click('form[action="/login"] button[type="submit"]');
+    }
+    await page.waitForURL(/\/oauth\/connect\//);
+    await page.fill('#f-apiKey', free.apiKey);
+    await page.click('button[value="allow"]');
+    await page.waitForLoadState();
+    expect(await page.textContent('main')).to.include('does not include the MCP server');
+    expect(callbacks.length, 'no code went back to the assistant').to.equal(before);
+    await page.fill('#f-apiKey', key.apiKey);
+    await page.click('button[value="allow"]');
+    await eventually('the assistant’s callback', async () => callbacks[before], 15_000);
+    await page.waitForURL(/\/callback\?/);
+  });
+
   it('sends progress notifications for an index job when the call gives a progressToken', async () => {
     const client = await connectByOAuth(new AssistantAuth(callbackUrl));
     const seen: { progress: number; total?: number; message?: string }[] = [];

@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Db } from 'mongodb';
 import type Provider from 'oidc-provider';
 import { RateLimiterRes } from 'rate-limiter-flexible';
+import { TIERS, type Tier, limitsOf } from '../../kernel/tiers.ts';
 import type { z } from 'zod';
 import { clientIp } from '../../platform/http/client-ip.ts';
 import { HttpError, badRequest } from '../../platform/http/errors.ts';
@@ -53,6 +54,9 @@ const parse = <T>(schema: z.ZodType<T>, value: unknown): T => {
   if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'invalid request');
   return parsed.data;
 };
+
+/** Whether a tier's features include what the MCP server's gate asks for (visionRAG). */
+const tierAllowsMcp = (tier: string): boolean => (TIERS as readonly string[]).includes(tier) && limitsOf(tier as Tier).features.visionRAG;
 
 const notFound = () =>
   new HttpError(404, 'NOT_FOUND', 'this authorization request has ended or does not exist; start again from the assistant');
@@ -146,6 +150,14 @@ export function mountOauthRoutes(app: Express, deps: OauthRouteDeps): void {
     if (usage.status >= 500) throw new HttpError(503, 'UNAVAILABLE', 'the keys service is unavailable; retry shortly');
     if (!usage.ok) throw new HttpError(400, 'BAD_KEY', 'that key does not work (replaced, revoked, expired, or mistyped)');
     const facts = (await usage.json()) as { tier: string; key?: { last4: string | null } };
+    // The `mcp` scope is what the tier allows: the MCP server sits behind the visionRAG feature, so a key
+    // whose tier lacks it would be refused on every call. Said here, before any grant exists.
+    if (!tierAllowsMcp(facts.tier))
+      throw new HttpError(
+        400,
+        'TIER_WITHOUT_MCP',
+        `that key's subscription (${String(facts.tier).slice(0, 20)}) does not include the MCP server; choose a pro or team key`,
+      );
     const grant = new provider.Grant({ accountId: me.userId, clientId: client.clientId });
     grant.addResourceScope(deps.mcpResource, MCP_SCOPE);
     // The provider knows `mcp` as one of its own scopes too (clients ask for it without a resource at registration).

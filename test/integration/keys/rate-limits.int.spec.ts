@@ -192,10 +192,19 @@ describe('rate limits shared through MongoDB (integration)', () => {
 
     const key = keyHash();
     await windowWithRoom(2, 1500);
-    const burst = await Promise.all(Array.from({ length: 61 }, (_, i) => (i % 2 === 0 ? a : b).consumeKey(key, 'free')));
-    expect(allowedCount(burst))
-      .to.be.at.most(60)
-      .and.at.least(60 - 2 * (2 + 3));
+    // Each decision with the end of the window it was made in (its answer time plus its reset): a
+    // database stall can carry a burst over a window's end (seen once in CI: 2.8 s), and then each
+    // window is held to the limit on its own.
+    const burst = await Promise.all(
+      Array.from({ length: 61 }, async (_, i) => {
+        const d = await (i % 2 === 0 ? a : b).consumeKey(key, 'free');
+        return { ...d, windowEnd: Math.round((Date.now() + d.resetMs) / 2000) };
+      }),
+    );
+    const perWindow = new Map<number, number>();
+    for (const d of burst) if (d.allowed) perWindow.set(d.windowEnd, (perWindow.get(d.windowEnd) ?? 0) + 1);
+    for (const [end, allowed] of perWindow) expect(allowed, `admitted in the window ending at ${end * 2000}`).to.be.at.most(60);
+    expect(allowedCount(burst)).to.be.at.least(60 - 2 * (2 + 3));
     // An instance may first spend slots it claimed ahead in the old window; the new window's first
     // request is the one with 59 left.
     const next = await eventually('the key window to reset', async () => {

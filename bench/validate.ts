@@ -66,7 +66,6 @@
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
@@ -87,6 +86,7 @@ import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';
 import { tracingVariables } from '../services/platform/tracing/config.ts';
 import { listen } from '../services/platform/service.ts';
 import { intEnv } from './bench-env.ts';
+import { type AutocannonRequest, type AutocannonResult, autocannon, spreadOverConnections } from '../test/support/autocannon.ts';
 import { comparisonLines, formatRounds, roundsOf, type SavedRun } from './rounds.ts';
 import { analyseLoop, formatLoopProfile, type CpuProfile } from './loop-profile.ts';
 
@@ -159,43 +159,6 @@ interface LoadResult {
   loadgenLoopMaxMs: number;
 }
 
-/** What this file uses of autocannon's API (it ships no types). */
-interface AutocannonRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
-interface AutocannonClient {
-  setRequests(requests: AutocannonRequest[]): void;
-}
-interface AutocannonResult {
-  requests: { mean: number; total: number };
-  non2xx: number;
-  mismatches: number;
-  errors: number;
-  timeouts: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-interface AutocannonInstance {
-  on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
-}
-type Autocannon = (
-  opts: {
-    url: string;
-    connections: number;
-    duration: number;
-    requests: AutocannonRequest[];
-    overallRate?: number;
-    setupClient: (client: AutocannonClient) => void;
-    verifyBody: (body: string) => boolean;
-    timeout: number;
-  },
-  done: (error: Error | null, result: AutocannonResult) => void,
-) => AutocannonInstance;
-
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
 /** Request j carries key j % keys and client IP j % IPs, for both load generators. */
 function requestsOf(spec: LoadSpec): { headers: Record<string, string>; body: string }[] {
   const count = Math.max(spec.bodies.length, spec.clientIps.length);
@@ -219,13 +182,9 @@ async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
 async function generateClosedLoad(spec: LoadSpec): Promise<Omit<LoadResult, 'loadgenLoopMaxMs'>> {
   let latencies = new Float64Array(1 << 16);
   let n = 0;
-  // Each connection cycles through all requests from its own starting point, so concurrent
-  // requests name different keys. The requests are built once (a setupRequest hook would rebuild
-  // each one per send and cost the load generator ~25%).
+  // Each connection cycles through all requests from its own starting point (spreadOverConnections).
   const path = new URL(spec.url).pathname;
   const requests: AutocannonRequest[] = requestsOf(spec).map((r) => ({ method: 'POST', path, ...r }));
-  const count = requests.length;
-  let clients = 0;
   const cpu0 = process.cpuUsage();
   const result = await new Promise<AutocannonResult>((resolvePromise, reject) => {
     const instance = autocannon(
@@ -236,10 +195,7 @@ async function generateClosedLoad(spec: LoadSpec): Promise<Omit<LoadResult, 'loa
         timeout: 10,
         requests,
         ...(spec.rate ? { overallRate: spec.rate } : {}),
-        setupClient: (client) => {
-          const from = Math.floor(((clients++ % spec.connections) * count) / spec.connections);
-          client.setRequests([...requests.slice(from), ...requests.slice(0, from)]);
-        },
+        setupClient: spreadOverConnections(requests, spec.connections),
         verifyBody: (body) => body.startsWith('{"valid":true,'),
       },
       (error, r) => (error ? reject(error) : resolvePromise(r)),

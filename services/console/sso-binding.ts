@@ -23,9 +23,12 @@ export const bindingHashOf = (secret: string): string => createHash('sha256').up
 /** A cookie value that can be a binding secret (anything else is not sent on). */
 export const isBindingSecret = (value: string | undefined): value is string => value !== undefined && SHAPE.test(value);
 
-export function bindingCookie(value: string, maxAgeSeconds: number): string {
+export const bindingCookie = (value: string, maxAgeSeconds: number): string => flowCookie(BINDING_COOKIE, value, maxAgeSeconds);
+
+/** A cookie of the sign-on's return leg: on /sso/complete only, and sent on the provider's cross-site redirect back (Lax). */
+function flowCookie(name: string, value: string, maxAgeSeconds: number): string {
   return [
-    `${BINDING_COOKIE}=${value}`,
+    `${name}=${value}`,
     `Path=${PATH}`,
     'HttpOnly',
     'Secure',
@@ -40,13 +43,5 @@ export function bindingCookie(value: string, maxAgeSeconds: number): string {
  */
 export const NEXT_COOKIE = 'svc_sso_next';
 
-export function nextCookie(value: string, maxAgeSeconds: number): string {
-  return [
-    `${NEXT_COOKIE}=${encodeURIComponent(value)}`,
-    `Path=${PATH}`,
-    'HttpOnly',
-    'Secure',
-    'SameSite=Lax',
-    `Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`,
-  ].join('; ');
-}
+export const nextCookie = (value: string, maxAgeSeconds: number): string =>
+  flowCookie(NEXT_COOKIE, encodeURIComponent(value), maxAgeSeconds);

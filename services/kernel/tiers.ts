@@ -5,6 +5,9 @@
 export const TIERS = ['free', 'pro', 'team'] as const;
 export type Tier = (typeof TIERS)[number];
 
+/** Whether a string from outside (a config value, another service's answer) names a tier. */
+export const isTier = (value: string): value is Tier => (TIERS as readonly string[]).includes(value);
+
 /**
  * The one tier table: rate limits, monthly quotas and features. /validate, /usage, the gate and
  * the rate limiter all read it, so a tier change is one edit here.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseAllowList, type AllowList } from './allow-list.ts';
-import { TIERS, type Tier } from '../kernel/tiers.ts';
+import { TIERS, type Tier, isTier } from '../kernel/tiers.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { KAFKA_SECURITY_SCHEMA, kafkaSecurity } from './kafka-security.ts';
 import { TRACING_SCHEMA, tracingSettings, type TracingSettings } from './tracing/config.ts';
@@ -36,11 +36,11 @@ const variantTiers = z.string().transform((s, ctx) => {
     .map((x) => x.trim())
     .filter(Boolean)) {
     const [variant, tier] = pair.split(':').map((x) => x.trim());
-    if (!variant || !tier || !(TIERS as readonly string[]).includes(tier) || tier === 'free') {
+    if (!variant || !tier || !isTier(tier) || tier === 'free') {
       ctx.addIssue({ code: 'custom', message: `"${pair}" is not variantId:pro|team` });
       return z.NEVER;
     }
-    map.set(variant, tier as Tier);
+    map.set(variant, tier);
   }
   return map;
 });
@@ -57,11 +57,11 @@ const perTier = (defaults: Readonly<Record<Tier, number>>) =>
         .filter(Boolean)) {
         const [tier, value] = pair.split(':').map((x) => x.trim());
         const n = Number(value);
-        if (!tier || !(TIERS as readonly string[]).includes(tier) || !Number.isInteger(n) || n < 0) {
+        if (!tier || !isTier(tier) || !Number.isInteger(n) || n < 0) {
           ctx.addIssue({ code: 'custom', message: `"${pair}" is not tier:number (tiers ${TIERS.join(', ')})` });
           return z.NEVER;
         }
-        values[tier as Tier] = n;
+        values[tier] = n;
       }
       return values;
     })

@@ -262,16 +262,21 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The person's part in the browser: log in to the console, consent, and the assistant's callback is reached. */
-  async function personConsents(authorizationUrl: URL, options: { pasteKey: boolean; clientName?: string }): Promise<URL> {
-    const before = callbacks.length;
-    await page.goto(authorizationUrl.href);
+  /** The person opens the authorization URL in the browser, logs in to the console if asked, and is on the consent page. */
+  async function openConsentPage(authorizationUrl: string): Promise<void> {
+    await page.goto(authorizationUrl);
     if (new URL(page.url()).pathname === '/login') {
       await page.fill('#f-email', person.email);
       await page.fill('#f-password', person.password);
       await page.click('form[action="/login"] button[type="submit"]');
     }
     await page.waitForURL(/\/oauth\/connect\//);
+  }
+
+  /** The person's part in the browser: log in to the console, consent, and the assistant's callback is reached. */
+  async function personConsents(authorizationUrl: URL, options: { pasteKey: boolean; clientName?: string }): Promise<URL> {
+    const before = callbacks.length;
+    await openConsentPage(authorizationUrl.href);
     expect(await page.textContent('h1')).to.equal(`Connect ${options.clientName ?? 'E2E Assistant'}?`);
     expect(await page.textContent('main'))
       .to.include('mcp')
@@ -480,13 +485,7 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
       );
       expect(authorizationUrl.origin).to.equal(accounts);
       expect(authorizationUrl.searchParams.get('resource')).to.equal(mcp);
-      await page.goto(authorizationUrl.href);
-      if (new URL(page.url()).pathname === '/login') {
-        await page.fill('#f-email', person.email);
-        await page.fill('#f-password', person.password);
-        await page.click('form[action="/login"] button[type="submit"]');
-      }
-      await page.waitForURL(/\/oauth\/connect\//);
+      await openConsentPage(authorizationUrl.href);
       expect(await page.textContent('h1')).to.equal('Connect MCP CLI Proxy?');
       await page.fill('#f-apiKey', key.apiKey);
       await page.click('button[value="allow"]');
@@ -529,13 +528,7 @@ describe('an assistant connects to the MCP server by OAuth (e2e)', function () {
     await first.connect(new StreamableHTTPClientTransport(new URL(mcp), { authProvider: auth })).catch(() => undefined);
     expect(auth.authorizationUrl, 'the flow started').to.not.equal(undefined);
     const before = callbacks.length;
-    await page.goto(auth.authorizationUrl!.href);
-    if (new URL(page.url()).pathname === '/login') {
-      await page.fill('#f-email', person.email);
-      await page.fill('#f-password', person.password);
-      await page.click('form[action="/login"] button[type="submit"]');
-    }
-    await page.waitForURL(/\/oauth\/connect\//);
+    await openConsentPage(auth.authorizationUrl!.href);
     await page.fill('#f-apiKey', free.apiKey);
     await page.click('button[value="allow"]');
     await page.waitForLoadState();

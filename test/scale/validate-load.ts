@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { type AutocannonRequest, type AutocannonResult, autocannon, spreadOverConnections } from '../support/autocannon.ts';
 import type { LoadFigures } from './load.ts';
 
 /**
@@ -30,30 +30,26 @@ export async function validateLoad(options: {
   const perUrl = urls.map((_url, i) => Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0));
   const started = performance.now();
   const results = await Promise.all(
-    urls.map((url, u) => {
-      let clients = 0;
-      return new Promise<AutocannonResult>((resolvePromise, reject) => {
-        const instance = autocannon(
-          {
-            url,
-            connections: perUrl[u]!,
-            duration: seconds,
-            timeout: 10,
-            requests,
-            // Each connection starts at its own place in the key list, so concurrent requests name different keys.
-            setupClient: (client) => {
-              const from = Math.floor(((clients++ % perUrl[u]!) * requests.length) / perUrl[u]!);
-              client.setRequests([...requests.slice(from), ...requests.slice(0, from)]);
+    urls.map(
+      (url, u) =>
+        new Promise<AutocannonResult>((resolvePromise, reject) => {
+          const instance = autocannon(
+            {
+              url,
+              connections: perUrl[u]!,
+              duration: seconds,
+              timeout: 10,
+              requests,
+              setupClient: spreadOverConnections(requests, perUrl[u]!),
+              verifyBody: (body) => body.startsWith('{"valid":true,'),
             },
-            verifyBody: (body) => body.startsWith('{"valid":true,'),
-          },
-          (error, result) => (error ? reject(error) : resolvePromise(result)),
-        );
-        instance.on('response', (_client, statusCode, _bytes, ms) => {
-          if (statusCode >= 200 && statusCode <= 299) latencies.push(ms);
-        });
-      });
-    }),
+            (error, result) => (error ? reject(error) : resolvePromise(result)),
+          );
+          instance.on('response', (_client, statusCode, _bytes, ms) => {
+            if (statusCode >= 200 && statusCode <= 299) latencies.push(ms);
+          });
+        }),
+    ),
   );
   const elapsed = (performance.now() - started) / 1000;
   let answered = 0;
@@ -68,34 +64,3 @@ export async function validateLoad(options: {
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] ?? Number.NaN;
   return { perSecond: answered / elapsed, p50: at(0.5), p99: at(0.99), failed };
 }
-
-/** What this file uses of autocannon's API (it ships no types). */
-interface AutocannonRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
-interface AutocannonResult {
-  non2xx: number;
-  mismatches: number;
-  errors: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-interface AutocannonInstance {
-  on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
-}
-type Autocannon = (
-  opts: {
-    url: string;
-    connections: number;
-    duration: number;
-    timeout: number;
-    requests: AutocannonRequest[];
-    setupClient: (client: { setRequests(requests: AutocannonRequest[]): void }) => void;
-    verifyBody: (body: string) => boolean;
-  },
-  done: (error: Error | null, result: AutocannonResult) => void,
-) => AutocannonInstance;
-
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;

@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Db } from 'mongodb';
 import type Provider from 'oidc-provider';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { TIERS, type Tier, limitsOf } from '../../kernel/tiers.ts';
+import { isTier, limitsOf } from '../../kernel/tiers.ts';
 import type { z } from 'zod';
 import { clientIp } from '../../platform/http/client-ip.ts';
 import { HttpError, badRequest } from '../../platform/http/errors.ts';
@@ -56,7 +56,7 @@ const parse = <T>(schema: z.ZodType<T>, value: unknown): T => {
 };
 
 /** Whether a tier's features include what the MCP server's gate asks for (visionRAG). */
-const tierAllowsMcp = (tier: string): boolean => (TIERS as readonly string[]).includes(tier) && limitsOf(tier as Tier).features.visionRAG;
+const tierAllowsMcp = (tier: string): boolean => isTier(tier) && limitsOf(tier).features.visionRAG;
 
 const notFound = () =>
   new HttpError(404, 'NOT_FOUND', 'this authorization request has ended or does not exist; start again from the assistant');

@@ -218,12 +218,13 @@ export class LocalRetrieval implements Retrieval {
 
   /** Each changed file read, chunked and embedded on a worker; one over its budget is skipped, not fatal to the job. */
   #preparer(work: IndexWork, pushedTexts: ReadonlyMap<string, string>, signal: AbortSignal | undefined): FilePreparer {
-    return async (source, storedHash) => {
+    return async (source, storedHash, previous) => {
       const input: PrepareInput = {
         root: work.projectPath,
         path: source.path,
         text: pushedTexts.get(source.path) ?? null,
         storedHash,
+        previous,
         maxFileBytes: this.#options.maxFileBytes,
         model: { dir: this.#options.modelDir, threads: this.#options.threads },
       };

@@ -1,4 +1,4 @@
-import type { ChunkRecord, FileRecord, HitMetadata, ModelIdentity, RankedChunk, SearchHit, SearchOptions } from './types.ts';
+import type { ChunkRecord, FileRecord, HitMetadata, ModelIdentity, RankedChunk, SearchHit, SearchOptions, StoredVector } from './types.ts';
 
 /**
  * One collection's index as the indexer, name lookups and queries use it, whichever engine holds it:
@@ -13,6 +13,8 @@ export interface CollectionIndex {
   fileHash(path: string): Promise<string | undefined>;
   counts(): Promise<{ files: number; chunks: number }>;
   fileChunks(path: string): Promise<Array<HitMetadata & { content: string; ordinal: number }>>;
+  /** One file's chunks with their vectors, in order: what re-indexing the file can reuse. */
+  fileVectors(path: string): Promise<StoredVector[]>;
   writeFile(file: { path: string; hash: string; size: number }, chunks: readonly ChunkRecord[]): Promise<void>;
   removeFiles(paths: readonly string[]): Promise<number>;
   searchBm25(query: string, k: number): Promise<RankedChunk[]>;

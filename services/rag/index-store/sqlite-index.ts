@@ -11,6 +11,7 @@ export function sqliteIndex(store: IndexStore): CollectionIndex {
     fileHash: async (path: string) => store.fileHash(path),
     counts: async () => store.counts(),
     fileChunks: async (path: string) => store.fileChunks(path),
+    fileVectors: async (path: string) => store.fileVectors(path),
     writeFile: async (file: { path: string; hash: string; size: number }, chunks: readonly ChunkRecord[]) => store.writeFile(file, chunks),
     removeFiles: async (paths: readonly string[]) => store.removeFiles(paths),
     searchBm25: async (query: string, k: number) => store.searchBm25(query, k),

@@ -19,7 +19,7 @@ import { allQueryTerms, looksLikeCode } from './query-profile.ts';
 import { SCHEMA, SCHEMA_VERSION } from './schema.ts';
 import { blob, integer, real, text, textOrNull } from './sqlite-rows.ts';
 import type { SqliteRow } from './sqlite-rows.ts';
-import type { ChunkRecord, FileRecord, ModelIdentity, RankedChunk, SearchHit, SearchOptions } from './types.ts';
+import type { ChunkRecord, FileRecord, ModelIdentity, RankedChunk, SearchHit, SearchOptions, StoredVector } from './types.ts';
 import { VectorMatrix } from './vector-matrix.ts';
 
 export interface OpenOptions {
@@ -167,6 +167,21 @@ export class IndexStore {
         content: r.content,
         ordinal: r.ordinal,
       }));
+  }
+
+  /** One file's chunks with their vectors, in order: what re-indexing the file can reuse. */
+  fileVectors(path: string): StoredVector[] {
+    this.#open();
+    const d = this.model.dimensions;
+    return this.#statements.fileVectors.all(path).map((r) => {
+      const bytes = blob(r, 'embedding');
+      if (bytes.byteLength !== d * 4) throw new Error(`${this.file}: a vector of ${path} is not ${d} floats`);
+      // A copy: the row's bytes need not be aligned for a Float32Array view.
+      const vector = new Float32Array(d);
+      new Uint8Array(vector.buffer).set(bytes);
+      const symbol = textOrNull(r, 'symbol');
+      return { kind: text(r, 'kind') as ChunkKind, ...(symbol === null ? {} : { symbol }), content: text(r, 'content'), vector };
+    });
   }
 
   /**
@@ -467,6 +482,9 @@ function prepare(db: DatabaseSync) {
     fileHash: db.prepare('SELECT hash FROM files WHERE path = ?'),
     counts: db.prepare('SELECT (SELECT count(*) FROM files) AS files, (SELECT count(*) FROM chunks) AS chunks'),
     fileChunks: db.prepare('SELECT * FROM chunks WHERE path = ? ORDER BY ordinal'),
+    fileVectors: db.prepare(
+      'SELECT c.kind, c.symbol, c.content, v.embedding FROM chunks c JOIN vectors v ON v.chunk_id = c.id WHERE c.path = ? ORDER BY c.ordinal',
+    ),
     upsertFile: db.prepare(
       `INSERT INTO files (path, hash, size, chunks, indexed_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, size = excluded.size, chunks = excluded.chunks, indexed_at = excluded.indexed_at`,

@@ -26,6 +26,17 @@ export interface ChunkRecord extends Chunk {
   readonly vector: Float32Array;
 }
 
+/**
+ * A stored chunk's vector with what its embedding text was made from (the file's path aside): a
+ * changed file's chunks that come out the same are given these instead of being embedded again.
+ */
+export interface StoredVector {
+  readonly kind: ChunkKind;
+  readonly symbol?: string;
+  readonly content: string;
+  readonly vector: Float32Array;
+}
+
 /** One entry of a single ranked list (BM25 or vectors); `score` is larger for better. */
 export interface RankedChunk {
   /** the chunk's row id (valid while its file is not rewritten) */

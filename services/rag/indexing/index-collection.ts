@@ -11,7 +11,7 @@ import type { Embedder } from '../embedding/embedder.ts';
 import type { CollectionIndex } from '../index-store/collection-index.ts';
 import { sqliteIndex } from '../index-store/sqlite-index.ts';
 import { IndexStore } from '../index-store/store.ts';
-import type { ChunkRecord } from '../index-store/types.ts';
+import type { ChunkRecord, StoredVector } from '../index-store/types.ts';
 import { hashText, isSkipped, SKIP_REASONS, SkippedSourceError } from '../sources/source-file.ts';
 import type { SkipReason, SourceEntry, SourceFile } from '../sources/source-file.ts';
 import { DEFAULT_RECIPE } from './embedding-text.ts';
@@ -69,10 +69,14 @@ export interface IndexCollectionOptions {
 export type Prepared =
   | { readonly unchanged: true }
   | { readonly skipped: SkipReason }
-  | { readonly hash: string; readonly size: number; readonly records: ChunkRecord[] };
+  | { readonly hash: string; readonly size: number; readonly records: ChunkRecord[]; readonly reused?: number };
 
-/** Prepares `source`, whose stored hash is `storedHash` (a file read again with that hash is `unchanged`). */
-export type FilePreparer = (source: SourceFile, storedHash: string | undefined) => Promise<Prepared>;
+/**
+ * Prepares `source`, whose stored hash is `storedHash` (a file read again with that hash is
+ * `unchanged`); `previous` are the stored file's chunks with their vectors, which chunks that come
+ * out the same take instead of being embedded again (`reused` counts them).
+ */
+export type FilePreparer = (source: SourceFile, storedHash: string | undefined, previous: readonly StoredVector[]) => Promise<Prepared>;
 
 export interface IndexResult {
   readonly filesIndexed: number;
@@ -82,6 +86,8 @@ export interface IndexResult {
   readonly filesRemoved: number;
   /** chunks written in this run */
   readonly chunks: number;
+  /** of those, chunks whose vector was the stored one of the same text (a changed file's unchanged chunks) */
+  readonly chunksReused: number;
   readonly durationMs: number;
   /** every file in the store after the run, by path */
   readonly manifest: ReadonlyArray<{ path: string; hash: string }>;
@@ -123,7 +129,7 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
       ...(options.chunkOptions ? { chunkOptions: options.chunkOptions } : {}),
     });
   const skipped = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
-  const counts = { filesIndexed: 0, filesUnchanged: 0, filesSkipped: 0, chunks: 0 };
+  const counts = { filesIndexed: 0, filesUnchanged: 0, filesSkipped: 0, chunks: 0, chunksReused: 0 };
   const report = (phase: IndexProgress['phase'], filesTotal: number, path?: string) =>
     options.onProgress?.({
       phase,
@@ -178,7 +184,9 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
       report('indexing', total, path);
       continue;
     }
-    const prepared = await prepare(source, before);
+    // A changed file keeps the vectors of its chunks that did not change: an edit re-embeds what it touched.
+    const previous = before === undefined ? [] : await store.fileVectors(path);
+    const prepared = await prepare(source, before, previous);
     signal?.throwIfAborted();
     if ('unchanged' in prepared) {
       counts.filesUnchanged++;
@@ -195,6 +203,7 @@ export async function indexCollection(options: IndexCollectionOptions): Promise<
     await store.writeFile({ path, hash, size }, records);
     counts.filesIndexed++;
     counts.chunks += records.length;
+    counts.chunksReused += prepared.reused ?? 0;
     report('indexing', total, path);
     await pulse.maybe();
   }
@@ -221,7 +230,7 @@ export interface EmbedOptions {
 
 /** Read, chunk and embed in this thread: for tests, benches and the CLI's own process. */
 export function preparedHere(o: EmbedOptions): FilePreparer {
-  return async (source, storedHash) => {
+  return async (source, storedHash, previous) => {
     let text: string;
     try {
       text = await source.read();
@@ -232,17 +241,42 @@ export function preparedHere(o: EmbedOptions): FilePreparer {
     // The file may have changed since it was listed: what is indexed is what was read.
     const hash = hashText(text);
     if (hash === storedHash) return { unchanged: true };
-    return { hash, size: Buffer.byteLength(text, 'utf8'), records: await chunkAndEmbed(source.path, text, o) };
+    const { records, reused } = await chunkAndEmbed(source.path, text, o, previous);
+    return { hash, size: Buffer.byteLength(text, 'utf8'), records, reused };
   };
 }
 
-/** One file's chunks with their vectors, embedded in batches (checked for a stop between them). */
-export async function chunkAndEmbed(path: string, text: string, o: EmbedOptions): Promise<ChunkRecord[]> {
+/**
+ * What a chunk's vector is made from besides its file's path (the recipes read the path, the
+ * symbol, the kind and the text: embedding-text.ts), so two chunks of one file with the same key
+ * have the same vector. The store's model identity names the recipe: vectors of another recipe are
+ * never in the same store.
+ */
+export function vectorKey(chunk: { readonly kind: string; readonly symbol?: string | undefined; readonly content: string }): string {
+  return `${chunk.kind}\u0000${chunk.symbol ?? ''}\u0000${chunk.content}`;
+}
+
+/**
+ * One file's chunks with their vectors, embedded in batches (checked for a stop between them); a
+ * chunk equal to one of `previous` (same kind, symbol and text) takes its stored vector instead.
+ */
+export async function chunkAndEmbed(
+  path: string,
+  text: string,
+  o: EmbedOptions,
+  previous: readonly StoredVector[] = [],
+): Promise<{ records: ChunkRecord[]; reused: number }> {
   const chunks = await chunkFile(path, text, o.chunkOptions);
-  // Each chunk's text, then its windows (the recipe's): `owner[i]` is the chunk of `texts[i]`.
+  const stored = new Map(previous.map((p) => [vectorKey(p), p.vector]));
+  const kept = chunks.map((chunk) => {
+    const vector = stored.get(vectorKey(chunk));
+    return vector?.length === o.embedder.dimensions ? vector : undefined;
+  });
+  // Each new chunk's text, then its windows (the recipe's): `owner[i]` is the chunk of `texts[i]`.
   const texts: string[] = [];
   const owner: number[] = [];
   chunks.forEach((chunk, c) => {
+    if (kept[c]) return;
     for (const t of [o.recipe.text(path, chunk), ...(o.recipe.windows?.(path, chunk) ?? [])]) {
       texts.push(t);
       owner.push(c);
@@ -260,7 +294,13 @@ export async function chunkAndEmbed(path: string, text: string, o: EmbedOptions)
   vectors.forEach((vector, i) => {
     byChunk[owner[i] as number]?.push(vector);
   });
-  return chunks.map((chunk, c) => ({ ...chunk, vector: meanDirection(byChunk[c] as Float32Array[]) }));
+  let reused = 0;
+  const records = chunks.map((chunk, c) => {
+    const vector = kept[c];
+    if (vector) reused++;
+    return { ...chunk, vector: vector ?? meanDirection(byChunk[c] as Float32Array[]) };
+  });
+  return { records, reused };
 }
 
 /** The unit vector along the sum of unit vectors (one vector is returned as it is). */

@@ -16,6 +16,7 @@ import { readPushedFiles } from '../sources/pushed.ts';
 import { decodeSource } from '../sources/skip-rules.ts';
 import { hashText, isSkipped, type SkipReason } from '../sources/source-file.ts';
 import { walkProject } from '../sources/walk.ts';
+import type { StoredVector } from '../index-store/types.ts';
 import { DEFAULT_RECIPE } from './embedding-text.ts';
 import { chunkAndEmbed, type Prepared } from './index-collection.ts';
 
@@ -36,6 +37,8 @@ export interface PrepareInput {
   /** A pushed file's text; null: read `path` from the folder. */
   readonly text: string | null;
   readonly storedHash: string | undefined;
+  /** The stored file's chunks with their vectors: those of chunks the edit left as they were are kept. */
+  readonly previous: readonly StoredVector[];
   readonly maxFileBytes: number;
   readonly model: { readonly dir: string | undefined; readonly threads: number };
 }
@@ -100,8 +103,8 @@ export async function prepareFile(input: PrepareInput): Promise<Prepared> {
   const hash = hashText(text);
   if (hash === input.storedHash) return { unchanged: true };
   const embedder = await embedderFor(input.model);
-  const records = await chunkAndEmbed(input.path, text, { embedder, batchSize: 8, recipe: DEFAULT_RECIPE });
-  return { hash, size: Buffer.byteLength(text, 'utf8'), records };
+  const { records, reused } = await chunkAndEmbed(input.path, text, { embedder, batchSize: 8, recipe: DEFAULT_RECIPE }, input.previous);
+  return { hash, size: Buffer.byteLength(text, 'utf8'), records, reused };
 }
 
 /** A query's vector: the text is the customer's, so it is embedded here and not on the request loop. */

@@ -68,6 +68,7 @@ describe('reads stay inside the customer folder when they happen (integration)',
       path: 'src/a.ts',
       text: null,
       storedHash: undefined,
+      previous: [],
       maxFileBytes: 100_000,
       model: { dir: undefined, threads: 1 },
     };

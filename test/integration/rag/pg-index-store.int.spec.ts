@@ -7,6 +7,7 @@ import { chunkFile } from '../../../services/rag/chunking/chunker.ts';
 import type { Chunk } from '../../../services/rag/chunking/chunk.ts';
 import { termsOf } from '../../../services/rag/chunking/identifiers.ts';
 import { ModelMismatchError } from '../../../services/rag/index-store/errors.ts';
+import { VectorSnapshots } from '../../../services/rag/index-store/pg/vector-snapshots.ts';
 import { PgIndexStore } from '../../../services/rag/index-store/pg/pg-store.ts';
 import { IndexStore } from '../../../services/rag/index-store/store.ts';
 import type { ChunkRecord, ModelIdentity, RankedChunk } from '../../../services/rag/index-store/types.ts';
@@ -47,10 +48,15 @@ describe('PgIndexStore: the code index in PostgreSQL + pgvector (integration)', 
   let pool: pg.Pool;
   let collections = 0;
 
-  const open = async (options: { collection?: string; model?: ModelIdentity; schema?: string } = {}) => {
+  const open = async (options: { collection?: string; model?: ModelIdentity; schema?: string; snapshots?: VectorSnapshots } = {}) => {
     const schema = options.schema ?? run;
     if (!schemas.includes(schema)) schemas.push(schema);
-    return PgIndexStore.open(pool, { collection: options.collection ?? `c${++collections}`, model: options.model ?? MODEL, schema });
+    return PgIndexStore.open(pool, {
+      collection: options.collection ?? `c${++collections}`,
+      model: options.model ?? MODEL,
+      schema,
+      ...(options.snapshots ? { snapshots: options.snapshots } : {}),
+    });
   };
 
   before(async function () {
@@ -110,6 +116,24 @@ describe('PgIndexStore: the code index in PostgreSQL + pgvector (integration)', 
     expect(await store.fileChunks('src/a.ts')).to.deep.equal([
       { file: 'src/a.ts', type: 'module', startLine: 1, endLine: 1, language: 'typescript', content: '// just a comment', ordinal: 0 },
     ]);
+  });
+
+  it("reads a file's vectors back bit for bit, with what they were made from, for a re-index to keep", async () => {
+    const store = await open();
+    // Floats whose shortest decimal text is long: the round trip through the database must be exact.
+    const odd = unit([Math.PI, 1 / 3, Math.E, 1e-7]);
+    await store.writeFile(file('src/v.ts'), [
+      { ...chunk('export function first() {}', [1, 0, 0, 0], { symbol: 'first' }), vector: odd },
+      chunk('// a note', [0, 0, 1, 0], { kind: 'module' }),
+    ]);
+    const stored = await store.fileVectors('src/v.ts');
+    expect(stored.map((v) => [v.kind, v.symbol, v.content])).to.deep.equal([
+      ['function', 'first', 'export function first() {}'],
+      ['module', undefined, '// a note'],
+    ]);
+    expect(stored[0]?.vector).to.deep.equal(odd);
+    expect(stored[1]?.vector).to.deep.equal(unit([0, 0, 1, 0]));
+    expect(await store.fileVectors('src/missing.ts')).to.deep.equal([]);
   });
 
   it('replaces a file whole and removes files with everything of theirs', async () => {
@@ -416,6 +440,35 @@ describe('PgIndexStore: the code index in PostgreSQL + pgvector (integration)', 
           expect(g.score).to.be.closeTo((want[i] as { score: number }).score, 1e-12);
         });
       }
+    });
+
+    it('searches a snapshot of the vectors held in memory with the same answers, and never a stale one', async () => {
+      const snapshots = new VectorSnapshots(undefined, { reloadMs: 0 });
+      const held = await open({ collection: 'fixture', model, schema: `${run}_d${DIMENSIONS}`, snapshots });
+      const first = embed(queries[0] as string);
+      // The first search goes through the index and takes the snapshot meanwhile.
+      expect(keys(await held.searchVector(first, 20))).to.deep.equal(keys(sqlite.searchVector(first, 20)));
+      await held.snapshotLoaded();
+      expect(snapshots.bytes).to.equal(sqlite.counts().chunks * DIMENSIONS * 4);
+      for (const query of queries) {
+        const vector = embed(query);
+        expect(keys(await held.searchVector(vector, 20)), query).to.deep.equal(keys(sqlite.searchVector(vector, 20)));
+        expect(
+          (await held.search(query, vector, 10)).map((h) => h.id),
+          query,
+        ).to.deep.equal(sqlite.search(query, vector, 10).map((h) => h.id));
+      }
+      // A write moves the generation: the snapshot of the one before is not read again.
+      await held.writeFile({ path: 'src/nearest.ts', hash: 'h:nearest', size: 10 }, [chunk('export const nearest = 1;', [...first])]);
+      try {
+        expect(keys(await held.searchVector(first, 1))).to.deep.equal(['src/nearest.ts#0']);
+        await held.snapshotLoaded();
+        expect(keys(await held.searchVector(first, 1))).to.deep.equal(['src/nearest.ts#0']);
+        expect((await held.search('nearest', first, 1)).map((h) => h.id)).to.deep.equal(['src/nearest.ts#0']);
+      } finally {
+        await held.removeFiles(['src/nearest.ts']);
+      }
+      expect(keys(await held.searchVector(first, 20))).to.deep.equal(keys(sqlite.searchVector(first, 20)));
     });
   });
 });

@@ -125,9 +125,17 @@ describe('rag retrieval on both index engines: SQLite and PostgreSQL (integratio
 
       it('re-indexes only the changed file, a new generation, and drops deleted files', async () => {
         const generation = await index.generation();
+        const stored = await index.fileVectors('src/retry.ts');
         const path = join(source, 'src/retry.ts');
         writeFileSync(path, readFileSync(path, 'utf8').replace('Math.random() * (exponential / 2)', 'Math.random() * exponential'));
-        expect(await reindex()).to.include({ filesIndexed: 1, filesUnchanged: 5, filesRemoved: 0 });
+        const edit = await reindex();
+        expect(edit).to.include({ filesIndexed: 1, filesUnchanged: 5, filesRemoved: 0 });
+        // Only the edited chunk was embedded again; the others kept their stored vectors, bit for bit.
+        expect(edit.chunksReused).to.equal(edit.chunks - 1);
+        const kept = await index.fileVectors('src/retry.ts');
+        expect(
+          kept.filter((k) => stored.some((s) => s.content === k.content && s.vector.every((x, i) => x === k.vector[i]))),
+        ).to.have.length(edit.chunks - 1);
         expect(await index.generation()).to.not.equal(generation);
         expect((await index.fileChunks('src/retry.ts')).some((c) => c.content.includes('Math.random() * exponential'))).to.equal(true);
         expect(await reindex()).to.include({ filesIndexed: 0, filesUnchanged: 6 });

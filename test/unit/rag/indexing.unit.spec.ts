@@ -65,6 +65,45 @@ describe('rag indexing: the pipeline with a stand-in embedder (unit, temp folder
     expect(store.verify()).to.deep.equal([]);
   });
 
+  it("re-embeds only a changed file's chunks that changed, and keeps the stored vectors of the rest", async () => {
+    // Functions long enough to be chunks of their own.
+    const long = (name: string, value: number) =>
+      fn(name, Array.from({ length: 30 }, (_, i) => `const ${name}${i} = ${value + i};`).join('\n  '));
+    const text = (changed: number) => [long('alpha', 1), long('beta', changed), long('gamma', 3)].join('\n');
+    await indexCollection({ store, embedder, files: files({ 'a.ts': text(2) }) });
+    const before = store.fileVectors('a.ts');
+    expect(before).to.have.length(3);
+
+    embedder.texts = 0;
+    const edit = await indexCollection({ store, embedder, files: files({ 'a.ts': text(200) }) });
+    expect(edit).to.include({ filesIndexed: 1, chunks: 3, chunksReused: 2 });
+    expect(embedder.texts).to.equal(1);
+    const after = store.fileVectors('a.ts');
+    expect(after[0]?.vector).to.deep.equal(before[0]?.vector);
+    expect(after[2]?.vector).to.deep.equal(before[2]?.vector);
+    expect(after[1]?.vector).to.not.deep.equal(before[1]?.vector);
+
+    // The same index as from scratch: kept vectors are the ones the text would get.
+    const fresh = IndexStore.open(join(dir, 'fresh.db'), { model: { name: 'hash', dimensions: 8 } });
+    try {
+      await indexCollection({ store: fresh, embedder, files: files({ 'a.ts': text(200) }) });
+      expect(after).to.deep.equal(fresh.fileVectors('a.ts'));
+    } finally {
+      fresh.close();
+    }
+
+    // A chunk renamed but otherwise the same is embedded again: the name is part of what is embedded.
+    embedder.texts = 0;
+    const renamed = await indexCollection({
+      store,
+      embedder,
+      files: files({ 'a.ts': text(200).replace('function gamma', 'function delta') }),
+    });
+    expect(renamed).to.include({ chunks: 3, chunksReused: 2 });
+    expect(embedder.texts).to.equal(1);
+    expect(store.verify()).to.deep.equal([]);
+  });
+
   it('removes nothing in partial mode, except pushed paths that are now skipped', async () => {
     await indexCollection({ store, embedder, files: files({ 'a.ts': fn('alpha'), 'b.ts': fn('beta') }) });
     const partial = await indexCollection({

@@ -4,6 +4,7 @@ import type { CollectionIndex, CollectionIndexes } from '../collection-index.ts'
 import { CollectionGoneError, ModelMismatchError } from '../errors.ts';
 import type { ModelIdentity } from '../types.ts';
 import { PgIndexStore } from './pg-store.ts';
+import { VectorSnapshots } from './vector-snapshots.ts';
 
 /** Collections whose opened handle (no connection, a few fields) a process keeps. */
 const HANDLES = 10_000;
@@ -19,10 +20,17 @@ export class PgIndexes implements CollectionIndexes {
   readonly #log: Logger;
   readonly #schema: { schema?: string };
   readonly #handles = new Map<string, Promise<PgIndexStore>>();
+  /** Collections' vectors for exact search in this process (vector-snapshots.ts). */
+  readonly #snapshots: VectorSnapshots;
 
-  /** `schema`: the PostgreSQL schema of the tables (default `rag`; tests use their own). */
-  constructor(options: { url: string; poolSize: number; log: Logger; schema?: string }) {
+  /**
+   * `schema`: the PostgreSQL schema of the tables (default `rag`; tests use their own).
+   * `snapshotBytes`: memory for collections' vectors searched here (default 256 MB; 0: none, every
+   * search through the database's HNSW index).
+   */
+  constructor(options: { url: string; poolSize: number; log: Logger; schema?: string; snapshotBytes?: number }) {
     this.#log = options.log;
+    this.#snapshots = new VectorSnapshots(options.snapshotBytes);
     this.#schema = options.schema ? { schema: options.schema } : {};
     this.#pool = new pg.Pool({ connectionString: options.url, max: options.poolSize });
     // An idle client's error (the server restarted) would otherwise be thrown out of the process.
@@ -40,6 +48,7 @@ export class PgIndexes implements CollectionIndexes {
 
   async drop(collectionId: string): Promise<void> {
     this.#handles.delete(collectionId);
+    this.#snapshots.drop(collectionId);
     await PgIndexStore.drop(this.#pool, collectionId, this.#schema);
   }
 
@@ -69,13 +78,13 @@ export class PgIndexes implements CollectionIndexes {
 
   async #open(collectionId: string, model: ModelIdentity): Promise<PgIndexStore> {
     try {
-      return await PgIndexStore.open(this.#pool, { collection: collectionId, model, ...this.#schema });
+      return await PgIndexStore.open(this.#pool, { collection: collectionId, model, ...this.#schema, snapshots: this.#snapshots });
     } catch (err) {
       // Made by another model: derived data, so it is rebuilt from the sources (as a SQLite file is).
       if (!(err instanceof ModelMismatchError)) throw err;
       this.#log.warn({ collectionId, err: err.message }, 'index made by another model: starting it again');
       await PgIndexStore.drop(this.#pool, collectionId, this.#schema);
-      return PgIndexStore.open(this.#pool, { collection: collectionId, model, ...this.#schema });
+      return PgIndexStore.open(this.#pool, { collection: collectionId, model, ...this.#schema, snapshots: this.#snapshots });
     }
   }
 }
@@ -98,6 +107,7 @@ function reopening(model: ModelIdentity, handle: () => Promise<PgIndexStore>, fo
     fileHash: (path) => call((s) => s.fileHash(path)),
     counts: () => call((s) => s.counts()),
     fileChunks: (path) => call((s) => s.fileChunks(path)),
+    fileVectors: (path) => call((s) => s.fileVectors(path)),
     writeFile: (file, chunks) => call((s) => s.writeFile(file, chunks)),
     removeFiles: (paths) => call((s) => s.removeFiles(paths)),
     searchBm25: (query, k) => call((s) => s.searchBm25(query, k)),

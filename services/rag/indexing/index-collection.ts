@@ -253,7 +253,8 @@ export function preparedHere(o: EmbedOptions): FilePreparer {
  * never in the same store.
  */
 export function vectorKey(chunk: { readonly kind: string; readonly symbol?: string | undefined; readonly content: string }): string {
-  return `${chunk.kind}\u0000${chunk.symbol ?? ''}\u0000${chunk.content}`;
+  // JSON, not a separator: a symbol or a text holding the separator cannot make two chunks one key.
+  return JSON.stringify([chunk.kind, chunk.symbol ?? '', chunk.content]);
 }
 
 /**

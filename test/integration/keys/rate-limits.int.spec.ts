@@ -141,8 +141,12 @@ describe('rate limits shared through MongoDB (integration)', () => {
     const key = keyHash();
     for (let i = 0; i < 9; i++) await limits.consumeKey(key, 'pro');
     expect(await blocksHeld(key), 'more than two thirds of the first block left').to.equal(1);
+    // Blocks of this window only: in the last 30 % of a minute the next window's first block is
+    // claimed ahead as well (CI once ran this there, and counted three blocks for the key).
+    const first = await one.db.collection<{ _id: string; window: number }>(lastCollection).findOne({ key: `key-pro:${key}` });
+    const inWindow = () => one.db.collection(lastCollection).countDocuments({ key: `key-pro:${key}`, window: first?.window });
     for (let i = 10; i <= 20; i++) await limits.consumeKey(key, 'pro');
-    await eventually('the next block to be claimed ahead', async () => ((await blocksHeld(key)) === 2 ? true : undefined));
+    await eventually('the next block to be claimed ahead', async () => ((await inWindow()) === 2 ? true : undefined));
     for (let i = 21; i <= 30; i++) await limits.consumeKey(key, 'pro');
     expect(await limits.consumeKey(key, 'pro'), 'the 31st request spends the block claimed ahead').to.include({
       allowed: true,

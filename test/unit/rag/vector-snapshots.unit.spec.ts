@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { VectorSnapshots, type VectorSnapshot } from '../../../services/rag/index-store/pg/vector-snapshots.ts';
+import { MemoryBm25 } from '../../../services/rag/index-store/pg/memory-bm25.ts';
+import { NameIndex } from '../../../services/rag/index-store/name-index.ts';
 import { VectorMatrix } from '../../../services/rag/index-store/vector-matrix.ts';
 
 /** A snapshot of `rows` 4-float vectors (16 bytes a row). */
@@ -12,12 +14,17 @@ function snapshot(rows: number): VectorSnapshot {
     Array.from({ length: rows }, (_, i) => `f${i}.ts`),
     new Int32Array(rows),
   );
-  return { matrix, ids: Array.from({ length: rows }, (_, i) => 1000 + i) };
+  return {
+    matrix,
+    ids: Array.from({ length: rows }, (_, i) => 1000 + i),
+    names: new NameIndex([]),
+    bm25: new MemoryBm25(new Map(), new Int32Array(0), 0, 0),
+  };
 }
 
 describe("rag VectorSnapshots: collections' vectors held in memory by generation (unit)", () => {
   it('gives a snapshot back only for the generation it was taken at, and drops it for any other', () => {
-    const held = new VectorSnapshots(16 * 400);
+    const held = new VectorSnapshots(16 * 800);
     const s = snapshot(10);
     held.set('c1', 7, s);
     expect(held.get('c1', 7)).to.equal(s);
@@ -33,33 +40,37 @@ describe("rag VectorSnapshots: collections' vectors held in memory by generation
     expect(held.bytes).to.equal(80);
   });
 
-  it('holds no collection over a quarter of the budget, and drops the least recently used beyond it', () => {
-    const held = new VectorSnapshots(16 * 400);
+  it('holds no collection over an eighth of the budget, and drops the least recently used beyond it', () => {
+    const held = new VectorSnapshots(16 * 800);
     expect(held.fits(100, 4)).to.equal(true);
     expect(held.fits(101, 4)).to.equal(false);
     held.set('big', 1, snapshot(101));
     expect(held.get('big', 1)).to.equal(undefined);
-    for (const id of ['a', 'b', 'c', 'd']) held.set(id, 1, snapshot(100));
-    expect(held.bytes).to.equal(16 * 400);
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    for (const id of ids) held.set(id, 1, snapshot(100));
+    expect(held.bytes).to.equal(16 * 800);
     held.get('a', 1); // a is now the most recently used
-    held.set('e', 1, snapshot(100));
+    held.set('i', 1, snapshot(100));
     expect(held.get('b', 1)).to.equal(undefined);
-    for (const id of ['a', 'c', 'd', 'e']) expect(held.get(id, 1), id).to.not.equal(undefined);
-    expect(held.bytes).to.equal(16 * 400);
+    for (const id of ['a', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) expect(held.get(id, 1), id).to.not.equal(undefined);
+    expect(held.bytes).to.equal(16 * 800);
     held.drop('a');
-    expect(held.bytes).to.equal(16 * 300);
+    expect(held.bytes).to.equal(16 * 700);
   });
 
-  it('lets one load run at a time, and a collection load once per reloadMs', () => {
-    const held = new VectorSnapshots(16 * 400, { reloadMs: 1000 });
+  it('lets one load run at a time, and a collection load again only after ten times its last load (at least minReloadMs)', () => {
+    const held = new VectorSnapshots(16 * 800, { minReloadMs: 1000 });
     expect(held.startLoad('a', 0)).to.equal(true);
     expect(held.startLoad('b', 0)).to.equal(false);
-    held.endLoad();
-    expect(held.startLoad('a', 999)).to.equal(false);
-    expect(held.startLoad('b', 999)).to.equal(true);
-    held.endLoad();
-    expect(held.startLoad('a', 1000)).to.equal(true);
-    held.endLoad();
+    held.endLoad(50); // took 50 ms: a waits until 1050
+    expect(held.startLoad('a', 1049)).to.equal(false);
+    expect(held.startLoad('b', 1049)).to.equal(true);
+    held.endLoad(1349); // took 300 ms: b waits 3 s
+    expect(held.startLoad('a', 1050)).to.equal(true);
+    held.endLoad(1050);
+    expect(held.startLoad('b', 4348)).to.equal(false);
+    expect(held.startLoad('b', 4349)).to.equal(true);
+    held.endLoad(4349);
   });
 
   it('refuses a budget that is not a number of bytes', () => {

@@ -21,7 +21,8 @@ import { VectorMatrix } from '../vector-matrix.ts';
 import { bm25Sql } from './pg-bm25.ts';
 import { assertSchemaName, DEFAULT_PG_SCHEMA, PG_SCHEMA_VERSION, schemaStatements } from './pg-schema.ts';
 import { bm25QueryTerms, chunkTerms } from './pg-terms.ts';
-import type { VectorSnapshots } from './vector-snapshots.ts';
+import { MemoryBm25, type TermPostings } from './memory-bm25.ts';
+import type { VectorSnapshot, VectorSnapshots } from './vector-snapshots.ts';
 
 export interface PgOpenOptions {
   /** the collection's id: every row of it carries this */
@@ -332,7 +333,10 @@ export class PgIndexStore {
 
   /** BM25 as the SQLite store ranks it (pg-bm25.ts): best first; ties by path and chunk order. */
   async searchBm25(query: string, k: number): Promise<RankedChunk[]> {
-    return this.#read((db) => this.#searchBm25(db, query, k));
+    return this.#read(async (db) => {
+      const held = await this.#held(db);
+      return held ? bm25In(held, query, k) : this.#searchBm25(db, query, k);
+    });
   }
 
   /**
@@ -341,12 +345,18 @@ export class PgIndexStore {
    * from returning fewer than k.
    */
   async searchVector(queryVector: Float32Array, k: number): Promise<RankedChunk[]> {
-    return this.#read((db) => this.#nearest(db, queryVector, k));
+    return this.#read(async (db) => {
+      const held = await this.#held(db);
+      return held ? nearestIn(held, queryVector, k, this.model.dimensions) : this.#searchVector(db, queryVector, k);
+    });
   }
 
   /** Chunks the query names (name-index.ts), those naming more segments first. */
   async searchNamed(query: string, k: number): Promise<RankedChunk[]> {
-    return this.#read((db) => this.#searchNamed(db, query, k));
+    return this.#read(async (db) => {
+      const held = await this.#held(db);
+      return held ? namedIn(held, query, k) : this.#searchNamed(db, query, k);
+    });
   }
 
   /**
@@ -357,14 +367,19 @@ export class PgIndexStore {
   async search(query: string, queryVector: Float32Array, k: number, options: SearchOptions = {}): Promise<SearchHit[]> {
     return this.#read(async (db) => {
       const candidates = Math.max(k, options.candidates ?? DEFAULT_CANDIDATES);
-      const named = await this.#searchNamed(db, query, NAMED_CANDIDATES);
+      // From this process's snapshot when it is of the generation this transaction sees: the same
+      // lists the statements below give, without the database's CPU.
+      const held = await this.#held(db);
+      const named = held ? namedIn(held, query, NAMED_CANDIDATES) : await this.#searchNamed(db, query, NAMED_CANDIDATES);
       const lexical: Lexical = {
         candidates,
-        bm25: await this.#searchBm25(db, query, candidates),
+        bm25: held ? bm25In(held, query, candidates) : await this.#searchBm25(db, query, candidates),
         named,
         codeQuery: named.length > 0 || looksLikeCode(query),
       };
-      const semantic = await this.#nearest(db, queryVector, candidates);
+      const semantic = held
+        ? nearestIn(held, queryVector, candidates, this.model.dimensions)
+        : await this.#searchVector(db, queryVector, candidates);
       // The lists and weights of IndexStore's #fuse.
       const fused = reciprocalRankFusion(
         [
@@ -403,13 +418,12 @@ export class PgIndexStore {
   }
 
   /**
-   * The nearest chunks: exact, from this process's snapshot of the collection's vectors when it is
-   * of the generation this transaction sees (so it ranks the rows the other lists read); otherwise
-   * through the HNSW index, and a snapshot of this generation is taken in the background.
+   * This process's snapshot of the collection, if it is of the generation this transaction sees;
+   * otherwise none, and a snapshot of this generation is taken in the background (vector-snapshots.ts).
    */
-  async #nearest(db: PoolClient, queryVector: Float32Array, k: number): Promise<RankedChunk[]> {
+  async #held(db: PoolClient): Promise<VectorSnapshot | undefined> {
     const snapshots = this.#snapshots;
-    if (!snapshots || k <= 0) return this.#searchVector(db, queryVector, k);
+    if (!snapshots) return undefined;
     const { rows } = await db.query<{ generation: string; chunks: string }>({
       name: `svc-rag-generation-${this.schema}`,
       text: `SELECT generation, chunk_count AS chunks FROM ${this.#t.collections} WHERE collection_id = $1`,
@@ -417,20 +431,9 @@ export class PgIndexStore {
     });
     const row = rows[0];
     if (!row) throw this.#gone();
-    const generation = Number(row.generation);
-    const held = snapshots.get(this.collection, generation);
-    if (!held) {
-      if (snapshots.fits(Number(row.chunks), this.model.dimensions)) this.#takeSnapshot();
-      return this.#searchVector(db, queryVector, k);
-    }
-    if (queryVector.length !== this.model.dimensions) {
-      throw new RangeError(`query has ${queryVector.length} dimensions, the index ${this.model.dimensions}`);
-    }
-    const paths = held.matrix.paths;
-    const ordinals = held.matrix.ordinals;
-    return held.matrix
-      .nearest(queryVector, Math.floor(k))
-      .map(({ row: r, score }) => ({ rowId: held.ids[r] as number, path: paths[r] as string, ordinal: ordinals[r] as number, score }));
+    const held = snapshots.get(this.collection, Number(row.generation));
+    if (!held && snapshots.fits(Number(row.chunks), this.model.dimensions)) this.#takeSnapshot();
+    return held;
   }
 
   /** Reads every vector of the collection as of one generation into the snapshots; one load at a time per handle. */
@@ -440,16 +443,17 @@ export class PgIndexStore {
     const d = this.model.dimensions;
     this.#loading = this.#read(async (db) => {
       const head = (
-        await db.query<{ generation: string; chunks: string }>(
-          `SELECT generation, chunk_count AS chunks FROM ${this.#t.collections} WHERE collection_id = $1`,
+        await db.query<{ generation: string; chunks: string; tokens: string }>(
+          `SELECT generation, chunk_count AS chunks, token_count AS tokens FROM ${this.#t.collections} WHERE collection_id = $1`,
           [this.collection],
         )
       ).rows[0];
       if (!head || !snapshots.fits(Number(head.chunks), d)) return;
       // vector_send: pgvector's binary form (int16 dimensions, int16 unused, then big-endian float4s),
       // a tenth of the text form to move and parse.
-      const { rows } = await db.query<{ id: string; path: string; ordinal: number; v: Buffer }>(
-        `SELECT id, path, ordinal, vector_send(embedding) AS v FROM ${this.#t.chunks} WHERE collection_id = $1 ORDER BY path, ordinal`,
+      const { rows } = await db.query<{ id: string; path: string; ordinal: number; symbol: string | null; terms: number; v: Buffer }>(
+        `SELECT id, path, ordinal, symbol, term_count AS terms, vector_send(embedding) AS v
+         FROM ${this.#t.chunks} WHERE collection_id = $1 ORDER BY path, ordinal`,
         [this.collection],
       );
       // Copied whole and byte-swapped in one native pass: no per-float work on the loop that answers requests.
@@ -467,7 +471,35 @@ export class PgIndexStore {
         rows.map((r) => r.path),
         Int32Array.from(rows, (r) => r.ordinal),
       );
-      snapshots.set(this.collection, Number(head.generation), { matrix, ids: rows.map((r) => Number(r.id)) });
+      // Postings by term, each chunk named by its row above: the same order, in the same snapshot.
+      const postings = await db.query<{ term: string; rows: number[]; s: number[]; p: number[]; b: number[] }>(
+        `WITH r AS (
+           SELECT id, (row_number() OVER (ORDER BY path, ordinal) - 1)::int AS row FROM ${this.#t.chunks} WHERE collection_id = $1
+         )
+         SELECT p.term, array_agg(r.row) AS rows, array_agg(p.in_symbol) AS s, array_agg(p.in_path) AS p, array_agg(p.in_body) AS b
+         FROM ${this.#t.postings} p JOIN r ON r.id = p.chunk_id WHERE p.collection_id = $1 GROUP BY p.term`,
+        [this.collection],
+      );
+      const byTerm = new Map<string, TermPostings>();
+      for (const t of postings.rows) {
+        byTerm.set(t.term, {
+          rows: Int32Array.from(t.rows),
+          inSymbol: Int32Array.from(t.s),
+          inPath: Int32Array.from(t.p),
+          inBody: Int32Array.from(t.b),
+        });
+      }
+      snapshots.set(this.collection, Number(head.generation), {
+        matrix,
+        ids: rows.map((r) => Number(r.id)),
+        names: new NameIndex(rows.map((r) => parseSymbol(r.symbol ?? undefined))),
+        bm25: new MemoryBm25(
+          byTerm,
+          Int32Array.from(rows, (r) => r.terms),
+          Number(head.chunks),
+          Number(head.tokens),
+        ),
+      });
     })
       // Searches go on through the index meanwhile; the next one tries again.
       .catch(() => undefined)
@@ -624,4 +656,28 @@ function metadataOf(row: ChunkRow): HitMetadata {
     language: row.language,
     ...(row.symbol === null ? {} : { symbol: row.symbol }),
   };
+}
+
+/** BM25 from a snapshot: pg-bm25.ts's list (memory-bm25.ts). */
+function bm25In(held: VectorSnapshot, query: string, k: number): RankedChunk[] {
+  return held.bm25.search(bm25QueryTerms(query), k).map(({ row, score }) => rankedIn(held, row, score));
+}
+
+/** The named chunks from a snapshot: the NameIndex over every row, as #searchNamed ranks the rows it reads. */
+function namedIn(held: VectorSnapshot, query: string, k: number): RankedChunk[] {
+  if (k <= 0) return [];
+  const terms = allQueryTerms(query);
+  if (terms.size === 0) return [];
+  return held.names.named(terms, k).map(({ row, segments }) => rankedIn(held, row, segments));
+}
+
+/** The exact nearest rows of a snapshot. */
+function nearestIn(held: VectorSnapshot, queryVector: Float32Array, k: number, dimensions: number): RankedChunk[] {
+  if (queryVector.length !== dimensions) throw new RangeError(`query has ${queryVector.length} dimensions, the index ${dimensions}`);
+  if (k <= 0) return [];
+  return held.matrix.nearest(queryVector, Math.floor(k)).map(({ row, score }) => rankedIn(held, row, score));
+}
+
+function rankedIn(held: VectorSnapshot, row: number, score: number): RankedChunk {
+  return { rowId: held.ids[row] as number, path: held.matrix.paths[row] as string, ordinal: held.matrix.ordinals[row] as number, score };
 }

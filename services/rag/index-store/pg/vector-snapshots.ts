@@ -1,64 +1,73 @@
+import type { NameIndex } from '../name-index.ts';
 import type { VectorMatrix } from '../vector-matrix.ts';
+import type { MemoryBm25 } from './memory-bm25.ts';
 
-/** A collection's vectors in memory: matrix row i is the chunk whose id is `ids[i]`, rows in (path, ordinal) order. */
+/**
+ * A collection in memory: matrix row i is the chunk whose id is `ids[i]`, rows in (path, ordinal)
+ * order; its names and its postings for the named and BM25 lists, numbered by the same rows.
+ */
 export interface VectorSnapshot {
   readonly matrix: VectorMatrix;
   readonly ids: readonly number[];
+  readonly names: NameIndex;
+  readonly bm25: MemoryBm25;
 }
 
-/** What a process may hold of collections' vectors by default: 256 MB, about 170,000 chunks of 384 floats. */
+/** What a process may hold of collections by default: 256 MB, vectors of about 170,000 chunks of 384 floats, fewer with their postings. */
 export const DEFAULT_SNAPSHOT_BYTES = 256 * 1024 * 1024;
 
 /**
- * Collections' vectors held in this process, each as of one generation, least recently used
- * dropped first beyond a budget of bytes. An exact scan of a collection's vectors in memory costs
+ * Collections held in this process (vectors, names, postings), each as of one generation, least
+ * recently used dropped first beyond a budget of bytes. An exact scan of a collection's vectors in memory costs
  * 0.2 ms for 2,000 chunks where PostgreSQL's HNSW scan, filtered to the collection, cost 5 ms of
  * the database's CPU (bench/rag.ts, 2026-11-28): a search whose transaction sees the generation a
  * snapshot was taken at reads the snapshot, so it ranks the very rows its other lists read.
  *
- * A collection larger than a quarter of the budget is never held: it is searched through the index.
+ * A collection whose vectors pass an eighth of the budget is never held: it is searched in the database.
  * Loads are bounded so that searches cannot be turned into reads of whole collections: one load at a
- * time in the process, and a collection loaded at most once per `reloadMs` (a customer cycling
- * through many collections, or one written to continually, is searched through the index meanwhile).
+ * time in the process, and after a collection's load, none of it again for ten times as long as that
+ * one took (at least `minReloadMs`): loading costs at most a tenth of the time, however often the
+ * collection changes or is pushed out by others. Meanwhile its searches go through the database.
  */
 export class VectorSnapshots {
   readonly budgetBytes: number;
-  readonly reloadMs: number;
-  #loading = false;
-  /** When each collection's last load started (pruned of entries older than reloadMs). */
-  readonly #loadedAt = new Map<string, number>();
   readonly #entries = new Map<string, { generation: number; snapshot: VectorSnapshot; bytes: number }>();
   #bytes = 0;
+  readonly minReloadMs: number;
+  #loading: { collection: string; started: number } | undefined;
+  /** When each collection may be loaded again (pruned of past entries when it grows). */
+  readonly #nextLoad = new Map<string, number>();
 
-  constructor(budgetBytes: number = DEFAULT_SNAPSHOT_BYTES, options: { reloadMs?: number } = {}) {
+  constructor(budgetBytes: number = DEFAULT_SNAPSHOT_BYTES, options: { minReloadMs?: number } = {}) {
     if (!Number.isFinite(budgetBytes) || budgetBytes < 0) throw new RangeError(`a snapshot budget in bytes, got ${budgetBytes}`);
     this.budgetBytes = budgetBytes;
-    this.reloadMs = options.reloadMs ?? 30_000;
+    this.minReloadMs = options.minReloadMs ?? 2_000;
   }
 
   /**
    * Whether a load of `collection` may start now (then it has started: call `endLoad` when done,
-   * whatever came of it): none other is running, and the collection's last began `reloadMs` ago or more.
+   * whatever came of it): none other is running, and the collection's pause after its last is over.
    */
   startLoad(collection: string, now: number = Date.now()): boolean {
     if (this.#loading) return false;
-    const last = this.#loadedAt.get(collection);
-    if (last !== undefined && now - last < this.reloadMs) return false;
-    if (this.#loadedAt.size >= 10_000) {
-      for (const [id, at] of this.#loadedAt) if (now - at >= this.reloadMs) this.#loadedAt.delete(id);
-    }
-    this.#loadedAt.set(collection, now);
-    this.#loading = true;
+    if (now < (this.#nextLoad.get(collection) ?? 0)) return false;
+    this.#loading = { collection, started: now };
     return true;
   }
 
-  endLoad(): void {
-    this.#loading = false;
+  /** The load started last is over: its collection waits ten times its duration, at least minReloadMs. */
+  endLoad(now: number = Date.now()): void {
+    const loading = this.#loading;
+    if (!loading) return;
+    this.#loading = undefined;
+    if (this.#nextLoad.size >= 10_000) for (const [id, at] of this.#nextLoad) if (at <= now) this.#nextLoad.delete(id);
+    this.#nextLoad.set(loading.collection, now + Math.max(this.minReloadMs, 10 * (now - loading.started)));
   }
 
   /** Whether a collection of `chunks` vectors of `dimensions` may be held. */
   fits(chunks: number, dimensions: number): boolean {
-    return chunks * dimensions * 4 <= this.budgetBytes / 4;
+    // An eighth: loading also parses the collection's postings, a few times its vectors for a moment.
+    return chunks * dimensions * 4 <= this.budgetBytes / 8;
   }
 
   /** The collection's vectors as of `generation`, if held; another generation's are dropped. */
@@ -76,7 +85,7 @@ export class VectorSnapshots {
 
   set(collection: string, generation: number, snapshot: VectorSnapshot): void {
     const { matrix } = snapshot;
-    const bytes = matrix.rows * matrix.dimensions * 4;
+    const bytes = matrix.rows * matrix.dimensions * 4 + snapshot.bm25.bytes;
     this.drop(collection);
     if (!this.fits(matrix.rows, matrix.dimensions)) return;
     this.#entries.set(collection, { generation, snapshot, bytes });

@@ -26,8 +26,9 @@ export const DEFAULT_SNAPSHOT_BYTES = 256 * 1024 * 1024;
  * A collection whose vectors pass an eighth of the budget is never held: it is searched in the database.
  * Loads are bounded so that searches cannot be turned into reads of whole collections: one load at a
  * time in the process, and after a collection's load, none of it again for ten times as long as that
- * one took (at least `minReloadMs`): loading costs at most a tenth of the time, however often the
- * collection changes or is pushed out by others. Meanwhile its searches go through the database.
+ * one took (at least `minReloadMs`): one collection's loads take at most a tenth of the time, however
+ * often it changes or is pushed out by others, and across collections a single load runs at once.
+ * Meanwhile searches go through the database.
  */
 export class VectorSnapshots {
   readonly budgetBytes: number;

@@ -117,7 +117,9 @@ describe('payments -> subscriptions -> API keys and their e-mails (e2e)', functi
     await verifyEmail(stack, `http://127.0.0.1:${ports.accounts}`, sub.email, token);
 
     expect(await deliver(subscriptionEvent('subscription_created', sub))).to.equal(200);
-    const key = await keyOf(sub.id);
+    // The issuer writes the key's hash itself, and the projection the subscription's status from the
+    // event: either may land first (CI once read the hash before the status).
+    const key = await keyOf(sub.id, (k) => k.keyHash !== null && k.subscriptionStatus !== null);
     expect(key).to.include({ tier: 'pro', status: 'active', email: sub.email, subscriptionStatus: 'active' });
     const [mail] = await mailsTo(sub.email, /API key/);
     const apiKey = /svc_[A-Za-z0-9]{33}/.exec(mail!.Text)?.[0];

@@ -31,7 +31,7 @@ export interface PgOpenOptions {
   readonly model: ModelIdentity;
   /** the PostgreSQL schema holding the tables (default `rag`) */
   readonly schema?: string;
-  /** where this process holds collections' vectors for exact search in memory; none: every search goes to the HNSW index */
+  /** where this process holds collections (vectors, names, postings) to search in memory; none: every search runs in the database */
   readonly snapshots?: VectorSnapshots;
 }
 
@@ -424,31 +424,33 @@ export class PgIndexStore {
   async #held(db: PoolClient): Promise<VectorSnapshot | undefined> {
     const snapshots = this.#snapshots;
     if (!snapshots) return undefined;
-    const { rows } = await db.query<{ generation: string; chunks: string }>({
-      name: `svc-rag-generation-${this.schema}`,
-      text: `SELECT generation, chunk_count AS chunks FROM ${this.#t.collections} WHERE collection_id = $1`,
-      values: [this.collection],
-    });
-    const row = rows[0];
-    if (!row) throw this.#gone();
-    const held = snapshots.get(this.collection, Number(row.generation));
-    if (!held && snapshots.fits(Number(row.chunks), this.model.dimensions)) this.#takeSnapshot();
+    const { generation, chunks } = await this.#counters(db);
+    const held = snapshots.get(this.collection, generation);
+    if (!held && snapshots.fits(chunks, this.model.dimensions)) this.#takeSnapshot();
     return held;
   }
 
-  /** Reads every vector of the collection as of one generation into the snapshots; one load at a time per handle. */
+  /** The collection's row as `db`'s transaction sees it: its generation and BM25 counters. */
+  async #counters(db: PoolClient): Promise<{ generation: number; chunks: number; tokens: number }> {
+    const row = (
+      await db.query<{ generation: string; chunks: string; tokens: string }>({
+        name: `svc-rag-counters-${this.schema}`,
+        text: `SELECT generation, chunk_count AS chunks, token_count AS tokens FROM ${this.#t.collections} WHERE collection_id = $1`,
+        values: [this.collection],
+      })
+    ).rows[0];
+    if (!row) throw this.#gone();
+    return { generation: Number(row.generation), chunks: Number(row.chunks), tokens: Number(row.tokens) };
+  }
+
+  /** Reads the collection (vectors, names, postings) as of one generation into the snapshots; one load at a time per handle. */
   #takeSnapshot(): void {
     const snapshots = this.#snapshots;
     if (!snapshots || this.#loading || !snapshots.startLoad(this.collection)) return;
     const d = this.model.dimensions;
     this.#loading = this.#read(async (db) => {
-      const head = (
-        await db.query<{ generation: string; chunks: string; tokens: string }>(
-          `SELECT generation, chunk_count AS chunks, token_count AS tokens FROM ${this.#t.collections} WHERE collection_id = $1`,
-          [this.collection],
-        )
-      ).rows[0];
-      if (!head || !snapshots.fits(Number(head.chunks), d)) return;
+      const head = await this.#counters(db);
+      if (!snapshots.fits(head.chunks, d)) return;
       // vector_send: pgvector's binary form (int16 dimensions, int16 unused, then big-endian float4s),
       // a tenth of the text form to move and parse.
       const { rows } = await db.query<{ id: string; path: string; ordinal: number; symbol: string | null; terms: number; v: Buffer }>(
@@ -489,15 +491,15 @@ export class PgIndexStore {
           inBody: Int32Array.from(t.b),
         });
       }
-      snapshots.set(this.collection, Number(head.generation), {
+      snapshots.set(this.collection, head.generation, {
         matrix,
         ids: rows.map((r) => Number(r.id)),
         names: new NameIndex(rows.map((r) => parseSymbol(r.symbol ?? undefined))),
         bm25: new MemoryBm25(
           byTerm,
           Int32Array.from(rows, (r) => r.terms),
-          Number(head.chunks),
-          Number(head.tokens),
+          head.chunks,
+          head.tokens,
         ),
       });
     })

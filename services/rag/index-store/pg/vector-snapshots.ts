@@ -71,7 +71,7 @@ export class VectorSnapshots {
     return chunks * dimensions * 4 <= this.budgetBytes / 8;
   }
 
-  /** The collection's vectors as of `generation`, if held; another generation's are dropped. */
+  /** The collection as of `generation`, if held; another generation's is dropped. */
   get(collection: string, generation: number): VectorSnapshot | undefined {
     const entry = this.#entries.get(collection);
     if (!entry) return undefined;

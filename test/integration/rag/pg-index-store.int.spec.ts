@@ -7,7 +7,7 @@ import { chunkFile } from '../../../services/rag/chunking/chunker.ts';
 import type { Chunk } from '../../../services/rag/chunking/chunk.ts';
 import { termsOf } from '../../../services/rag/chunking/identifiers.ts';
 import { ModelMismatchError } from '../../../services/rag/index-store/errors.ts';
-import { VectorSnapshots } from '../../../services/rag/index-store/pg/vector-snapshots.ts';
+import { CollectionSnapshots } from '../../../services/rag/index-store/pg/collection-snapshots.ts';
 import { PgIndexStore } from '../../../services/rag/index-store/pg/pg-store.ts';
 import { IndexStore } from '../../../services/rag/index-store/store.ts';
 import type { ChunkRecord, ModelIdentity, RankedChunk } from '../../../services/rag/index-store/types.ts';
@@ -48,7 +48,7 @@ describe('PgIndexStore: the code index in PostgreSQL + pgvector (integration)', 
   let pool: pg.Pool;
   let collections = 0;
 
-  const open = async (options: { collection?: string; model?: ModelIdentity; schema?: string; snapshots?: VectorSnapshots } = {}) => {
+  const open = async (options: { collection?: string; model?: ModelIdentity; schema?: string; snapshots?: CollectionSnapshots } = {}) => {
     const schema = options.schema ?? run;
     if (!schemas.includes(schema)) schemas.push(schema);
     return PgIndexStore.open(pool, {
@@ -443,7 +443,7 @@ describe('PgIndexStore: the code index in PostgreSQL + pgvector (integration)', 
     });
 
     it('searches a snapshot of the vectors held in memory with the same answers, and never a stale one', async () => {
-      const snapshots = new VectorSnapshots(undefined, { minReloadMs: 0 });
+      const snapshots = new CollectionSnapshots(undefined, { minReloadMs: 0 });
       // The handle without snapshots answers every list from the database: the reference below.
       const held = await open({ collection: 'fixture', model, schema: `${run}_d${DIMENSIONS}`, snapshots });
       const first = embed(queries[0] as string);

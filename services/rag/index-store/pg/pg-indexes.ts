@@ -4,7 +4,7 @@ import type { CollectionIndex, CollectionIndexes } from '../collection-index.ts'
 import { CollectionGoneError, ModelMismatchError } from '../errors.ts';
 import type { ModelIdentity } from '../types.ts';
 import { PgIndexStore } from './pg-store.ts';
-import { VectorSnapshots } from './vector-snapshots.ts';
+import { CollectionSnapshots } from './collection-snapshots.ts';
 
 /** Collections whose opened handle (no connection, a few fields) a process keeps. */
 const HANDLES = 10_000;
@@ -20,8 +20,8 @@ export class PgIndexes implements CollectionIndexes {
   readonly #log: Logger;
   readonly #schema: { schema?: string };
   readonly #handles = new Map<string, Promise<PgIndexStore>>();
-  /** Collections' vectors for exact search in this process (vector-snapshots.ts). */
-  readonly #snapshots: VectorSnapshots;
+  /** Collections (vectors, names, postings) held in this process for searches (collection-snapshots.ts). */
+  readonly #snapshots: CollectionSnapshots;
 
   /**
    * `schema`: the PostgreSQL schema of the tables (default `rag`; tests use their own).
@@ -30,7 +30,7 @@ export class PgIndexes implements CollectionIndexes {
    */
   constructor(options: { url: string; poolSize: number; log: Logger; schema?: string; snapshotBytes?: number }) {
     this.#log = options.log;
-    this.#snapshots = new VectorSnapshots(options.snapshotBytes);
+    this.#snapshots = new CollectionSnapshots(options.snapshotBytes);
     this.#schema = options.schema ? { schema: options.schema } : {};
     this.#pool = new pg.Pool({ connectionString: options.url, max: options.poolSize });
     // An idle client's error (the server restarted) would otherwise be thrown out of the process.

@@ -22,7 +22,7 @@ import { bm25Sql } from './pg-bm25.ts';
 import { assertSchemaName, DEFAULT_PG_SCHEMA, PG_SCHEMA_VERSION, schemaStatements } from './pg-schema.ts';
 import { bm25QueryTerms, chunkTerms } from './pg-terms.ts';
 import { MemoryBm25, type TermPostings } from './memory-bm25.ts';
-import type { VectorSnapshot, VectorSnapshots } from './vector-snapshots.ts';
+import type { CollectionSnapshot, CollectionSnapshots } from './collection-snapshots.ts';
 
 export interface PgOpenOptions {
   /** the collection's id: every row of it carries this */
@@ -32,7 +32,7 @@ export interface PgOpenOptions {
   /** the PostgreSQL schema holding the tables (default `rag`) */
   readonly schema?: string;
   /** where this process holds collections (vectors, names, postings) to search in memory; none: every search runs in the database */
-  readonly snapshots?: VectorSnapshots;
+  readonly snapshots?: CollectionSnapshots;
 }
 
 /** One key for every schema creation in a database: two processes creating at once take turns. */
@@ -66,10 +66,10 @@ export class PgIndexStore {
   readonly #pool: Pool;
   readonly #t: ReturnType<typeof tables>;
   readonly #bm25: string;
-  readonly #snapshots: VectorSnapshots | undefined;
+  readonly #snapshots: CollectionSnapshots | undefined;
   #loading: Promise<void> | undefined;
 
-  private constructor(pool: Pool, collection: string, model: ModelIdentity, schema: string, snapshots: VectorSnapshots | undefined) {
+  private constructor(pool: Pool, collection: string, model: ModelIdentity, schema: string, snapshots: CollectionSnapshots | undefined) {
     this.#pool = pool;
     this.#snapshots = snapshots;
     this.collection = collection;
@@ -419,9 +419,9 @@ export class PgIndexStore {
 
   /**
    * This process's snapshot of the collection, if it is of the generation this transaction sees;
-   * otherwise none, and a snapshot of this generation is taken in the background (vector-snapshots.ts).
+   * otherwise none, and a snapshot of this generation is taken in the background (collection-snapshots.ts).
    */
-  async #held(db: PoolClient): Promise<VectorSnapshot | undefined> {
+  async #held(db: PoolClient): Promise<CollectionSnapshot | undefined> {
     const snapshots = this.#snapshots;
     if (!snapshots) return undefined;
     const { generation, chunks } = await this.#counters(db);
@@ -661,12 +661,12 @@ function metadataOf(row: ChunkRow): HitMetadata {
 }
 
 /** BM25 from a snapshot: pg-bm25.ts's list (memory-bm25.ts). */
-function bm25In(held: VectorSnapshot, query: string, k: number): RankedChunk[] {
+function bm25In(held: CollectionSnapshot, query: string, k: number): RankedChunk[] {
   return held.bm25.search(bm25QueryTerms(query), k).map(({ row, score }) => rankedIn(held, row, score));
 }
 
 /** The named chunks from a snapshot: the NameIndex over every row, as #searchNamed ranks the rows it reads. */
-function namedIn(held: VectorSnapshot, query: string, k: number): RankedChunk[] {
+function namedIn(held: CollectionSnapshot, query: string, k: number): RankedChunk[] {
   if (k <= 0) return [];
   const terms = allQueryTerms(query);
   if (terms.size === 0) return [];
@@ -674,12 +674,12 @@ function namedIn(held: VectorSnapshot, query: string, k: number): RankedChunk[] 
 }
 
 /** The exact nearest rows of a snapshot. */
-function nearestIn(held: VectorSnapshot, queryVector: Float32Array, k: number, dimensions: number): RankedChunk[] {
+function nearestIn(held: CollectionSnapshot, queryVector: Float32Array, k: number, dimensions: number): RankedChunk[] {
   if (queryVector.length !== dimensions) throw new RangeError(`query has ${queryVector.length} dimensions, the index ${dimensions}`);
   if (k <= 0) return [];
   return held.matrix.nearest(queryVector, Math.floor(k)).map(({ row, score }) => rankedIn(held, row, score));
 }
 
-function rankedIn(held: VectorSnapshot, row: number, score: number): RankedChunk {
+function rankedIn(held: CollectionSnapshot, row: number, score: number): RankedChunk {
   return { rowId: held.ids[row] as number, path: held.matrix.paths[row] as string, ordinal: held.matrix.ordinals[row] as number, score };
 }

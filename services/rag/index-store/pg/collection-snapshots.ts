@@ -6,7 +6,7 @@ import type { MemoryBm25 } from './memory-bm25.ts';
  * A collection in memory: matrix row i is the chunk whose id is `ids[i]`, rows in (path, ordinal)
  * order; its names and its postings for the named and BM25 lists, numbered by the same rows.
  */
-export interface VectorSnapshot {
+export interface CollectionSnapshot {
   readonly matrix: VectorMatrix;
   readonly ids: readonly number[];
   readonly names: NameIndex;
@@ -30,9 +30,9 @@ export const DEFAULT_SNAPSHOT_BYTES = 256 * 1024 * 1024;
  * often it changes or is pushed out by others, and across collections a single load runs at once.
  * Meanwhile searches go through the database.
  */
-export class VectorSnapshots {
+export class CollectionSnapshots {
   readonly budgetBytes: number;
-  readonly #entries = new Map<string, { generation: number; snapshot: VectorSnapshot; bytes: number }>();
+  readonly #entries = new Map<string, { generation: number; snapshot: CollectionSnapshot; bytes: number }>();
   #bytes = 0;
   readonly minReloadMs: number;
   #loading: { collection: string; started: number } | undefined;
@@ -72,7 +72,7 @@ export class VectorSnapshots {
   }
 
   /** The collection as of `generation`, if held; another generation's is dropped. */
-  get(collection: string, generation: number): VectorSnapshot | undefined {
+  get(collection: string, generation: number): CollectionSnapshot | undefined {
     const entry = this.#entries.get(collection);
     if (!entry) return undefined;
     if (entry.generation !== generation) {
@@ -84,7 +84,7 @@ export class VectorSnapshots {
     return entry.snapshot;
   }
 
-  set(collection: string, generation: number, snapshot: VectorSnapshot): void {
+  set(collection: string, generation: number, snapshot: CollectionSnapshot): void {
     const { matrix } = snapshot;
     const bytes = matrix.rows * matrix.dimensions * 4 + snapshot.bm25.bytes;
     this.drop(collection);

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { VectorSnapshots, type VectorSnapshot } from '../../../services/rag/index-store/pg/vector-snapshots.ts';
+import { CollectionSnapshots, type CollectionSnapshot } from '../../../services/rag/index-store/pg/collection-snapshots.ts';
 import { MemoryBm25 } from '../../../services/rag/index-store/pg/memory-bm25.ts';
 import { NameIndex } from '../../../services/rag/index-store/name-index.ts';
 import { VectorMatrix } from '../../../services/rag/index-store/vector-matrix.ts';
 
 /** A snapshot of `rows` 4-float vectors (16 bytes a row). */
-function snapshot(rows: number): VectorSnapshot {
+function snapshot(rows: number): CollectionSnapshot {
   const data = new Float32Array(rows * 4).fill(0.5);
   const matrix = new VectorMatrix(
     4,
@@ -22,9 +22,9 @@ function snapshot(rows: number): VectorSnapshot {
   };
 }
 
-describe("rag VectorSnapshots: collections' vectors held in memory by generation (unit)", () => {
+describe('rag CollectionSnapshots: collections (vectors, names, postings) held in memory by generation (unit)', () => {
   it('gives a snapshot back only for the generation it was taken at, and drops it for any other', () => {
-    const held = new VectorSnapshots(16 * 800);
+    const held = new CollectionSnapshots(16 * 800);
     const s = snapshot(10);
     held.set('c1', 7, s);
     expect(held.get('c1', 7)).to.equal(s);
@@ -41,7 +41,7 @@ describe("rag VectorSnapshots: collections' vectors held in memory by generation
   });
 
   it('holds no collection over an eighth of the budget, and drops the least recently used beyond it', () => {
-    const held = new VectorSnapshots(16 * 800);
+    const held = new CollectionSnapshots(16 * 800);
     expect(held.fits(100, 4)).to.equal(true);
     expect(held.fits(101, 4)).to.equal(false);
     held.set('big', 1, snapshot(101));
@@ -59,7 +59,7 @@ describe("rag VectorSnapshots: collections' vectors held in memory by generation
   });
 
   it('lets one load run at a time, and a collection load again only after ten times its last load (at least minReloadMs)', () => {
-    const held = new VectorSnapshots(16 * 800, { minReloadMs: 1000 });
+    const held = new CollectionSnapshots(16 * 800, { minReloadMs: 1000 });
     expect(held.startLoad('a', 0)).to.equal(true);
     expect(held.startLoad('b', 0)).to.equal(false);
     held.endLoad(50); // took 50 ms: a waits until 1050
@@ -74,7 +74,7 @@ describe("rag VectorSnapshots: collections' vectors held in memory by generation
   });
 
   it('refuses a budget that is not a number of bytes', () => {
-    expect(() => new VectorSnapshots(-1)).to.throw(RangeError);
-    expect(() => new VectorSnapshots(Number.NaN)).to.throw(RangeError);
+    expect(() => new CollectionSnapshots(-1)).to.throw(RangeError);
+    expect(() => new CollectionSnapshots(Number.NaN)).to.throw(RangeError);
   });
 });

@@ -1,4 +1,4 @@
-import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { header, type EventCodec } from './codec.ts';
 import { isEventOf, type DeliveredEvent, type Event } from './envelope.ts';
 import { errorMessage, isPermanent, isTransient } from './errors.ts';
@@ -58,7 +58,21 @@ export interface ConsumerOptions {
    * commits none, so a group its killed process leaves behind holds no offsets and the broker removes it.
    */
   commitOffsets?: boolean;
+  /**
+   * How often handled offsets are committed, in ms (default DEFAULT_COMMIT_INTERVAL_MS); 0 commits
+   * after every chunk. A group whose committed offsets others read as "applied up to here" (the
+   * projections the keys caches follow) takes 0.
+   */
+  commitIntervalMs?: number;
 }
+
+/**
+ * Handled offsets wait this long to be committed together. A commit is a write to the broker's
+ * offsets log: after every chunk, a webhook's nine consumer groups made nine of them, about a third
+ * of Kafka's CPU on the webhook path (issue 37). What a longer interval costs is redelivery after a
+ * crash, which every handler already absorbs; a stop commits first.
+ */
+export const DEFAULT_COMMIT_INTERVAL_MS = 1000;
 
 export const DLQ_HEADER = {
   error: 'dlq-error',
@@ -88,6 +102,17 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });
 
+/** Whether `promise` settled before `deadline` (epoch ms); it is not waited for beyond it. */
+async function within(promise: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How long a handler may keep failing on a dependency before readiness reports it. */
 const BLOCKED_REPORT_MS = 5000;
 /** How long a consumer may take to join its group before readiness reports it. */
@@ -114,9 +139,19 @@ export class ConsumerRunner {
   private fetchingSince: number | undefined;
   private blockedSince: number | undefined;
   private lastError: string | undefined;
+  /** 0: kafkajs commits after every batch; otherwise this runner commits on a timer (commitOffsets false: never). */
+  readonly #commitEveryMs: number;
+  /** Per partition, the next offset to read once what was handled is committed. */
+  readonly #pending = new Map<string, { topic: string; partition: number; offset: string }>();
+  #lastCommit = 0;
+  #commitTimer: NodeJS.Timeout | undefined;
+  #committing: Promise<void> = Promise.resolve();
+  /** Batches being handled, so a stop can commit after them and before leaving. */
+  readonly #batches = new Set<Promise<void>>();
 
   constructor(options: ConsumerOptions) {
     this.options = options;
+    this.#commitEveryMs = options.commitOffsets === false ? 0 : (options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS);
     const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
     // Retries the broker for as long as it is away, keeping its member id (see consumerClient).
     this.consumer = consumerClient(options.kafka).consumer({
@@ -143,7 +178,9 @@ export class ConsumerRunner {
       active();
     });
     this.consumer.on(events.HEARTBEAT, active);
-    this.consumer.on(events.GROUP_JOIN, () => {
+    this.consumer.on(events.GROUP_JOIN, ({ payload }) => {
+      // Partitions now another member's: their handled offsets are that member's to commit.
+      for (const [key, p] of this.#pending) if (!payload.memberAssignment[p.topic]?.includes(p.partition)) this.#pending.delete(key);
       this.state = 'joined';
       this.fetchingSince = undefined;
       active();
@@ -178,68 +215,122 @@ export class ConsumerRunner {
   on: Consumer['on'] = (...args) => this.consumer.on(...args);
 
   async start(): Promise<void> {
+    // The first commit, too, comes an interval after the start: a busy start commits once, not per chunk.
+    this.#lastCommit = Date.now();
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: this.options.fromBeginning ?? true });
     await this.consumer.run({
-      autoCommit: this.options.commitOffsets ?? true,
+      autoCommit: (this.options.commitOffsets ?? true) && this.#commitEveryMs === 0,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.partitionsAtOnce ?? 1,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        const { topic, partition } = batch;
-        // Writer schemas of newer producers, fetched once each; nothing is fetched once they are all known.
-        if (!(await this.prepare(batch.messages, isRunning, heartbeat))) return;
-        eventMetrics.lag.set({ group: this.options.groupId, topic, partition: String(partition) }, Number(batch.offsetLag()));
-        let chunk: { event: DeliveredEvent; message: KafkaMessage }[] = [];
-        const flush = async (): Promise<boolean> => {
-          if (chunk.length === 0) return true;
-          // Timing hooks (debug only; the benches time hops by them): when a chunk reached the handler, and how long it took.
-          const startedAt = Date.now();
-          const offset = chunk[0]!.message.offset;
-          this.log.debug({ topic, partition, offset, events: chunk.length }, 'chunk received');
-          const spans = startChunkSpans(chunk, topic, partition, this.options.groupId);
-          let done = false;
-          try {
-            done = await spans.run(() => this.handleChunk(chunk, topic, partition, isRunning, heartbeat));
-          } finally {
-            spans.end(done);
-          }
-          this.log.debug({ topic, partition, offset, events: chunk.length, ms: Date.now() - startedAt, done }, 'chunk handled');
-          if (done) {
-            resolveOffset(chunk[chunk.length - 1]!.message.offset);
-            eventMetrics.handled.inc({ group: this.options.groupId, topic }, chunk.length);
-            this.lastActivity = Date.now();
-            await heartbeat();
-          }
-          chunk = [];
-          return done;
-        };
-        for (const message of batch.messages) {
-          if (!isRunning() || isStale()) break;
-          const redriveFor = header(message, DLQ_HEADER.redriveGroup);
-          if (redriveFor !== undefined && redriveFor !== this.options.groupId) {
-            // A re-driven copy meant for another group: this one handled the original already.
-            if (!(await flush())) return;
-            resolveOffset(message.offset);
-            continue;
-          }
-          let event: DeliveredEvent;
-          try {
-            event = this.options.codec.decode(message) as DeliveredEvent;
-            event.position = { topic, partition, offset: message.offset };
-          } catch (err) {
-            // Not the record's fault (a writer schema not fetched): kafkajs delivers the batch again, nothing is dead-lettered.
-            if (isTransient(err)) throw err;
-            if (!(await flush())) return;
-            await this.deadLetter(message, topic, partition, err);
-            resolveOffset(message.offset);
-            continue;
-          }
-          chunk.push({ event, message });
-          if (chunk.length >= this.chunkSize && !(await flush())) return;
-        }
-        if (isRunning() && !isStale()) await flush();
+      eachBatch: (payload) => {
+        const running = this.#eachBatch(payload).finally(() => this.#batches.delete(running));
+        this.#batches.add(running);
+        return running;
       },
     });
+  }
+
+  async #eachBatch({ batch, resolveOffset: resolve, heartbeat, isRunning: kafkaRunning, isStale }: EachBatchPayload): Promise<void> {
+    const { topic, partition } = batch;
+    // A stopping runner handles nothing more: what it handled is committed before it leaves.
+    const isRunning = () => kafkaRunning() && !this.stopping.signal.aborted;
+    const resolveOffset = (offset: string) => {
+      resolve(offset);
+      if (this.#commitEveryMs > 0) this.#handled(topic, partition, offset);
+    };
+    // Writer schemas of newer producers, fetched once each; nothing is fetched once they are all known.
+    if (!(await this.prepare(batch.messages, isRunning, heartbeat))) return;
+    eventMetrics.lag.set({ group: this.options.groupId, topic, partition: String(partition) }, Number(batch.offsetLag()));
+    let chunk: { event: DeliveredEvent; message: KafkaMessage }[] = [];
+    const flush = async (): Promise<boolean> => {
+      if (chunk.length === 0) return true;
+      // Timing hooks (debug only; the benches time hops by them): when a chunk reached the handler, and how long it took.
+      const startedAt = Date.now();
+      const offset = chunk[0]!.message.offset;
+      this.log.debug({ topic, partition, offset, events: chunk.length }, 'chunk received');
+      const spans = startChunkSpans(chunk, topic, partition, this.options.groupId);
+      let done = false;
+      try {
+        done = await spans.run(() => this.handleChunk(chunk, topic, partition, isRunning, heartbeat));
+      } finally {
+        spans.end(done);
+      }
+      this.log.debug({ topic, partition, offset, events: chunk.length, ms: Date.now() - startedAt, done }, 'chunk handled');
+      if (done) {
+        resolveOffset(chunk[chunk.length - 1]!.message.offset);
+        eventMetrics.handled.inc({ group: this.options.groupId, topic }, chunk.length);
+        this.lastActivity = Date.now();
+        await heartbeat();
+      }
+      chunk = [];
+      return done;
+    };
+    for (const message of batch.messages) {
+      if (!isRunning() || isStale()) break;
+      const redriveFor = header(message, DLQ_HEADER.redriveGroup);
+      if (redriveFor !== undefined && redriveFor !== this.options.groupId) {
+        // A re-driven copy meant for another group: this one handled the original already.
+        if (!(await flush())) return;
+        resolveOffset(message.offset);
+        continue;
+      }
+      let event: DeliveredEvent;
+      try {
+        event = this.options.codec.decode(message) as DeliveredEvent;
+        event.position = { topic, partition, offset: message.offset };
+      } catch (err) {
+        // Not the record's fault (a writer schema not fetched): kafkajs delivers the batch again, nothing is dead-lettered.
+        if (isTransient(err)) throw err;
+        if (!(await flush())) return;
+        await this.deadLetter(message, topic, partition, err);
+        resolveOffset(message.offset);
+        continue;
+      }
+      chunk.push({ event, message });
+      if (chunk.length >= this.chunkSize && !(await flush())) return;
+    }
+    if (isRunning() && !isStale()) await flush();
+  }
+
+  /** Notes a handled offset and makes sure a commit is due within the interval. */
+  #handled(topic: string, partition: number, offset: string): void {
+    this.#pending.set(`${topic}\u0000${partition}`, { topic, partition, offset: (BigInt(offset) + 1n).toString() });
+    this.#scheduleCommit();
+  }
+
+  #scheduleCommit(): void {
+    if (this.#commitTimer || this.stopping.signal.aborted) return;
+    const wait = Math.max(0, this.#lastCommit + this.#commitEveryMs - Date.now());
+    this.#commitTimer = setTimeout(() => {
+      this.#commitTimer = undefined;
+      void this.#commitPending();
+    }, wait);
+  }
+
+  /**
+   * Commits the handled offsets not committed yet, one commit at a time. A failed commit (broker
+   * away, group rebalancing) is left to the next one: the offsets it carried only ever name events
+   * this member handled, so a late one moves no partition past an event nobody handled.
+   */
+  #commitPending(): Promise<void> {
+    this.#committing = this.#committing.then(async () => {
+      if (this.#pending.size === 0) return;
+      const offsets = [...this.#pending.values()];
+      this.#pending.clear();
+      this.#lastCommit = Date.now();
+      try {
+        await this.consumer.commitOffsets(offsets);
+      } catch (err) {
+        this.log.warn({ err: errorMessage(err), partitions: offsets.length }, 'offsets not committed; the next commit carries them on');
+        for (const o of offsets) {
+          const key = `${o.topic}\u0000${o.partition}`;
+          if (!this.#pending.has(key)) this.#pending.set(key, o);
+        }
+        this.#scheduleCommit();
+      }
+    });
+    return this.#committing;
   }
 
   private restartAfterCrash(attempt: number): void {
@@ -270,11 +361,16 @@ export class ConsumerRunner {
   async stop(timeoutMs = 5000): Promise<void> {
     this.stopping.abort();
     this.state = 'stopped';
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-    const result = await Promise.race([this.consumer.disconnect().then(() => 'left' as const), gaveUp]);
-    clearTimeout(timer);
-    if (result === 'timeout') this.log.warn({ timeoutMs }, 'consumer did not leave its group in time; the broker will expire its session');
+    clearTimeout(this.#commitTimer);
+    this.#commitTimer = undefined;
+    const deadline = Date.now() + timeoutMs;
+    // kafkajs drops commits once it is stopping: the chunks in hand finish, their offsets go out, then
+    // it leaves. Each step gets what is left of the time; leaving is asked for in any case, since it
+    // also ends a commit kafkajs keeps retrying against a broker that is away.
+    await within(Promise.allSettled([...this.#batches]), deadline);
+    if (this.#commitEveryMs > 0) await within(this.#commitPending(), deadline);
+    const left = await within(this.consumer.disconnect(), deadline);
+    if (!left) this.log.warn({ timeoutMs }, 'consumer did not leave its group in time; the broker will expire its session');
   }
 
   health(now = Date.now()): ConsumerHealth {

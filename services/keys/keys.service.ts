@@ -53,8 +53,9 @@ export const keysService: ServiceModule = {
     const log = rt.log.child({ service: 'keys' });
     const parts = new Parts();
     return parts.starting(async () => {
-      parts.add(await startProjection(rt, log, keysProjection));
-      parts.add(await startProjection(rt, log, usageProjection));
+      // Followed by the caches below: their committed offsets say how far the database has applied.
+      parts.add(await startProjection(rt, log, keysProjection, { followed: true }));
+      parts.add(await startProjection(rt, log, usageProjection, { followed: true }));
       // The audit log's projection runs where GET /audit is answered.
       parts.add(await startProjection(rt, log, auditProjection));
       // The team workspaces' projection runs where the team routes are answered and member keys minted.

@@ -126,6 +126,7 @@ const schema = z.object({
   KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   KAFKA_HANDLER_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
+  KAFKA_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).optional(),
   ...KAFKA_SECURITY_SCHEMA,
   SCHEMA_REGISTRY_URL: url.optional(),
   SCHEMA_REGISTRY_USERNAME: z.string().min(1).max(500).optional(),
@@ -313,6 +314,8 @@ export interface Config {
     handlerRetries: number;
     /** How long the broker waits for a silent consumer before giving its partitions to others. */
     sessionTimeoutMs: number;
+    /** How often consumers commit handled offsets; 0: after every chunk; unset: the runner's default. */
+    commitIntervalMs: number | undefined;
     /** TLS to the brokers (KAFKA_SSL*); unset: plaintext. */
     ssl?: KafkaTls;
     /** SASL authentication (KAFKA_SASL_*); unset: none. The password never shows when this is logged. */
@@ -531,6 +534,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publishTimeoutMs: raw.KAFKA_PUBLISH_TIMEOUT_MS,
       handlerRetries: raw.KAFKA_HANDLER_RETRIES,
       sessionTimeoutMs: raw.KAFKA_SESSION_TIMEOUT_MS,
+      commitIntervalMs: raw.KAFKA_COMMIT_INTERVAL_MS,
       ...kafkaSecurity(raw, production, problems),
     },
     schemaRegistry: schemaRegistryConfig(raw, required, problems),

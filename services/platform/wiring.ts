@@ -15,7 +15,7 @@ import { listen } from './service.ts';
 export async function startConsumer(
   rt: Runtime,
   log: Logger,
-  options: { group: string; eventTypes: readonly string[]; handler: EventHandler; partitionsAtOnce?: number },
+  options: { group: string; eventTypes: readonly string[]; handler: EventHandler; partitionsAtOnce?: number; commitIntervalMs?: number },
 ): Promise<ConsumerRunner> {
   const runner = new ConsumerRunner({
     kafka: rt.kafka,
@@ -28,19 +28,32 @@ export async function startConsumer(
     retries: rt.config.kafka.handlerRetries,
     sessionTimeoutMs: rt.config.kafka.sessionTimeoutMs,
     ...(options.partitionsAtOnce ? { partitionsAtOnce: options.partitionsAtOnce } : {}),
+    ...((options.commitIntervalMs ?? rt.config.kafka.commitIntervalMs) !== undefined
+      ? { commitIntervalMs: options.commitIntervalMs ?? rt.config.kafka.commitIntervalMs }
+      : {}),
   });
   rt.track(runner);
   await runner.start();
   return runner;
 }
 
-/** A live projection: its indexes, and a consumer group applying its events. */
-export async function startProjection(rt: Runtime, log: Logger, projection: Projection<Document>): Promise<ConsumerRunner> {
+/**
+ * A live projection: its indexes, and a consumer group applying its events. `followed`: caches read
+ * its group's committed offsets as how far it has applied (startCacheFeed), so it commits after
+ * every chunk.
+ */
+export async function startProjection(
+  rt: Runtime,
+  log: Logger,
+  projection: Projection<Document>,
+  options: { followed?: boolean } = {},
+): Promise<ConsumerRunner> {
   await ensureIndexes(rt.mongo.db, projection);
   return startConsumer(rt, log, {
     group: projectionGroupId(projection),
     eventTypes: projection.handles,
     handler: new ProjectionApplier(rt.mongo.db, projection),
+    ...(options.followed ? { commitIntervalMs: 0 } : {}),
   });
 }
 

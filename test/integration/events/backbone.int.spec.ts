@@ -259,6 +259,59 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     expect(await db.collection(collection).countDocuments({ count: 2 })).to.equal(probes.length);
   });
 
+  it('commits handled offsets on its interval, not after every chunk, and what is left when it stops', async () => {
+    const { topic, codec, publisher, admin } = await setup('commits');
+    const committed = async (groupId: string) =>
+      (await admin.fetchOffsets({ groupId, topics: [topic] }))
+        .flatMap((t) => t.partitions)
+        .map((p) => BigInt(p.offset))
+        .reduce((sum, o) => sum + (o > 0n ? o : 0n), 0n);
+    const end = async () => (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + BigInt(p.high), 0n);
+    const run = (groupId: string, commitIntervalMs: number, seen: DeliveredEvent[]) => {
+      const runner = new ConsumerRunner({
+        kafka,
+        codec,
+        publisher,
+        log,
+        groupId,
+        topics: [topic],
+        handler: eachEvent(async (e) => void seen.push(e)),
+        commitIntervalMs,
+      });
+      cleanups.push(() => runner.stop());
+      return runner;
+    };
+    await publisher.publish(Array.from({ length: 30 }, (_, i) => recorded(`probe-${i % 6}`, i)));
+
+    // An interval longer than the test: nothing is committed while it runs, everything once it stops.
+    const slowGroup = `commit-slow-${randomUUID()}`;
+    const slowSeen: DeliveredEvent[] = [];
+    const slow = run(slowGroup, 600_000, slowSeen);
+    await slow.start();
+    await eventually('30 events handled', async () => (slowSeen.length >= 30 ? true : undefined));
+    expect(await committed(slowGroup), 'committed while running').to.equal(0n);
+    await slow.stop();
+    expect(await committed(slowGroup), 'committed at the stop').to.equal(await end());
+
+    // The same group again: what was committed at the stop is not delivered again.
+    const againSeen: DeliveredEvent[] = [];
+    const again = run(slowGroup, 600_000, againSeen);
+    await again.start();
+    await publisher.publish(recorded('probe-late', 1));
+    await eventually('the new event', async () => (againSeen.length >= 1 ? true : undefined));
+    await again.stop();
+    expect(againSeen.map((e) => (e.data as { probeId: string }).probeId)).to.deep.equal(['probe-late']);
+
+    // A short interval: the commits follow while it runs, with no stop and no further event.
+    const quickGroup = `commit-quick-${randomUUID()}`;
+    const quickSeen: DeliveredEvent[] = [];
+    const quick = run(quickGroup, 200, quickSeen);
+    await quick.start();
+    const target = await end();
+    await eventually('the offsets committed on the interval', async () => ((await committed(quickGroup)) === target ? true : undefined));
+    expect(quickSeen.length).to.equal(31);
+  });
+
   it('applies an event published twice (same event id, two offsets) once', async () => {
     const { topic, codec, publisher } = await setup('duplicate');
     const collection = `counters_${randomUUID().slice(0, 8)}`;

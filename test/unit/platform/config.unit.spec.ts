@@ -154,9 +154,11 @@ describe('config (unit)', () => {
     ['RAG_INDEX_ENGINE', 'mysql', /RAG_INDEX_ENGINE: must be sqlite or postgres/],
     ['RAG_DATABASE_URL', 'mongodb://x', /RAG_DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/],
     ['RAG_DATABASE_POOL', '0', /RAG_DATABASE_POOL/],
+    ['KAFKA_COMMIT_INTERVAL_MS', '-1', /KAFKA_COMMIT_INTERVAL_MS/],
+    ['KAFKA_COMMIT_INTERVAL_MS', 'soon', /KAFKA_COMMIT_INTERVAL_MS/],
   ];
   for (const [name, value, message] of bad) {
-    it(`rejects a bad ${name} with its name`, () => {
+    it(`rejects a bad ${name} (${JSON.stringify(value)}) with its name`, () => {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, message);
     });
   }
@@ -185,6 +187,12 @@ describe('config (unit)', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).payments.allowTestMode).to.equal(false);
     expect(loadConfig({ PAYMENT_ALLOW_TEST_MODE: 'false' }).payments.allowTestMode).to.equal(false);
     expect(loadConfig({ NODE_ENV: 'test', PAYMENT_ALLOW_TEST_MODE: 'true' }).payments.allowTestMode).to.equal(true);
+  });
+
+  it("KAFKA_COMMIT_INTERVAL_MS: unset leaves the consumers' default, 0 commits after every chunk", () => {
+    expect(loadConfig({}).kafka.commitIntervalMs).to.equal(undefined);
+    expect(loadConfig({ KAFKA_COMMIT_INTERVAL_MS: '0' }).kafka.commitIntervalMs).to.equal(0);
+    expect(loadConfig({ KAFKA_COMMIT_INTERVAL_MS: '250' }).kafka.commitIntervalMs).to.equal(250);
   });
 
   it('documents every variable in .env.example', () => {

@@ -7,6 +7,7 @@ import { consumerClient } from './kafka.ts';
 import { inEventSpan, recordDeadLetter, recordRetry, startChunkSpans } from './kafka-spans.ts';
 import { eventMetrics } from './metrics.ts';
 import type { EventPublisher } from './publisher.ts';
+import { partitionKey } from './projection-cache.ts';
 import { dlqTopic } from './topics.ts';
 
 /**
@@ -295,7 +296,7 @@ export class ConsumerRunner {
 
   /** Notes a handled offset and makes sure a commit is due within the interval. */
   #handled(topic: string, partition: number, offset: string): void {
-    this.#pending.set(`${topic}\u0000${partition}`, { topic, partition, offset: (BigInt(offset) + 1n).toString() });
+    this.#pending.set(partitionKey(topic, partition), { topic, partition, offset: (BigInt(offset) + 1n).toString() });
     this.#scheduleCommit();
   }
 
@@ -324,7 +325,7 @@ export class ConsumerRunner {
       } catch (err) {
         this.log.warn({ err: errorMessage(err), partitions: offsets.length }, 'offsets not committed; the next commit carries them on');
         for (const o of offsets) {
-          const key = `${o.topic}\u0000${o.partition}`;
+          const key = partitionKey(o.topic, o.partition);
           if (!this.#pending.has(key)) this.#pending.set(key, o);
         }
         this.#scheduleCommit();

@@ -75,6 +75,7 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     topic: string,
     handle: (e: DeliveredEvent) => Promise<void>,
     groupId = `g-${randomUUID()}`,
+    options: { commitIntervalMs?: number } = {},
   ) {
     const runner = new ConsumerRunner({
       kafka,
@@ -86,6 +87,7 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
       handler: eachEvent(handle),
       retries: 2,
       backoff: { initialMs: 10, maxMs: 50 },
+      ...options,
     });
     cleanups.push(() => runner.stop());
     return runner;
@@ -267,20 +269,8 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
         .map((p) => BigInt(p.offset))
         .reduce((sum, o) => sum + (o > 0n ? o : 0n), 0n);
     const end = async () => (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + BigInt(p.high), 0n);
-    const run = (groupId: string, commitIntervalMs: number, seen: DeliveredEvent[]) => {
-      const runner = new ConsumerRunner({
-        kafka,
-        codec,
-        publisher,
-        log,
-        groupId,
-        topics: [topic],
-        handler: eachEvent(async (e) => void seen.push(e)),
-        commitIntervalMs,
-      });
-      cleanups.push(() => runner.stop());
-      return runner;
-    };
+    const run = (groupId: string, commitIntervalMs: number, seen: DeliveredEvent[]) =>
+      consume(codec, publisher, topic, async (e) => void seen.push(e), groupId, { commitIntervalMs });
     await publisher.publish(Array.from({ length: 30 }, (_, i) => recorded(`probe-${i % 6}`, i)));
 
     // An interval longer than the test: nothing is committed while it runs, everything once it stops.

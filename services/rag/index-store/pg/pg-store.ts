@@ -333,10 +333,7 @@ export class PgIndexStore {
 
   /** BM25 as the SQLite store ranks it (pg-bm25.ts): best first; ties by path and chunk order. */
   async searchBm25(query: string, k: number): Promise<RankedChunk[]> {
-    return this.#read(async (db) => {
-      const held = await this.#held(db);
-      return held ? bm25In(held, query, k) : this.#searchBm25(db, query, k);
-    });
+    return this.#read(async (db) => this.#searchBm25(db, await this.#held(db), query, k));
   }
 
   /**
@@ -345,18 +342,12 @@ export class PgIndexStore {
    * from returning fewer than k.
    */
   async searchVector(queryVector: Float32Array, k: number): Promise<RankedChunk[]> {
-    return this.#read(async (db) => {
-      const held = await this.#held(db);
-      return held ? nearestIn(held, queryVector, k, this.model.dimensions) : this.#searchVector(db, queryVector, k);
-    });
+    return this.#read(async (db) => this.#searchVector(db, await this.#held(db), queryVector, k));
   }
 
   /** Chunks the query names (name-index.ts), those naming more segments first. */
   async searchNamed(query: string, k: number): Promise<RankedChunk[]> {
-    return this.#read(async (db) => {
-      const held = await this.#held(db);
-      return held ? namedIn(held, query, k) : this.#searchNamed(db, query, k);
-    });
+    return this.#read(async (db) => this.#searchNamed(db, await this.#held(db), query, k));
   }
 
   /**
@@ -367,19 +358,17 @@ export class PgIndexStore {
   async search(query: string, queryVector: Float32Array, k: number, options: SearchOptions = {}): Promise<SearchHit[]> {
     return this.#read(async (db) => {
       const candidates = Math.max(k, options.candidates ?? DEFAULT_CANDIDATES);
-      // From this process's snapshot when it is of the generation this transaction sees: the same
-      // lists the statements below give, without the database's CPU.
+      // Each list from this process's snapshot when it is of the generation this transaction sees:
+      // the same lists the statements give, without the database's CPU.
       const held = await this.#held(db);
-      const named = held ? namedIn(held, query, NAMED_CANDIDATES) : await this.#searchNamed(db, query, NAMED_CANDIDATES);
+      const named = await this.#searchNamed(db, held, query, NAMED_CANDIDATES);
       const lexical: Lexical = {
         candidates,
-        bm25: held ? bm25In(held, query, candidates) : await this.#searchBm25(db, query, candidates),
+        bm25: await this.#searchBm25(db, held, query, candidates),
         named,
         codeQuery: named.length > 0 || looksLikeCode(query),
       };
-      const semantic = held
-        ? nearestIn(held, queryVector, candidates, this.model.dimensions)
-        : await this.#searchVector(db, queryVector, candidates);
+      const semantic = await this.#searchVector(db, held, queryVector, candidates);
       // The lists and weights of IndexStore's #fuse.
       const fused = reciprocalRankFusion(
         [
@@ -405,9 +394,11 @@ export class PgIndexStore {
     return this.#read((db) => this.#hits(db, ranked));
   }
 
-  async #searchBm25(db: PoolClient, query: string, k: number): Promise<RankedChunk[]> {
+  /** BM25 (pg-bm25.ts): from `held` when given (memory-bm25.ts, the same list), else by the statement. */
+  async #searchBm25(db: PoolClient, held: CollectionSnapshot | undefined, query: string, k: number): Promise<RankedChunk[]> {
     const terms = bm25QueryTerms(query);
     if (terms.length === 0 || k <= 0) return [];
+    if (held) return held.bm25.search(terms, k).map(({ row, score }) => rankedIn(held, row, score));
     const { rows } = await db.query<{ id: string; path: string; ordinal: number; score: number }>({
       // Prepared once per connection: parsing and planning were a fifth of the query's time.
       name: `svc-rag-bm25-${this.schema}`,
@@ -516,12 +507,14 @@ export class PgIndexStore {
     await this.#loading;
   }
 
-  async #searchVector(db: PoolClient, queryVector: Float32Array, k: number): Promise<RankedChunk[]> {
+  /** The nearest chunks: exact from `held` when given, else through the HNSW index. */
+  async #searchVector(db: PoolClient, held: CollectionSnapshot | undefined, queryVector: Float32Array, k: number): Promise<RankedChunk[]> {
     if (queryVector.length !== this.model.dimensions) {
       throw new RangeError(`query has ${queryVector.length} dimensions, the index ${this.model.dimensions}`);
     }
     if (k <= 0) return [];
     const limit = Math.floor(k);
+    if (held) return held.matrix.nearest(queryVector, limit).map(({ row, score }) => rankedIn(held, row, score));
     // Transaction-local: the HNSW scan must look at no fewer than k candidates, and keep scanning
     // (in distance order) past other collections' rows until k of this one are found.
     await db.query(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'strict_order', true)`, [
@@ -540,10 +533,12 @@ export class PgIndexStore {
     return rows.map((r) => ({ rowId: Number(r.id), path: r.path, ordinal: r.ordinal, score: r.score }));
   }
 
-  async #searchNamed(db: PoolClient, query: string, k: number): Promise<RankedChunk[]> {
+  /** The chunks the query names: from `held`'s NameIndex when given, else from the rows holding its keys. */
+  async #searchNamed(db: PoolClient, held: CollectionSnapshot | undefined, query: string, k: number): Promise<RankedChunk[]> {
     if (k <= 0) return [];
     const terms = allQueryTerms(query);
     if (terms.size === 0) return [];
+    if (held) return held.names.named(terms, k).map(({ row, segments }) => rankedIn(held, row, segments));
     // The NameIndex finds rows by these two keys only, so the rows holding either are all it can
     // return; in (path, ordinal) order, as the SQLite store numbers its rows, for the same ties.
     const { rows } = await db.query<{ id: string; path: string; ordinal: number; symbol: string | null }>({
@@ -660,26 +655,7 @@ function metadataOf(row: ChunkRow): HitMetadata {
   };
 }
 
-/** BM25 from a snapshot: pg-bm25.ts's list (memory-bm25.ts). */
-function bm25In(held: CollectionSnapshot, query: string, k: number): RankedChunk[] {
-  return held.bm25.search(bm25QueryTerms(query), k).map(({ row, score }) => rankedIn(held, row, score));
-}
-
-/** The named chunks from a snapshot: the NameIndex over every row, as #searchNamed ranks the rows it reads. */
-function namedIn(held: CollectionSnapshot, query: string, k: number): RankedChunk[] {
-  if (k <= 0) return [];
-  const terms = allQueryTerms(query);
-  if (terms.size === 0) return [];
-  return held.names.named(terms, k).map(({ row, segments }) => rankedIn(held, row, segments));
-}
-
-/** The exact nearest rows of a snapshot. */
-function nearestIn(held: CollectionSnapshot, queryVector: Float32Array, k: number, dimensions: number): RankedChunk[] {
-  if (queryVector.length !== dimensions) throw new RangeError(`query has ${queryVector.length} dimensions, the index ${dimensions}`);
-  if (k <= 0) return [];
-  return held.matrix.nearest(queryVector, Math.floor(k)).map(({ row, score }) => rankedIn(held, row, score));
-}
-
+/** A snapshot's row as a ranked chunk. */
 function rankedIn(held: CollectionSnapshot, row: number, score: number): RankedChunk {
   return { rowId: held.ids[row] as number, path: held.matrix.paths[row] as string, ordinal: held.matrix.ordinals[row] as number, score };
 }

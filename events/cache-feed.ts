@@ -3,8 +3,8 @@ import type { EventLog } from './event-log.ts';
 import type { EventCodec } from './codec.ts';
 import { ConsumerRunner } from './consumer.ts';
 import { errorMessage } from './errors.ts';
-import type { DeliveredEvent } from './envelope.ts';
-import { partitionKey, type FeedFollower, type PartitionOffset } from './projection-cache.ts';
+import { partitionKey, type DeliveredEvent } from './envelope.ts';
+import type { FeedFollower, PartitionOffset } from './projection-cache.ts';
 import type { EventPublisher } from './publisher.ts';
 
 export interface CacheFeedOptions {

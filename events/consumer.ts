@@ -1,13 +1,12 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { header, type EventCodec } from './codec.ts';
-import { isEventOf, type DeliveredEvent, type Event } from './envelope.ts';
+import { isEventOf, partitionKey, type DeliveredEvent, type Event } from './envelope.ts';
 import { errorMessage, isPermanent, isTransient } from './errors.ts';
 import type { EventLog } from './event-log.ts';
 import { consumerClient } from './kafka.ts';
 import { inEventSpan, recordDeadLetter, recordRetry, startChunkSpans } from './kafka-spans.ts';
 import { eventMetrics } from './metrics.ts';
 import type { EventPublisher } from './publisher.ts';
-import { partitionKey } from './projection-cache.ts';
 import { dlqTopic } from './topics.ts';
 
 /**

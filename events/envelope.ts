@@ -21,6 +21,9 @@ export interface Position {
   offset: string;
 }
 
+/** A topic-partition as a map key. */
+export const partitionKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
+
 export type DeliveredEvent<E extends Event = Event> = E & { position: Position };
 
 /**

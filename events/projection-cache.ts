@@ -1,5 +1,5 @@
 import type { Document } from 'mongodb';
-import type { DeliveredEvent } from './envelope.ts';
+import { partitionKey, type DeliveredEvent } from './envelope.ts';
 import { applyStored, projectedFields, type Projection, type StoredDocument } from './projection.ts';
 
 /**
@@ -81,9 +81,6 @@ interface Entry<D> {
   /** Age at which a trusted entry is reloaded in the background. */
   refreshAfter: number;
 }
-
-/** A topic-partition as a map key. */
-export const partitionKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
 
 /** The load in flight for this key if there is one, else a new one, forgotten once settled: concurrent misses share it. */
 export function sharedLoad<T>(loads: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {

@@ -11,6 +11,9 @@
  *   BENCH_CHUNKS         documents to embed (default 200)
  *   BENCH_BATCH          documents per inference (default 16)
  *   BENCH_QUERIES        timed single-query embeddings (default 50, after 5 untimed)
+ *   BENCH_BASELINE_MODEL_DIR  a second model folder measured in the same run (say, the export before
+ *                        requantizing: an older provision.sh's folder); prints ratios and the cosine
+ *                        between the two models' vectors of each chunk
  *
  * The documents are this repository's own TypeScript (services/, events/), cut into 30-line chunks: real code with real
  * token lengths (truncated at the model's maximum like any long chunk). Results go to stdout.
@@ -19,6 +22,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OnnxEmbedder } from '../services/rag/embedding/embedder.ts';
 import { defaultModelDir } from '../services/rag/embedding/model-folder.ts';
+import { cosine } from '../services/rag/embedding/pooling.ts';
 import { runMain } from './run-main.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -64,52 +68,83 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
+interface Figures {
+  docsPerSecond: number;
+  cpuMsPerDoc: number;
+  vectors: Float32Array[];
+}
+
+async function measure(dir: string, threads: number, batchSize: number, chunks: readonly string[], queries: number): Promise<Figures> {
+  const loadStart = performance.now();
+  const embedder = await OnnxEmbedder.load(dir, { intraOpThreads: threads, batchSize });
+  const loadMs = performance.now() - loadStart;
+  const tokStart = performance.now();
+  for (const c of chunks) embedder.folder.tokenizer.encode(c);
+  const tokenizeMs = performance.now() - tokStart;
+
+  const docStart = performance.now();
+  const cpuStart = process.cpuUsage();
+  const vectors = await embedder.embed(chunks, 'document');
+  const docSeconds = (performance.now() - docStart) / 1000;
+  const cpu = process.cpuUsage(cpuStart);
+  // CPU time as well as wall time: on a shared machine the wall clock also measures the neighbours.
+  const cpuMsPerDoc = (cpu.user + cpu.system) / 1000 / chunks.length;
+
+  for (let i = 0; i < 5; i++) await embedder.embed([QUERIES[i % QUERIES.length] ?? ''], 'query');
+  const latencies: number[] = [];
+  for (let i = 0; i < queries; i++) {
+    const start = performance.now();
+    await embedder.embed([QUERIES[i % QUERIES.length] ?? ''], 'query');
+    latencies.push(performance.now() - start);
+  }
+  latencies.sort((a, b) => a - b);
+  await embedder.close();
+  console.log(
+    `  threads ${threads}: load ${loadMs.toFixed(0)} ms; documents ${(chunks.length / docSeconds).toFixed(1)}/s at batch ${batchSize} ` +
+      `(${cpuMsPerDoc.toFixed(0)} ms CPU each, tokenizing ${(tokenizeMs / chunks.length).toFixed(2)} ms of it); query p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
+      `p95 ${percentile(latencies, 95).toFixed(1)} ms over ${queries}`,
+  );
+  return { docsPerSecond: chunks.length / docSeconds, cpuMsPerDoc, vectors };
+}
+
+async function describe(dir: string, chunks: readonly string[]): Promise<void> {
+  const embedder = await OnnxEmbedder.load(dir, { intraOpThreads: 1 });
+  const tokens = chunks.map((c) => embedder.folder.tokenizer.encode(c).length);
+  const max = embedder.folder.tokenizer.maxLength;
+  console.log(
+    `${dir}: ${embedder.folder.manifest.name}, ${embedder.dimensions} dimensions; ${chunks.length} chunks, ` +
+      `mean ${Math.round(tokens.reduce((a, b) => a + b, 0) / tokens.length)} tokens, ${tokens.filter((n) => n >= max).length} truncated at ${max}`,
+  );
+  await embedder.close();
+}
+
 async function main(): Promise<void> {
   const dir = process.env.EMBEDDING_MODEL_DIR || defaultModelDir();
+  // Optional: another folder measured in the same run (e.g. the export before requantizing), for ratios.
+  const baseline = process.env.BENCH_BASELINE_MODEL_DIR;
   const threads = (process.env.BENCH_THREADS ?? '1,2').split(',').map((t) => Number(t.trim()));
   const batchSize = envInt('BENCH_BATCH', 16);
   const queries = envInt('BENCH_QUERIES', 50);
   const chunks = codeChunks(envInt('BENCH_CHUNKS', 200));
 
-  console.log(`model folder: ${dir}`);
   for (const t of threads) {
-    const loadStart = performance.now();
-    const embedder = await OnnxEmbedder.load(dir, { intraOpThreads: t, batchSize });
-    const loadMs = performance.now() - loadStart;
-    if (t === threads[0]) {
-      const tokens = chunks.map((c) => embedder.folder.tokenizer.encode(c).length);
-      const max = embedder.folder.tokenizer.maxLength;
+    if (baseline) {
+      if (t === threads[0]) await describe(baseline, chunks);
+      console.log('baseline');
+      const base = await measure(baseline, t, batchSize, chunks, queries);
+      if (t === threads[0]) await describe(dir, chunks);
+      console.log('model');
+      const model = await measure(dir, t, batchSize, chunks, queries);
+      const cosines = model.vectors.map((v, i) => cosine(v, base.vectors[i] ?? new Float32Array(v.length))).sort((a, b) => a - b);
       console.log(
-        `${embedder.folder.manifest.name}, ${embedder.dimensions} dimensions; ${chunks.length} chunks, ` +
-          `mean ${Math.round(tokens.reduce((a, b) => a + b, 0) / tokens.length)} tokens, ${tokens.filter((n) => n >= max).length} truncated at ${max}`,
+        `  threads ${t}: documents/s ${(model.docsPerSecond / base.docsPerSecond).toFixed(2)}x the baseline, CPU per document ` +
+          `${(model.cpuMsPerDoc / base.cpuMsPerDoc).toFixed(2)}x; cosine to the baseline's vectors: min ${percentile(cosines, 0).toFixed(4)}, ` +
+          `p5 ${percentile(cosines, 5).toFixed(4)}, median ${percentile(cosines, 50).toFixed(4)}`,
       );
+    } else {
+      if (t === threads[0]) await describe(dir, chunks);
+      await measure(dir, t, batchSize, chunks, queries);
     }
-    const tokStart = performance.now();
-    for (const c of chunks) embedder.folder.tokenizer.encode(c);
-    const tokenizeMs = performance.now() - tokStart;
-
-    const docStart = performance.now();
-    const cpuStart = process.cpuUsage();
-    await embedder.embed(chunks, 'document');
-    const docSeconds = (performance.now() - docStart) / 1000;
-    const cpu = process.cpuUsage(cpuStart);
-    // CPU time as well as wall time: on a shared machine the wall clock also measures the neighbours.
-    const cpuMsPerDoc = (cpu.user + cpu.system) / 1000 / chunks.length;
-
-    for (let i = 0; i < 5; i++) await embedder.embed([QUERIES[i % QUERIES.length] ?? ''], 'query');
-    const latencies: number[] = [];
-    for (let i = 0; i < queries; i++) {
-      const start = performance.now();
-      await embedder.embed([QUERIES[i % QUERIES.length] ?? ''], 'query');
-      latencies.push(performance.now() - start);
-    }
-    latencies.sort((a, b) => a - b);
-    await embedder.close();
-    console.log(
-      `threads ${t}: load ${loadMs.toFixed(0)} ms; documents ${(chunks.length / docSeconds).toFixed(1)}/s at batch ${batchSize} ` +
-        `(${cpuMsPerDoc.toFixed(0)} ms CPU each, tokenizing ${(tokenizeMs / chunks.length).toFixed(2)} ms of it); query p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
-        `p95 ${percentile(latencies, 95).toFixed(1)} ms over ${queries}`,
-    );
   }
 }
 

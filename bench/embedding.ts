@@ -1,6 +1,7 @@
 /**
- * Embedding speed on this machine: documents per second when indexing 200 code chunks at batch 16,
- * and the latency of one query embedding (what a search waits for), per intra-op thread count.
+ * Embedding speed on this machine: documents per second when indexing 200 code chunks one per inference
+ * (the embedder's default batch), and the latency of one query embedding (what a search waits for), per
+ * intra-op thread count.
  *
  *   node bench/embedding.ts            (node_modules/.bin first on PATH, after provision.sh)
  *   BENCH_THREADS=2 BENCH_QUERIES=100 node bench/embedding.ts
@@ -9,7 +10,7 @@
  *   EMBEDDING_MODEL_DIR  model folder (default: the one deploy/local/models/provision.sh makes)
  *   BENCH_THREADS        comma-separated intra-op thread counts to measure (default 1,2)
  *   BENCH_CHUNKS         documents to embed (default 200)
- *   BENCH_BATCH          documents per inference (default 16)
+ *   BENCH_BATCH          documents per inference (default 1, as the service embeds)
  *   BENCH_QUERIES        timed single-query embeddings (default 50, after 5 untimed)
  *   BENCH_BASELINE_MODEL_DIR  a second model folder measured in the same run (say, the export before
  *                        requantizing: an older provision.sh's folder); prints ratios and the cosine
@@ -121,7 +122,7 @@ async function main(): Promise<void> {
   // Optional: another folder measured in the same run (e.g. the export before requantizing), for ratios.
   const baseline = process.env.BENCH_BASELINE_MODEL_DIR;
   const threads = (process.env.BENCH_THREADS ?? '1,2').split(',').map((t) => Number(t.trim()));
-  const batchSize = envInt('BENCH_BATCH', 16);
+  const batchSize = envInt('BENCH_BATCH', 1);
   const queries = envInt('BENCH_QUERIES', 50);
   const chunks = codeChunks(envInt('BENCH_CHUNKS', 200));
   const folders = baseline ? [baseline, dir] : [dir];

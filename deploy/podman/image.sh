@@ -47,7 +47,7 @@ fi
 ctx="$cache/image-context"
 mkdir -p "$ctx/app"
 chromium_exe="$(bash deploy/local/chromium/provision.sh)"
-model_dir="$cache/models/all-minilm-l6-v2-int8-1.1.0"
+model_dir="$cache/models/all-minilm-l6-v2-int8-1.2.0"
 [[ -f "$model_dir/model.onnx" ]] || bash deploy/local/models/provision.sh >/dev/null
 lock_hash="$(sha256sum package-lock.json | cut -d' ' -f1)"
 deps="$cache/image-deps"

@@ -18,8 +18,9 @@ log() { echo "[models-provision] $*" >&2; }
 die() { local code="$1"; shift; echo "[models-provision] ERROR: $*" >&2; exit "$code"; }
 
 name="all-minilm-l6-v2-int8"
-# The folder's version: 1.1.0 is the 1.0.0 export requantized (requantize.py).
-version="1.1.0"
+# The folder's version: 1.1.0 is the 1.0.0 export requantized (requantize.py); 1.2.0 the same model.onnx
+# loaded without onnxruntime's SkipLayerNormFusion (the manifest's onnx.disabledOptimizers).
+version="1.2.0"
 manifest="$here/$name.model.json"
 requirements="$here/quantize-requirements.txt"
 

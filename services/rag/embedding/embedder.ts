@@ -54,12 +54,14 @@ export class OnnxEmbedder implements Embedder {
     if (!Number.isInteger(threads) || threads < 1) throw new Error(`intraOpThreads must be a positive integer, got ${threads}`);
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
     const folder = await readModelFolder(dir);
+    const disabled = folder.manifest.onnx.disabledOptimizers;
     const session = await InferenceSession.create(folder.onnxPath, {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
       logSeverityLevel: 3,
+      ...(disabled.length > 0 ? { extra: { optimization: { disable_specified_optimizers: disabled.join(',') } } } : {}),
     });
     try {
       const unknown = session.inputNames.filter((n) => !KNOWN_INPUTS.has(n));

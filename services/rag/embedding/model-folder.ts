@@ -16,7 +16,7 @@ import { parseVocabularyFile, VocabularyError } from './vocabulary.ts';
 export const MANIFEST_FILE = 'model.json';
 
 /** Must match the name and version deploy/local/models/provision.sh provisions. */
-export const DEFAULT_MODEL = 'all-minilm-l6-v2-int8-1.1.0';
+export const DEFAULT_MODEL = 'all-minilm-l6-v2-int8-1.2.0';
 
 export function defaultModelDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.SVC_CACHE_DIR || join(homedir(), '.cache', 'svc'), 'models', DEFAULT_MODEL);
@@ -36,6 +36,14 @@ const manifestSchema = z.object({
     file: fileInFolder,
     /** The model output to pool; the first output when absent. */
     output: z.string().min(1).optional(),
+    /**
+     * onnxruntime graph optimizers to leave out at load, by name (onnxruntime ignores a name it does
+     * not know). Part of the model: an optimizer changes the arithmetic, so the vectors change with it.
+     */
+    disabledOptimizers: z
+      .array(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, { error: 'must be an optimizer name such as SkipLayerNormFusion' }))
+      .max(32)
+      .default([]),
   }),
   dimensions: z.number().int().positive(),
   /** "none": the model already outputs one vector per text ([batch, dimensions]). */

@@ -76,6 +76,15 @@ describe('rag embedding: model folder (unit)', () => {
     expect(message).to.include(join(dir, 'model.json')).and.include('pooling').and.include('dimensions');
   });
 
+  it('reads the optimizers to leave out, none when absent, and refuses a name that could smuggle another setting', async () => {
+    expect((await readModelFolder(dir)).manifest.onnx.disabledOptimizers).to.deep.equal([]);
+    write(manifest({ onnx: { file: 'model.onnx', disabledOptimizers: ['SkipLayerNormFusion', 'GeluFusion'] } }));
+    expect((await readModelFolder(dir)).manifest.onnx.disabledOptimizers).to.deep.equal(['SkipLayerNormFusion', 'GeluFusion']);
+    // The names are joined with commas into one onnxruntime setting.
+    write(manifest({ onnx: { file: 'model.onnx', disabledOptimizers: ['SkipLayerNormFusion,AttentionFusion'] } }));
+    expect((await rejection(readModelFolder(dir))).message).to.match(/onnx\.disabledOptimizers\.0 must be an optimizer name/);
+  });
+
   it('refuses files outside the folder', async () => {
     write(manifest({ onnx: { file: '../model.onnx' } }));
     expect((await rejection(readModelFolder(dir))).message).to.match(/onnx\.file must be a path inside the model folder/);

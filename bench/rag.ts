@@ -22,6 +22,7 @@
  *   EMBEDDING_MODEL_DIR    model folder (default: the provisioned all-MiniLM-L6-v2)
  *   BENCH_RAG_CLIENTS      concurrent clients for the latency run (default 10)
  *   BENCH_RAG_CALLS        calls per client, per set (default 60)
+ *   BENCH_RAG_QUERY_THREADS  intra-op threads of the query embedder (default 1, as the service's query worker)
  *   BENCH_RAG_VERBOSE=1    print each query's first relevant rank per method
  *   BENCH_RAG_EMBED_CACHE=1  reuse document vectors from ~/.cache/svc/bench-rag (iteration only:
  *                          the indexing time is then not the real one, and the run says so)
@@ -56,6 +57,8 @@ import { runMain, stopOnSignals } from './run-main.ts';
 
 const CLIENTS = Number(process.env.BENCH_RAG_CLIENTS ?? 10);
 const CALLS = Number(process.env.BENCH_RAG_CALLS ?? 60);
+// One intra-op thread by default, as the service embeds queries (local-retrieval.ts, EMBED_QUERY).
+const QUERY_THREADS = Number(process.env.BENCH_RAG_QUERY_THREADS ?? 1);
 const VERBOSE = process.env.BENCH_RAG_VERBOSE === '1';
 const EMBED_CACHE = process.env.BENCH_RAG_EMBED_CACHE === '1';
 const K = 10;
@@ -98,6 +101,7 @@ interface SetRun {
 
 async function main(): Promise<void> {
   const names = enginesOf(process.env.BENCH_RAG_ENGINE);
+  if (!Number.isInteger(QUERY_THREADS) || QUERY_THREADS < 1) throw new Error('BENCH_RAG_QUERY_THREADS must be a positive integer');
   const files = evalFilesOf(process.env.BENCH_RAG_EVAL, readdirSync(EVAL_FOLDER));
   // Held-out sets last, so the development figures come first and the held-out ones stand apart.
   const sets = files
@@ -269,8 +273,7 @@ async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof e
     }
 
     // 6. Latency, one engine at a time.
-    const queryThreads = Number(process.env.BENCH_RAG_QUERY_THREADS ?? 2);
-    const queryEmbedder = queryThreads === 2 ? onnx : await OnnxEmbedder.load(onnx.folder.dir, { intraOpThreads: queryThreads });
+    const queryEmbedder = QUERY_THREADS === 2 ? onnx : await OnnxEmbedder.load(onnx.folder.dir, { intraOpThreads: QUERY_THREADS });
     for (const run of runs) {
       run.times = await latency(
         run.label,

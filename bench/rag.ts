@@ -57,6 +57,8 @@ import { runMain, stopOnSignals } from './run-main.ts';
 
 const CLIENTS = Number(process.env.BENCH_RAG_CLIENTS ?? 10);
 const CALLS = Number(process.env.BENCH_RAG_CALLS ?? 60);
+/** Intra-op threads of the embedder that indexes (the service's default EMBEDDING_THREADS). */
+const INDEX_THREADS = 2;
 // One intra-op thread by default, as the service embeds queries (local-retrieval.ts, EMBED_QUERY).
 const QUERY_THREADS = Number(process.env.BENCH_RAG_QUERY_THREADS ?? 1);
 const VERBOSE = process.env.BENCH_RAG_VERBOSE === '1';
@@ -111,22 +113,32 @@ async function main(): Promise<void> {
     `evaluation sets ${sets.map(({ file, set }) => `${file}${set.heldOut ? ' (HELD OUT: run only to report)' : ''}`).join(', ')}; ` +
       `latency per set: ${CLIENTS} clients x ${CALLS} calls`,
   );
-  const onnx = await OnnxEmbedder.load(process.env.EMBEDDING_MODEL_DIR || defaultModelDir(), { intraOpThreads: 2 });
+  const onnx = await OnnxEmbedder.load(process.env.EMBEDDING_MODEL_DIR || defaultModelDir(), { intraOpThreads: INDEX_THREADS });
+  // Loaded once for every set; the same embedder when the thread counts agree.
+  let queryEmbedder = onnx;
   const done: SetRun[] = [];
   try {
+    if (QUERY_THREADS !== INDEX_THREADS) queryEmbedder = await OnnxEmbedder.load(onnx.folder.dir, { intraOpThreads: QUERY_THREADS });
     for (const { file, set } of sets) {
       console.log('');
       console.log(`=== ${file}${set.heldOut ? '  [HELD OUT: run only to report, never to tune against]' : '  [development]'} ===`);
-      done.push({ file, set, runs: await runSet(file, set, names, onnx) });
+      done.push({ file, set, runs: await runSet(file, set, names, onnx, queryEmbedder) });
     }
     vectorScan(onnx.dimensions);
     printSummary(done);
   } finally {
+    if (queryEmbedder !== onnx) await queryEmbedder.close();
     await onnx.close();
   }
 }
 
-async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof enginesOf>, onnx: OnnxEmbedder): Promise<EngineRun[]> {
+async function runSet(
+  evalFile: string,
+  set: EvalSet,
+  names: ReturnType<typeof enginesOf>,
+  onnx: OnnxEmbedder,
+  queryEmbedder: OnnxEmbedder,
+): Promise<EngineRun[]> {
   const corpusRoot = await corpusDirectory(set.corpus, evalFile);
   const heldOut = set.heldOut ? ' HELD OUT' : '';
 
@@ -273,7 +285,6 @@ async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof e
     }
 
     // 6. Latency, one engine at a time.
-    const queryEmbedder = QUERY_THREADS === 2 ? onnx : await OnnxEmbedder.load(onnx.folder.dir, { intraOpThreads: QUERY_THREADS });
     for (const run of runs) {
       run.times = await latency(
         run.label,
@@ -282,7 +293,6 @@ async function runSet(evalFile: string, set: EvalSet, names: ReturnType<typeof e
         set.queries.map((q) => ({ text: q.query, vector: queryVectors.get(q.id) as Float32Array })),
       );
     }
-    if (queryEmbedder !== onnx) await (queryEmbedder as OnnxEmbedder).close();
 
     for (const run of runs) printTargets(run, set.queries);
     printSideBySide(runs, set.queries, shared.ms);

@@ -45,6 +45,15 @@ module.exports = {
       from: { path: '^(services|events|deploy|schemas)/' },
       to: { path: '^app/' },
     },
+    {
+      name: 'context-loads-its-services-lazily',
+      severity: 'error',
+      comment:
+        "A context declares its services with lazyService and imports their code only when one starts: the registry " +
+        "imports every context, so a static import here puts that service's code in every process's heap.",
+      from: { path: '^services/[^/]+/context[.]ts$' },
+      to: { path: '[.]service[.]ts$', dependencyTypesNot: ['dynamic-import'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -5,7 +5,8 @@ import { SERVICES } from '../registry.ts';
 import { createAppRuntime } from '../runtime.ts';
 import type { Runtime } from '../../services/platform/runtime.ts';
 
-import type { RunningService, ServiceModule } from '../../services/platform/service.ts';
+import type { ServiceEntry } from '../../services/platform/lazy-service.ts';
+import type { RunningService } from '../../services/platform/service.ts';
 import type { Tracing } from '../../services/platform/tracing/sdk.ts';
 import { serveHttp } from '../../services/platform/wiring.ts';
 import { UsageError } from './exit.ts';
@@ -19,7 +20,7 @@ async function opsFace(rt: Runtime, port: number): Promise<RunningService> {
   return { name: 'ops', url: server.url, stop: () => server.close() };
 }
 
-export function selectServices(names: readonly string[]): ServiceModule[] {
+export function selectServices(names: readonly string[]): ServiceEntry[] {
   if (names.length === 0) throw new UsageError('name the services to run, or "all"');
   if (names.includes('all')) return [...SERVICES];
   return names.map((name) => {
@@ -77,7 +78,11 @@ export async function stopPlatform(
   return outcome === 'done';
 }
 
-export async function startServices(modules: readonly ServiceModule[], env: NodeJS.ProcessEnv, log?: Logger): Promise<RunningPlatform> {
+export async function startServices(
+  modules: readonly Pick<ServiceEntry, 'name' | 'start'>[],
+  env: NodeJS.ProcessEnv,
+  log?: Logger,
+): Promise<RunningPlatform> {
   const config = loadConfig(env);
   const logger = log ?? createLogger(config.logLevel);
   setRootLogger(logger);

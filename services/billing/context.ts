@@ -1,8 +1,7 @@
 import type { BoundedContext } from '../platform/context.ts';
-import { billingService } from './billing.service.ts';
+import { lazyService } from '../platform/lazy-service.ts';
 import { BILLING_EVENTS } from './events.ts';
 import { subscriptionsProjection } from './subscriptions.projection.ts';
-import { webhookIngressService } from './webhook-ingress.service.ts';
 
 /**
  * Billing has two services: the webhook ingress (HTTP, records each signed webhook in the log) and
@@ -12,5 +11,8 @@ export const billingContext: BoundedContext = {
   name: 'billing',
   events: BILLING_EVENTS,
   projections: [subscriptionsProjection],
-  services: [webhookIngressService, billingService],
+  services: [
+    lazyService('webhooks', async () => (await import('./webhook-ingress.service.ts')).webhookIngressService),
+    lazyService('billing', async () => (await import('./billing.service.ts')).billingService),
+  ],
 };

@@ -1,5 +1,5 @@
 import type { BoundedContext } from '../platform/context.ts';
-import { consoleService } from './console.service.ts';
+import { lazyService } from '../platform/lazy-service.ts';
 
 /**
  * The customer console: a face like vision-rag (no events, no projections, one service), listed in
@@ -9,5 +9,5 @@ export const consoleFace: BoundedContext = {
   name: 'console',
   events: [],
   projections: [],
-  services: [consoleService],
+  services: [lazyService('console', async () => (await import('./console.service.ts')).consoleService)],
 };

@@ -1,7 +1,7 @@
 import type { BoundedContext } from '../platform/context.ts';
+import { lazyService } from '../platform/lazy-service.ts';
 import { collectionsProjection } from './collections.projection.ts';
 import { RAG_EVENTS } from './events.ts';
-import { indexerService } from './indexer.service.ts';
 import { jobsProjection } from './jobs.projection.ts';
 import { queriesProjection } from './queries.projection.ts';
 
@@ -14,5 +14,5 @@ export const ragContext: BoundedContext = {
   name: 'rag',
   events: RAG_EVENTS,
   projections: [collectionsProjection, jobsProjection, queriesProjection],
-  services: [indexerService],
+  services: [lazyService('indexer', async () => (await import('./indexer.service.ts')).indexerService)],
 };

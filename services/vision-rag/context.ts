@@ -1,5 +1,5 @@
 import type { BoundedContext } from '../platform/context.ts';
-import { ragService } from './vision-rag.service.ts';
+import { lazyService } from '../platform/lazy-service.ts';
 
 /**
  * Not a context of its own but the face the rag, vision and integration contexts share: no events,
@@ -10,5 +10,5 @@ export const visionRagFace: BoundedContext = {
   name: 'vision-rag',
   events: [],
   projections: [],
-  services: [ragService],
+  services: [lazyService('rag', async () => (await import('./vision-rag.service.ts')).ragService)],
 };

@@ -58,6 +58,12 @@ describe('the dependency rule (unit)', function () {
     expect(found('nothing-imports-app')).to.deep.equal(['services/billing/uses-app.ts -> app/registry.ts']);
   });
 
+  it("reports a context importing its service's code statically, and lets it import it when the service starts", () => {
+    expect(found('context-loads-its-services-lazily')).to.deep.equal([
+      'services/billing/context.ts -> services/billing/billing.service.ts',
+    ]);
+  });
+
   it('lets every layer import the kernel and the composition root import everything', () => {
     const allowed = ['services/billing/plan.ts', 'services/kernel/tiers.ts', 'app/registry.ts'];
     expect(result.summary.violations.filter((v) => allowed.includes(v.from) && !v.cycle)).to.deep.equal([]);

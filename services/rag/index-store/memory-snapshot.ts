@@ -9,8 +9,11 @@
  * collation does (UTF-8 bytes, i.e. code points), so a patched snapshot is the one a fresh load gives.
  */
 
+import type { ChunkTerms } from './bm25-terms.ts';
+import type { MemoryBm25 } from './memory-bm25.ts';
 import { NameIndex, parseSymbol } from './name-index.ts';
 import type { SymbolName } from './name-index.ts';
+import { compacted, encodeTerms, memoryBm25Of, type RowTerms, TermDictionary } from './snapshot-terms.ts';
 import { VectorMatrix } from './vector-matrix.ts';
 
 export interface SnapshotRow {
@@ -18,6 +21,14 @@ export interface SnapshotRow {
   readonly ordinal: number;
   readonly symbol: string | undefined;
   readonly vector: Float32Array;
+  /** the chunk's search terms; needed only when the snapshot being patched holds terms */
+  readonly terms?: ChunkTerms;
+}
+
+interface HeldTerms {
+  /** row i's terms */
+  readonly rows: readonly RowTerms[];
+  readonly dictionary: TermDictionary;
 }
 
 export class MemorySnapshot {
@@ -25,13 +36,37 @@ export class MemorySnapshot {
   readonly matrix: VectorMatrix;
   readonly names: NameIndex;
   readonly #symbols: readonly SymbolName[];
+  /** Each row's search terms: from the first BM25 search of this snapshot, or the one it patched. */
+  #terms: HeldTerms | undefined;
+  #bm25: { bm25: MemoryBm25; terms: number } | undefined;
 
   /** `symbols[row]`: each row's symbol, as text (a fresh load) or already parsed (a patch) */
-  constructor(generation: number, matrix: VectorMatrix, symbols: ReadonlyArray<string | undefined | SymbolName>) {
+  constructor(generation: number, matrix: VectorMatrix, symbols: ReadonlyArray<string | undefined | SymbolName>, terms?: HeldTerms) {
     this.generation = generation;
     this.matrix = matrix;
     this.#symbols = symbols.map((s) => (typeof s === 'object' ? s : parseSymbol(s)));
     this.names = new NameIndex(this.#symbols);
+    this.#terms = terms;
+  }
+
+  /** Whether rows written after this snapshot must bring their terms to patch it. */
+  get holdsTerms(): boolean {
+    return this.#terms !== undefined;
+  }
+
+  /** Gives a snapshot that holds no terms every row's (row i's at i); later patches carry them. */
+  holdTerms(all: readonly ChunkTerms[]): void {
+    if (this.#terms) return;
+    if (all.length !== this.matrix.rows) throw new Error(`terms for ${all.length} rows, the snapshot has ${this.matrix.rows}`);
+    const dictionary = new TermDictionary();
+    this.#terms = { rows: all.map((t) => encodeTerms(t, dictionary)), dictionary };
+  }
+
+  /** BM25 over this snapshot's rows in memory; undefined while it holds no terms. */
+  bm25(): MemoryBm25 | undefined {
+    if (!this.#terms) return undefined;
+    this.#bm25 ??= memoryBm25Of(this.#terms.rows, this.#terms.dictionary);
+    return this.#bm25.bm25;
   }
 
   /**
@@ -52,6 +87,9 @@ export class MemorySnapshot {
     const ordinals = new Int32Array(total);
     const paths: string[] = [];
     const symbols: Array<SymbolName | string | undefined> = [];
+    // Terms follow only while every incoming row brings its own; otherwise the next BM25 search loads them.
+    const held = this.#terms && incoming.every(({ row }) => row.terms !== undefined) ? this.#terms : undefined;
+    const terms: RowTerms[] = [];
     let i = 0;
     let j = 0;
     for (let k = 0; k < total; k++) {
@@ -68,6 +106,7 @@ export class MemorySnapshot {
         ordinals[k] = old.ordinals[i] as number;
         paths.push(old.paths[i] as string);
         symbols.push(this.#symbols[i]);
+        if (held) terms.push(held.rows[i] as RowTerms);
         i++;
       } else if (next) {
         data.set(next.row.vector, k * d);
@@ -75,10 +114,15 @@ export class MemorySnapshot {
         ordinals[k] = next.row.ordinal;
         paths.push(next.path);
         symbols.push(next.row.symbol);
+        if (held) terms.push(encodeTerms(next.row.terms as ChunkTerms, held.dictionary));
         j++;
       }
     }
-    return new MemorySnapshot(generation, new VectorMatrix(d, data, rowIds, paths, ordinals), symbols);
+    const matrix = new VectorMatrix(d, data, rowIds, paths, ordinals);
+    if (!held) return new MemorySnapshot(generation, matrix, symbols);
+    // The dictionary's live size is known once BM25 was built; until then there is nothing to measure.
+    const compact = this.#bm25 ? compacted(terms, held.dictionary, this.#bm25.terms) : { rows: terms, dictionary: held.dictionary };
+    return new MemorySnapshot(generation, matrix, symbols, compact);
   }
 }
 

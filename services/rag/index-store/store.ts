@@ -1,6 +1,6 @@
 /**
  * One collection's index in one SQLite file (node:sqlite, no server): files with their hashes,
- * chunks, FTS5 search terms for BM25, and vectors searched exactly in memory. See schema.ts for
+ * chunks, FTS5 search terms, and vectors; BM25 and the vectors are searched exactly in memory. See schema.ts for
  * the layout and README.md for the rules (one owner process, atomic writes per file, generation).
  */
 
@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
 import type { ChunkKind } from '../chunking/chunk.ts';
-import { pathTerms, termsOf } from '../chunking/identifiers.ts';
+import { BM25_WEIGHTS, bm25QueryTerms, type ChunkTerms, countTerms, termColumns } from './bm25-terms.ts';
 import { ModelMismatchError, SchemaMismatchError, StoreBusyError } from './errors.ts';
 import { ftsMatchExpression } from './fts-query.ts';
 import { filePriorOptions, pathsOf, rerankByFile } from './file-priors.ts';
@@ -27,12 +27,7 @@ export interface OpenOptions {
   readonly model: ModelIdentity;
 }
 
-/**
- * BM25 column weights (symbol, path, body). A chunk's own name and its file's name say what it is
- * about; a term in the body may be a passing mention. (3/1.5/1, 1/1/1 and 5/2/1 scored within one
- * question of each other on bench/rag.ts: the reason decides.)
- */
-export const BM25_WEIGHTS = { symbol: 3, path: 1.5, body: 1 } as const;
+export { BM25_WEIGHTS };
 export const DEFAULT_CANDIDATES = 50;
 /**
  * BM25's weight in the fusion for a query with no code in it and naming no chunk (see
@@ -40,6 +35,9 @@ export const DEFAULT_CANDIDATES = 50;
  * together score best with the windowed embedding (0.3 had been chosen on mongodb alone).
  */
 export const PLAIN_TEXT_BM25_WEIGHT = 0.4;
+/** How long one slice of a terms load may hold the thread, and the rows it reads at a time. */
+const TERMS_SLICE_MS = 5;
+const TERMS_BATCH = 16;
 /** chunks the query names, at most */
 export const NAMED_CANDIDATES = 10;
 
@@ -75,6 +73,8 @@ export class IndexStore {
   #memory: MemorySnapshot | undefined;
   /** files changed since `#memory` was made (path -> its rows now), applied at the next query */
   #changes: Map<string, SnapshotRow[]> | undefined;
+  /** Every chunk's terms being read for the current snapshot, a slice at a time (`#loadTerms`). */
+  #termsLoad: { readonly snapshot: MemorySnapshot; readonly done: Promise<void>; stop(): void } | undefined;
   #closed = false;
 
   private constructor(file: string, db: DatabaseSync, model: ModelIdentity, generation: number) {
@@ -215,9 +215,16 @@ export class IndexStore {
           chunk.content,
         );
         const id = Number(lastInsertRowid);
-        s.insertTerms.run(id, termsOf(chunk.symbol ?? '').join(' '), pathTerms(file.path).join(' '), termsOf(chunk.content).join(' '));
+        const columns = termColumns(chunk, file.path);
+        s.insertTerms.run(id, columns[0].join(' '), columns[1].join(' '), columns[2].join(' '));
         s.insertVector.run(id, new Uint8Array(chunk.vector.buffer, chunk.vector.byteOffset, chunk.vector.byteLength));
-        rows.push({ rowId: id, ordinal, symbol: chunk.symbol, vector: Float32Array.from(chunk.vector) });
+        rows.push({
+          rowId: id,
+          ordinal,
+          symbol: chunk.symbol,
+          vector: Float32Array.from(chunk.vector),
+          ...(this.#memory?.holdsTerms ? { terms: countTerms(columns) } : {}),
+        });
       });
     });
     this.#changed(file.path, rows);
@@ -240,10 +247,44 @@ export class IndexStore {
   }
 
   /**
-   * BM25 over the query's terms (identifiers split as in the index, stop words dropped), OR-ed,
-   * each quoted so user text is never FTS5 syntax. Best first; ties by path and chunk order.
+   * BM25 over the query's terms (identifiers split as in the index, stop words dropped), OR-ed.
+   * Best first; ties by path and chunk order. Computed in memory (memory-bm25.ts) once the snapshot
+   * holds every chunk's terms: FTS5's bm25() formula over the live rows, at a tenth of the FTS5
+   * query's CPU on the thread that serves queries. Until then FTS5 answers (`searchBm25Fts`) while
+   * the terms load in short slices between requests (`#loadTerms`).
    */
   searchBm25(query: string, k: number): RankedChunk[] {
+    this.#open();
+    if (k <= 0) return [];
+    const terms = bm25QueryTerms(query);
+    if (terms.length === 0) return [];
+    const snapshot = this.#loaded();
+    const bm25 = snapshot.bm25();
+    if (!bm25) {
+      this.#loadTerms(snapshot);
+      return this.searchBm25Fts(query, k);
+    }
+    const { matrix } = snapshot;
+    return bm25.search(terms, k).map(({ row, score }) => ({
+      rowId: matrix.rowIds[row] as number,
+      path: matrix.paths[row] as string,
+      ordinal: matrix.ordinals[row] as number,
+      score,
+    }));
+  }
+
+  /** Whether BM25 is computed in memory now (the current snapshot holds every chunk's terms). */
+  get termsHeld(): boolean {
+    return this.#memory?.generation === this.#generation && this.#memory.holdsTerms;
+  }
+
+  /** Resolves when the terms load under way, if any, has ended (tests, benches). */
+  termsLoaded(): Promise<void> {
+    return this.#termsLoad?.done ?? Promise.resolve();
+  }
+
+  /** BM25 by FTS5: each query term quoted, so user text is never FTS5 syntax. */
+  searchBm25Fts(query: string, k: number): RankedChunk[] {
     this.#open();
     const match = ftsMatchExpression(query);
     if (match === undefined || k <= 0) return [];
@@ -367,6 +408,7 @@ export class IndexStore {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#termsLoad?.stop();
     this.#memory = undefined;
     this.#changes = undefined;
     this.#db.close();
@@ -425,6 +467,63 @@ export class IndexStore {
     this.#memory = new MemorySnapshot(this.#generation, new VectorMatrix(d, data, rowIds, paths, ordinals), symbols);
     this.#changes = undefined;
     return this.#memory;
+  }
+
+  /**
+   * Reads and counts every chunk's terms for `snapshot`, a few milliseconds at a time between
+   * requests: tokenizing a collection's text costs about 0.15 ms a chunk, 0.4 s for 2,400 chunks,
+   * which one search must not wait for. A write before the end abandons the load (the rows it read
+   * may be gone); the next BM25 search starts one for the snapshot of that time.
+   */
+  #loadTerms(snapshot: MemorySnapshot): void {
+    if (this.#termsLoad?.snapshot === snapshot) return;
+    this.#termsLoad?.stop();
+    let resolve = () => {};
+    const done = new Promise<void>((r) => {
+      resolve = r;
+    });
+    const rows: ChunkTerms[] = [];
+    let after: [string, number] = ['', -1];
+    let timer: NodeJS.Immediate | undefined;
+    const load = {
+      snapshot,
+      done,
+      stop: () => {
+        if (timer) clearImmediate(timer);
+        if (this.#termsLoad === load) this.#termsLoad = undefined;
+        resolve();
+      },
+    };
+    const slice = () => {
+      timer = undefined;
+      if (this.#closed || this.#generation !== snapshot.generation) return load.stop();
+      const started = performance.now();
+      try {
+        while (rows.length < snapshot.matrix.rows && performance.now() - started < TERMS_SLICE_MS) {
+          const before = rows.length;
+          for (const r of this.#statements.termsAfter.iterate(after[0], after[1], TERMS_BATCH)) {
+            if (integer(r, 'id') !== snapshot.matrix.rowIds[rows.length])
+              throw new Error(`${this.file}: chunk table disagrees with the snapshot`);
+            const symbol = textOrNull(r, 'symbol');
+            const path = text(r, 'path');
+            rows.push(countTerms(termColumns({ content: text(r, 'content'), ...(symbol === null ? {} : { symbol }) }, path)));
+            after = [path, integer(r, 'ordinal')];
+          }
+          if (rows.length === before) throw new Error(`${this.file}: fewer chunks than the snapshot holds`);
+        }
+      } catch {
+        // FTS5 goes on answering; the next BM25 search tries again.
+        return load.stop();
+      }
+      if (rows.length < snapshot.matrix.rows) {
+        timer = setImmediate(slice);
+        return;
+      }
+      snapshot.holdTerms(rows);
+      load.stop();
+    };
+    this.#termsLoad = load;
+    timer = setImmediate(slice);
   }
 
   #transaction(work: () => void): void {
@@ -509,6 +608,10 @@ function prepare(db: DatabaseSync) {
     ),
     allVectors: db.prepare(
       'SELECT c.id, c.path, c.ordinal, c.symbol, v.embedding FROM chunks c JOIN vectors v ON v.chunk_id = c.id ORDER BY c.path, c.ordinal',
+    ),
+    termsAfter: db.prepare(
+      `SELECT c.id, c.path, c.ordinal, c.symbol, c.content FROM chunks c JOIN vectors v ON v.chunk_id = c.id
+       WHERE (c.path, c.ordinal) > (?, ?) ORDER BY c.path, c.ordinal LIMIT ?`,
     ),
     chunksById: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
   } satisfies Record<string, StatementSync>;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CollectionSnapshots, type CollectionSnapshot } from '../../../services/rag/index-store/pg/collection-snapshots.ts';
-import { MemoryBm25 } from '../../../services/rag/index-store/pg/memory-bm25.ts';
+import { MemoryBm25 } from '../../../services/rag/index-store/memory-bm25.ts';
 import { NameIndex } from '../../../services/rag/index-store/name-index.ts';
 import { VectorMatrix } from '../../../services/rag/index-store/vector-matrix.ts';
 

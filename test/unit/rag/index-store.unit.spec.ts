@@ -197,6 +197,112 @@ describe('rag index store: SQLite store with given vectors (unit, temp folder)',
     expect(new Set(patched.vector.map((r) => r.path))).to.deep.equal(new Set(['a.ts', 'c.ts', 'z/\uE000.ts', 'z/\u{1F600}.ts', 'é.ts']));
   });
 
+  it('ranks BM25 in memory as FTS5 ranks the same rows, through writes, removals, patches and a reopen', async () => {
+    const s = open();
+    const words = ['pool', 'checkOut', 'retry_backoff', 'jitter', 'café', 'naïve', 'socket', 'timeout', 'wait-queue', 'the', 'of'];
+    /** what each path holds now: the store rebuilt from it is the reference */
+    const files = new Map<string, ChunkRecord[]>();
+    let n = 0;
+    // Deterministic texts of different lengths and term mixes, so idf, lengths and ties all vary.
+    const text = (i: number) =>
+      Array.from({ length: 3 + ((i * 5) % 9) }, (_, j) => words[(i * 3 + j * j) % words.length] as string).join(' ');
+    const write = (path: string, chunks: number) => {
+      const records = Array.from({ length: chunks }, (_, j) => {
+        n++;
+        return chunk(text(n), j * 3 + 1, unit(1, n % 3, j, 1), n % 4 === 0 ? {} : { symbol: `${words[n % words.length]}${j}` });
+      });
+      s.writeFile({ path, hash: `h${n}`, size: 1 }, records);
+      files.set(path, records);
+    };
+    const remove = (path: string) => {
+      s.removeFiles([path]);
+      files.delete(path);
+    };
+    const queries = [
+      'pool checkOut',
+      'retry backoff jitter',
+      'cafe naive',
+      'socket timeout wait-queue',
+      'the pool of sockets',
+      'pool pool',
+      'nothing here',
+    ];
+    const listed = (list: ReturnType<IndexStore['searchBm25']>) => list.map((r) => ({ at: `${r.path}#${r.ordinal}`, score: r.score }));
+    const expectSame = (actual: ReturnType<typeof listed>, expected: ReturnType<typeof listed>, what: string) => {
+      expect(
+        actual.map((r) => r.at),
+        what,
+      ).to.deep.equal(expected.map((r) => r.at));
+      actual.forEach((r, i) => expect(r.score, what).to.be.closeTo((expected[i] as { score: number }).score, 1e-12));
+    };
+    // FTS5 keeps counting deleted rows in its statistics (contentless_delete leaves its averages as they
+    // were), so after a removal the reference is FTS5 over the same rows written into a new store.
+    let references = 0;
+    const reference = (q: string) => {
+      const other = IndexStore.open(join(dir, `reference-${references++}.db`), { model: MODEL });
+      try {
+        for (const [path, records] of [...files.entries()].sort(([a], [b]) => comparePaths(a, b)))
+          other.writeFile({ path, hash: 'h', size: 1 }, records);
+        return listed(other.searchBm25Fts(q, 50));
+      } finally {
+        other.close();
+      }
+    };
+    const againstReference = (at: string) => {
+      for (const q of queries) expectSame(listed(s.searchBm25(q, 50)), reference(q), `${at}: ${q}`);
+    };
+    for (const p of ['b.ts', 'a/x.ts', 'a.ts', 'lib/pool.ts', 'é.ts']) write(p, 3);
+    expect(s.searchBm25('pool', 50)).to.deep.equal(s.searchBm25Fts('pool', 50)); // FTS5 answers while the terms load
+    await s.termsLoaded();
+    expect(s.termsHeld).to.equal(true);
+    for (const q of queries) expectSame(listed(s.searchBm25(q, 50)), listed(s.searchBm25Fts(q, 50)), `fresh load: ${q}`);
+    write('a.ts', 5); // patches that carry terms
+    remove('b.ts');
+    write('c/socket.ts', 2);
+    s.searchVector(unit(1, 0, 0, 0), 1); // patches the snapshot, with the terms the writes brought
+    expect(s.termsHeld).to.equal(true);
+    againstReference('patched');
+    for (let round = 0; round < 3; round++) write('lib/pool.ts', 4);
+    againstReference('rewritten');
+    s.close();
+    store = IndexStore.open(file, { model: MODEL });
+    const reopened = open();
+    reopened.searchBm25('pool', 1);
+    await reopened.termsLoaded();
+    expect(reopened.termsHeld).to.equal(true);
+    for (const q of queries) expectSame(listed(reopened.searchBm25(q, 50)), reference(q), `reopened: ${q}`);
+    expect(reopened.searchBm25('pool', 0)).to.deep.equal([]);
+    expect(reopened.searchBm25(' ?! ', 5)).to.deep.equal([]);
+  });
+
+  it('loads the terms for BM25 into a snapshot made for the vectors, and patched since', async () => {
+    const s = open();
+    s.writeFile({ path: 'a.ts', hash: 'a', size: 1 }, [chunk('pool checkOut', 1, unit(1, 0, 0, 0), { symbol: 'checkOut' })]);
+    s.searchVector(unit(1, 0, 0, 0), 1); // a snapshot without terms
+    s.writeFile({ path: 'b.ts', hash: 'b', size: 1 }, [chunk('pool socket', 1, unit(0, 1, 0, 0)), chunk('timeout', 3, unit(0, 0, 1, 0))]);
+    s.searchVector(unit(1, 0, 0, 0), 1); // patched, still without terms
+    s.searchBm25('pool', 1);
+    await s.termsLoaded();
+    expect(s.termsHeld).to.equal(true);
+    for (const q of ['pool', 'checkOut socket', 'timeout pool']) expect(s.searchBm25(q, 10), q).to.deep.equal(s.searchBm25Fts(q, 10));
+  });
+
+  it('abandons a terms load when a write comes first, and loads again for the next snapshot', async () => {
+    const s = open();
+    for (let i = 0; i < 40; i++) s.writeFile({ path: `f${i}.ts`, hash: `${i}`, size: 1 }, [chunk(`pool socket ${i}`, 1, unit(1, i, 0, 0))]);
+    s.searchBm25('pool', 1); // starts a load for this generation
+    s.writeFile({ path: 'g.ts', hash: 'g', size: 1 }, [chunk('pool timeout', 1, unit(0, 1, 0, 0))]);
+    await s.termsLoaded();
+    expect(s.termsHeld).to.equal(false);
+    expect(s.searchBm25('timeout', 5).map((r) => r.path)).to.deep.equal(['g.ts']); // FTS5, and a new load
+    await s.termsLoaded();
+    expect(s.termsHeld).to.equal(true);
+    expect(s.searchBm25('pool timeout', 50)).to.deep.equal(s.searchBm25Fts('pool timeout', 50));
+    s.searchBm25('pool', 1);
+    s.close(); // stops a load in flight without error
+    await s.termsLoaded();
+  });
+
   it('orders paths as SQLite does (code points), not as JavaScript compares UTF-16', () => {
     const paths = ['z/\u{1F600}', 'z/\uE000', 'z/\uFFFD', 'a', 'A', 'é', 'a/b', 'a-b', 'ab'];
     const bytes = [...paths].sort((x, y) => Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8')));

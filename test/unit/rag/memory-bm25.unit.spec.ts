@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MemoryBm25, type TermPostings } from '../../../services/rag/index-store/pg/memory-bm25.ts';
+import { MemoryBm25, type TermPostings } from '../../../services/rag/index-store/memory-bm25.ts';
 
 const postings = (entries: Array<[row: number, symbol: number, path: number, body: number]>): TermPostings => ({
   rows: Int32Array.from(entries, (e) => e[0]),

@@ -1,6 +1,6 @@
 import type { NameIndex } from '../name-index.ts';
 import type { VectorMatrix } from '../vector-matrix.ts';
-import type { MemoryBm25 } from './memory-bm25.ts';
+import type { MemoryBm25 } from '../memory-bm25.ts';
 
 /**
  * A collection in memory: matrix row i is the chunk whose id is `ids[i]`, rows in (path, ordinal)

@@ -20,8 +20,8 @@ import type { ChunkRecord, FileRecord, HitMetadata, ModelIdentity, RankedChunk, 
 import { VectorMatrix } from '../vector-matrix.ts';
 import { bm25Sql } from './pg-bm25.ts';
 import { assertSchemaName, DEFAULT_PG_SCHEMA, PG_SCHEMA_VERSION, schemaStatements } from './pg-schema.ts';
-import { bm25QueryTerms, chunkTerms } from './pg-terms.ts';
-import { MemoryBm25, type TermPostings } from './memory-bm25.ts';
+import { bm25QueryTerms, chunkTerms } from '../bm25-terms.ts';
+import { MemoryBm25, type TermPostings } from '../memory-bm25.ts';
 import type { CollectionSnapshot, CollectionSnapshots } from './collection-snapshots.ts';
 
 export interface PgOpenOptions {

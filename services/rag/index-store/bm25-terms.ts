@@ -1,14 +1,22 @@
 /**
  * The search terms of a chunk as the SQLite store's FTS5 table sees them, counted per column, so
- * PostgreSQL can hold the statistics FTS5's bm25() reads. The SQLite store writes `termsOf(symbol)`,
+ * BM25 can be computed outside FTS5 with the statistics its bm25() reads: by PostgreSQL's
+ * statements, and in memory by either engine (memory-bm25.ts). The SQLite store writes `termsOf(symbol)`,
  * `pathTerms(path)` and `termsOf(content)` joined by spaces into a `unicode61 tokenchars '_-'`
  * table; every term is already lowercase letters, digits, `_` and `-`, so each is one FTS5 token,
  * and the only change the tokenizer makes is removing diacritics (its default `remove_diacritics 1`:
  * a Latin letter with one diacritic loses it, `é` -> `e`). `ftsToken` does the same here.
  */
 
-import { pathTerms, termsOf } from '../../chunking/identifiers.ts';
-import { queryTerms } from '../fts-query.ts';
+import { pathTerms, termsOf } from '../chunking/identifiers.ts';
+import { queryTerms } from './fts-query.ts';
+
+/**
+ * BM25 column weights (symbol, path, body). A chunk's own name and its file's name say what it is
+ * about; a term in the body may be a passing mention. (3/1.5/1, 1/1/1 and 5/2/1 scored within one
+ * question of each other on bench/rag.ts: the reason decides.)
+ */
+export const BM25_WEIGHTS = { symbol: 3, path: 1.5, body: 1 } as const;
 
 /** A Latin letter followed by exactly one combining mark (after NFD). */
 const LATIN_WITH_ONE_MARK = /(\p{Script=Latin})(\p{Mn})(?!\p{Mn})/gu;
@@ -32,8 +40,19 @@ export interface ChunkTerms {
   readonly length: number;
 }
 
+/** A chunk's terms in FTS5's three columns (symbol, path, body), as the SQLite store writes them. */
+export type TermColumns = readonly [symbol: readonly string[], path: readonly string[], body: readonly string[]];
+
+export function termColumns(chunk: { symbol?: string | undefined; content: string }, path: string): TermColumns {
+  return [termsOf(chunk.symbol ?? ''), pathTerms(path), termsOf(chunk.content)];
+}
+
 export function chunkTerms(chunk: { symbol?: string | undefined; content: string }, path: string): ChunkTerms {
-  const columns = [termsOf(chunk.symbol ?? ''), pathTerms(path), termsOf(chunk.content)] as const;
+  return countTerms(termColumns(chunk, path));
+}
+
+/** Each term's occurrences per column, folded as FTS5 folds them. */
+export function countTerms(columns: TermColumns): ChunkTerms {
   const counts = new Map<string, { symbol: number; path: number; body: number }>();
   const names = ['symbol', 'path', 'body'] as const;
   let length = 0;

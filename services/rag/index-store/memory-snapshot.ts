@@ -36,7 +36,7 @@ export class MemorySnapshot {
   readonly matrix: VectorMatrix;
   readonly names: NameIndex;
   readonly #symbols: readonly SymbolName[];
-  /** Each row's search terms: from the first BM25 search of this snapshot, or the one it patched. */
+  /** Each row's search terms: loaded after the first BM25 search of a snapshot without them, then patched along. */
   #terms: HeldTerms | undefined;
   #bm25: { bm25: MemoryBm25; terms: number } | undefined;
 

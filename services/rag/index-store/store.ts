@@ -1,7 +1,8 @@
 /**
  * One collection's index in one SQLite file (node:sqlite, no server): files with their hashes,
- * chunks, FTS5 search terms, and vectors; BM25 and the vectors are searched exactly in memory. See schema.ts for
- * the layout and README.md for the rules (one owner process, atomic writes per file, generation).
+ * chunks, FTS5 search terms, and vectors; BM25 and the vectors are searched exactly in memory. See
+ * schema.ts for the layout and README.md for the rules (one owner process, atomic writes per file,
+ * generation).
  */
 
 import { rmSync } from 'node:fs';
@@ -471,7 +472,7 @@ export class IndexStore {
 
   /**
    * Reads and counts every chunk's terms for `snapshot`, a few milliseconds at a time between
-   * requests: tokenizing a collection's text costs about 0.15 ms a chunk, 0.4 s for 2,400 chunks,
+   * requests: tokenizing a collection's text costs about 0.15 ms a chunk, 0.3-0.4 s for 2,400 chunks,
    * which one search must not wait for. A write before the end abandons the load (the rows it read
    * may be gone); the next BM25 search starts one for the snapshot of that time.
    */

@@ -254,9 +254,16 @@ function learn(sets: Prepared[][]): Float64Array {
 const fmt = (f: Figures) =>
   `file R@5 ${f.file5.toFixed(2)}  MRR ${f.fileMrr.toFixed(2)}  conceptual R@5 ${f.conceptual5.toFixed(2)}  line R@5 ${f.line5.toFixed(2)}  line MRR ${f.lineMrr.toFixed(2)}`;
 
-const sets = await listsOf(process.argv.slice(2));
+const sets = await listsOf(process.argv.slice(2)).catch((err: unknown) => {
+  console.error(`learn-rank: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
 const prepared = new Map(sets.map((s) => [s.name, s.queries.map(prepare)]));
 const codeBases = [...new Set(sets.map((s) => s.codeBase))];
+if (codeBases.length < 2) {
+  console.error(`learn-rank: cross-validation needs development sets over two code bases or more; given ${codeBases.join(', ') || 'none'}`);
+  process.exit(64);
+}
 const shipped = startWeights();
 const totals = { before: 0, after: 0 };
 console.log('\ncross-validation: each code base scored with weights learned on the others');

@@ -233,7 +233,7 @@ describe('rag index store: SQLite store with given vectors (unit, temp folder)',
         actual.map((r) => r.at),
         what,
       ).to.deep.equal(expected.map((r) => r.at));
-      actual.forEach((r, i) => expect(r.score, what).to.be.closeTo((expected[i] as { score: number }).score, 1e-12));
+      for (const [i, r] of actual.entries()) expect(r.score, what).to.be.closeTo((expected[i] as { score: number }).score, 1e-12);
     };
     // FTS5 keeps counting deleted rows in its statistics (contentless_delete leaves its averages as they
     // were), so after a removal the reference is FTS5 over the same rows written into a new store.

@@ -1,5 +1,5 @@
 /**
- * Learning the hybrid search's weights (services/rag/index-store/rank-features.ts) on the development
+ * Learning the hybrid search's weights (the features of rank-features.ts) on the development
  * sets, with cross-validation across code bases. Never a reported figure, and a held-out set is
  * refused: nothing is learned or chosen on it.
  *
@@ -21,24 +21,15 @@
  */
 
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OnnxEmbedder } from '../../services/rag/embedding/embedder.ts';
-import { defaultModelDir } from '../../services/rag/embedding/model-folder.ts';
 import { fileKindOf, weightsFor } from '../../services/rag/index-store/file-priors.ts';
-import { DEFAULT_CANDIDATES, NAMED_CANDIDATES } from '../../services/rag/index-store/store.ts';
 import { looksLikeCode } from '../../services/rag/index-store/query-profile.ts';
-import { type Candidate, type CandidateLists, candidatesOf, FEATURES, linearScore, RRF_WEIGHTS, weightVector } from './rank-features.ts';
+import { DEFAULT_CANDIDATES, NAMED_CANDIDATES } from '../../services/rag/index-store/store.ts';
 import type { RankedChunk } from '../../services/rag/index-store/types.ts';
-import { DEFAULT_RECIPE, embeddingIdentity } from '../../services/rag/indexing/embedding-text.ts';
-import { DEFAULT_BATCH_SIZE, indexCollection, preparedHere } from '../../services/rag/indexing/index-collection.ts';
-import { walkProject } from '../../services/rag/sources/walk.ts';
-import { corpusDirectory } from './corpus.ts';
-import { CachingEmbedder } from './embedding-cache.ts';
-import { openEngines } from './engines.ts';
-import { EVAL_FOLDER } from './eval-files.ts';
-import { type EvalQuery, loadEvalSet, setName } from './eval-set.ts';
+import { BENCH_CACHE_DIR, developmentEmbedders, developmentSet, withIndexedSet } from './development-index.ts';
+import { type EvalQuery, setName } from './eval-set.ts';
+import { type Candidate, type CandidateLists, candidatesOf, FEATURES, linearScore, RRF_WEIGHTS, weightVector } from './rank-features.ts';
 import { outcome, type RangeHit, score } from './metrics.ts';
 
 interface QueryLists {
@@ -61,17 +52,14 @@ interface SetLists {
   readonly queries: QueryLists[];
 }
 
-const cacheDir = join(homedir(), '.cache', 'svc', 'bench-rag');
-
 async function listsOf(args: string[]): Promise<SetLists[]> {
-  const onnx = await OnnxEmbedder.load(process.env.EMBEDDING_MODEL_DIR || defaultModelDir(), { intraOpThreads: 2 });
-  const cache = new CachingEmbedder(onnx, join(cacheDir, `${onnx.folder.manifest.name}.vectors`));
+  const embedders = await developmentEmbedders();
+  const { onnx } = embedders;
   const out: SetLists[] = [];
   try {
     for (const arg of args) {
-      const file = join(EVAL_FOLDER, arg.endsWith('.json') ? arg : `${arg}.json`);
-      const set = loadEvalSet(file);
-      if (set.heldOut) throw new Error(`${file} is held out: nothing is learned on it`);
+      const dev = developmentSet(arg);
+      const { file, set } = dev;
       const codeBase = `${set.corpus.package}@${set.corpus.version}`;
       const key = createHash('sha256')
         .update(readFileSync(file))
@@ -80,25 +68,14 @@ async function listsOf(args: string[]): Promise<SetLists[]> {
         .update(readFileSync(new URL('../../services/rag/chunking/code-chunker.ts', import.meta.url)))
         .digest('hex')
         .slice(0, 16);
-      const saved = join(cacheDir, `lists-${setName(set).replace(/[^\w.-]+/g, '_')}-${key}.json`);
+      const saved = join(BENCH_CACHE_DIR, `lists-${setName(set).replace(/[^\w.-]+/g, '_')}-${key}.json`);
       if (existsSync(saved)) {
         out.push(JSON.parse(readFileSync(saved, 'utf8')) as SetLists);
         console.log(`${setName(set)}: lists from ${saved}`);
         continue;
       }
-      const root = await corpusDirectory(set.corpus, file);
-      const work = mkdtempSync(join(tmpdir(), 'learn-rank-'));
-      const opened = await openEngines(['sqlite'], {
-        work,
-        model: embeddingIdentity(onnx.folder.manifest.name, onnx.dimensions),
-        log: () => undefined,
-      });
-      try {
-        const prepare = preparedHere({ embedder: cache, batchSize: DEFAULT_BATCH_SIZE, recipe: DEFAULT_RECIPE });
-        const index = (opened.engines[0] as (typeof opened.engines)[number]).index;
-        const started = Date.now();
-        await indexCollection({ store: index, embedder: cache, files: walkProject(root), prepare });
-        cache.save();
+      const started = Date.now();
+      await withIndexedSet(dev, embedders, async (index) => {
         console.log(`${setName(set)}: indexed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         const queries: QueryLists[] = [];
         for (const q of set.queries) {
@@ -127,13 +104,10 @@ async function listsOf(args: string[]): Promise<SetLists[]> {
           queries.push({ id: q.id, conceptual: q.conceptual, lists, ranges, symbols, mentions, answers: q.answers });
         }
         const lists: SetLists = { name: setName(set), codeBase, queries };
-        mkdirSync(cacheDir, { recursive: true });
+        mkdirSync(BENCH_CACHE_DIR, { recursive: true });
         writeFileSync(saved, JSON.stringify(lists));
         out.push(lists);
-      } finally {
-        await opened.close();
-        rmSync(work, { recursive: true, force: true });
-      }
+      });
     }
   } finally {
     await onnx.close();

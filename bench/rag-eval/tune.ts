@@ -8,43 +8,20 @@
  * A held-out set is refused: nothing is chosen on it.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { OnnxEmbedder } from '../../services/rag/embedding/embedder.ts';
-import { defaultModelDir } from '../../services/rag/embedding/model-folder.ts';
 import type { SearchHit, SearchOptions } from '../../services/rag/index-store/types.ts';
-import { DEFAULT_RECIPE, embeddingIdentity } from '../../services/rag/indexing/embedding-text.ts';
-import { DEFAULT_BATCH_SIZE, indexCollection, preparedHere } from '../../services/rag/indexing/index-collection.ts';
-import { walkProject } from '../../services/rag/sources/walk.ts';
-import { corpusDirectory } from './corpus.ts';
-import { CachingEmbedder } from './embedding-cache.ts';
-import { openEngines } from './engines.ts';
-import { EVAL_FOLDER } from './eval-files.ts';
-import { loadEvalSet, setName } from './eval-set.ts';
+import { developmentEmbedders, developmentSet, withIndexedSet } from './development-index.ts';
+import { setName } from './eval-set.ts';
 import { outcome, score, type QueryOutcome } from './metrics.ts';
 
 const variants = JSON.parse(process.env.TUNE_VARIANTS ?? '{"default":{}}') as Record<string, SearchOptions>;
-const onnx = await OnnxEmbedder.load(process.env.EMBEDDING_MODEL_DIR || defaultModelDir(), { intraOpThreads: 2 });
-const cache = new CachingEmbedder(onnx, join(homedir(), '.cache', 'svc', 'bench-rag', `${onnx.folder.manifest.name}.vectors`));
+const embedders = await developmentEmbedders();
+const { onnx } = embedders;
 const totals: Record<string, { file5: number; line5: number; mrr: number; n: number }> = {};
 try {
   for (const arg of process.argv.slice(2)) {
-    const file = join(EVAL_FOLDER, arg.endsWith('.json') ? arg : `${arg}.json`);
-    const set = loadEvalSet(file);
-    if (set.heldOut) throw new Error(`${file} is held out: not for tuning`);
-    const root = await corpusDirectory(set.corpus, file);
-    const work = mkdtempSync(join(tmpdir(), 'tune-'));
-    const opened = await openEngines(['sqlite'], {
-      work,
-      model: embeddingIdentity(onnx.folder.manifest.name, onnx.dimensions),
-      log: () => undefined,
-    });
-    try {
-      const prepare = preparedHere({ embedder: cache, batchSize: DEFAULT_BATCH_SIZE, recipe: DEFAULT_RECIPE });
-      const index = (opened.engines[0] as (typeof opened.engines)[number]).index;
-      await indexCollection({ store: index, embedder: cache, files: walkProject(root), prepare });
-      cache.save();
+    const dev = developmentSet(arg);
+    const { set } = dev;
+    await withIndexedSet(dev, embedders, async (index) => {
       const vectors = new Map<string, Float32Array>();
       for (const q of set.queries) vectors.set(q.id, (await onnx.embed([q.query], 'query'))[0] as Float32Array);
       console.log(`${setName(set)}: ${set.queries.length} queries`);
@@ -79,10 +56,7 @@ try {
         );
         if (process.env.TUNE_MISSES === '1') console.log(`     misses: ${misses.join('  ')}`);
       }
-    } finally {
-      await opened.close();
-      rmSync(work, { recursive: true, force: true });
-    }
+    });
   }
   console.log('mean over sets');
   for (const [name, t] of Object.entries(totals)) {

@@ -3,10 +3,10 @@ import { TopK } from './top-k.ts';
 
 /** One term's postings: the rows (snapshot order) holding it and how often, per column. */
 export interface TermPostings {
-  readonly rows: Int32Array;
-  readonly inSymbol: Int32Array;
-  readonly inPath: Int32Array;
-  readonly inBody: Int32Array;
+  readonly rows: ArrayLike<number>;
+  readonly inSymbol: ArrayLike<number>;
+  readonly inPath: ArrayLike<number>;
+  readonly inBody: ArrayLike<number>;
 }
 
 /**
@@ -24,7 +24,7 @@ export interface PackedPostings {
   readonly inBody: Int32Array;
 }
 
-/** Packs per-term postings (as the database gives them) into shared arrays. */
+/** Packs per-term postings (as the database gives them: plain arrays, copied once) into shared arrays. */
 export function packPostings(postings: ReadonlyMap<string, TermPostings>): PackedPostings {
   let total = 0;
   for (const p of postings.values()) total += p.rows.length;
@@ -59,8 +59,8 @@ export class MemoryBm25 {
   readonly #n: number;
   readonly #avgdl: number;
 
-  constructor(postings: ReadonlyMap<string, TermPostings> | PackedPostings, lengths: Int32Array, chunkCount: number, tokenCount: number) {
-    this.#postings = postings instanceof Map ? packPostings(postings) : (postings as PackedPostings);
+  constructor(postings: PackedPostings, lengths: Int32Array, chunkCount: number, tokenCount: number) {
+    this.#postings = postings;
     this.#lengths = lengths;
     this.#n = chunkCount;
     this.#avgdl = tokenCount / Math.max(chunkCount, 1);

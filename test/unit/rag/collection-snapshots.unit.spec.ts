@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CollectionSnapshots, type CollectionSnapshot } from '../../../services/rag/index-store/pg/collection-snapshots.ts';
-import { MemoryBm25 } from '../../../services/rag/index-store/memory-bm25.ts';
+import { MemoryBm25, packPostings } from '../../../services/rag/index-store/memory-bm25.ts';
 import { NameIndex } from '../../../services/rag/index-store/name-index.ts';
 import { VectorMatrix } from '../../../services/rag/index-store/vector-matrix.ts';
 
@@ -18,7 +18,7 @@ function snapshot(rows: number): CollectionSnapshot {
     matrix,
     ids: Array.from({ length: rows }, (_, i) => 1000 + i),
     names: new NameIndex([]),
-    bm25: new MemoryBm25(new Map(), new Int32Array(0), 0, 0),
+    bm25: new MemoryBm25(packPostings(new Map()), new Int32Array(0), 0, 0),
   };
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MemoryBm25, type TermPostings } from '../../../services/rag/index-store/memory-bm25.ts';
+import { MemoryBm25, packPostings, type TermPostings } from '../../../services/rag/index-store/memory-bm25.ts';
 
 const postings = (entries: Array<[row: number, symbol: number, path: number, body: number]>): TermPostings => ({
   rows: Int32Array.from(entries, (e) => e[0]),
@@ -12,25 +12,27 @@ describe("rag MemoryBm25: the PostgreSQL engine's BM25 over postings held in mem
   // Four chunks of 10, 20, 10 and 40 terms: 80 in all.
   const lengths = Int32Array.from([10, 20, 10, 40]);
   const index = new MemoryBm25(
-    new Map([
-      [
-        'retry',
-        postings([
-          [0, 1, 0, 2],
-          [1, 0, 0, 1],
-        ]),
-      ],
-      ['backoff', postings([[1, 0, 1, 0]])],
-      [
-        'every',
-        postings([
-          [0, 0, 0, 1],
-          [1, 0, 0, 1],
-          [2, 0, 0, 1],
-          [3, 0, 0, 1],
-        ]),
-      ],
-    ]),
+    packPostings(
+      new Map([
+        [
+          'retry',
+          postings([
+            [0, 1, 0, 2],
+            [1, 0, 0, 1],
+          ]),
+        ],
+        ['backoff', postings([[1, 0, 1, 0]])],
+        [
+          'every',
+          postings([
+            [0, 0, 0, 1],
+            [1, 0, 0, 1],
+            [2, 0, 0, 1],
+            [3, 0, 0, 1],
+          ]),
+        ],
+      ]),
+    ),
     lengths,
     4,
     80,

@@ -21,7 +21,7 @@ import { VectorMatrix } from '../vector-matrix.ts';
 import { bm25Sql } from './pg-bm25.ts';
 import { assertSchemaName, DEFAULT_PG_SCHEMA, PG_SCHEMA_VERSION, schemaStatements } from './pg-schema.ts';
 import { bm25QueryTerms, chunkTerms } from '../bm25-terms.ts';
-import { MemoryBm25, type TermPostings } from '../memory-bm25.ts';
+import { MemoryBm25, packPostings, type TermPostings } from '../memory-bm25.ts';
 import type { CollectionSnapshot, CollectionSnapshots } from './collection-snapshots.ts';
 
 export interface PgOpenOptions {
@@ -476,24 +476,20 @@ export class PgIndexStore {
       );
       const byTerm = new Map<string, TermPostings>();
       for (const t of postings.rows) {
-        const termRows = Int32Array.from(t.ids, (id) => {
+        const termRows = t.ids.map((id) => {
           const row = rowOf.get(id);
           if (row === undefined) throw new Error(`a posting of ${this.collection} names chunk ${id}, which it does not hold`);
           return row;
         });
-        byTerm.set(t.term, {
-          rows: termRows,
-          inSymbol: Int32Array.from(t.s),
-          inPath: Int32Array.from(t.p),
-          inBody: Int32Array.from(t.b),
-        });
+        // Copied once, into the packed arrays: no typed arrays per term on the way.
+        byTerm.set(t.term, { rows: termRows, inSymbol: t.s, inPath: t.p, inBody: t.b });
       }
       snapshots.set(this.collection, head.generation, {
         matrix,
         ids: rows.map((r) => Number(r.id)),
         names: new NameIndex(rows.map((r) => parseSymbol(r.symbol ?? undefined))),
         bm25: new MemoryBm25(
-          byTerm,
+          packPostings(byTerm),
           Int32Array.from(rows, (r) => r.terms),
           head.chunks,
           head.tokens,

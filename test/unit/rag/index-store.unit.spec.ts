@@ -287,7 +287,7 @@ describe('rag index store: SQLite store with given vectors (unit, temp folder)',
     for (const q of ['pool', 'checkOut socket', 'timeout pool']) expect(s.searchBm25(q, 10), q).to.deep.equal(s.searchBm25Fts(q, 10));
   });
 
-  it('abandons a terms load when a write comes first, and loads again for the next snapshot', async () => {
+  it('answers by FTS5 after a write during a terms load, until a load for the new snapshot is in', async () => {
     const s = open();
     for (let i = 0; i < 40; i++) s.writeFile({ path: `f${i}.ts`, hash: `${i}`, size: 1 }, [chunk(`pool socket ${i}`, 1, unit(1, i, 0, 0))]);
     s.searchBm25('pool', 1); // starts a load for this generation

@@ -24,6 +24,14 @@ export interface Projection<D extends Document = Document, E extends Event = Eve
   /** New document, or null to delete it. Pure: no I/O, no clock. */
   evolve(document: D | null, event: E): D | null;
   indexes?: readonly IndexDescription[];
+  /**
+   * Documents are written once and never changed: evolve(existing, event) returns `existing` for
+   * every event after the one that created it. The runner then inserts without reading first, and a
+   * document already there (a redelivery, another event of the same id) keeps what it holds: one
+   * write per event instead of a read and a write. Its bookkeeping (_v, _pos) is that of the chunk
+   * that created it.
+   */
+  writeOnce?: true;
 }
 
 /** Bookkeeping stored beside the projected fields. */
@@ -175,6 +183,7 @@ async function applyOnce<D extends Document>(
     byId.set(id, list);
   }
   if (byId.size === 0) return 0;
+  if (projection.writeOnce && !read) return insertOnce(collection, projection, byId);
 
   const unread = [...byId.keys()].filter((id) => !read?.has(id));
   const existing = unread.length > 0 ? await findByIds(collection, unread) : new Map<string, StoredDocument<Document>>();
@@ -246,6 +255,53 @@ async function findByIds(collection: Collection<Document>, ids: readonly string[
     for (const doc of docs) if (doc) found.set(String(doc._id), doc);
   }
   return found;
+}
+
+/**
+ * A write-once projection's chunk: each document as its events make it from nothing, inserted;
+ * one that exists already is left as it is (evolve would return it unchanged). The count is of
+ * documents created.
+ */
+async function insertOnce<D extends Document>(
+  collection: Collection<Document>,
+  projection: Projection<D>,
+  byId: ReadonlyMap<string, readonly DeliveredEvent[]>,
+): Promise<number> {
+  const docs: Document[] = [];
+  for (const [id, list] of byId) {
+    let current: StoredDocument<Document> | null = null;
+    for (const event of list) current = applyStored(projection, id, current, event);
+    if (current !== null) docs.push(current);
+  }
+  let created = 0;
+  for (let i = 0; i < docs.length; i += MAX_BULK_OPERATIONS) {
+    const batch = docs.slice(i, i + MAX_BULK_OPERATIONS);
+    try {
+      created += (await collection.insertMany(batch, { ordered: false })).insertedCount;
+    } catch (err) {
+      const failed = duplicatesOf(err, batch.length);
+      if (!failed) throw err;
+      // "Duplicate" may be of another unique index, where nothing was written: each must be there by _id.
+      const there = await Promise.all(
+        failed.map((i) => collection.findOne({ _id: batch[i]!._id } as Document, { projection: { _id: 1 } })),
+      );
+      if (there.some((doc) => doc === null)) throw err;
+      created += batch.length - failed.length;
+    }
+  }
+  return created;
+}
+
+/** The batch positions an unordered insert refused as duplicates; undefined when it failed otherwise. */
+function duplicatesOf(err: unknown, batchLength: number): number[] | undefined {
+  const e = err as { code?: number; writeErrors?: unknown } | null;
+  const errors: { code?: number; index?: number }[] = Array.isArray(e?.writeErrors)
+    ? (e.writeErrors as { code?: number; index?: number }[])
+    : batchLength === 1 && e?.code === 11000
+      ? [{ code: 11000, index: 0 }]
+      : [];
+  if (errors.length === 0 || errors.some((w) => w.code !== 11000 || typeof w.index !== 'number')) return undefined;
+  return errors.map((w) => w.index!);
 }
 
 function isDuplicateKey(err: unknown): boolean {

@@ -15,6 +15,7 @@ export const auditProjection: Projection<AuditEntry, AuditedEvent> = {
   handles: AUDITED_TYPES,
   documentId: (event) => entryIdOf(event),
   evolve: (entry, event) => entry ?? auditEntryOf(event),
+  writeOnce: true,
   indexes: [
     { key: { subscriptionId: 1, at: -1 }, name: 'by_subscription_time' },
     { key: { userId: 1, at: -1 }, name: 'by_user_time' },

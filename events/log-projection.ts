@@ -10,8 +10,9 @@ export type LogRecord<D, Omit_ extends keyof D, At extends string> = Omit<D, Omi
 /**
  * An append-only log of one event type: one document per event, keyed by an id the event carries,
  * holding its data (less the fields readers must not see, such as a key's hash) and when it
- * happened. A replay or a redelivery writes the same document again, where summing into buckets
- * would count a redelivered event twice. What reports count, time and rate is read from these.
+ * happened. A replay or a redelivery finds the document there and leaves it (write-once: one
+ * insert per event, no read), where summing into buckets would count a redelivered event twice.
+ * What reports count, time and rate is read from these.
  */
 export function logProjection<E extends Event, T extends E['type'], Omit_ extends keyof DataOf<E, T>, At extends string>(spec: {
   name: string;
@@ -32,11 +33,12 @@ export function logProjection<E extends Event, T extends E['type'], Omit_ extend
     handles: [spec.type],
     documentId: (event) => (is(event) ? spec.id(event.data as DataOf<E, T>) : null),
     evolve(doc, event) {
-      if (!is(event)) return doc;
+      if (!is(event) || doc) return doc;
       const kept: Record<string, unknown> = { ...(event.data as Record<string, unknown>) };
       for (const field of spec.omit) delete kept[field as string];
       return { ...kept, [spec.at]: event.metadata.occurredAt } as LogRecord<DataOf<E, T>, Omit_, At> & Document;
     },
     ...(spec.indexes ? { indexes: spec.indexes } : {}),
+    writeOnce: true,
   };
 }

@@ -3,7 +3,7 @@ import type { QueryServedData, RagEvent } from './events.ts';
 
 /**
  * Every query served, one document each (keyed by the event's query id, so a replay or a redelivery
- * writes the same document again): what the project report counts, times and rates. Summing into
+ * finds it there and leaves it): what the project report counts, times and rates. Summing into
  * buckets would make a redelivered event count twice.
  */
 export type QueryRecord = Omit<QueryServedData, 'keyHash'> & { servedAt: Date };

@@ -3,7 +3,7 @@ import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
 import { derivedEventId, eventMetadata, type Event } from '../../events/envelope.ts';
 import { PoisonMessageError } from '../../events/errors.ts';
 import { projectionCollection } from '../../events/collections.ts';
-import { applyEvents } from '../../events/projection.ts';
+import { applyEvents, findStored, projectedFields } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { findUserIdByEmail } from '../accounts/users.projection.ts';
 import type { Tier } from '../kernel/tiers.ts';
@@ -11,8 +11,8 @@ import type { Logger } from '../platform/logger.ts';
 import type { PaymentWebhookReceived, SubscriptionEvent, SubscriptionEventData } from './events.ts';
 import { isSubscriptionEventName } from './provider-event.ts';
 import { UNREADABLE_EVENT_NAME, parseProviderEvent } from './provider-payload.ts';
-import { decide, initialState } from './subscription.ts';
-import { getSubscription, subscriptionsProjection } from './subscriptions.projection.ts';
+import { decide, initialState, type SubscriptionState } from './subscription.ts';
+import { subscriptionsProjection } from './subscriptions.projection.ts';
 
 /** Wraps decided event data with ids derived from the cause, so deciding again yields the same events. */
 export function asEvents(decided: readonly SubscriptionEventData[], cause: Pick<Event, 'metadata'>, seed: string): SubscriptionEvent[] {
@@ -45,11 +45,14 @@ export function billingHandler(deps: {
     // The account behind an e-mail is read beside the state (one round trip, not two) whenever it
     // may be needed; it is used only if the subscription does not know its account yet.
     const lookUpUser = parsed.kind === 'subscription' && parsed.userId === null;
+    const collection = await projectionCollection(db, subscriptionsProjection.collection);
+    // No stored id holds a NUL, and FerretDB fails such a lookup instead of finding nothing.
+    const readable = !parsed.subscriptionId.includes('\u0000');
     const [stored, userByEmail] = await Promise.all([
-      getSubscription(db, parsed.subscriptionId),
+      readable ? findStored(collection, { _id: parsed.subscriptionId }) : null,
       lookUpUser ? findUserIdByEmail(db, parsed.email.trim().toLowerCase()) : undefined,
     ]);
-    const state = stored ?? initialState();
+    const state = projectedFields<SubscriptionState>(stored) ?? initialState();
     const input = lookUpUser && state.userId === null ? { ...parsed, userId: userByEmail ?? null } : parsed;
     const decided = decide({ type: 'ApplyProviderEvent', event: input, variantTiers }, state);
     const events = asEvents(decided, event, event.metadata.eventId);
@@ -57,10 +60,15 @@ export function billingHandler(deps: {
       // publishAndApply, with a timing line between the two steps (the issuer starts on the publish).
       const positions = await publisher.publishOrdered(events);
       log.debug({ subscriptionId: parsed.subscriptionId }, 'subscription published');
+      // The document read to decide is the write's base, so applying costs one write, not a read and
+      // a write; one changed since (the projection's consumer applying it first) fails the write's
+      // guard on _v and is read afresh (issue 37).
       await applyEvents(
-        await projectionCollection(db, subscriptionsProjection.collection),
+        collection,
         subscriptionsProjection,
         events.map((e, i) => ({ ...e, position: positions[i]! })),
+        undefined,
+        readable ? new Map([[parsed.subscriptionId, stored]]) : undefined,
       );
     }
     if (decided.length > 0)

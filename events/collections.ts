@@ -23,8 +23,7 @@ const reading = new Map<string, Promise<Aliases>>();
 /**
  * The collection a projection's logical name points at now, at most ALIAS_TTL_MS stale. Every alias
  * of the database is read at once, and concurrent readers share that read: a process resolving its
- * projections' names costs one small read per interval, not one per name (issue 37 counted about one
- * alias read per webhook on the key-issuing path).
+ * projections' names costs one small read per interval, not one per name (issue 37).
  */
 export async function physicalName(db: Db, logical: string, { fresh = false } = {}): Promise<string> {
   const aliases = await aliasesOf(db, fresh);

@@ -6,6 +6,7 @@ import { newEvent, type DeliveredEvent } from '../../../events/envelope.ts';
 import { applyEvents, findStored, projectedFields } from '../../../events/projection.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { countsOf, usageDocumentId, usageProjection, type UsageDocument } from '../../../services/keys/usage.ts';
+import { countedCalls } from '../../support/counted-collection.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 /**
@@ -38,19 +39,8 @@ describe("applying events with the caller's read (integration)", () => {
 
   /** The collection, counting the documents looked up through it. */
   async function counted(): Promise<{ collection: Collection<Document>; lookups: () => number }> {
-    const real = await projectionCollection(handle.db, usageProjection.collection);
-    let n = 0;
-    const collection = new Proxy(real, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property !== 'findOne' || typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          n++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    return { collection, lookups: () => n };
+    const { collection, calls } = countedCalls(await projectionCollection(handle.db, usageProjection.collection), ['findOne']);
+    return { collection, lookups: calls };
   }
 
   it('takes the documents the caller read (absent ones too) instead of reading them again', async () => {

@@ -4,6 +4,7 @@ import type { Collection, Document } from 'mongodb';
 import { newEvent, type DeliveredEvent, type Event } from '../../../events/envelope.ts';
 import { applyEvents, findStored, type Projection } from '../../../events/projection.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
+import { countedCalls } from '../../support/counted-collection.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 interface FirstUse {
@@ -45,19 +46,8 @@ describe('a write-once projection (integration)', () => {
 
   /** The collection, counting its reads. */
   function counted(): { collection: Collection<Document>; reads: () => number } {
-    const real = handle.db.collection(firstUse.collection);
-    let n = 0;
-    const collection = new Proxy(real, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if ((property !== 'findOne' && property !== 'find') || typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          n++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    return { collection, reads: () => n };
+    const { collection, calls } = countedCalls(handle.db.collection(firstUse.collection), ['findOne', 'find']);
+    return { collection, reads: calls };
   }
 
   it('inserts each document from its first event without reading, and keeps it as the first chunk made it', async () => {

@@ -23,7 +23,11 @@
  * sending" and "e-mail handed to SMTP". The bench looks into Mailpit as soon as the mailer hands the e-mail over (and
  * every 100 ms regardless, so a mailer without that line is measured too, 100 ms coarser).
  *
- * Results go to stdout (the per-hop table, then the BENCH_FIGURES line); progress to stderr.
+ * It also prints each process's CPU per webhook (bench/process-cpu.ts: this process and the stack's
+ * Kafka, FerretDB, PostgreSQL and Mailpit, each one's idle use subtracted), a steadier figure than
+ * the latency on a small shared machine.
+ *
+ * Results go to stdout (the per-hop table, the CPU table, then the BENCH_FIGURES line); progress to stderr.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

@@ -70,7 +70,8 @@ export function roleOf(comm: string, cmdline: string, isRoot: boolean): string {
   return 'other';
 }
 
-function readStats(): ProcStat[] {
+/** Every process's /proc/<pid>/stat, parsed; throws where /proc cannot be listed (not Linux). */
+export function readStats(): ProcStat[] {
   const out: ProcStat[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -115,4 +116,27 @@ export function cpuBetween(before: ReadonlyMap<string, number>, after: ReadonlyM
   const out = new Map<string, number>();
   for (const [role, ms] of after) out.set(role, Math.max(0, ms - (before.get(role) ?? 0)));
   return out;
+}
+
+/**
+ * One /proc/<pid>/task/<tid>/schedstat line (pure): the thread's time on a CPU, its time runnable
+ * but waiting for one (run_delay), and its timeslices. Both times are in ns; returned in ms.
+ */
+export function parseSchedstat(line: string): { cpuMs: number; waitMs: number } | undefined {
+  const [cpu, wait] = line.trim().split(/\s+/).map(Number);
+  if (cpu === undefined || wait === undefined || !Number.isFinite(cpu) || !Number.isFinite(wait)) return undefined;
+  return { cpuMs: cpu / 1e6, waitMs: wait / 1e6 };
+}
+
+/**
+ * How long this process's main thread, the one that runs the event loop, has waited for a CPU while
+ * runnable, in ms; undefined where the kernel keeps no schedstats. A request that waits while
+ * another thread or process holds the core shows here and in no event-loop delay.
+ */
+export function loopThreadWaitMs(): number | undefined {
+  try {
+    return parseSchedstat(readFileSync('/proc/self/schedstat', 'utf8'))?.waitMs;
+  } catch {
+    return undefined;
+  }
 }

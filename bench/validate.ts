@@ -28,6 +28,12 @@
  *                      generator's process is pinned to the last CPU and this (server) process to
  *                      the others, so they do not take each other's core; 0: neither is pinned.
  *                      The report says which
+ *   BENCH_PIN_STACK    1 (default): with BENCH_PIN, the stack the bench started (Kafka, FerretDB,
+ *                      PostgreSQL, the schema registry) is pinned to the load generator's CPU, so the
+ *                      servers' CPU is theirs, as on a host of their own; 0: the stack runs on any CPU,
+ *                      where its bursts (the keys service's block claims and counts, about a fifth of
+ *                      a core) take the servers' core and show in ours' tail. Each latency round prints
+ *                      how long the servers' event-loop thread waited for a CPU and what the stack used
  *   BENCH_SAVE         a file: this run's judged figures (median, spread, every round) as JSON
  *   BENCH_BASELINE     a file BENCH_SAVE wrote: each judged median is compared with it, and a move
  *                      smaller than the wider of the two runs' spreads is printed as "no change"
@@ -72,11 +78,12 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import express from 'express';
 import { freePort } from '../deploy/local/processes.ts';
 import { emitFigures, percentile, type BenchFigure } from './figures.ts';
 import { pacedLoad } from './paced-load.ts';
+import { descendantsOf, type ProcStat, readStats, loopThreadWaitMs, sampleTreeCpu } from './process-cpu.ts';
 import { runMain, stopOnSignals } from './run-main.ts';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { keysService } from '../services/keys/keys.service.ts';
@@ -301,18 +308,37 @@ function setAffinity(pid: number, cpus: string): boolean {
  * Where this machine lets the load generator run apart from the servers: the last CPU for it, the
  * others for this process, when there are two or more and taskset works; else why not.
  */
-function pinning(requested: boolean): { server: string; loadgen: string; note: string } | { note: string } {
+function pinning(requested: boolean, stackToo: boolean): { server: string; loadgen: string; note: string } | { note: string } {
   if (!requested) return { note: 'not pinned (BENCH_PIN=0)' };
   const cpus = MACHINE_CPUS;
   if (cpus < 2) return { note: `not pinned: ${cpus} CPU` };
   const last = cpus - 1;
   const server = last === 1 ? '0' : `0-${last - 1}`;
   if (!setAffinity(process.pid, server)) return { note: 'not pinned: taskset is not available or not allowed here' };
+  const stack = stackToo ? pinStack(String(last)) : 0;
+  const stackNote = !stackToo
+    ? 'Kafka, FerretDB and anything else on the machine unpinned (BENCH_PIN_STACK=0)'
+    : stack > 0
+      ? `the stack this bench started (${stack} processes: Kafka, FerretDB, PostgreSQL, the schema registry) on CPU ${last} too, as on hosts of their own; anything else on the machine unpinned`
+      : 'no stack of its own to pin (servers from the environment); anything else on the machine unpinned';
   return {
     server,
     loadgen: String(last),
-    note: `pinned with taskset: servers (this process, every thread) on CPU ${server}, load generator on CPU ${last}; Kafka, FerretDB and anything else on the machine unpinned`,
+    note: `pinned with taskset: servers (this process, every thread) on CPU ${server}, load generator on CPU ${last}; ${stackNote}`,
   };
+}
+
+/** Pins every process below this one (the throwaway stack, started before any load generator) to the CPUs listed; how many. */
+function pinStack(cpus: string): number {
+  let stats: ProcStat[];
+  try {
+    stats = readStats();
+  } catch {
+    return 0;
+  }
+  let pinned = 0;
+  for (const p of descendantsOf(process.pid, stats)) if (p.pid !== process.pid && setAffinity(p.pid, cpus)) pinned++;
+  return pinned;
 }
 
 function loadgenMain(): void {
@@ -414,14 +440,23 @@ interface LoopStalls {
   gcCount: number;
   gcMaxMs: number;
   gcTotalMs: number;
+  /**
+   * Full (mark-compact) collections in the run: most of their marking runs on V8's worker threads,
+   * which share the servers' pinned core with the event loop, so their cost is not all in gcMaxMs.
+   */
+  gcMajor: number;
 }
 
 function watchStalls(): () => LoopStalls {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   const gcs: number[] = [];
+  let major = 0;
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcs.push(entry.duration);
+    for (const entry of list.getEntries()) {
+      gcs.push(entry.duration);
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major++;
+    }
   });
   observer.observe({ entryTypes: ['gc'] });
   return () => {
@@ -433,6 +468,7 @@ function watchStalls(): () => LoopStalls {
       gcCount: gcs.length,
       gcMaxMs: gcs.length ? Math.max(...gcs) : 0,
       gcTotalMs: gcs.reduce((a, b) => a + b, 0),
+      gcMajor: major,
     };
   };
 }
@@ -449,9 +485,23 @@ function machineTicks(): { busy: number; total: number } | undefined {
   }
 }
 
+/** Stack roles (bench/process-cpu.ts): the processes a keys service's background work wakes. */
+const STACK_ROLES = ['Kafka', 'schema registry', 'FerretDB', 'PostgreSQL', 'Mailpit'];
+
+/** CPU ms the bench's own stack has used so far (Kafka, FerretDB, ...); undefined when it is not this host's or /proc is unreadable. */
+function stackCpuMs(): number | undefined {
+  const byRole = sampleTreeCpu();
+  if (!byRole) return undefined;
+  return STACK_ROLES.reduce((sum, role) => sum + (byRole.get(role) ?? 0), 0);
+}
+
 interface Run extends LoadResult, LoopStalls {
   /** CPU of this (server) process while the load ran, as a share of one core; NaN when autocannon ran in it too. */
   serverCpu: number;
+  /** ms per second the servers' event-loop thread waited for a CPU (a share of one core's time), NaN when unknown. */
+  loopWait: number;
+  /** CPU of the bench's stack (Kafka, FerretDB, PostgreSQL, ...), as a share of one core; NaN when not started here. */
+  stackCpu: number;
   /**
    * How busy the whole machine was (every core, every process: Kafka, FerretDB, PostgreSQL, the
    * load generator), as a share of all cores; NaN when unknown. A tail beside a machine near 100 %
@@ -463,6 +513,7 @@ interface Run extends LoadResult, LoopStalls {
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const pct = (x: number) => (Number.isNaN(x) ? 'n/a' : `${Math.round(x * 100)}%`);
 const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 // null: no 2xx answer to time in that run (a run refused throughout shows as n/a, not as a crash).
 const fmtMs = (n: number | null) => (n === null ? 'n/a' : n.toFixed(2));
@@ -507,7 +558,6 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
   const ratio = throughput.median;
   const judged: SavedRun['figures'] = { 'ours / bare Express req/s': { ...throughput, higherIsBetter: true } };
   const fmtRatio = (x: number) => x.toFixed(x < 0.1 ? 3 : 2);
-  const pct = (x: number) => (Number.isNaN(x) ? 'n/a' : `${Math.round(x * 100)}%`);
   const row = (t: Target) => [
     TARGET_NAMES[t],
     fmtInt(a[t].rps),
@@ -565,6 +615,8 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
       fmtMs(medianOf(rs, (r) => r.p99)),
       rs.map((r) => fmtMs(r.p99)).join(' / '),
       pct(medianOf(rs, (r) => r.serverCpu)),
+      rs.map((r) => pct(r.loopWait)).join(' / '),
+      rs.map((r) => pct(r.stackCpu)).join(' / '),
       pct(medianOf(rs, (r) => r.machineCpu)),
       `${fmtMs(medianOf(rs, (r) => r.loopP99Ms))} / ${fmtMs(Math.max(...rs.map((r) => r.loopMaxMs)))}`,
       `${fmtMs(Math.max(...rs.map((r) => r.gcMaxMs)))}`,
@@ -583,6 +635,8 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
           'p99 ms',
           'p99 per round',
           'server cpu',
+          'loop thread waited for a cpu, per round',
+          'stack cpu per round',
           'machine cpu',
           'loop delay p99/max ms',
           'gc max ms',
@@ -622,6 +676,8 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
     ...verdicts.map((v) => `  ${v}`),
     'p50/p99: exact per-response durations of 2xx responses (throughput: averaged over rounds); cpu: share of one core,',
     'machine cpu: share of all cores, every process on the machine; loop delay and gc: this (server) process;',
+    "loop thread waited for a cpu: time the servers' event-loop thread was runnable while the core was taken (schedstat run_delay), per second;",
+    'stack cpu: Kafka, FerretDB, PostgreSQL and the schema registry the bench started, share of one core;',
     "load gen. loop max: the load generator's own event loop, whose stalls the open-loop count charges to the server;",
     'while the load ran, server = this process (all three servers, the keys service and its consumers; not FerretDB/Kafka),',
     'autocannon = its process (the same one with BENCH_LOADGEN=inproc).',
@@ -668,6 +724,7 @@ async function main(): Promise<void> {
   );
   const LATENCY_ROUNDS = intEnv('BENCH_LATENCY_ROUNDS', 5);
   const PIN = process.env.BENCH_PIN !== '0';
+  const PIN_STACK = process.env.BENCH_PIN_STACK !== '0';
   const LATENCY_WARMUP = intEnv('BENCH_LATENCY_WARMUP', 1, 0);
   const WARMUP = intEnv('BENCH_WARMUP', 2, 0);
   const MAX_RPS = intEnv('BENCH_MAX_RPS', 30_000);
@@ -748,7 +805,7 @@ async function main(): Promise<void> {
     const bodies = keys.map((apiKey) => JSON.stringify({ apiKey }));
 
     const pinned: { loadgen?: string; note: string } =
-      LOADGEN === 'child' ? pinning(PIN) : { note: 'not pinned (the load generator runs in this process)' };
+      LOADGEN === 'child' ? pinning(PIN, PIN_STACK) : { note: 'not pinned (the load generator runs in this process)' };
     err(`CPUs: ${pinned.note}`);
     if (LOADGEN === 'child') loadgen = new ChildLoadgen(pinned.loadgen);
     const url: Record<Target, string> = { raw: `${raw.url}/validate`, bare: `${bare.url}/validate`, ours: `${oursBase}/validate` };
@@ -756,6 +813,8 @@ async function main(): Promise<void> {
       const spec: LoadSpec = { url: url[target], connections: CONNECTIONS, seconds, bodies, clientIps, ...(rate ? { rate } : {}) };
       const cpu0 = process.cpuUsage();
       const ticks0 = machineTicks();
+      const stack0 = stackCpuMs();
+      const wait0 = loopThreadWaitMs();
       const t0 = performance.now();
       const stalls = watchStalls();
       const result = loadgen ? await loadgen.run(spec) : await generateLoad(spec);
@@ -763,11 +822,15 @@ async function main(): Promise<void> {
       const wallMs = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       const ticks1 = machineTicks();
+      const stack1 = stackCpuMs();
+      const wait1 = loopThreadWaitMs();
+      const stackCpu = stack0 !== undefined && stack1 !== undefined && stack1 > 0 ? (stack1 - stack0) / wallMs : NaN;
+      const loopWait = wait0 !== undefined && wait1 !== undefined ? (wait1 - wait0) / wallMs : NaN;
       const machineCpu =
         ticks0 && ticks1 && ticks1.total > ticks0.total ? (ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total) : NaN;
       // In-process, the servers' CPU and autocannon's cannot be told apart.
       const serverCpu = loadgen ? (cpu.user + cpu.system) / 1000 / wallMs : NaN;
-      return { ...result, ...stalled, serverCpu, machineCpu, loadgenCpu: result.loadgenCpuMs / wallMs };
+      return { ...result, ...stalled, serverCpu, loopWait, stackCpu, machineCpu, loadgenCpu: result.loadgenCpuMs / wallMs };
     };
 
     const problems: string[] = [];
@@ -825,7 +888,7 @@ async function main(): Promise<void> {
               : await runOne(target, SECONDS, rate);
           check(target, 'latency', run);
           err(
-            `  ${fmtInt(run.requestsMean)} req/s, p50 ${fmtMs(run.p50)} ms, p99 ${fmtMs(run.p99)} ms, machine cpu ${Math.round(run.machineCpu * 100)}%, server loop max ${fmtMs(run.loopMaxMs)} ms, load gen. loop max ${fmtMs(run.loadgenLoopMaxMs)} ms, ${run.non2xx} non-2xx`,
+            `  ${fmtInt(run.requestsMean)} req/s, p50 ${fmtMs(run.p50)} ms, p99 ${fmtMs(run.p99)} ms, machine cpu ${Math.round(run.machineCpu * 100)}%, server loop max ${fmtMs(run.loopMaxMs)} ms, event loop's thread waited for a cpu ${pct(run.loopWait)}, full GCs ${run.gcMajor}, stack cpu ${pct(run.stackCpu)}, load gen. loop max ${fmtMs(run.loadgenLoopMaxMs)} ms, ${run.non2xx} non-2xx`,
           );
           at[target].push(run);
         }

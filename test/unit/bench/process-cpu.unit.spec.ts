@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cpuBetween, descendantsOf, parseProcStat, roleOf, type ProcStat } from '../../../bench/process-cpu.ts';
+import { cpuBetween, descendantsOf, parseProcStat, parseSchedstat, roleOf, type ProcStat } from '../../../bench/process-cpu.ts';
 
 describe('bench/process-cpu: CPU of the stack from /proc (unit)', () => {
   it('reads pid, parent, name and user + system CPU from a stat line, a name with spaces and parentheses included', () => {
@@ -52,5 +52,13 @@ describe('bench/process-cpu: CPU of the stack from /proc (unit)', () => {
       ]),
     );
     expect(Object.fromEntries(used)).to.deep.equal({ Kafka: 60, PostgreSQL: 0, Mailpit: 5 });
+  });
+
+  it("reads a thread's CPU time and its wait for a CPU (run_delay) from a schedstat line, in ms", () => {
+    expect(parseSchedstat('2786000000 86500000 41235\n')).to.deep.equal({ cpuMs: 2786, waitMs: 86.5 });
+    expect(parseSchedstat('0 0 1')).to.deep.equal({ cpuMs: 0, waitMs: 0 });
+    expect(parseSchedstat('')).to.equal(undefined);
+    expect(parseSchedstat('12')).to.equal(undefined);
+    expect(parseSchedstat('x y z')).to.equal(undefined);
   });
 });

@@ -56,8 +56,12 @@ export function descendantsOf(root: number, all: readonly ProcStat[]): ProcStat[
   return out;
 }
 
+/** The roles of the stack's own servers, as roleOf names them. */
+export const STACK_ROLES = ['Kafka', 'schema registry', 'FerretDB', 'PostgreSQL', 'Mailpit'] as const;
+export type Role = (typeof STACK_ROLES)[number] | 'this process (the services, the bench client)' | 'other';
+
 /** What a process of the stack is, by its name and command line (pure); the supervising shells are "other". */
-export function roleOf(comm: string, cmdline: string, isRoot: boolean): string {
+export function roleOf(comm: string, cmdline: string, isRoot: boolean): Role {
   if (isRoot) return 'this process (the services, the bench client)';
   if (comm === 'java' || comm.startsWith('java')) {
     if (cmdline.includes('kafka.Kafka')) return 'Kafka';

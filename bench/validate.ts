@@ -83,7 +83,7 @@ import express from 'express';
 import { freePort } from '../deploy/local/processes.ts';
 import { emitFigures, percentile, type BenchFigure } from './figures.ts';
 import { pacedLoad } from './paced-load.ts';
-import { descendantsOf, type ProcStat, readStats, loopThreadWaitMs, sampleTreeCpu } from './process-cpu.ts';
+import { descendantsOf, loopThreadWaitMs, type ProcStat, readStats, sampleTreeCpu, STACK_ROLES } from './process-cpu.ts';
 import { runMain, stopOnSignals } from './run-main.ts';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { keysService } from '../services/keys/keys.service.ts';
@@ -484,9 +484,6 @@ function machineTicks(): { busy: number; total: number } | undefined {
     return undefined;
   }
 }
-
-/** Stack roles (bench/process-cpu.ts): the processes a keys service's background work wakes. */
-const STACK_ROLES = ['Kafka', 'schema registry', 'FerretDB', 'PostgreSQL', 'Mailpit'];
 
 /** CPU ms the bench's own stack has used so far (Kafka, FerretDB, ...); undefined when it is not this host's or /proc is unreadable. */
 function stackCpuMs(): number | undefined {

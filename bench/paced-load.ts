@@ -24,6 +24,8 @@ export interface PacedSpec {
 
 export interface PacedResult {
   latenciesMs: Float64Array;
+  /** When each timed request was released (ms since the epoch), index for index with latenciesMs. */
+  releasedAtMs: Float64Array;
   completed: number;
   statusCodes: Record<string, number>;
   mismatches: number;
@@ -56,6 +58,7 @@ export async function pacedLoad(spec: PacedSpec): Promise<PacedResult> {
   });
   const total = Math.round(spec.rate * spec.seconds);
   let latencies = new Float64Array(Math.max(1, total));
+  let releases = new Float64Array(latencies.length);
   let completed = 0;
   let mismatches = 0;
   let errors = 0;
@@ -119,7 +122,11 @@ export async function pacedLoad(spec: PacedSpec): Promise<PacedResult> {
             const grown = new Float64Array(latencies.length * 2);
             grown.set(latencies);
             latencies = grown;
+            const grownReleases = new Float64Array(latencies.length);
+            grownReleases.set(releases);
+            releases = grownReleases;
           }
+          releases[completed] = performance.timeOrigin + conn.releasedAt;
           latencies[completed++] = performance.now() - conn.releasedAt;
         }
         conn.busy = false;
@@ -151,6 +158,7 @@ export async function pacedLoad(spec: PacedSpec): Promise<PacedResult> {
   for (const conn of connections) conn.socket.destroy();
   return {
     latenciesMs: latencies.subarray(0, completed),
+    releasedAtMs: releases.subarray(0, completed),
     completed,
     statusCodes,
     mismatches,

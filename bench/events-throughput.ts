@@ -9,7 +9,7 @@
  * Env:
  *   KAFKA_BROKERS      use this broker; otherwise a throwaway Kafka is started (deploy/local/stack.ts)
  *   BENCH_EVENTS       events per path per round (default 100000)
- *   BENCH_ROUNDS       measured rounds; the table shows medians (default 3). Rounds alternate which
+ *   BENCH_ROUNDS       measured rounds; the table shows medians (default 5). Rounds alternate which
  *                      path goes first, so neither always meets a warmer broker or a fuller heap.
  *   BENCH_BATCH        messages per send call, both paths (default 1000)
  *   BENCH_CHUNK        ConsumerRunner chunkSize (default 500, its own default)
@@ -53,7 +53,7 @@ import { countFromStart, runnerLikeConsumer } from './bare-consume.ts';
 import { intEnv } from './bench-env.ts';
 
 const N = intEnv('BENCH_EVENTS', 100_000);
-const ROUNDS = intEnv('BENCH_ROUNDS', 3);
+const ROUNDS = intEnv('BENCH_ROUNDS', 5);
 const BATCH = intEnv('BENCH_BATCH', 1000);
 const CHUNK = intEnv('BENCH_CHUNK', 500);
 const WARMUP = Math.min(intEnv('BENCH_WARMUP', 5000, 0), N);

@@ -144,3 +144,12 @@ export function loopThreadWaitMs(): number | undefined {
     return undefined;
   }
 }
+
+/** Starts timing loopThreadWaitMs: the returned function gives the ms waited since, NaN where it is unknown. */
+export function watchLoopThreadWait(): () => number {
+  const start = loopThreadWaitMs();
+  return () => {
+    const now = loopThreadWaitMs();
+    return start !== undefined && now !== undefined ? now - start : Number.NaN;
+  };
+}

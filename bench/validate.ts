@@ -93,7 +93,7 @@ import { freePort } from '../deploy/local/processes.ts';
 import { emitFigures, percentile, type BenchFigure } from './figures.ts';
 import { pacedLoad } from './paced-load.ts';
 import { TURN_SPAN, type TurnShare, turnShare } from './window-turns.ts';
-import { descendantsOf, loopThreadWaitMs, type ProcStat, readStats, sampleTreeCpu, STACK_ROLES } from './process-cpu.ts';
+import { descendantsOf, type ProcStat, readStats, sampleTreeCpu, STACK_ROLES, watchLoopThreadWait } from './process-cpu.ts';
 import { runMain, stopOnSignals } from './run-main.ts';
 import { benchStack, type BenchStack } from './throwaway-stack.ts';
 import { keysService } from '../services/keys/keys.service.ts';
@@ -197,12 +197,10 @@ function requestsOf(spec: LoadSpec): { headers: Record<string, string>; body: st
 async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
-  const wait0 = loopThreadWaitMs();
+  const waited = watchLoopThreadWait();
   try {
     const result = await (spec.rate ? generatePacedLoad({ ...spec, rate: spec.rate }) : generateClosedLoad(spec));
-    const wait1 = loopThreadWaitMs();
-    const loadgenWaitMs = wait0 !== undefined && wait1 !== undefined ? wait1 - wait0 : Number.NaN;
-    return { ...result, loadgenLoopMaxMs: delay.max / 1e6, loadgenWaitMs };
+    return { ...result, loadgenLoopMaxMs: delay.max / 1e6, loadgenWaitMs: waited() };
   } finally {
     delay.disable();
   }
@@ -909,7 +907,7 @@ async function main(): Promise<void> {
       const cpu0 = process.cpuUsage();
       const ticks0 = machineTicks();
       const stack0 = stackCpuMs();
-      const wait0 = loopThreadWaitMs();
+      const waited = watchLoopThreadWait();
       const t0 = performance.now();
       const stalls = watchStalls();
       const inHandler0 = handlerAnswers();
@@ -920,9 +918,8 @@ async function main(): Promise<void> {
       const cpu = process.cpuUsage(cpu0);
       const ticks1 = machineTicks();
       const stack1 = stackCpuMs();
-      const wait1 = loopThreadWaitMs();
       const stackCpu = stack0 !== undefined && stack1 !== undefined && stack1 > 0 ? (stack1 - stack0) / wallMs : NaN;
-      const loopWait = wait0 !== undefined && wait1 !== undefined ? (wait1 - wait0) / wallMs : NaN;
+      const loopWait = waited() / wallMs;
       const machineCpu =
         ticks0 && ticks1 && ticks1.total > ticks0.total ? (ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total) : NaN;
       // In-process, the servers' CPU and autocannon's cannot be told apart.

@@ -137,7 +137,7 @@ export function parseSchedstat(line: string): { cpuMs: number; waitMs: number } 
  * runnable, in ms; undefined where the kernel keeps no schedstats. A request that waits while
  * another thread or process holds the core shows here and in no event-loop delay.
  */
-export function loopThreadWaitMs(): number | undefined {
+function loopThreadWaitMs(): number | undefined {
   try {
     return parseSchedstat(readFileSync('/proc/self/schedstat', 'utf8'))?.waitMs;
   } catch {

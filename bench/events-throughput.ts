@@ -325,13 +325,13 @@ async function round(label: string, order: readonly PathName[], c: Clients, inpu
 }
 
 // ---------------------------------------------------------------------------------------------
-// The ceiling: what decoding alone costs
+// What decoding alone costs
 
 /**
  * Microseconds per message that our codec's decode takes on its own, in memory, over the very
- * records both paths consume (headers as the Buffers kafkajs hands over): the least any consumer
+ * records both paths consume (headers as the Buffers kafkajs hands over): about what any consumer
  * that decodes every event adds to bare kafkajs' per-message cost. Median of four passes after one
- * that warms the JIT.
+ * that warms the JIT; passes of one process differ by up to half (V8's tiering and pretenuring).
  */
 async function decodeCostUs(inputs: Inputs): Promise<number> {
   const codec = await codecFor(probeCatalog('bench.inputs'));
@@ -463,12 +463,14 @@ async function main(): Promise<void> {
     const medianRate = (path: PathName, phase: Phase) => median(results.map((r) => rate(r[path][phase])));
     const consume = { ours: medianRate('ours', 'consume'), bare: medianRate('bare', 'consume') };
     // bare's wall time per message plus decoding alone: what a runner costing nothing else would reach.
+    // An estimate, not a bound: both medians move from round to round, and decoding timed in memory
+    // after the run is not decoding inside it (2026-11-29: ours was above it in three runs of three).
     const decodeUs = await decodeCostUs(inputs);
     const bareUs = 1e6 / consume.bare;
-    const ceiling = bareUs / (bareUs + decodeUs);
+    const estimate = bareUs / (bareUs + decodeUs);
     process.stdout.write(
-      `consume ceiling: decoding alone costs ${decodeUs.toFixed(2)} µs per message (in memory, same records); bare kafkajs ` +
-        `consumes one per ${bareUs.toFixed(2)} µs, so a consumer that decodes every event reaches at most ${ceiling.toFixed(2)}x ` +
+      `consume with decoding alone: decoding costs ${decodeUs.toFixed(2)} µs per message (in memory, same records); bare kafkajs ` +
+        `consumes one per ${bareUs.toFixed(2)} µs, so a consumer that did nothing else but decode would reach about ${estimate.toFixed(2)}x ` +
         `of bare; ours ${(consume.ours / consume.bare).toFixed(2)}x, i.e. ${(1e6 / consume.ours - bareUs - decodeUs).toFixed(2)} µs per message beyond both\n\n`,
     );
     const produce = { ours: medianRate('ours', 'produce'), bare: medianRate('bare', 'produce') };
@@ -483,7 +485,7 @@ async function main(): Promise<void> {
         met: consume.ours / consume.bare >= 0.9,
       },
       {
-        figure: 'events consume ceiling (bare + decoding alone)',
+        figure: 'events consume estimate (bare + decoding alone)',
         ours: Math.round(1e6 / (bareUs + decodeUs)),
         baseline: Math.round(consume.bare),
         baselineName: 'bare kafkajs',

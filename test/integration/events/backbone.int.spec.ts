@@ -302,6 +302,43 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     expect(quickSeen.length).to.equal(31);
   });
 
+  it('hands no later chunk of a batch to its handler once it is stopping, and a new member gets the rest', async () => {
+    const { topic, codec, publisher } = await setup('stop-mid-batch');
+    // One key: one partition, so the first fetch brings all 40 in one batch of 8 chunks.
+    await publisher.publish(Array.from({ length: 40 }, (_, i) => recorded('probe-one', i)));
+    const groupId = `stop-mid-batch-${randomUUID()}`;
+    const chunks: number[][] = [];
+    let stopped: Promise<void> | undefined;
+    const first: ConsumerRunner = new ConsumerRunner({
+      kafka,
+      codec,
+      publisher,
+      log,
+      groupId,
+      topics: [topic],
+      chunkSize: 5,
+      handler: {
+        async handle(events) {
+          chunks.push(events.map((e) => (e.data as { seq: number }).seq));
+          // Stop from inside the first chunk: the runner waits for this batch, whose other chunks must not be handed over.
+          stopped ??= first.stop();
+        },
+      },
+    });
+    cleanups.push(() => first.stop());
+    await first.start();
+    await eventually('the first chunk', async () => (stopped ? true : undefined));
+    await stopped;
+    expect(chunks, 'chunks handed over before the stop took effect').to.deep.equal([[0, 1, 2, 3, 4]]);
+
+    // The first chunk was committed when the runner stopped; the rest were never handed over, so a new member gets them.
+    const rest: number[] = [];
+    const second = consume(codec, publisher, topic, async (e) => void rest.push((e.data as { seq: number }).seq), groupId);
+    await second.start();
+    await eventually('the other 35', async () => (rest.length >= 35 ? true : undefined));
+    expect(rest).to.deep.equal(Array.from({ length: 35 }, (_, i) => i + 5));
+  });
+
   it('applies an event published twice (same event id, two offsets) once', async () => {
     const { topic, codec, publisher } = await setup('duplicate');
     const collection = `counters_${randomUUID().slice(0, 8)}`;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { EventCatalog } from '../../../events/catalog.ts';
-import { EventCodec, HEADER, SchemaNotRegisteredError, compileReader } from '../../../events/codec.ts';
+import { EventCodec, HEADER, SchemaNotRegisteredError, compileReader, sameBytes } from '../../../events/codec.ts';
 import { EVENT_DEFINITIONS } from '../../../app/registry.ts';
 import { newEvent } from '../../../events/envelope.ts';
 import { PoisonMessageError } from '../../../events/errors.ts';
@@ -165,6 +165,26 @@ describe('event codec: compiled readers and header matching (unit)', () => {
     const trailing = { ...asFetched(m), value: Buffer.concat([m.value, Buffer.from([0])]) };
     expect(() => codec.decode(truncated)).to.throw(PoisonMessageError, /truncated|cannot decode/);
     expect(() => codec.decode(trailing)).to.throw(PoisonMessageError, /trailing data/);
+  });
+
+  it('compares header bytes as Buffer.equals does, short and long', () => {
+    const b = (s: string) => Buffer.from(s, 'utf8');
+    for (const [x, y] of [
+      ['probe.recorded', 'probe.recorded'],
+      ['probe.recorded', 'probe.recordee'],
+      ['probe.recorded', 'probe.recorde'],
+      ['', ''],
+      ['', 'a'],
+      ['é', 'e\u0301'],
+      ['x'.repeat(64), 'x'.repeat(64)],
+      ['x'.repeat(65), 'x'.repeat(65)],
+      [`${'x'.repeat(64)}a`, `${'x'.repeat(64)}b`],
+      [`a${'x'.repeat(70)}`, `b${'x'.repeat(70)}`],
+    ] as const) {
+      expect(sameBytes(b(x), b(y)), `${x.length} / ${y.length} bytes`).to.equal(b(x).equals(b(y)));
+    }
+    // The last byte counts too.
+    expect(sameBytes(Buffer.from([1, 2, 3]), Buffer.from([1, 2, 4]))).to.equal(false);
   });
 
   it('does not take a known fingerprint under another type header', () => {

@@ -464,7 +464,7 @@ async function main(): Promise<void> {
     const consume = { ours: medianRate('ours', 'consume'), bare: medianRate('bare', 'consume') };
     // bare's wall time per message plus decoding alone: what a runner costing nothing else would reach.
     // An estimate, not a bound: both medians move from round to round, and decoding timed in memory
-    // after the run is not decoding inside it (2026-11-29: ours was above it in five runs of six).
+    // after the run is not decoding inside it (2026-11-29: ours was above it in six runs of eight).
     const decodeUs = await decodeCostUs(inputs);
     const bareUs = 1e6 / consume.bare;
     const estimate = bareUs / (bareUs + decodeUs);

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Kafka } from 'kafkajs';
 import type { Db, Document } from 'mongodb';
 import { type EventCodec, HEADER } from '../../../events/codec.ts';
-import { ConsumerRunner, DLQ_HEADER, eachEvent } from '../../../events/consumer.ts';
+import { ConsumerRunner, DLQ_HEADER, eachEvent, type EventHandler } from '../../../events/consumer.ts';
 import type { DeliveredEvent } from '../../../events/envelope.ts';
 import { createKafka } from '../../../events/kafka.ts';
 import { projectionCollection } from '../../../events/collections.ts';
@@ -73,9 +73,10 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     codec: EventCodec,
     publisher: EventPublisher,
     topic: string,
-    handle: (e: DeliveredEvent) => Promise<void>,
+    /** One event at a time, or a handler that sees each chunk whole. */
+    handle: ((e: DeliveredEvent) => Promise<void>) | EventHandler,
     groupId = `g-${randomUUID()}`,
-    options: { commitIntervalMs?: number } = {},
+    options: { commitIntervalMs?: number; chunkSize?: number } = {},
   ) {
     const runner = new ConsumerRunner({
       kafka,
@@ -84,7 +85,7 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
       log,
       groupId,
       topics: [topic],
-      handler: eachEvent(handle),
+      handler: typeof handle === 'function' ? eachEvent(handle) : handle,
       retries: 2,
       backoff: { initialMs: 10, maxMs: 50 },
       ...options,
@@ -309,23 +310,20 @@ describe('event backbone with real Kafka and MongoDB (integration)', () => {
     const groupId = `stop-mid-batch-${randomUUID()}`;
     const chunks: number[][] = [];
     let stopped: Promise<void> | undefined;
-    const first: ConsumerRunner = new ConsumerRunner({
-      kafka,
+    const first: ConsumerRunner = consume(
       codec,
       publisher,
-      log,
-      groupId,
-      topics: [topic],
-      chunkSize: 5,
-      handler: {
+      topic,
+      {
         async handle(events) {
           chunks.push(events.map((e) => (e.data as { seq: number }).seq));
           // Stop from inside the first chunk: the runner waits for this batch, whose other chunks must not be handed over.
           stopped ??= first.stop();
         },
       },
-    });
-    cleanups.push(() => first.stop());
+      groupId,
+      { chunkSize: 5 },
+    );
     await first.start();
     await eventually('the first chunk', async () => (stopped ? true : undefined));
     await stopped;

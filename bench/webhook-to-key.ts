@@ -11,6 +11,9 @@
  *   KAFKA_BROKERS, MONGODB_URI   use these servers; otherwise throwaway ones are started (deploy/local/stack.ts)
  *   SMTP_URL + MAILPIT_URL       use this Mailpit (both, or neither: a throwaway one is started)
  *   BENCH_WEBHOOKS               measured webhooks (default 200), sent one at a time
+ *   BENCH_BROKER_WARMUP          records sent one at a time through the broker first, read by 6 groups
+ *                                (default 15000, about 25 s; 0 = none, as before 2026-11-29 evening): a throwaway
+ *                                broker's JVM starts cold, and production's brokers are warm (bench/warm-broker.ts)
  *   BENCH_WARMUP                 untimed webhooks first (default 10, 0 = none): group joins, JIT, connections
  *   BENCH_TIMEOUT_MS             how long one webhook may take before the bench fails (default 30000)
  *   KAFKA_COMMIT_INTERVAL_MS     passed to the services (0: commit after every chunk, as before issue 37)
@@ -49,10 +52,14 @@ import { kafkaSecurityVariables } from '../services/platform/kafka-security.ts';
 import { REDACTED_PATHS, type Logger } from '../services/platform/logger.ts';
 import { sign, subscriptionPayload, toBody } from '../test/support/lemonsqueezy.ts';
 import { intEnv } from './bench-env.ts';
+import { warmBroker } from './warm-broker.ts';
 
 const N = intEnv('BENCH_WEBHOOKS', 200);
 const WARMUP = intEnv('BENCH_WARMUP', 10, 0);
 const TIMEOUT_MS = intEnv('BENCH_TIMEOUT_MS', 30_000);
+const BROKER_WARMUP = intEnv('BENCH_BROKER_WARMUP', 15_000, 0);
+/** As many groups as read subscriptions.events in the services: each record wakes that many fetches. */
+const BROKER_WARMUP_GROUPS = 6;
 const SIGNING_SECRET = 'bench-signing-secret-0123456789';
 const PRO_VARIANT = 301789;
 // The hook on the mailer's "handed to SMTP" line wakes the look; this poll is only a backstop. At
@@ -479,6 +486,14 @@ async function main(): Promise<void> {
     };
     err(`services up: webhooks ${target.webhooksUrl}, keys ${target.keysUrl}, Mailpit ${target.mailpitUrl}`);
 
+    if (BROKER_WARMUP > 0) {
+      const warm = await warmBroker(platform.runtime.kafka, `${prefix}bench-warm-broker`, {
+        sends: BROKER_WARMUP,
+        groups: BROKER_WARMUP_GROUPS,
+        progress: err,
+      });
+      err(`broker warmed: ${warm.sends} records to ${warm.groups} groups in ${(warm.ms / 1000).toFixed(1)} s`);
+    }
     for (let i = 0; i < WARMUP; i++) await oneWebhook(target, tracker, Math.max(TIMEOUT_MS, 60_000));
     if (WARMUP) err(`warm-up: ${WARMUP} webhooks`);
     const idle = await idleCpu();

@@ -50,6 +50,7 @@ import { ensureTopics } from '../events/topics.ts';
 import type { Logger } from '../services/platform/logger.ts';
 import { probeCatalog, recorded, type ProbeRecorded } from '../test/support/probe.ts';
 import { countFromStart, runnerLikeConsumer } from './bare-consume.ts';
+import { withTimeout } from './with-timeout.ts';
 import { intEnv } from './bench-env.ts';
 
 const N = intEnv('BENCH_EVENTS', 100_000);
@@ -107,16 +108,6 @@ async function measure(fn: () => Promise<void>): Promise<Measured> {
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, gcMs };
-}
-
-function withTimeout<T>(what: () => string, p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what()} within ${ms / 1000}s`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /** A counter whose `done` resolves once it reaches `target`. */

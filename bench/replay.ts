@@ -65,6 +65,7 @@ import type { Logger } from '../services/platform/logger.ts';
 import { connectMongo, type MongoHandle } from '../services/platform/mongo.ts';
 import { EVENT_DEFINITIONS } from '../app/registry.ts';
 import { countFromStart, runnerLikeConsumer } from './bare-consume.ts';
+import { withTimeout } from './with-timeout.ts';
 import { intEnv } from './bench-env.ts';
 
 const N = intEnv('BENCH_EVENTS', 1_000_000);
@@ -137,16 +138,6 @@ async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
     session.disconnect();
     err(`CPU profile: ${file}`);
   }
-}
-
-function withTimeout<T>(what: () => string, p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what()} within ${ms / 1000}s`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 // ---------------------------------------------------------------------------------------------

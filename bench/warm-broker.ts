@@ -1,5 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { ensureTopics } from '../events/topics.ts';
+import { countFromStart, runnerLikeConsumer } from './bare-consume.ts';
+import { withTimeout } from './with-timeout.ts';
 
 export interface BrokerWarmUp {
   sends: number;
@@ -15,7 +17,7 @@ export interface BrokerWarmUp {
  * Warming with webhooks would also grow the collections FerretDB scans on every lookup (PostgreSQL's
  * CPU per webhook tripled after 500), so this sends small records one at a time, as EventPublisher
  * does (idempotent, acks from all replicas), to a throwaway topic that `groups` consumer groups read
- * and commit, as the services' consumers do, and deletes the topic after.
+ * and commit with the services' consumer settings, and deletes the topic after.
  */
 export async function warmBroker(
   kafka: Kafka,
@@ -27,27 +29,22 @@ export async function warmBroker(
   const timeoutMs = options.timeoutMs ?? 120_000;
   const admin = kafka.admin();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
-  const consumers = Array.from({ length: groups }, (_, g) => kafka.consumer({ groupId: `${topic}.g${g}`, maxWaitTimeInMs: 250 }));
+  const consumers = Array.from({ length: groups }, (_, g) => runnerLikeConsumer(kafka, `${topic}.g${g}`));
   const seen = new Array<number>(groups).fill(0);
+  let allSeen!: () => void;
+  const done = new Promise<void>((r) => (allSeen = r));
+  const count = (g: number, n: number) => {
+    seen[g]! += n;
+    if (seen.every((s) => s >= sends)) allSeen();
+  };
   try {
     await admin.connect();
     await ensureTopics(admin, [topic], { partitions: 3, replicationFactor: 1 });
-    await Promise.all(
-      consumers.map(async (consumer, g) => {
-        const joined = new Promise<void>((resolve, reject) => {
-          consumer.on(consumer.events.GROUP_JOIN, () => resolve());
-          consumer.on(consumer.events.CRASH, (e) => reject(e.payload.error));
-        });
-        await consumer.connect();
-        await consumer.subscribe({ topics: [topic], fromBeginning: true });
-        await consumer.run({
-          eachBatch: async ({ batch, resolveOffset }) => {
-            for (const m of batch.messages) resolveOffset(m.offset);
-            seen[g]! += batch.messages.length;
-          },
-        });
-        await joined;
-      }),
+    // The runner's consumer settings retry a join without end: bounded here, so a broker that never lets them join fails the bench.
+    await withTimeout(
+      () => `warming the broker: not all ${groups} consumer groups joined`,
+      Promise.all(consumers.map((consumer, g) => countFromStart(consumer, topic, (n) => count(g, n)))),
+      timeoutMs,
     );
     await producer.connect();
     const value = Buffer.alloc(256, 1);
@@ -56,11 +53,7 @@ export async function warmBroker(
       if ((i + 1) % 1000 === 0) options.progress?.(`warming the broker: ${i + 1}/${sends} records sent`);
     }
     // The consumers' wait starts once the records are out: on a slow machine the sends alone take long.
-    const deadline = Date.now() + timeoutMs;
-    while (seen.some((n) => n < sends)) {
-      if (Date.now() > deadline) throw new Error(`warming the broker: consumers saw ${seen.join(', ')} of ${sends} records`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await withTimeout(() => `warming the broker: consumers saw ${seen.join(', ')} of ${sends} records`, done, timeoutMs);
     return { sends, groups, ms: performance.now() - started };
   } finally {
     await Promise.all(consumers.map((c) => c.disconnect().catch(() => undefined)));

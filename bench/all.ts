@@ -30,7 +30,7 @@ import { runMain } from './run-main.ts';
 import { formatSummary, type BenchOutcome } from './summary.ts';
 
 /** In the order they run. */
-export const BENCHMARKS = ['validate', 'events-throughput', 'webhook-to-key', 'replay'] as const;
+export const BENCHMARKS = ['validate', 'key-check', 'events-throughput', 'webhook-to-key', 'replay'] as const;
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const err = (line: string) => process.stderr.write(`[bench:all] ${line}\n`);

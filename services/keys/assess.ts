@@ -64,18 +64,16 @@ export function assessKey(
   const limits = limitsOf(record.tier);
   const limit = limits.quotas[request.metric];
   if (limit !== -1 && usage[request.metric] + request.amount > limit) return invalid('USAGE_EXCEEDED');
-  return {
-    valid: true,
-    identity: {
-      keyHash: record.usageKeyHash ?? record.keyHash,
-      tier: record.tier,
-      customerId: record.customerId ?? '',
-      subscriptionId: record.subscriptionId,
-      ...(record.usageKeyHash ? { sharesQuota: true as const } : {}),
-      ...(record.last4 ? { last4: record.last4 } : {}),
-      ...(record.member ? { memberUserId: record.member.userId } : {}),
-    },
-    usage: quotaReport(record.tier, usage),
-    features: { ...limits.features },
+  // Set one by one, not spread from conditional literals: on /validate's path, where each spread
+  // cost a temporary object and a generic copy per request.
+  const identity: KeyIdentity = {
+    keyHash: record.usageKeyHash ?? record.keyHash,
+    tier: record.tier,
+    customerId: record.customerId ?? '',
+    subscriptionId: record.subscriptionId,
   };
+  if (record.usageKeyHash) identity.sharesQuota = true;
+  if (record.last4) identity.last4 = record.last4;
+  if (record.member) identity.memberUserId = record.member.userId;
+  return { valid: true, identity, usage: quotaReport(record.tier, usage), features: { ...limits.features } };
 }

@@ -64,6 +64,14 @@ interface Count {
   first: boolean;
 }
 
+/** A request admitted from what the process holds: the X-RateLimit-* figures, built once per request. */
+export interface HeldDecision {
+  allowed: true;
+  limit: number;
+  remaining: number;
+  resetMs: number;
+}
+
 const StoreAbstract = createRequire(import.meta.url)(
   'rate-limiter-flexible/lib/RateLimiterStoreAbstract.js',
 ) as typeof RateLimiterStoreAbstract;
@@ -76,6 +84,11 @@ export class MongoBlockLimiter extends StoreAbstract {
   readonly #blockCount: number;
   /** Where windows start, after the clock's multiples of the duration. */
   readonly #offset: number;
+  /**
+   * By the caller's key, not rate-limiter-flexible's prefixed one: the held path then looks up the
+   * string it was given (its hash already computed by earlier lookups of it) instead of building
+   * and hashing `<prefix>:<key>` on every request.
+   */
   readonly #local = new Map<string, Local>();
   #prunedWindow = -1;
 
@@ -108,15 +121,19 @@ export class MongoBlockLimiter extends StoreAbstract {
    * Most requests end here: rate-limiter-flexible's consume() costs a dozen promises, which on the
    * hot path showed as a tenth of POST /validate's throughput.
    */
-  consumeHeld(key: string): RateLimiterRes | undefined {
-    const count = this.#takeHeld(this.getKey(key), this.duration * 1000);
-    return count && this._getRateLimiterRes(key, 1, count);
+  consumeHeld(key: string): HeldDecision | undefined {
+    const msDuration = this.duration * 1000;
+    const now = Date.now();
+    const local = this.#takeHeld(key, msDuration, now);
+    if (!local) return undefined;
+    const resetMs = Math.max((local.window + 1) * msDuration + this.#offset - now, 0);
+    return { allowed: true, limit: this.points, remaining: Math.max(this.points - local.consumed, 0), resetMs };
   }
 
-  #takeHeld(rlKey: string, msDuration: number): Count | undefined {
-    const now = Date.now();
+  /** Takes one request from the key's block of the current window; the key's state after, or undefined with nothing taken. */
+  #takeHeld(key: string, msDuration: number, now: number): Local | undefined {
     const window = Math.floor((now - this.#offset) / msDuration);
-    const local = this.#local.get(rlKey);
+    const local = this.#local.get(key);
     if (local?.window !== window) return undefined;
     if (local.left === 0 && local.reserve) {
       this.#spend(local, local.reserve);
@@ -125,21 +142,21 @@ export class MongoBlockLimiter extends StoreAbstract {
     if (local.left === 0) return undefined;
     local.left -= 1;
     local.consumed += 1;
-    const expireMs = (window + 1) * msDuration + this.#offset;
-    if (this.#claimsAhead) this.#claimAhead(rlKey, local, msDuration, expireMs - now);
-    return { consumed: local.consumed, expireMs, first: local.consumed === 1 };
+    if (this.#claimsAhead) this.#claimAhead(key, local, msDuration, (window + 1) * msDuration + this.#offset - now);
+    return local;
   }
 
   async _upsert(rlKey: string, points: number, msDuration: number, forceExpire = false): Promise<Count> {
     if (forceExpire || points !== 1) throw new Error('MongoBlockLimiter supports consuming one point at a time only');
+    const key = this.parseKey(rlKey);
     for (;;) {
-      const held = this.#takeHeld(rlKey, msDuration);
-      if (held) return held;
       const now = Date.now();
       const window = Math.floor((now - this.#offset) / msDuration);
       const expireMs = (window + 1) * msDuration + this.#offset;
-      const known = this.#local.get(rlKey);
-      const local = known?.window === window ? known : await this.#newWindow(rlKey, window, known);
+      const held = this.#takeHeld(key, msDuration, now);
+      if (held) return { consumed: held.consumed, expireMs, first: held.consumed === 1 };
+      const known = this.#local.get(key);
+      const local = known?.window === window ? known : await this.#newWindow(key, window, known);
       if (local.window !== window) continue; // the window turned while we waited for a claim ahead
       if (local.left > 0 || local.reserve) continue;
       // A claim in flight may be for the last block, so "no blocks left" is only known once it is done.
@@ -149,7 +166,7 @@ export class MongoBlockLimiter extends StoreAbstract {
         continue;
       }
       if (local.nextBlock >= this.#blockCount) return { consumed: this.points + 1, expireMs, first: false };
-      await this.#startClaim(rlKey, local, msDuration, true);
+      await this.#startClaim(key, local, msDuration, true);
     }
   }
 
@@ -167,13 +184,13 @@ export class MongoBlockLimiter extends StoreAbstract {
   }
 
   async _delete(rlKey: string): Promise<boolean> {
-    this.#local.delete(rlKey);
+    this.#local.delete(this.parseKey(rlKey));
     const { deletedCount } = await this.#blocks.deleteMany({ key: rlKey });
     return deletedCount > 0;
   }
 
   /** This process's state of the key in a window it enters, starting from a block claimed ahead if there is one. */
-  async #newWindow(rlKey: string, window: number, known: Local | undefined): Promise<Local> {
+  async #newWindow(key: string, window: number, known: Local | undefined): Promise<Local> {
     this.#prune(window);
     const local: Local = {
       window,
@@ -185,7 +202,7 @@ export class MongoBlockLimiter extends StoreAbstract {
       ahead: undefined,
       jitter: Math.random(),
     };
-    this.#local.set(rlKey, local);
+    this.#local.set(key, local);
     if (known?.ahead?.window === window) {
       // Waiting here is rare: the claim was sent well before the window began.
       this.#inserts.hurry();
@@ -223,13 +240,13 @@ export class MongoBlockLimiter extends StoreAbstract {
    * the key's jitter), in the background; a failure there only means a later request claims for
    * itself (and reports the error if it fails again).
    */
-  #claimAhead(rlKey: string, local: Local, msDuration: number, msLeft: number): void {
+  #claimAhead(key: string, local: Local, msDuration: number, msLeft: number): void {
     if (!local.reserve && !local.claiming && local.left <= this.#block * (1 / 3 + local.jitter / 3) && local.nextBlock < this.#blockCount) {
-      this.#startClaim(rlKey, local, msDuration, false).catch(() => undefined);
+      this.#startClaim(key, local, msDuration, false).catch(() => undefined);
     }
     if (!local.ahead && msLeft <= msDuration * (0.02 + 0.28 * local.jitter)) {
       const window = local.window + 1;
-      const claim = this.#insertBlock(rlKey, window, 0, msDuration, false).then((inserted) =>
+      const claim = this.#insertBlock(key, window, 0, msDuration, false).then((inserted) =>
         inserted ? { block: 0, left: this.#block } : null,
       );
       claim.catch(() => undefined);
@@ -238,8 +255,8 @@ export class MongoBlockLimiter extends StoreAbstract {
   }
 
   /** urgent: a request waits on it (see BlockInserts). */
-  #startClaim(rlKey: string, local: Local, msDuration: number, urgent: boolean): Promise<void> {
-    const claim = this.#claim(rlKey, local, msDuration, urgent).finally(() => {
+  #startClaim(key: string, local: Local, msDuration: number, urgent: boolean): Promise<void> {
+    const claim = this.#claim(key, local, msDuration, urgent).finally(() => {
       if (local.claiming === claim) local.claiming = undefined;
     });
     local.claiming = claim;
@@ -247,13 +264,13 @@ export class MongoBlockLimiter extends StoreAbstract {
   }
 
   /** Claims the lowest free block of the window into the reserve, or learns that none is left. */
-  async #claim(rlKey: string, local: Local, msDuration: number, urgent: boolean): Promise<void> {
+  async #claim(key: string, local: Local, msDuration: number, urgent: boolean): Promise<void> {
     while (local.nextBlock < this.#blockCount) {
       const k = local.nextBlock;
       local.nextBlock += 1;
       let inserted: boolean;
       try {
-        inserted = await this.#insertBlock(rlKey, local.window, k, msDuration, urgent);
+        inserted = await this.#insertBlock(key, local.window, k, msDuration, urgent);
       } catch (err) {
         if (local.nextBlock === k + 1) local.nextBlock = k; // not claimed: try it again next time
         throw err;
@@ -265,7 +282,8 @@ export class MongoBlockLimiter extends StoreAbstract {
   }
 
   /** True when this process now holds the block, false when another one does. */
-  #insertBlock(rlKey: string, window: number, block: number, msDuration: number, urgent: boolean): Promise<boolean> {
+  #insertBlock(key: string, window: number, block: number, msDuration: number, urgent: boolean): Promise<boolean> {
+    const rlKey = this.getKey(key);
     const doc: BlockDoc = {
       _id: `${rlKey}#${window}#${block}`,
       key: rlKey,

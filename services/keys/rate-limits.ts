@@ -116,11 +116,11 @@ export class RateLimits {
    */
   keyHeld(keyHash: string, tier: Tier, perMinute?: number): LimitDecision | undefined {
     const limiter = this.#keyLimiter(tier, perMinute);
-    return limiter && decideHeld(limiter, keyHash);
+    return limiter?.consumeHeld(keyHash);
   }
 
   ipHeld(ip: string): LimitDecision | undefined {
-    return decideHeld(this.#perIp, ipLimitKey(ip));
+    return this.#perIp.consumeHeld(ipLimitKey(ip));
   }
 
   /**
@@ -146,13 +146,8 @@ export class RateLimits {
   }
 }
 
-function decideHeld(limiter: MongoBlockLimiter, key: string): LimitDecision | undefined {
-  const held = limiter.consumeHeld(key);
-  return held && { allowed: true, limit: limiter.points, remaining: held.remainingPoints, resetMs: held.msBeforeNext };
-}
-
 async function decide(limiter: MongoBlockLimiter, key: string, limit: Tier | 'ip'): Promise<LimitDecision> {
-  const held = decideHeld(limiter, key);
+  const held = limiter.consumeHeld(key);
   if (held) return held;
   try {
     const res = await limiter.consume(key);

@@ -66,9 +66,12 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
         send(res, id, input.answer, started);
         return;
       }
+      const { metric, amount } = input.request;
       let outcome: ValidationOutcome | Promise<ValidationOutcome>;
       try {
-        outcome = validator.check(input.apiKey, { ip: clientIpOutside(app, req), ...input.request });
+        const ip = clientIpOutside(app, req);
+        // The usual body names neither: no spread of an empty object per request.
+        outcome = validator.check(input.apiKey, metric === undefined && amount === undefined ? { ip } : { ip, ...input.request });
       } catch (err) {
         fail(res, id, err, started);
         return;

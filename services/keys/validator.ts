@@ -64,6 +64,11 @@ export interface KeyValidator {
   release(apiKey: string, reservation: string): Promise<void>;
 }
 
+/** One query: what a request that names no metric uses. */
+const DEFAULT_USE = { metric: 'queries', amount: 1 } as const;
+/** Meters whose usage document id is kept; past it the map starts over (a miss only rebuilds an id). */
+const MAX_USAGE_IDS = 20_000;
+
 /**
  * Validation beside the projections: the in-process path of /validate and of co-located gates.
  * Keys and usage are read through caches that follow the log, so a cached key costs no database
@@ -76,6 +81,13 @@ export class LocalValidator implements KeyValidator {
 
   private readonly reservations: Pick<QuotaReservations, 'reserve' | 'release'>;
   private readonly counts: Pick<VerificationCounts, 'note'> | undefined;
+  /**
+   * This month's usage document id by meter: every request looked its usage up under an id built
+   * anew (`<hash>:<month>`), which the map then had to flatten and hash; the meter's hash string is
+   * the one the other lookups of the request already hashed.
+   */
+  #usageIds = new Map<string, string>();
+  #usagePeriod = '';
 
   constructor(
     limits: RateLimiting,
@@ -131,7 +143,7 @@ export class LocalValidator implements KeyValidator {
       // The key's rate-limit claim (a database write) and its usage read go out together, not one
       // after the other: a key's first request (one just e-mailed) waited for both (issue 37). The
       // read is shared with the one #afterRate makes (concurrent misses of an id share a load).
-      const id = usageDocumentId(record.usageKeyHash ?? keyHash, currentPeriod());
+      const id = this.#usageId(record.usageKeyHash ?? keyHash);
       if (this.usage.peekView(id) === undefined) this.usage.get(id).catch(() => undefined);
       return this.limits
         .consumeKey(keyHash, record.tier, perMinute)
@@ -159,11 +171,29 @@ export class LocalValidator implements KeyValidator {
   ): ValidationOutcome | Promise<ValidationOutcome> {
     if (!rate.allowed) return { result: invalid('RATE_LIMITED'), rate };
     // Every key of a subscription (a team member's, a rotation's) counts under its meter: one month, one quota.
-    const id = usageDocumentId(record.usageKeyHash ?? keyHash, currentPeriod());
-    const use = { metric: request.metric ?? 'queries', amount: request.amount ?? 1 };
+    const id = this.#usageId(record.usageKeyHash ?? keyHash);
+    const use =
+      request.metric === undefined && request.amount === undefined
+        ? DEFAULT_USE
+        : { metric: request.metric ?? 'queries', amount: request.amount ?? 1 };
     const heldUsage = this.usage.peekView(id);
     if (heldUsage !== undefined) return { result: assessKey(record, countsOf(heldUsage), use), rate };
     return this.usage.get(id).then((usage) => ({ result: assessKey(record, countsOf(usage), use), rate }));
+  }
+
+  #usageId(meter: string): string {
+    const period = currentPeriod();
+    if (period !== this.#usagePeriod) {
+      this.#usageIds = new Map();
+      this.#usagePeriod = period;
+    }
+    let id = this.#usageIds.get(meter);
+    if (id === undefined) {
+      if (this.#usageIds.size >= MAX_USAGE_IDS) this.#usageIds.clear();
+      id = usageDocumentId(meter, period);
+      this.#usageIds.set(meter, id);
+    }
+    return id;
   }
 
   async reserve(apiKey: string, request: ReserveRequest): Promise<Reservation> {

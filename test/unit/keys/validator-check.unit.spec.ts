@@ -97,6 +97,25 @@ describe('LocalValidator.check: synchronous when everything is held', () => {
     expect(loads, 'one read').to.equal(1);
   });
 
+  it('reads the usage of the month the request falls in, also once the month turns (the ids are kept per month)', () => {
+    const { validator, apiKey, usage } = fixture({ ip: true, key: true, record: true, usage: true });
+    const asked: string[] = [];
+    const held = usage.peekView.bind(usage);
+    usage.peekView = (id: string) => (asked.push(id), held(id));
+    const realNow = Date.now;
+    try {
+      Date.now = () => Date.parse('2026-11-30T23:59:59.900Z');
+      validator.check(apiKey, { ip: '10.0.0.1' });
+      validator.check(apiKey, { ip: '10.0.0.1' });
+      Date.now = () => Date.parse('2026-12-01T00:00:00.100Z');
+      validator.check(apiKey, { ip: '10.0.0.1' });
+    } finally {
+      Date.now = realNow;
+    }
+    const keyHash = hashKey(apiKey);
+    expect(asked).to.deep.equal([`${keyHash}:2026-11`, `${keyHash}:2026-11`, `${keyHash}:2026-12`]);
+  });
+
   it('refuses a malformed key synchronously, after counting the IP', () => {
     const { validator, calls } = fixture({ ip: true, key: true, record: true, usage: true });
     const outcome = validator.check('svc_short', { ip: '10.0.0.1' });

@@ -22,7 +22,7 @@
  * turns) is awaited and its time counted.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
+import { type Db, MongoClient } from 'mongodb';
 import type { DeliveredEvent } from '../events/envelope.ts';
 import { ProjectionCache } from '../events/projection-cache.ts';
 import { applyStored, findStoredById, findStoredByIds } from '../events/projection.ts';
@@ -63,7 +63,7 @@ function delivered<E extends DeliveredEvent>(type: E['type'], data: E['data'], t
 }
 
 /** The keys' and their usage's documents, as the projections store them. */
-async function seed(db: import('mongodb').Db, apiKeys: readonly string[]): Promise<void> {
+async function seed(db: Db, apiKeys: readonly string[]): Promise<void> {
   const keys = await projectionCollection<{ _id: string }>(db, keysProjection.collection);
   const usage = await projectionCollection<{ _id: string }>(db, usageProjection.collection);
   const period = currentPeriod();

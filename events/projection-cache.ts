@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Document } from 'mongodb';
 import { partitionKey, type DeliveredEvent } from './envelope.ts';
 import { applyStored, projectedFields, type Projection, type StoredDocument } from './projection.ts';
@@ -324,13 +325,25 @@ export class ProjectionCache<D extends Document> implements FeedFollower {
   }
 
   #put(id: string, stored: StoredDocument<Document> | null, trusted: boolean): void {
+    const held = this.#entries.get(id);
     this.#entries.delete(id);
+    const refreshAfter = this.#trustedTtlMs * (0.5 + 0.4 * this.#random());
+    if (held && isDeepStrictEqual(held.stored, stored)) {
+      // A reload that found what is held (a background refresh, nearly always) keeps the objects
+      // held and their view, and the loaded copy dies young. Replacing them made every refresh
+      // promote a new document and view to V8's old generation and leave the old ones there as
+      // garbage: with the counts' entries, what filled it fastest on /validate's path (issue 37).
+      held.at = this.#now();
+      held.trusted = trusted;
+      held.refreshAfter = refreshAfter;
+      this.#entries.set(id, held);
+      return;
+    }
     if (this.#entries.size >= this.#maxEntries) {
       // Maps iterate in insertion order: drop the oldest entry.
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    const refreshAfter = this.#trustedTtlMs * (0.5 + 0.4 * this.#random());
     this.#entries.set(id, { stored, view: undefined, at: this.#now(), trusted, refreshAfter });
   }
 }

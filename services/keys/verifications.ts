@@ -88,7 +88,12 @@ export class VerificationCounts {
   readonly #collection: Collection<VerificationDocument>;
   readonly #writer: string;
   readonly #log: Logger;
-  /** Today's counts by key hash. */
+  /**
+   * Today's counts by key hash, since the last flush. A flush copies and zeroes them rather than
+   * starting a new map: a key in use keeps one entry, instead of one made anew every interval that
+   * lived just long enough to be promoted to V8's old generation and die there, one of the sites
+   * that filled it fastest on /validate's path (issue 37). A key idle for a whole interval is dropped.
+   */
   #today = new Map<string, Pending>();
   /**
    * Counts still to write that are not today's map: earlier days', and those a failed flush gave
@@ -127,7 +132,7 @@ export class VerificationCounts {
   #turnDay(now: number): void {
     const day = utcDay(now);
     if (day !== this.#day) {
-      for (const e of this.#today.values()) this.#keep(e);
+      for (const e of this.#today.values()) if (VERIFICATION_OUTCOMES.some((o) => e.outcomes[o] > 0)) this.#keep(e);
       this.#today = new Map();
       this.#day = day;
     }
@@ -189,10 +194,17 @@ export class VerificationCounts {
   }
 
   async #write(): Promise<void> {
-    const batch = [...this.#earlier.values(), ...this.#today.values()];
-    if (batch.length === 0) return;
+    const batch = [...this.#earlier.values()];
     this.#earlier = new Map();
-    this.#today = new Map();
+    for (const [keyHash, e] of this.#today) {
+      if (!VERIFICATION_OUTCOMES.some((o) => e.outcomes[o] > 0)) {
+        this.#today.delete(keyHash);
+        continue;
+      }
+      batch.push({ keyHash, subscriptionId: e.subscriptionId, day: e.day, outcomes: { ...e.outcomes } });
+      for (const o of VERIFICATION_OUTCOMES) e.outcomes[o] = 0;
+    }
+    if (batch.length === 0) return;
     // One statement per shard document touched (day, shard), every key of it in that one update.
     const byDocument = new Map<string, Pending[]>();
     for (const e of batch) {

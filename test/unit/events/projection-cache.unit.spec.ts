@@ -153,6 +153,30 @@ describe('ProjectionCache: a projection followed in memory (unit)', () => {
     expect(calls).to.equal(2);
   });
 
+  it('keeps the document and view it holds when a reload finds the same document, and takes a changed one (issue 37)', async () => {
+    const t = clock();
+    // A copy per load, as the database driver makes one per read.
+    const db = { doc: stored([used(1, 0)]) };
+    const load = async (_id: string) => structuredClone(db.doc);
+    const cache = new ProjectionCache<UsageDocument>(usageProjection, [TOPIC], { load, now: t.now, random: () => 0, trustedTtlMs: 10_000 });
+    cache.setLive(true);
+    await cache.get(id);
+    const first = cache.peekView(id);
+    expect(countsOf(first ?? null).queries).to.equal(1);
+    // random 0: refreshed at half the lifetime.
+    t.advance(5_000);
+    expect(cache.peekView(id), 'served while it reloads').to.equal(first);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cache.peekView(id), 'the same objects, after the reload').to.equal(first);
+    db.doc = stored([used(1, 0), used(2, 1)]);
+    t.advance(5_000);
+    expect(cache.peekView(id), 'the reload was a fresh lifetime: due again only now').to.equal(first);
+    await new Promise((resolve) => setImmediate(resolve));
+    const changed = cache.peekView(id);
+    expect(changed).to.not.equal(first);
+    expect(countsOf(changed ?? null).queries).to.equal(3);
+  });
+
   it('refreshes the entries that come due together in one batched read, keeping the events handled meanwhile (issue 37)', async () => {
     const t = clock();
     const ids = Array.from({ length: 10 }, (_, i) => usageDocumentId(String(i).repeat(64).slice(0, 64), period));

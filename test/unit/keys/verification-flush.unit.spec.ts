@@ -62,6 +62,26 @@ describe('verification counts: flushing through failures (unit)', () => {
     expect(countsOf(written, 'k1', '2026-11-26'), 'nothing written twice').to.deep.equal({ VALID: 4 });
   });
 
+  it('writes what came since the last flush only, and nothing for a key idle since (its entry is kept, then dropped)', async () => {
+    const { db, written, statements } = collectionThatFails(0);
+    const counts = new VerificationCounts(db, { writer: 'w', log });
+    counts.note('k1', 's1', 'VALID', day);
+    counts.note('k1', 's1', 'VALID', day);
+    await counts.flush();
+    expect(statements()).to.equal(1);
+    counts.note('k1', 's1', 'VALID', day);
+    counts.note('k1', 's1', 'USAGE_EXCEEDED', day);
+    await counts.flush();
+    expect(statements()).to.equal(2);
+    expect(countsOf(written, 'k1', '2026-11-26')).to.deep.equal({ VALID: 3, USAGE_EXCEEDED: 1 });
+    await counts.flush();
+    await counts.flush();
+    expect(statements(), 'an idle key costs no statement').to.equal(2);
+    counts.note('k1', 's1', 'VALID', day);
+    await counts.flush();
+    expect(countsOf(written, 'k1', '2026-11-26')).to.deep.equal({ VALID: 4, USAGE_EXCEEDED: 1 });
+  });
+
   it('writes a day that has turned under its own date', async () => {
     const { db, written } = collectionThatFails(0);
     const counts = new VerificationCounts(db, { writer: 'w', log });

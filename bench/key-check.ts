@@ -51,6 +51,8 @@ const CHECKS = intEnv('BENCH_CHECKS', 200_000);
 const ROUNDS = intEnv('BENCH_ROUNDS', 9);
 /** The verification counts' flush interval in keys.service. */
 const FLUSH_MS = 2000;
+/** Checks per key the run may make: under the team tier's 6,000 a minute, so no check is refused. */
+const PER_KEY_BUDGET = 5000;
 
 function delivered<E extends DeliveredEvent>(type: E['type'], data: E['data'], topic: string, offset: number): DeliveredEvent {
   const eventId = randomUUID();
@@ -116,6 +118,13 @@ async function main(): Promise<void> {
     await client?.close();
     await stack?.stop();
   };
+  const perKey = Math.ceil((ROUNDS * CHECKS + CHECKS / 10) / KEYS) + 3;
+  if (perKey > PER_KEY_BUDGET) {
+    throw new Error(
+      `BENCH_KEYS=${KEYS} is too few for ${ROUNDS} rounds of ${CHECKS} checks: each key would be checked ${perKey} times, ` +
+        `over ${PER_KEY_BUDGET} (the team tier allows 6,000 a minute); use at least ${Math.ceil((ROUNDS * CHECKS + CHECKS / 10) / (PER_KEY_BUDGET - 3))} keys`,
+    );
+  }
   const unhook = stopOnSignals(cleanup, err);
   try {
     stack = await benchStack({ mongo: true, kafka: false }, err);

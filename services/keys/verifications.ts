@@ -63,6 +63,8 @@ interface Pending {
   outcomes: Record<VerificationOutcome, number>;
 }
 
+const anyCounted = (outcomes: Record<VerificationOutcome, number>): boolean => VERIFICATION_OUTCOMES.some((o) => outcomes[o] > 0);
+
 const zeroOutcomes = (): Record<VerificationOutcome, number> =>
   Object.fromEntries(VERIFICATION_OUTCOMES.map((o) => [o, 0])) as Record<VerificationOutcome, number>;
 
@@ -132,7 +134,7 @@ export class VerificationCounts {
   #turnDay(now: number): void {
     const day = utcDay(now);
     if (day !== this.#day) {
-      for (const e of this.#today.values()) if (VERIFICATION_OUTCOMES.some((o) => e.outcomes[o] > 0)) this.#keep(e);
+      for (const e of this.#today.values()) if (anyCounted(e.outcomes)) this.#keep(e);
       this.#today = new Map();
       this.#day = day;
     }
@@ -197,7 +199,7 @@ export class VerificationCounts {
     const batch = [...this.#earlier.values()];
     this.#earlier = new Map();
     for (const [keyHash, e] of this.#today) {
-      if (!VERIFICATION_OUTCOMES.some((o) => e.outcomes[o] > 0)) {
+      if (!anyCounted(e.outcomes)) {
         this.#today.delete(keyHash);
         continue;
       }

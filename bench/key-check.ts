@@ -21,7 +21,7 @@
  * feed keeps them trusted; a check that is not answered from memory (a block claimed as a window
  * turns) is awaited and its time counted.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type Db, MongoClient } from 'mongodb';
 import type { DeliveredEvent } from '../events/envelope.ts';
 import { ProjectionCache } from '../events/projection-cache.ts';
@@ -29,6 +29,7 @@ import { applyStored, findStoredById, findStoredByIds } from '../events/projecti
 import { projectionCollection } from '../events/collections.ts';
 import { createLogger } from '../services/platform/logger.ts';
 import { KeyCache } from '../services/keys/key-cache.ts';
+import { encryptKey } from '../services/keys/key-crypto.ts';
 import { generateApiKey, hashKey } from '../services/keys/key-format.ts';
 import { findStoredKey, keysProjection } from '../services/keys/keys.projection.ts';
 import { counted } from '../services/keys/metrics.ts';
@@ -69,6 +70,8 @@ async function seed(db: Db, apiKeys: readonly string[]): Promise<void> {
   const keys = await projectionCollection<{ _id: string }>(db, keysProjection.collection);
   const usage = await projectionCollection<{ _id: string }>(db, usageProjection.collection);
   const period = currentPeriod();
+  // As the issuer seals a key for the mailer; a throwaway sealing key, since nothing here opens it.
+  const sealing = randomBytes(32);
   const keyDocs: { _id: string }[] = [];
   const usageDocs: { _id: string }[] = [];
   for (const [i, apiKey] of apiKeys.entries()) {
@@ -83,7 +86,7 @@ async function seed(db: Db, apiKeys: readonly string[]): Promise<void> {
         customerId: `cus-bench-${i}`,
         subscriptionId,
         email: `bench-${i}@example.test`,
-        encryptedKey: 'not read by the check',
+        encryptedKey: encryptKey(apiKey, sealing, { keyHash, subscriptionId }),
         source: 'api',
         generation: 0,
         replacesLast4: null,

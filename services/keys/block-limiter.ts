@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Collection, Db } from 'mongodb';
 import { RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import { BlockInserts } from './block-inserts.ts';
+import type { LimitDecision } from './validator.ts';
 
 /**
  * A rate-limiter-flexible store, shared by every process through MongoDB, that touches the
@@ -64,14 +65,6 @@ interface Count {
   first: boolean;
 }
 
-/** A request admitted from what the process holds: the X-RateLimit-* figures, built once per request. */
-export interface HeldDecision {
-  allowed: true;
-  limit: number;
-  remaining: number;
-  resetMs: number;
-}
-
 const StoreAbstract = createRequire(import.meta.url)(
   'rate-limiter-flexible/lib/RateLimiterStoreAbstract.js',
 ) as typeof RateLimiterStoreAbstract;
@@ -121,7 +114,7 @@ export class MongoBlockLimiter extends StoreAbstract {
    * Most requests end here: rate-limiter-flexible's consume() costs a dozen promises, which on the
    * hot path showed as a tenth of POST /validate's throughput.
    */
-  consumeHeld(key: string): HeldDecision | undefined {
+  consumeHeld(key: string): LimitDecision | undefined {
     const msDuration = this.duration * 1000;
     const now = Date.now();
     const local = this.#takeHeld(key, msDuration, now);

@@ -5,6 +5,10 @@ import { BlockInserts } from './block-inserts.ts';
 import { MongoBlockLimiter, type BlockDoc } from './block-limiter.ts';
 import { TIERS, limitsOf, type Tier } from '../kernel/tiers.ts';
 import { keyMetrics } from './metrics.ts';
+import type { LimitDecision } from './validator.ts';
+
+/** The decision type the gate reads, re-exported for callers of the limits alone. */
+export type { LimitDecision };
 
 /**
  * Per-key (by tier) and per-client-IP request rate limits, shared by every process through MongoDB.
@@ -21,15 +25,6 @@ import { keyMetrics } from './metrics.ts';
  * never reads: FerretDB 1.24 scans the collection even for lookups by `_id`. sweep() keeps the
  * collection to the live windows where no TTL index can.
  */
-
-export interface LimitDecision {
-  allowed: boolean;
-  limit: number;
-  /** Requests left in the current window after this one. */
-  remaining: number;
-  /** Milliseconds until the current window resets. */
-  resetMs: number;
-}
 
 export interface RateLimitsOptions {
   /** Requests per client IP per window; default DEFAULT_PER_IP_PER_MINUTE. */

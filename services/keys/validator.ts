@@ -12,7 +12,9 @@ import { countsOf, currentPeriod, usageDocumentId, type UsageDocument } from './
 export interface LimitDecision {
   allowed: boolean;
   limit: number;
+  /** Requests left in the current window after this one. */
   remaining: number;
+  /** Milliseconds until the current window resets. */
   resetMs: number;
 }
 

@@ -119,8 +119,18 @@ export class MongoBlockLimiter extends StoreAbstract {
     const now = Date.now();
     const local = this.#takeHeld(key, msDuration, now);
     if (!local) return undefined;
-    const resetMs = Math.max((local.window + 1) * msDuration + this.#offset - now, 0);
-    return { allowed: true, limit: this.points, remaining: Math.max(this.points - local.consumed, 0), resetMs };
+    const resetAt = (local.window + 1) * msDuration + this.#offset;
+    return { allowed: true, limit: this.points, remaining: Math.max(this.points - local.consumed, 0), resetAt };
+  }
+
+  /**
+   * When the window of a decision from consume() resets. rate-limiter-flexible hands back the time
+   * left as of its own reading of the clock, so that plus a later reading lies a little past the
+   * window's end: the end is the last boundary at or before it.
+   */
+  resetAt(msBeforeNext: number, now = Date.now()): number {
+    const msDuration = this.duration * 1000;
+    return Math.floor((now + msBeforeNext - this.#offset) / msDuration) * msDuration + this.#offset;
   }
 
   /** Takes one request from the key's block of the current window; the key's state after, or undefined with nothing taken. */

@@ -131,7 +131,7 @@ export class KeyGate {
       amount: Math.max(use.amount, 0),
     });
     setRateHeaders(res, rate);
-    if (repeatedRefusal && rate) await holdBack(res, Math.min(rate.resetMs, HOLD_BACK_MS));
+    if (repeatedRefusal && rate) await holdBack(res, Math.min(Math.max(rate.resetAt - Date.now(), 0), HOLD_BACK_MS));
     if (!result.valid) {
       return refuse(result.code === 'RATE_LIMITED' ? 429 : 403, {
         error: result.error || 'invalid API key',

@@ -146,13 +146,13 @@ async function decide(limiter: MongoBlockLimiter, key: string, limit: Tier | 'ip
   if (held) return held;
   try {
     const res = await limiter.consume(key);
-    return { allowed: true, limit: limiter.points, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
+    return { allowed: true, limit: limiter.points, remaining: res.remainingPoints, resetAt: limiter.resetAt(res.msBeforeNext) };
   } catch (err) {
     // rate-limiter-flexible rejects with a RateLimiterRes when over the limit, and with the store's
     // own error when it could not count; only the former is a refusal.
     if (err instanceof RateLimiterRes) {
       keyMetrics.rateLimited.inc({ tier: limit });
-      return { allowed: false, limit: limiter.points, remaining: 0, resetMs: Math.max(1, err.msBeforeNext) };
+      return { allowed: false, limit: limiter.points, remaining: 0, resetAt: limiter.resetAt(err.msBeforeNext) };
     }
     throw new RateLimitStoreError('rate limit store unavailable', { cause: err });
   }

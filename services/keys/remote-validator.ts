@@ -46,12 +46,12 @@ export class RemoteValidator implements KeyValidator {
     const refusedKey = `${hashKey(apiKey)} ${request.ip}`;
     const refused = this.#refused.get(refusedKey);
     if (refused && refused.until > Date.now()) {
-      const rate = refused.outcome.rate && { ...refused.outcome.rate, remaining: 0, resetMs: refused.until - Date.now() };
+      const rate = refused.outcome.rate && { ...refused.outcome.rate, remaining: 0, resetAt: refused.until };
       return { ...refused.outcome, rate, repeatedRefusal: true };
     }
     if (refused) this.#refused.delete(refusedKey);
     const outcome = await this.#ask(apiKey, request);
-    if (outcome.rate && !outcome.rate.allowed && outcome.rate.resetMs > 0) this.#remember(refusedKey, outcome);
+    if (outcome.rate && !outcome.rate.allowed && outcome.rate.resetAt > Date.now()) this.#remember(refusedKey, outcome);
     return outcome;
   }
 
@@ -62,7 +62,7 @@ export class RemoteValidator implements KeyValidator {
       // Still full of live refusals: forget the oldest; it is asked about again, nothing worse.
       if (this.#refused.size >= MAX_REMEMBERED_REFUSALS) this.#refused.delete(this.#refused.keys().next().value as string);
     }
-    this.#refused.set(key, { until: Date.now() + Math.min(outcome.rate?.resetMs ?? 0, MAX_REMEMBER_MS), outcome });
+    this.#refused.set(key, { until: Math.min(outcome.rate?.resetAt ?? 0, Date.now() + MAX_REMEMBER_MS), outcome });
   }
 
   async #ask(apiKey: string, request: ValidationRequest): Promise<ValidationOutcome> {
@@ -145,11 +145,11 @@ const MAX_REMEMBER_MS = 5000;
 function rateFrom(headers: Headers, allowed: boolean): LimitDecision | null {
   const limit = headers.get('x-ratelimit-limit');
   if (limit === null) return null;
-  const reset = Number(headers.get('x-ratelimit-reset') ?? 0) * 1000;
   return {
     allowed,
     limit: Number(limit),
     remaining: Number(headers.get('x-ratelimit-remaining') ?? 0),
-    resetMs: Math.max(0, reset - Date.now()),
+    // The service's instant, passed on as it is: the second it named is the one this gate names.
+    resetAt: Number(headers.get('x-ratelimit-reset') ?? 0) * 1000,
   };
 }

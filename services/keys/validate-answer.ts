@@ -87,8 +87,8 @@ export function rateHeaders(rate: LimitDecision | null, now = Date.now()): [stri
   const headers: [string, string][] = [
     ['X-RateLimit-Limit', String(rate.limit)],
     ['X-RateLimit-Remaining', String(Math.max(0, rate.remaining))],
-    ['X-RateLimit-Reset', String(Math.ceil((now + rate.resetMs) / 1000))],
+    ['X-RateLimit-Reset', String(Math.ceil(rate.resetAt / 1000))],
   ];
-  if (!rate.allowed) headers.push(['Retry-After', String(Math.max(1, Math.ceil(rate.resetMs / 1000)))]);
+  if (!rate.allowed) headers.push(['Retry-After', String(Math.max(1, Math.ceil((rate.resetAt - now) / 1000)))]);
   return headers;
 }

@@ -14,8 +14,13 @@ export interface LimitDecision {
   limit: number;
   /** Requests left in the current window after this one. */
   remaining: number;
-  /** Milliseconds until the current window resets. */
-  resetMs: number;
+  /**
+   * When the current window resets, in Unix milliseconds: an instant, not a duration, so every
+   * answer of one window names the same second whenever its headers are written (a duration added
+   * to a later reading of the clock named the next second now and then, and a client waiting for
+   * the window to turn took it at its word).
+   */
+  resetAt: number;
 }
 
 export interface RateLimiting {

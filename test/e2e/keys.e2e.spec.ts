@@ -136,10 +136,12 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       // Windows are clock minutes: start with enough of this one left (a wait for a time, not an effect).
       const left = 60_000 - (Date.now() % 60_000);
       if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 5));
+      const windowEnd = String((Math.floor(Date.now() / 60_000) + 1) * 60);
       for (let i = 1; i <= 60; i++) {
         const ok = await validate(apiKey);
         expect(ok.status, `request ${i}`).to.equal(200);
         expect(ok.headers.get('x-ratelimit-remaining')).to.equal(String(60 - i));
+        expect(ok.headers.get('x-ratelimit-reset'), `request ${i}: the window's end`).to.equal(windowEnd);
       }
       const limited = await validate(apiKey);
       expect(limited.status).to.equal(429);
@@ -147,7 +149,7 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       expect(limited.headers.get('x-ratelimit-limit')).to.equal('60');
       expect(limited.headers.get('x-ratelimit-remaining')).to.equal('0');
       expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 60);
-      expect(Number(limited.headers.get('x-ratelimit-reset'))).to.be.greaterThan(Date.now() / 1000);
+      expect(limited.headers.get('x-ratelimit-reset')).to.equal(windowEnd);
     });
 
     it('refuses a request that would pass the monthly quota (USAGE_EXCEEDED), exactly at the boundary', async () => {
@@ -315,6 +317,23 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       expect(ok.status).to.equal(200);
       const body = (await ok.json()) as { key: { tier: string; keyHash: string } };
       expect(body.key).to.deep.include({ tier: 'pro', keyHash: hashKey(pro.apiKey) });
+    });
+
+    it('names the same reset second in every answer of a window, at the service and through a remote gate', async () => {
+      // A client waiting for its window to turn reads X-RateLimit-Reset. It named the next second now and
+      // then (the time left, added to a later reading of the clock), and more often through a remote gate,
+      // which added the service's time left to its own clock again (the MCP batch spec failed on it in CI).
+      const { apiKey } = await mint('pro');
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 5));
+      const windowEnd = String((Math.floor(Date.now() / 60_000) + 1) * 60);
+      for (let i = 1; i <= 150; i++) {
+        const direct = await validate(apiKey);
+        const through = await gated(apiKey);
+        expect([direct.status, through.status], `request ${i}`).to.deep.equal([200, 200]);
+        const resets = [direct.headers.get('x-ratelimit-reset'), through.headers.get('x-ratelimit-reset')];
+        expect(resets, `request ${i}: the window's end, at the service and through the gate`).to.deep.equal([windowEnd, windowEnd]);
+      }
     });
 
     it('answers a client that comes back before its Retry-After from memory, held back, without asking the key service again', async () => {

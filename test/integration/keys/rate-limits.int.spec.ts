@@ -15,7 +15,11 @@ function expectRefused(d: LimitDecision | undefined, limit: number, windowMs = 6
   expect(d!.allowed).to.equal(false);
   expect(d!.limit).to.equal(limit);
   expect(d!.remaining).to.equal(0);
-  expect(d!.resetMs).to.be.greaterThan(0).and.at.most(windowMs);
+  // The end of the window it was refused in: a boundary of the clock's windows, ahead of now.
+  expect(d!.resetAt % windowMs).to.equal(0);
+  expect(d!.resetAt - Date.now())
+    .to.be.greaterThan(0)
+    .and.at.most(windowMs);
 }
 
 /**
@@ -62,10 +66,11 @@ describe('rate limits shared through MongoDB (integration)', () => {
     await windowWithRoom(60);
     const [limits] = pair();
     const key = keyHash();
+    const windowEnd = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
     for (let i = 1; i <= 60; i++) {
       const d = await limits.consumeKey(key, 'free');
-      expect(d, `request ${i}`).to.include({ allowed: true, limit: 60, remaining: 60 - i });
-      expect(d.resetMs).to.be.greaterThan(0).and.at.most(60_000);
+      // Every decision of the window names its end, the same instant, held or claimed.
+      expect(d, `request ${i}`).to.include({ allowed: true, limit: 60, remaining: 60 - i, resetAt: windowEnd });
     }
     const refusedBefore = keyMetrics.rateLimited.value({ tier: 'free' });
     expectRefused(await limits.consumeKey(key, 'free'), 60);
@@ -191,7 +196,7 @@ describe('rate limits shared through MongoDB (integration)', () => {
       const d = await b.consumeIp(ip);
       return d.allowed ? d : undefined;
     });
-    expect(Date.now() - refusedAt, 'not before the announced reset').to.be.at.least(refused.resetMs - 50);
+    expect(Date.now() - refusedAt, 'not before the announced reset').to.be.at.least(refused.resetAt - refusedAt - 50);
     expect(fresh).to.include({ remaining: 2 });
 
     const key = keyHash();
@@ -202,7 +207,7 @@ describe('rate limits shared through MongoDB (integration)', () => {
     const burst = await Promise.all(
       Array.from({ length: 61 }, async (_, i) => {
         const d = await (i % 2 === 0 ? a : b).consumeKey(key, 'free');
-        return { ...d, windowEnd: Math.round((Date.now() + d.resetMs) / 2000) };
+        return { ...d, windowEnd: d.resetAt / 2000 };
       }),
     );
     const perWindow = new Map<number, number>();

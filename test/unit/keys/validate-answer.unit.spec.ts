@@ -3,7 +3,7 @@ import { invalid, quotaReport, type Assessment } from '../../../services/keys/as
 import { limitsOf, TIERS } from '../../../services/kernel/tiers.ts';
 import { answerOf, rateHeaders, readValidateInput } from '../../../services/keys/validate-answer.ts';
 
-const rate = { allowed: true, limit: 600, remaining: 599, resetMs: 30_000 };
+const rate = { allowed: true, limit: 600, remaining: 599, resetAt: 1_700_000_040_000 };
 
 /** What the route wrote before its body was assembled from parts: res.json of this object. */
 const asObject = (a: Extract<Assessment, { valid: true }>) =>
@@ -76,11 +76,20 @@ describe('POST /validate answers from precomputed parts', () => {
     expect(rateHeaders(rate, now)).to.deep.equal([
       ['X-RateLimit-Limit', '600'],
       ['X-RateLimit-Remaining', '599'],
-      ['X-RateLimit-Reset', String(Math.ceil((now + 30_000) / 1000))],
+      ['X-RateLimit-Reset', '1700000040'],
     ]);
-    expect(rateHeaders({ allowed: false, limit: 60, remaining: -3, resetMs: 1500 }, now)).to.deep.include.members([
+    // Written a millisecond or a second later, the headers still name the window's end: a client
+    // waiting for the window to turn reads the same second from every answer of it.
+    for (const later of [now + 1, now + 999, now + 1001])
+      expect(rateHeaders(rate, later)).to.deep.include.members([['X-RateLimit-Reset', '1700000040']]);
+    expect(rateHeaders({ allowed: false, limit: 60, remaining: -3, resetAt: now + 1500 }, now)).to.deep.include.members([
       ['X-RateLimit-Remaining', '0'],
+      ['X-RateLimit-Reset', '1700000002'],
       ['Retry-After', '2'],
+    ]);
+    // Retry-After never tells a client to come back at once, even once the reset has passed.
+    expect(rateHeaders({ allowed: false, limit: 60, remaining: 0, resetAt: now - 10 }, now)).to.deep.include.members([
+      ['Retry-After', '1'],
     ]);
   });
 });

@@ -6,7 +6,7 @@ import type { KeyRecord } from '../../../services/keys/keys.projection.ts';
 import type { UsageDocument } from '../../../services/keys/usage.ts';
 import { LocalValidator, type LimitDecision, type RateLimiting } from '../../../services/keys/validator.ts';
 
-const ALLOW: LimitDecision = { allowed: true, limit: 600, remaining: 10, resetMs: 1000 };
+const ALLOW: LimitDecision = { allowed: true, limit: 600, remaining: 10, resetAt: 1_700_000_040_000 };
 
 /** In memory: what is "held" answers synchronously, the rest through the async forms; every consumption is counted. */
 function fixture(held: { ip: boolean; key: boolean; record: boolean; usage: boolean }) {

@@ -16,6 +16,7 @@ import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { listen } from '../../services/platform/service.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { replayWith } from '../support/replay.ts';
+import { windowWithRoom } from '../support/rate-windows.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { useContractCheck } from '../support/contract-check.ts';
 
@@ -133,10 +134,7 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
 
     it('refuses the 61st request in a minute on a free key with 429 and the rate-limit headers', async () => {
       const { apiKey } = await mint('free');
-      // Windows are clock minutes: start with enough of this one left (a wait for a time, not an effect).
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 5));
-      const windowEnd = String((Math.floor(Date.now() / 60_000) + 1) * 60);
+      const windowEnd = String((await windowWithRoom(60, 15_000)) / 1000);
       for (let i = 1; i <= 60; i++) {
         const ok = await validate(apiKey);
         expect(ok.status, `request ${i}`).to.equal(200);
@@ -324,9 +322,7 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       // then (the time left, added to a later reading of the clock), and more often through a remote gate,
       // which added the service's time left to its own clock again (the MCP batch spec failed on it in CI).
       const { apiKey } = await mint('pro');
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 5));
-      const windowEnd = String((Math.floor(Date.now() / 60_000) + 1) * 60);
+      const windowEnd = String((await windowWithRoom(60, 15_000)) / 1000);
       for (let i = 1; i <= 150; i++) {
         const direct = await validate(apiKey);
         const through = await gated(apiKey);
@@ -363,9 +359,7 @@ describe('key validation, usage, quotas, rate limits and the gate (e2e)', functi
       const gate = await listen(app, '127.0.0.1', 0);
       try {
         const { apiKey } = await mint('free');
-        // Windows are clock minutes: start with enough of this one left (a wait for a time, not an effect).
-        const left = 60_000 - (Date.now() % 60_000);
-        if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 5));
+        await windowWithRoom(60, 15_000);
         for (let i = 1; i <= 60; i++) expect((await validate(apiKey)).status, `request ${i}`).to.equal(200);
         const first = await fetch(`${gate.url}/premium`, { headers: { 'x-api-key': apiKey } });
         expect(first.status).to.equal(429);

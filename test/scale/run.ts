@@ -32,6 +32,7 @@ import { createLogger } from '../../services/platform/logger.ts';
 import { audit, settle } from '../faults/audit.ts';
 import { ServiceProcess } from '../faults/service-processes.ts';
 import { pickOne, Traffic } from '../faults/traffic.ts';
+import { windowWithRoom } from '../support/rate-windows.ts';
 import { closedLoop } from './load.ts';
 import { FaceLoad } from './face-load.ts';
 import { validateLoad } from './validate-load.ts';
@@ -165,8 +166,7 @@ async function main(): Promise<number> {
     log('\nphase 1: a free key, 100 requests spread over both keys replicas');
     {
       const { apiKey } = await mint('free');
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 20_000) await new Promise((r) => setTimeout(r, left + 5)); // windows are clock minutes
+      await windowWithRoom(60, 20_000);
       let admitted = 0;
       for (let i = 0; i < 100; i++) {
         const res = await fetch(`${pickOne(urls('keys'))}/validate`, {

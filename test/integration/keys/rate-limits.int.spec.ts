@@ -5,6 +5,7 @@ import { keyMetrics } from '../../../services/keys/metrics.ts';
 import { RateLimits, RateLimitStoreError, type LimitDecision, type RateLimitsOptions } from '../../../services/keys/rate-limits.ts';
 import { connectMongo, type MongoHandle } from '../../../services/platform/mongo.ts';
 import { eventually } from '../../support/env.ts';
+import { windowWithRoom } from '../../support/rate-windows.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 const keyHash = (): string => randomBytes(32).toString('hex');
@@ -20,16 +21,6 @@ function expectRefused(d: LimitDecision | undefined, limit: number, windowMs = 6
   expect(d!.resetAt - Date.now())
     .to.be.greaterThan(0)
     .and.at.most(windowMs);
-}
-
-/**
- * Windows are aligned to the clock: a test that must stay inside one window starts when enough of
- * the current one is left (a wait for a point in time, not for an effect).
- */
-async function windowWithRoom(windowSeconds: number, neededMs = 10_000): Promise<void> {
-  const windowMs = windowSeconds * 1000;
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < neededMs) await new Promise((resolve) => setTimeout(resolve, left + 5));
 }
 
 describe('rate limits shared through MongoDB (integration)', () => {
@@ -63,10 +54,9 @@ describe('rate limits shared through MongoDB (integration)', () => {
 
   it('refuses the 61st request in a minute on a free key, with remaining 0 and the time to the reset', async () => {
     // Its 61 requests within one window (a minute turning between two of them started the count over).
-    await windowWithRoom(60);
+    const windowEnd = await windowWithRoom(60);
     const [limits] = pair();
     const key = keyHash();
-    const windowEnd = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
     for (let i = 1; i <= 60; i++) {
       const d = await limits.consumeKey(key, 'free');
       // Every decision of the window names its end, the same instant, held or claimed.

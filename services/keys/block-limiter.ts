@@ -119,8 +119,12 @@ export class MongoBlockLimiter extends StoreAbstract {
     const now = Date.now();
     const local = this.#takeHeld(key, msDuration, now);
     if (!local) return undefined;
-    const resetAt = (local.window + 1) * msDuration + this.#offset;
-    return { allowed: true, limit: this.points, remaining: Math.max(this.points - local.consumed, 0), resetAt };
+    return {
+      allowed: true,
+      limit: this.points,
+      remaining: Math.max(this.points - local.consumed, 0),
+      resetAt: this.#windowEnd(local.window, msDuration),
+    };
   }
 
   /**
@@ -131,6 +135,11 @@ export class MongoBlockLimiter extends StoreAbstract {
   resetAt(msBeforeNext: number, now = Date.now()): number {
     const msDuration = this.duration * 1000;
     return Math.floor((now + msBeforeNext - this.#offset) / msDuration) * msDuration + this.#offset;
+  }
+
+  /** When window number `window` ends, in Unix ms. */
+  #windowEnd(window: number, msDuration: number): number {
+    return (window + 1) * msDuration + this.#offset;
   }
 
   /** Takes one request from the key's block of the current window; the key's state after, or undefined with nothing taken. */
@@ -145,7 +154,7 @@ export class MongoBlockLimiter extends StoreAbstract {
     if (local.left === 0) return undefined;
     local.left -= 1;
     local.consumed += 1;
-    if (this.#claimsAhead) this.#claimAhead(key, local, msDuration, (window + 1) * msDuration + this.#offset - now);
+    if (this.#claimsAhead) this.#claimAhead(key, local, msDuration, this.#windowEnd(window, msDuration) - now);
     return local;
   }
 
@@ -155,7 +164,7 @@ export class MongoBlockLimiter extends StoreAbstract {
     for (;;) {
       const now = Date.now();
       const window = Math.floor((now - this.#offset) / msDuration);
-      const expireMs = (window + 1) * msDuration + this.#offset;
+      const expireMs = this.#windowEnd(window, msDuration);
       const held = this.#takeHeld(key, msDuration, now);
       if (held) return { consumed: held.consumed, expireMs, first: held.consumed === 1 };
       const known = this.#local.get(key);

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { freePort } from '../../deploy/local/processes.ts';
+import { hashKey } from '../../services/keys/key-format.ts';
 import { keysService } from '../../services/keys/keys.service.ts';
+import { VerificationCounts } from '../../services/keys/verifications.ts';
 import { startServices, type RunningPlatform } from '../../app/cli/run.ts';
 import { eventually, testEnv, testLogger } from '../support/env.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
@@ -99,42 +101,64 @@ describe('key limits and verification counts: POST /keys/limits, GET /usage (e2e
 
   it("counts the key's verifications per UTC day and outcome, and reports them with the limit in /usage", async () => {
     const { apiKey } = await mint('free');
+    // Every request this test sends with the key is a verification, the polls for a limit to apply
+    // too, and any of them can meet the old limit. So each answer is tallied, and the counts written
+    // must come to the tally exactly: nothing lost, nothing counted twice.
+    const seen = { VALID: 0, RATE_LIMITED: 0 };
+    const tally = <T extends { status: number }>(res: T): T => {
+      if (res.status === 200) seen.VALID++;
+      else if (res.status === 429) seen.RATE_LIMITED++;
+      else expect.fail(`a verification of a live key answered ${res.status}`);
+      return res;
+    };
+    const counted = async (apiKey: string) => tally(await validate(apiKey));
     expect((await setLimit(apiKey, 3)).status).to.equal(200);
     await eventually(
       'the limit of 3 applied',
-      async () => ((await validate(apiKey)).headers.get('x-ratelimit-limit') === '3' ? true : undefined),
+      async () => ((await counted(apiKey)).headers.get('x-ratelimit-limit') === '3' ? true : undefined),
       1000,
     );
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await validate(apiKey)).status);
-    const valid = 1 + statuses.filter((s) => s === 200).length;
-    const limited = statuses.filter((s) => s === 429).length;
-    expect(limited).to.be.greaterThan(0);
+    for (let i = 0; i < 5; i++) statuses.push((await counted(apiKey)).status);
+    expect(statuses.filter((s) => s === 429).length).to.be.greaterThan(0);
     // Back to the tier's limit (a counter of its own), so /usage is not refused for the rest of the minute.
     expect((await setLimit(apiKey, null)).status).to.equal(200);
     await eventually(
       'the tier’s limit back',
-      async () => ((await validate(apiKey)).headers.get('x-ratelimit-limit') === '60' ? true : undefined),
+      async () => ((await counted(apiKey)).headers.get('x-ratelimit-limit') === '60' ? true : undefined),
       1000,
     );
 
+    // Read where the service writes them, as /usage does: polling /usage would add to the counts it waits for.
     const today = new Date().toISOString().slice(0, 10);
-    const usage = await eventually(
-      'the counts flushed',
+    const stored = new VerificationCounts(platform.runtime.mongo.db, { writer: 'test-reader', log: testLogger() });
+    const since = new Date(`${today}T00:00:00Z`);
+    const written = async () => (await stored.read(hashKey(apiKey), since)).find((d) => d.day === today)?.outcomes;
+    await eventually(
+      'the counts written',
       async () => {
-        const res = await call('GET', '/usage', undefined, { authorization: `Bearer ${apiKey}` });
-        const days = res.body.verifications as { day: string; outcomes: Record<string, number> }[] | undefined;
-        const counts = days?.find((d) => d.day === today)?.outcomes;
-        return counts && counts.RATE_LIMITED! >= limited && counts.VALID! >= valid ? res : undefined;
+        const counts = await written();
+        if (!counts) return undefined;
+        expect(counts.VALID, 'VALID counts, never more than the answers').to.be.at.most(seen.VALID);
+        expect(counts.RATE_LIMITED, 'RATE_LIMITED counts, never more than the answers').to.be.at.most(seen.RATE_LIMITED);
+        return counts.VALID === seen.VALID && counts.RATE_LIMITED === seen.RATE_LIMITED ? counts : undefined;
       },
       10_000,
-    );
+    ).catch(async (err: unknown) => {
+      expect(await written(), 'the counts written, against every answer this test had').to.include(seen);
+      throw err;
+    });
+    expect(await written()).to.deep.equal({ ...seen, USAGE_EXCEEDED: 0, DISABLED: 0, EXPIRED: 0 });
+
+    // /usage reports them: this request is one more, in its own answer if a write fell between its count and its read.
+    const usage = await call('GET', '/usage', undefined, { authorization: `Bearer ${apiKey}` });
+    expect(usage.status).to.equal(200);
     expect(usage.body.requestsPerMinute).to.equal(60);
-    const counts = (usage.body.verifications as { day: string; outcomes: Record<string, number> }[])[0]!.outcomes;
-    expect(Object.keys(counts).sort()).to.deep.equal(['DISABLED', 'EXPIRED', 'RATE_LIMITED', 'USAGE_EXCEEDED', 'VALID']);
-    // The checks of the limit and the polls of /usage count too: at least what this test sent, not wildly more.
-    expect(counts.RATE_LIMITED).to.equal(limited);
-    expect(counts.VALID).to.be.within(valid, valid + 60);
+    const reported = usage.body.verifications as { day: string; outcomes: Record<string, number> }[];
+    expect(reported.map((d) => d.day)).to.deep.equal([today]);
+    expect(Object.keys(reported[0]!.outcomes).sort()).to.deep.equal(['DISABLED', 'EXPIRED', 'RATE_LIMITED', 'USAGE_EXCEEDED', 'VALID']);
+    expect(reported[0]!.outcomes).to.include({ RATE_LIMITED: seen.RATE_LIMITED, USAGE_EXCEEDED: 0, DISABLED: 0, EXPIRED: 0 });
+    expect(reported[0]!.outcomes.VALID).to.be.oneOf([seen.VALID, seen.VALID + 1]);
     // Another key's counts are its own.
     const other = await mint('free');
     const otherUsage = await call('GET', '/usage', undefined, { authorization: `Bearer ${other.apiKey}` });

@@ -11,6 +11,7 @@
  *                      started under .data/bench-* (deploy/local/stack.ts) and removed at the end
  *   OTEL_EXPORTER_OTLP_ENDPOINT (and the other OTEL_* variables)  passed to the keys service: traced
  *                      as configured, to measure what traces cost the hot path (README.md, Traces)
+ *   VERIFICATION_FLUSH_MS  passed to the keys service (its verification counts' write interval)
  *   BENCH_CONNECTIONS  concurrent connections, both targets (default 20)
  *   BENCH_SECONDS      seconds per measured run (default 6)
  *   BENCH_ROUNDS       measured rounds (default 5); rounds alternate which target goes first. On a
@@ -871,6 +872,7 @@ async function main(): Promise<void> {
         ...(process.env.KAFKA_BROKERS ? kafkaSecurityVariables(process.env) : {}),
         // OTEL_EXPORTER_OTLP_ENDPOINT and the rest: the keys service traced as configured, to measure what traces cost.
         ...tracingVariables(process.env),
+        ...(process.env.VERIFICATION_FLUSH_MS ? { VERIFICATION_FLUSH_MS: process.env.VERIFICATION_FLUSH_MS } : {}),
         MONGODB_URI: env.MONGODB_URI,
         SMTP_URL: env.SMTP_URL,
         SCHEMA_REGISTRY_URL: env.SCHEMA_REGISTRY_URL,

@@ -39,8 +39,6 @@ import { LEAN_VALIDATE_ROUTE, leanValidate } from './validate-lean.ts';
 import { mountValidationRoutes } from './validate.routes.ts';
 import { LocalValidator } from './validator.ts';
 
-/** How often verification counts are written: what a killed process can lose, and how fresh /usage's are. */
-const VERIFICATION_FLUSH_MS = 2000;
 const INVITATIONS_PER_HOUR = 30;
 
 /** The key-validation service: keys and usage projections, the issuer, and its HTTP face on KEYS_PORT. */
@@ -150,7 +148,7 @@ export const keysService: ServiceModule = {
       parts.onStop(() => clearInterval(monthly));
       const verifications = new VerificationCounts(mongo.db, { writer: rt.instanceId, log });
       await verifications.ensureIndexes();
-      verifications.start(VERIFICATION_FLUSH_MS);
+      verifications.start(config.verificationFlushMs);
       // Before the server, so it stops after it: the last requests' counts are flushed.
       parts.onStop(() => verifications.stop());
       const refusals = new RefusalEvents(rt.publisher, log);

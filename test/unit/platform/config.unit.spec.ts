@@ -156,6 +156,8 @@ describe('config (unit)', () => {
     ['RAG_DATABASE_POOL', '0', /RAG_DATABASE_POOL/],
     ['KAFKA_COMMIT_INTERVAL_MS', '-1', /KAFKA_COMMIT_INTERVAL_MS/],
     ['KAFKA_COMMIT_INTERVAL_MS', 'soon', /KAFKA_COMMIT_INTERVAL_MS/],
+    ['VERIFICATION_FLUSH_MS', '100', /VERIFICATION_FLUSH_MS/],
+    ['VERIFICATION_FLUSH_MS', '120000', /VERIFICATION_FLUSH_MS/],
   ];
   for (const [name, value, message] of bad) {
     it(`rejects a bad ${name} (${JSON.stringify(value)}) with its name`, () => {
@@ -193,6 +195,13 @@ describe('config (unit)', () => {
     expect(loadConfig({}).kafka.commitIntervalMs).to.equal(undefined);
     expect(loadConfig({ KAFKA_COMMIT_INTERVAL_MS: '0' }).kafka.commitIntervalMs).to.equal(0);
     expect(loadConfig({ KAFKA_COMMIT_INTERVAL_MS: '250' }).kafka.commitIntervalMs).to.equal(250);
+  });
+
+  it('VERIFICATION_FLUSH_MS: 2 s unless told, from half a second to a minute', () => {
+    expect(loadConfig({}).verificationFlushMs).to.equal(2000);
+    expect(loadConfig({ VERIFICATION_FLUSH_MS: '10000' }).verificationFlushMs).to.equal(10_000);
+    expect(loadConfig({ VERIFICATION_FLUSH_MS: '500' }).verificationFlushMs).to.equal(500);
+    expect(() => loadConfig({ VERIFICATION_FLUSH_MS: '60001' })).to.throw(ConfigError, /VERIFICATION_FLUSH_MS/);
   });
 
   it('documents every variable in .env.example', () => {

@@ -111,7 +111,7 @@ describe('key limits and verification counts: POST /keys/limits, GET /usage (e2e
       else expect.fail(`a verification of a live key answered ${res.status}`);
       return res;
     };
-    const counted = async (apiKey: string) => tally(await validate(apiKey));
+    const counted = async (key: string) => tally(await validate(key));
     expect((await setLimit(apiKey, 3)).status).to.equal(200);
     await eventually(
       'the limit of 3 applied',

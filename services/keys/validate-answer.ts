@@ -14,6 +14,8 @@ export interface ValidateAnswer {
   status: number;
   rate: LimitDecision | null;
   body: string;
+  /** The body's length in bytes, when it was measured once for many answers. */
+  bytes?: number;
 }
 
 /** The validation POST /validate asks for, from its parsed JSON body. */
@@ -46,6 +48,29 @@ export function readValidateInput(body: unknown): ValidateInput {
   return { ok: true, apiKey, request: { ...(metric ? { metric } : {}), ...(amount ? { amount } : {}) } };
 }
 
+const PLAIN_OPEN = Buffer.from('{"apiKey":"');
+const PLAIN_CLOSE = Buffer.from('"}');
+const PLAIN_REQUEST: Omit<ValidationRequest, 'ip'> = Object.freeze({});
+
+/**
+ * The usual body, `{"apiKey":"…"}` written compactly with a key of printable ASCII and no escapes,
+ * read from its bytes: exactly what JSON.parse and readValidateInput make of it, without decoding the
+ * body to a string, building the object and counting its fields (issue 37). Undefined for any other
+ * body, which takes that path.
+ */
+export function plainKeyBody(body: Buffer): ValidateInput | undefined {
+  const end = body.length - PLAIN_CLOSE.length;
+  if (end <= PLAIN_OPEN.length) return undefined;
+  for (let i = 0; i < PLAIN_OPEN.length; i++) if (body[i] !== PLAIN_OPEN[i]) return undefined;
+  if (body[end] !== PLAIN_CLOSE[0] || body[end + 1] !== PLAIN_CLOSE[1]) return undefined;
+  for (let i = PLAIN_OPEN.length; i < end; i++) {
+    const c = body[i]!;
+    // Printable ASCII only; a quote would end the string, a backslash starts an escape.
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return undefined;
+  }
+  return { ok: true, apiKey: body.toString('latin1', PLAIN_OPEN.length, end), request: PLAIN_REQUEST };
+}
+
 // The parts of every answer that depend only on the tier or the refusal, written once.
 const FEATURES_JSON = new Map<Tier, string>(TIERS.map((t) => [t, JSON.stringify(limitsOf(t).features)]));
 const TIER_JSON = new Map<Tier, string>(TIERS.map((t) => [t, JSON.stringify(t)]));
@@ -64,8 +89,23 @@ const REFUSALS = new Map<InvalidCode, string>(
 export function answerOf({ result, rate }: ValidationOutcome): ValidateAnswer {
   if (!result.valid)
     return { status: result.code === 'RATE_LIMITED' ? 429 : 200, rate, body: REFUSALS.get(result.code) ?? refusal(result) };
+  // A frozen assessment is shared by every verification of the key until its record or usage
+  // changes (held-assessments.ts): its body is written once, not per request.
+  if (!Object.isFrozen(result)) return { status: 200, rate, body: validBody(result) };
+  let written = WRITTEN.get(result);
+  if (written === undefined) {
+    const body = validBody(result);
+    written = { body, bytes: Buffer.byteLength(body) };
+    WRITTEN.set(result, written);
+  }
+  return { status: 200, rate, body: written.body, bytes: written.bytes };
+}
+
+const WRITTEN = new WeakMap<Assessment, { body: string; bytes: number }>();
+
+function validBody(result: Extract<Assessment, { valid: true }>): string {
   const { queries, filesIndexed } = result.usage;
-  const body =
+  return (
     `{"valid":true,"tier":${TIER_JSON.get(result.identity.tier) ?? JSON.stringify(result.identity.tier)},"customerId":${JSON.stringify(result.identity.customerId)},` +
     `"usage":{"queries":{"used":${queries.used},"limit":${queries.limit},"remaining":${queries.remaining}},` +
     `"filesIndexed":{"used":${filesIndexed.used},"limit":${filesIndexed.limit},"remaining":${filesIndexed.remaining}}},` +
@@ -73,8 +113,8 @@ export function answerOf({ result, rate }: ValidationOutcome): ValidateAnswer {
     // A team member's key: the hash of the team key its uses count against, for gates that meter remotely.
     `${result.identity.sharesQuota ? `,"meteredAs":${JSON.stringify(result.identity.keyHash)}` : ''}` +
     // A team member's own key: whose it is, so a remote gate records the member as who acted.
-    `${result.identity.memberUserId ? `,"memberUserId":${JSON.stringify(result.identity.memberUserId)}` : ''}}`;
-  return { status: 200, rate, body };
+    `${result.identity.memberUserId ? `,"memberUserId":${JSON.stringify(result.identity.memberUserId)}` : ''}}`
+  );
 }
 
 function refusal(result: Extract<Assessment, { valid: false }>): string {

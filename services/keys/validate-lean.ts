@@ -7,7 +7,7 @@ import type { RouteRef } from '../platform/http/openapi.ts';
 import type { Logger } from '../platform/logger.ts';
 import { httpMetrics } from '../platform/metrics.ts';
 import { counted } from './metrics.ts';
-import { answerOf, rateHeaders, readValidateInput, type ValidateAnswer } from './validate-answer.ts';
+import { answerOf, plainKeyBody, rateHeaders, readValidateInput, type ValidateAnswer } from './validate-answer.ts';
 import type { LocalValidator, ValidationOutcome } from './validator.ts';
 
 /** Bodies the lean path reads; a key body is ~50 bytes, and anything bigger is Express's to refuse or take. */
@@ -49,19 +49,23 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('error', () => undefined); // a client that hangs up mid-body gets no answer to hang up on
     req.on('end', () => {
-      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
-      let body: unknown;
-      try {
-        body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-      } catch {
-        body = undefined;
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      let input = plainKeyBody(bytes);
+      if (input === undefined) {
+        const text = bytes.toString('utf8');
+        let body: unknown;
+        try {
+          body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+        } catch {
+          body = undefined;
+        }
+        // express.json is strict: only an object or an array is a JSON body.
+        if (body === null || typeof body !== 'object') {
+          send(res, id, { status: 400, rate: null, body: MALFORMED }, started);
+          return;
+        }
+        input = readValidateInput(body);
       }
-      // express.json is strict: only an object or an array is a JSON body.
-      if (body === null || typeof body !== 'object') {
-        send(res, id, { status: 400, rate: null, body: MALFORMED }, started);
-        return;
-      }
-      const input = readValidateInput(body);
       if (!input.ok) {
         send(res, id, input.answer, started);
         return;
@@ -91,7 +95,7 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
       'Content-Type',
       'application/json; charset=utf-8',
       'Content-Length',
-      String(Buffer.byteLength(answer.body)),
+      String(answer.bytes ?? Buffer.byteLength(answer.body)),
       'X-Request-Id',
       id,
     ];

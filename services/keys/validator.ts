@@ -1,5 +1,6 @@
 import type { ProjectionCache } from '../../events/projection-cache.ts';
 import { assessKey, invalid, type Assessment, type InvalidCode } from './assess.ts';
+import { HeldAssessments } from './held-assessments.ts';
 import { hashKey, isWellFormedKey } from './key-format.ts';
 import type { KeyCache } from './key-cache.ts';
 import type { KeyRecord } from './keys.projection.ts';
@@ -71,8 +72,6 @@ export interface KeyValidator {
   release(apiKey: string, reservation: string): Promise<void>;
 }
 
-/** One query: what a request that names no metric uses. */
-const DEFAULT_USE = { metric: 'queries', amount: 1 } as const;
 /** Meters whose usage document id is kept; past it the map starts over (a miss only rebuilds an id). */
 const MAX_USAGE_IDS = 20_000;
 
@@ -95,6 +94,7 @@ export class LocalValidator implements KeyValidator {
    */
   #usageIds = new Map<string, string>();
   #usagePeriod = '';
+  readonly #held = new HeldAssessments();
 
   constructor(
     limits: RateLimiting,
@@ -179,11 +179,12 @@ export class LocalValidator implements KeyValidator {
     if (!rate.allowed) return { result: invalid('RATE_LIMITED'), rate };
     // Every key of a subscription (a team member's, a rotation's) counts under its meter: one month, one quota.
     const id = this.#usageId(record.usageKeyHash ?? keyHash);
-    const use =
-      request.metric === undefined && request.amount === undefined
-        ? DEFAULT_USE
-        : { metric: request.metric ?? 'queries', amount: request.amount ?? 1 };
     const heldUsage = this.usage.peekView(id);
+    if (request.metric === undefined && request.amount === undefined) {
+      if (heldUsage !== undefined) return { result: this.#held.assess(keyHash, record, heldUsage), rate };
+      return this.usage.get(id).then((usage) => ({ result: this.#held.assess(keyHash, record, usage), rate }));
+    }
+    const use = { metric: request.metric ?? 'queries', amount: request.amount ?? 1 };
     if (heldUsage !== undefined) return { result: assessKey(record, countsOf(heldUsage), use), rate };
     return this.usage.get(id).then((usage) => ({ result: assessKey(record, countsOf(usage), use), rate }));
   }

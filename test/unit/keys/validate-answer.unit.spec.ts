@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { invalid, quotaReport, type Assessment } from '../../../services/keys/assess.ts';
 import { limitsOf, TIERS } from '../../../services/kernel/tiers.ts';
-import { answerOf, rateHeaders, readValidateInput } from '../../../services/keys/validate-answer.ts';
+import { answerOf, plainKeyBody, rateHeaders, readValidateInput } from '../../../services/keys/validate-answer.ts';
 
 const rate = { allowed: true, limit: 600, remaining: 599, resetAt: 1_700_000_040_000 };
 
@@ -68,6 +68,73 @@ describe('POST /validate answers from precomputed parts', () => {
     expect(refused({ apiKey: 'svc_x', amount: 0 }).valid).to.equal(false);
     const withProto = JSON.parse('{"__proto__":{"apiKey":"svc_y"},"apiKey":"svc_x"}') as unknown;
     expect(readValidateInput(withProto)).to.deep.include({ ok: true, apiKey: 'svc_x' });
+  });
+
+  it('reads the compact {"apiKey"} body from its bytes exactly as parsing it would, and passes every other body on', () => {
+    /** What the lean route made of a body before the byte reading: JSON.parse, then readValidateInput. */
+    const parsed = (text: string) => {
+      try {
+        return readValidateInput(JSON.parse(text) as unknown);
+      } catch {
+        return undefined;
+      }
+    };
+    const taken = ['{"apiKey":"svc_abcdefghijklmnopqrstuvwxyz0123456"}', '{"apiKey":"x"}', '{"apiKey":" ~!#$%&\'()*+,-./:;<=>?@[]^_`{|}"}'];
+    for (const text of taken) {
+      const input = plainKeyBody(Buffer.from(text));
+      expect(input, text).to.not.equal(undefined);
+      expect(input, text).to.deep.equal(parsed(text));
+    }
+    const passedOn = [
+      '{"apiKey":""}',
+      '{"apiKey": "svc_x"}',
+      ' {"apiKey":"svc_x"}',
+      '{"apiKey":"svc_x"} ',
+      '\ufeff{"apiKey":"svc_x"}',
+      '{"apiKey":"svc_\\u0041"}',
+      '{"apiKey":"svc_\\"x"}',
+      '{"apiKey":"svc_x","metric":"queries"}',
+      '{"apiKey":"svc_x"}{"apiKey":"svc_y"}',
+      '{"apiKey":"sv"c_x"}',
+      '{"apiKey":"svc_é"}',
+      '{"apiKey":"svc_\tx"}',
+      '{"apiKey":"svc_x"',
+      '{"apiKey":"',
+      '{"apiKey":""}}',
+      '{"apikey":"svc_x"}',
+      '["svc_x"]',
+    ];
+    for (const text of passedOn) expect(plainKeyBody(Buffer.from(text)), text).to.equal(undefined);
+    // Random bodies around the usual one: whatever the byte reading takes, parsing took the same way.
+    const alphabet = ['a', 'Z', '0', '"', '\\', '{', '}', ':', ',', ' ', 'é', '\u0001', '\u007f', 'u'];
+    let state = 7;
+    const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31);
+    for (let i = 0; i < 2000; i++) {
+      let middle = '';
+      const length = next() % 12;
+      for (let j = 0; j < length; j++) middle += alphabet[next() % alphabet.length];
+      const text = `{"apiKey":"${middle}"}`;
+      const input = plainKeyBody(Buffer.from(text));
+      if (input !== undefined) expect(input, text).to.deep.equal(parsed(text));
+    }
+  });
+
+  it('writes a shared (frozen) assessment once: the same body and its byte length for every answer of it', () => {
+    const result: Extract<Assessment, { valid: true }> = {
+      valid: true,
+      identity: { keyHash: 'h', tier: 'team', customerId: 'cus_é', subscriptionId: 's', memberUserId: 'u-1' },
+      usage: quotaReport('team', { queries: 3, filesIndexed: 1, screenshotsAnalyzed: 0 }),
+      features: { ...limitsOf('team').features },
+    };
+    const fresh = answerOf({ result: structuredClone(result), rate });
+    Object.freeze(result);
+    const first = answerOf({ result, rate });
+    const second = answerOf({ result, rate: null });
+    expect(first.body).to.equal(fresh.body);
+    expect(first.bytes).to.equal(Buffer.byteLength(fresh.body));
+    expect(second.body).to.equal(first.body);
+    expect(second.rate).to.equal(null);
+    expect(fresh.bytes).to.equal(undefined);
   });
 
   it('reports the rate limit in headers, with Retry-After only on a refusal', () => {

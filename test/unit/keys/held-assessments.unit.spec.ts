@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import { assessKey } from '../../../services/keys/assess.ts';
+import { HeldAssessments } from '../../../services/keys/held-assessments.ts';
+import type { KeyRecord } from '../../../services/keys/keys.projection.ts';
+import { countsOf, type UsageDocument } from '../../../services/keys/usage.ts';
+
+const NOW = Date.UTC(2026, 10, 30, 12);
+
+const record = (over: Partial<KeyRecord> = {}): KeyRecord => ({
+  subscriptionId: 'sub-1',
+  keyHash: 'a'.repeat(64),
+  last4: 'abcd',
+  tier: 'pro',
+  status: 'active',
+  subscriptionStatus: 'active',
+  paidTier: 'pro',
+  customerId: 'cus-1',
+  email: null,
+  createdAt: null,
+  endsAt: null,
+  ...over,
+});
+
+const usage = (queries: number): UsageDocument => ({
+  keyHash: 'a'.repeat(64),
+  period: '2026-11',
+  counts: { queries, filesIndexed: 2, screenshotsAnalyzed: 0 },
+});
+
+const plainUse = { metric: 'queries', amount: 1 } as const;
+
+describe('HeldAssessments: a key verification assessed once while its record and usage are unchanged', () => {
+  it('assesses as assessKey does, for plain, member, rotated, free and over-quota keys', () => {
+    const cases: [KeyRecord, UsageDocument | null][] = [
+      [record(), usage(3)],
+      [record(), null],
+      [record({ tier: 'team', usageKeyHash: 'b'.repeat(64), member: { userId: 'u-1', membershipId: 'm-1' } }), usage(0)],
+      [record({ tier: 'free', paidTier: null }), usage(99)],
+      [record({ tier: 'free', paidTier: null }), usage(1_000_000)],
+      [record({ status: 'revoked' }), usage(1)],
+      [record({ expiresAt: new Date(NOW - 1) }), usage(1)],
+    ];
+    for (const [r, u] of cases) {
+      const held = new HeldAssessments();
+      const expected = assessKey(r, countsOf(u), plainUse, NOW);
+      expect(held.assess(r.keyHash, r, u, NOW), JSON.stringify(r)).to.deep.equal(expected);
+      expect(held.assess(r.keyHash, r, u, NOW), 'the second time').to.deep.equal(expected);
+    }
+  });
+
+  it('hands out one frozen assessment while the record and the usage are the same objects', () => {
+    const held = new HeldAssessments();
+    const r = record();
+    const u = usage(3);
+    const first = held.assess(r.keyHash, r, u, NOW);
+    expect(held.assess(r.keyHash, r, u, NOW + 1000)).to.equal(first);
+    expect(Object.isFrozen(first)).to.equal(true);
+    if (!first.valid) throw new Error('expected a valid assessment');
+    expect(Object.isFrozen(first.identity)).to.equal(true);
+    expect(Object.isFrozen(first.usage.queries)).to.equal(true);
+    expect(Object.isFrozen(first.features)).to.equal(true);
+    expect(() => {
+      (first.identity as { tier: string }).tier = 'team';
+    }).to.throw(TypeError);
+  });
+
+  it('assesses again when the log brings a new usage document: the counts in the answer move', () => {
+    const held = new HeldAssessments();
+    const r = record();
+    const before = held.assess(r.keyHash, r, usage(3), NOW);
+    const after = held.assess(r.keyHash, r, usage(4), NOW);
+    expect(after).not.to.equal(before);
+    expect(after).to.deep.include({ valid: true });
+    if (!after.valid) throw new Error('expected a valid assessment');
+    expect(after.usage.queries.used).to.equal(4);
+  });
+
+  it('refuses a key revoked or downgraded since, at once: a changed record is a new object', () => {
+    const held = new HeldAssessments();
+    const r = record();
+    const u = usage(3);
+    expect(held.assess(r.keyHash, r, u, NOW)).to.deep.include({ valid: true });
+    expect(held.assess(r.keyHash, { ...r, status: 'revoked' }, u, NOW)).to.deep.include({ valid: false, code: 'DISABLED' });
+    const downgraded = held.assess(r.keyHash, { ...r, tier: 'free' }, u, NOW);
+    if (!downgraded.valid) throw new Error('expected a valid assessment');
+    expect(downgraded.identity.tier).to.equal('free');
+    expect(downgraded.features.visionRAG).to.equal(false);
+  });
+
+  it('refuses a kept key once its expiry passes, with the same record and usage', () => {
+    const held = new HeldAssessments();
+    const r = record({ expiresAt: new Date(NOW + 60_000) });
+    const u = usage(3);
+    expect(held.assess(r.keyHash, r, u, NOW)).to.deep.include({ valid: true });
+    expect(held.assess(r.keyHash, r, u, NOW + 60_000)).to.deep.include({ valid: false, code: 'EXPIRED' });
+    expect(held.assess(r.keyHash, r, u, NOW + 120_000)).to.deep.include({ valid: false, code: 'EXPIRED' });
+  });
+
+  it("keeps each key's assessment apart: two keys sharing a usage document get their own identities", () => {
+    const held = new HeldAssessments();
+    const team = record({ tier: 'team', customerId: 'cus-team' });
+    const member = record({
+      tier: 'team',
+      keyHash: 'c'.repeat(64),
+      last4: 'cccc',
+      usageKeyHash: team.keyHash,
+      member: { userId: 'u-2', membershipId: 'm-2' },
+    });
+    const u = usage(7);
+    const ofTeam = held.assess(team.keyHash, team, u, NOW);
+    const ofMember = held.assess(member.keyHash, member, u, NOW);
+    if (!ofTeam.valid || !ofMember.valid) throw new Error('expected valid assessments');
+    expect(ofTeam.identity.memberUserId).to.equal(undefined);
+    expect(ofMember.identity.memberUserId).to.equal('u-2');
+    expect(held.assess(team.keyHash, team, u, NOW)).to.equal(ofTeam);
+  });
+});

@@ -29,6 +29,12 @@ const usage = (queries: number): UsageDocument => ({
 
 const plainUse = { metric: 'queries', amount: 1 } as const;
 
+/** The key hash a record is looked up by: every record here has one. */
+const hashOf = (r: KeyRecord): string => {
+  if (r.keyHash === null) throw new Error('a record without a key hash');
+  return r.keyHash;
+};
+
 describe('HeldAssessments: a key verification assessed once while its record and usage are unchanged', () => {
   it('assesses as assessKey does, for plain, member, rotated, free and over-quota keys', () => {
     const cases: [KeyRecord, UsageDocument | null][] = [
@@ -43,8 +49,8 @@ describe('HeldAssessments: a key verification assessed once while its record and
     for (const [r, u] of cases) {
       const held = new HeldAssessments();
       const expected = assessKey(r, countsOf(u), plainUse, NOW);
-      expect(held.assess(r.keyHash, r, u, NOW), JSON.stringify(r)).to.deep.equal(expected);
-      expect(held.assess(r.keyHash, r, u, NOW), 'the second time').to.deep.equal(expected);
+      expect(held.assess(hashOf(r), r, u, NOW), JSON.stringify(r)).to.deep.equal(expected);
+      expect(held.assess(hashOf(r), r, u, NOW), 'the second time').to.deep.equal(expected);
     }
   });
 
@@ -52,8 +58,8 @@ describe('HeldAssessments: a key verification assessed once while its record and
     const held = new HeldAssessments();
     const r = record();
     const u = usage(3);
-    const first = held.assess(r.keyHash, r, u, NOW);
-    expect(held.assess(r.keyHash, r, u, NOW + 1000)).to.equal(first);
+    const first = held.assess(hashOf(r), r, u, NOW);
+    expect(held.assess(hashOf(r), r, u, NOW + 1000)).to.equal(first);
     expect(Object.isFrozen(first)).to.equal(true);
     if (!first.valid) throw new Error('expected a valid assessment');
     expect(Object.isFrozen(first.identity)).to.equal(true);
@@ -67,8 +73,8 @@ describe('HeldAssessments: a key verification assessed once while its record and
   it('assesses again when the log brings a new usage document: the counts in the answer move', () => {
     const held = new HeldAssessments();
     const r = record();
-    const before = held.assess(r.keyHash, r, usage(3), NOW);
-    const after = held.assess(r.keyHash, r, usage(4), NOW);
+    const before = held.assess(hashOf(r), r, usage(3), NOW);
+    const after = held.assess(hashOf(r), r, usage(4), NOW);
     expect(after).not.to.equal(before);
     expect(after).to.deep.include({ valid: true });
     if (!after.valid) throw new Error('expected a valid assessment');
@@ -79,9 +85,9 @@ describe('HeldAssessments: a key verification assessed once while its record and
     const held = new HeldAssessments();
     const r = record();
     const u = usage(3);
-    expect(held.assess(r.keyHash, r, u, NOW)).to.deep.include({ valid: true });
-    expect(held.assess(r.keyHash, { ...r, status: 'revoked' }, u, NOW)).to.deep.include({ valid: false, code: 'DISABLED' });
-    const downgraded = held.assess(r.keyHash, { ...r, tier: 'free' }, u, NOW);
+    expect(held.assess(hashOf(r), r, u, NOW)).to.deep.include({ valid: true });
+    expect(held.assess(hashOf(r), { ...r, status: 'revoked' }, u, NOW)).to.deep.include({ valid: false, code: 'DISABLED' });
+    const downgraded = held.assess(hashOf(r), { ...r, tier: 'free' }, u, NOW);
     if (!downgraded.valid) throw new Error('expected a valid assessment');
     expect(downgraded.identity.tier).to.equal('free');
     expect(downgraded.features.visionRAG).to.equal(false);
@@ -91,9 +97,9 @@ describe('HeldAssessments: a key verification assessed once while its record and
     const held = new HeldAssessments();
     const r = record({ expiresAt: new Date(NOW + 60_000) });
     const u = usage(3);
-    expect(held.assess(r.keyHash, r, u, NOW)).to.deep.include({ valid: true });
-    expect(held.assess(r.keyHash, r, u, NOW + 60_000)).to.deep.include({ valid: false, code: 'EXPIRED' });
-    expect(held.assess(r.keyHash, r, u, NOW + 120_000)).to.deep.include({ valid: false, code: 'EXPIRED' });
+    expect(held.assess(hashOf(r), r, u, NOW)).to.deep.include({ valid: true });
+    expect(held.assess(hashOf(r), r, u, NOW + 60_000)).to.deep.include({ valid: false, code: 'EXPIRED' });
+    expect(held.assess(hashOf(r), r, u, NOW + 120_000)).to.deep.include({ valid: false, code: 'EXPIRED' });
   });
 
   it("keeps each key's assessment apart: two keys sharing a usage document get their own identities", () => {
@@ -103,15 +109,15 @@ describe('HeldAssessments: a key verification assessed once while its record and
       tier: 'team',
       keyHash: 'c'.repeat(64),
       last4: 'cccc',
-      usageKeyHash: team.keyHash,
+      usageKeyHash: hashOf(team),
       member: { userId: 'u-2', membershipId: 'm-2' },
     });
     const u = usage(7);
-    const ofTeam = held.assess(team.keyHash, team, u, NOW);
-    const ofMember = held.assess(member.keyHash, member, u, NOW);
+    const ofTeam = held.assess(hashOf(team), team, u, NOW);
+    const ofMember = held.assess(hashOf(member), member, u, NOW);
     if (!ofTeam.valid || !ofMember.valid) throw new Error('expected valid assessments');
     expect(ofTeam.identity.memberUserId).to.equal(undefined);
     expect(ofMember.identity.memberUserId).to.equal('u-2');
-    expect(held.assess(team.keyHash, team, u, NOW)).to.equal(ofTeam);
+    expect(held.assess(hashOf(team), team, u, NOW)).to.equal(ofTeam);
   });
 });

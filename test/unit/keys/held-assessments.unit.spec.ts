@@ -3,23 +3,9 @@ import { assessKey } from '../../../services/keys/assess.ts';
 import { HeldAssessments } from '../../../services/keys/held-assessments.ts';
 import type { KeyRecord } from '../../../services/keys/keys.projection.ts';
 import { countsOf, type UsageDocument } from '../../../services/keys/usage.ts';
+import { activeKeyRecord } from '../../support/key-records.ts';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
-
-const record = (over: Partial<KeyRecord> = {}): KeyRecord => ({
-  subscriptionId: 'sub-1',
-  keyHash: 'a'.repeat(64),
-  last4: 'abcd',
-  tier: 'pro',
-  status: 'active',
-  subscriptionStatus: 'active',
-  paidTier: 'pro',
-  customerId: 'cus-1',
-  email: null,
-  createdAt: null,
-  endsAt: null,
-  ...over,
-});
 
 const usage = (queries: number): UsageDocument => ({
   keyHash: 'a'.repeat(64),
@@ -38,13 +24,13 @@ const hashOf = (r: KeyRecord): string => {
 describe('HeldAssessments: a key verification assessed once while its record and usage are unchanged', () => {
   it('assesses as assessKey does, for plain, member, rotated, free and over-quota keys', () => {
     const cases: [KeyRecord, UsageDocument | null][] = [
-      [record(), usage(3)],
-      [record(), null],
-      [record({ tier: 'team', usageKeyHash: 'b'.repeat(64), member: { userId: 'u-1', membershipId: 'm-1' } }), usage(0)],
-      [record({ tier: 'free', paidTier: null }), usage(99)],
-      [record({ tier: 'free', paidTier: null }), usage(1_000_000)],
-      [record({ status: 'revoked' }), usage(1)],
-      [record({ expiresAt: new Date(NOW - 1) }), usage(1)],
+      [activeKeyRecord(), usage(3)],
+      [activeKeyRecord(), null],
+      [activeKeyRecord({ tier: 'team', usageKeyHash: 'b'.repeat(64), member: { userId: 'u-1', membershipId: 'm-1' } }), usage(0)],
+      [activeKeyRecord({ tier: 'free', paidTier: null }), usage(99)],
+      [activeKeyRecord({ tier: 'free', paidTier: null }), usage(1_000_000)],
+      [activeKeyRecord({ status: 'revoked' }), usage(1)],
+      [activeKeyRecord({ expiresAt: new Date(NOW - 1) }), usage(1)],
     ];
     for (const [r, u] of cases) {
       const held = new HeldAssessments();
@@ -56,7 +42,7 @@ describe('HeldAssessments: a key verification assessed once while its record and
 
   it('hands out one frozen assessment while the record and the usage are the same objects', () => {
     const held = new HeldAssessments();
-    const r = record();
+    const r = activeKeyRecord();
     const u = usage(3);
     const first = held.assess(hashOf(r), r, u, NOW);
     expect(held.assess(hashOf(r), r, u, NOW + 1000)).to.equal(first);
@@ -72,7 +58,7 @@ describe('HeldAssessments: a key verification assessed once while its record and
 
   it('assesses again when the log brings a new usage document: the counts in the answer move', () => {
     const held = new HeldAssessments();
-    const r = record();
+    const r = activeKeyRecord();
     const before = held.assess(hashOf(r), r, usage(3), NOW);
     const after = held.assess(hashOf(r), r, usage(4), NOW);
     expect(after).not.to.equal(before);
@@ -83,7 +69,7 @@ describe('HeldAssessments: a key verification assessed once while its record and
 
   it('refuses a key revoked or downgraded since, at once: a changed record is a new object', () => {
     const held = new HeldAssessments();
-    const r = record();
+    const r = activeKeyRecord();
     const u = usage(3);
     expect(held.assess(hashOf(r), r, u, NOW)).to.deep.include({ valid: true });
     expect(held.assess(hashOf(r), { ...r, status: 'revoked' }, u, NOW)).to.deep.include({ valid: false, code: 'DISABLED' });
@@ -95,7 +81,7 @@ describe('HeldAssessments: a key verification assessed once while its record and
 
   it('refuses a kept key once its expiry passes, with the same record and usage', () => {
     const held = new HeldAssessments();
-    const r = record({ expiresAt: new Date(NOW + 60_000) });
+    const r = activeKeyRecord({ expiresAt: new Date(NOW + 60_000) });
     const u = usage(3);
     expect(held.assess(hashOf(r), r, u, NOW)).to.deep.include({ valid: true });
     expect(held.assess(hashOf(r), r, u, NOW + 60_000)).to.deep.include({ valid: false, code: 'EXPIRED' });
@@ -104,8 +90,8 @@ describe('HeldAssessments: a key verification assessed once while its record and
 
   it("keeps each key's assessment apart: two keys sharing a usage document get their own identities", () => {
     const held = new HeldAssessments();
-    const team = record({ tier: 'team', customerId: 'cus-team' });
-    const member = record({
+    const team = activeKeyRecord({ tier: 'team', customerId: 'cus-team' });
+    const member = activeKeyRecord({
       tier: 'team',
       keyHash: 'c'.repeat(64),
       last4: 'cccc',

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import type { ProjectionCache } from '../../../events/projection-cache.ts';
 import type { KeyCache } from '../../../services/keys/key-cache.ts';
 import { generateApiKey, hashKey } from '../../../services/keys/key-format.ts';
-import type { KeyRecord } from '../../../services/keys/keys.projection.ts';
 import type { UsageDocument } from '../../../services/keys/usage.ts';
 import { LocalValidator, type LimitDecision, type RateLimiting } from '../../../services/keys/validator.ts';
+import { activeKeyRecord } from '../../support/key-records.ts';
 
 const ALLOW: LimitDecision = { allowed: true, limit: 600, remaining: 10, resetAt: 1_700_000_040_000 };
 
@@ -12,19 +12,7 @@ const ALLOW: LimitDecision = { allowed: true, limit: 600, remaining: 10, resetAt
 function fixture(held: { ip: boolean; key: boolean; record: boolean; usage: boolean }) {
   const apiKey = generateApiKey();
   const keyHash = hashKey(apiKey);
-  const record: KeyRecord = {
-    subscriptionId: 'sub-1',
-    keyHash,
-    last4: apiKey.slice(-4),
-    tier: 'pro',
-    status: 'active',
-    subscriptionStatus: 'active',
-    paidTier: 'pro',
-    customerId: 'cus-1',
-    email: null,
-    createdAt: null,
-    endsAt: null,
-  };
+  const record = activeKeyRecord({ keyHash, last4: apiKey.slice(-4) });
   const calls = { ipHeld: 0, consumeIp: 0, keyHeld: 0, consumeKey: 0, keysGet: 0, usageGet: 0 };
   const limits: RateLimiting = {
     // A held form that answers undefined has consumed nothing: only its answers are counted.

@@ -60,6 +60,13 @@
  *                      service forwards its clients' (default: likewise sized under 6000/min per IP)
  *   BENCH_MAX_RPS      the request rate the default BENCH_KEYS and BENCH_IPS are sized for (default 30000;
  *                      at 10000 the keys service outran it here and its keys hit their 6000/min)
+ *   BENCH_PACER        go (default): the latency rounds' paced load comes from bench/pacer, a Go
+ *                      program built once into ~/.cache/svc/bin (Go is already needed for FerretDB),
+ *                      one thread on epoll, whose own stalls stay at a few ms; node: from
+ *                      bench/paced-load.ts in the load generator's Node process, whose loop stalled
+ *                      for 4–53 ms per round here (a stall releases its held-back requests at once,
+ *                      and the server's queue behind them is timed as the server's). Same schedule,
+ *                      release rule and checks
  *   BENCH_LOADGEN      child (default): autocannon runs in a child Node process, so the load
  *                      generator does not share an event loop with the servers it measures;
  *                      inproc: autocannon runs in this process. Measured on 2 cores: in-process,
@@ -92,7 +99,8 @@ import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf
 import express from 'express';
 import { freePort } from '../deploy/local/processes.ts';
 import { emitFigures, percentile, type BenchFigure } from './figures.ts';
-import { pacedLoad } from './paced-load.ts';
+import { type PacedResult, type PacedSpec, pacedLoad } from './paced-load.ts';
+import { goPacedLoad, pacerBinary } from './go-pacer.ts';
 import { TURN_SPAN, type TurnShare, turnShare } from './window-turns.ts';
 import { descendantsOf, type ProcStat, readStats, sampleTreeCpu, STACK_ROLES, watchLoopThreadWait } from './process-cpu.ts';
 import { runMain, stopOnSignals } from './run-main.ts';
@@ -157,6 +165,8 @@ interface LoadSpec {
   clientIps: string[];
   /** Requests per second over all connections; absent: as fast as they go. */
   rate?: number;
+  /** The Go pacer's binary (BENCH_PACER=go) for paced runs; absent: the Node generator. */
+  pacer?: string;
 }
 
 interface LoadResult {
@@ -196,6 +206,7 @@ function requestsOf(spec: LoadSpec): { headers: Record<string, string>; body: st
 }
 
 async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
+  if (spec.rate && spec.pacer) return generateGoPacedLoad({ ...spec, rate: spec.rate, pacer: spec.pacer });
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   const waited = watchLoopThreadWait();
@@ -258,17 +269,30 @@ async function generateClosedLoad(spec: LoadSpec): Promise<Omit<LoadResult, 'loa
 
 /** Latency at a fixed rate: our own open-loop generator (bench/paced-load.ts), not autocannon's bursty rate. */
 async function generatePacedLoad(spec: LoadSpec & { rate: number }): Promise<Omit<LoadResult, 'loadgenLoopMaxMs' | 'loadgenWaitMs'>> {
-  const requests = requestsOf(spec);
   const cpu0 = process.cpuUsage();
-  const r = await pacedLoad({
+  const r = await pacedLoad(pacedSpecOf(spec));
+  const cpu = process.cpuUsage(cpu0);
+  return { ...pacedFigures(spec, r), loadgenCpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** The same schedule from bench/pacer (Go); its own lateness and CPU wait stand for the loop's. */
+async function generateGoPacedLoad(spec: LoadSpec & { rate: number; pacer: string }): Promise<LoadResult> {
+  const r = await goPacedLoad(spec.pacer, pacedSpecOf(spec));
+  return { ...pacedFigures(spec, r), loadgenCpuMs: r.cpuMs, loadgenLoopMaxMs: r.lateMaxMs, loadgenWaitMs: r.waitMs };
+}
+
+function pacedSpecOf(spec: LoadSpec & { rate: number }): PacedSpec {
+  return {
     url: spec.url,
     connections: spec.connections,
     seconds: spec.seconds,
     rate: spec.rate,
-    requests,
+    requests: requestsOf(spec),
     expectBodyPrefix: '{"valid":true,',
-  });
-  const cpu = process.cpuUsage(cpu0);
+  };
+}
+
+function pacedFigures(spec: LoadSpec, r: PacedResult): Omit<LoadResult, 'loadgenCpuMs' | 'loadgenLoopMaxMs' | 'loadgenWaitMs'> {
   const sorted = r.latenciesMs.slice().sort();
   const answered = Object.values(r.statusCodes).reduce((a, b) => a + b, 0);
   const p99 = percentile(sorted, 99);
@@ -283,7 +307,6 @@ async function generatePacedLoad(spec: LoadSpec & { rate: number }): Promise<Omi
     errors: r.errors,
     timeouts: r.timeouts,
     statusCodes: r.statusCodes,
-    loadgenCpuMs: (cpu.user + cpu.system) / 1000,
   };
 }
 
@@ -768,8 +791,8 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
     'machine cpu: share of all cores, every process on the machine; loop delay and gc: this (server) process;',
     "loop thread waited for a cpu: time the servers' event-loop thread was runnable while the core was taken (schedstat run_delay), per second;",
     'stack cpu: Kafka, FerretDB, PostgreSQL and the schema registry the bench started, share of one core;',
-    "load gen. loop max: the load generator's own event loop, whose stalls the open-loop count charges to the server;",
-    "load gen. waited for a cpu: time its event-loop thread was runnable while its core was taken (a response it has not read yet is timed as the server's);",
+    "load gen. loop max: the load generator's own stall, whose held-back requests then queue at the server (Node: its event loop's delay; bench/pacer: the most it woke after a request was due);",
+    "load gen. waited for a cpu: time its event-loop thread (bench/pacer: its busiest thread) was runnable while its core was taken (a response it has not read yet is timed as the server's);",
     `answers over ${HANDLER_SLOW_S * 1000} ms in the handler: ours' own latency histogram (svc_http_request_duration_seconds), from the lean handler's start to the answer, claims and database waits included;`,
     'while the load ran, server = this process (all three servers, the keys service and its consumers; not FerretDB/Kafka),',
     'autocannon = its process (the same one with BENCH_LOADGEN=inproc).',
@@ -827,6 +850,9 @@ async function main(): Promise<void> {
   const IPS = intEnv('BENCH_IPS', Math.ceil((MAX_RPS * totalSeconds) / PER_IP_BUDGET));
   const LOADGEN = process.env.BENCH_LOADGEN || 'child';
   if (LOADGEN !== 'child' && LOADGEN !== 'inproc') throw new Error(`BENCH_LOADGEN must be "child" or "inproc", got "${LOADGEN}"`);
+  const PACER = process.env.BENCH_PACER || 'go';
+  if (PACER !== 'go' && PACER !== 'node') throw new Error(`BENCH_PACER must be "go" or "node", got "${PACER}"`);
+  const pacer = PACER === 'go' && RATE_SHARES.length > 0 ? pacerBinary() : undefined;
   if (totalSeconds >= 55) {
     err(`note: ${totalSeconds} s of load on ours spans more than the per-key minute; BENCH_KEYS is sized for the whole run anyway`);
   }
@@ -905,7 +931,15 @@ async function main(): Promise<void> {
     if (LOADGEN === 'child') loadgen = new ChildLoadgen(pinned.loadgen);
     const url: Record<Target, string> = { raw: `${raw.url}/validate`, bare: `${bare.url}/validate`, ours: `${oursBase}/validate` };
     const runOne = async (target: Target, seconds: number, rate?: number): Promise<Run> => {
-      const spec: LoadSpec = { url: url[target], connections: CONNECTIONS, seconds, bodies, clientIps, ...(rate ? { rate } : {}) };
+      const spec: LoadSpec = {
+        url: url[target],
+        connections: CONNECTIONS,
+        seconds,
+        bodies,
+        clientIps,
+        ...(rate ? { rate } : {}),
+        ...(pacer ? { pacer } : {}),
+      };
       const cpu0 = process.cpuUsage();
       const ticks0 = machineTicks();
       const stack0 = stackCpuMs();
@@ -1006,7 +1040,7 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       keys: KEYS,
       ips: IPS,
-      loadgen: `${LOADGEN === 'child' ? 'autocannon and the paced load in a child Node process' : "autocannon and the paced load in this process (shares the servers' event loop)"}; ${pinned.note}`,
+      loadgen: `${LOADGEN === 'child' ? 'autocannon in a child Node process' : "autocannon in this process (shares the servers' event loop)"}; the paced load ${pacer ? 'by bench/pacer (Go), started by that process' : 'in that same process (Node)'}; ${pinned.note}`,
       stack: stackNote,
       latency,
     });

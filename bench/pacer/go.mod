@@ -1,0 +1,3 @@
+module svc.local/bench/pacer
+
+go 1.24

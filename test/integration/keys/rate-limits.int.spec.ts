@@ -213,6 +213,34 @@ describe('rate limits shared through MongoDB (integration)', () => {
     expect(next).to.include({ remaining: 59 });
   });
 
+  it('enters the next window at once on the block it claimed ahead, with no wait on the database', async () => {
+    // A window of 2 s: its first block is claimed ahead in the last 40–600 ms of the one before.
+    const [limits] = pair({ windowSeconds: 2 });
+    const key = keyHash();
+    const end = await windowWithRoom(2, 1500);
+    expect(await limits.consumeKey(key, 'pro')).to.include({ allowed: true, remaining: 599 });
+    const next = end / 2000;
+    const claimedAhead = () => one.db.collection(lastCollection).countDocuments({ key: `key-pro:${key}`, window: next });
+    // Requests every 5 ms up to the window's end: one in its last 40 ms starts the claim at the
+    // latest. None after the end, so that the next window's first request is the one below.
+    const traffic = setInterval(() => {
+      if (Date.now() < end - 5) limits.keyHeld(key, 'pro');
+    }, 5);
+    try {
+      await eventually('the window to turn', async () => (Date.now() >= end ? true : undefined));
+    } finally {
+      clearInterval(traffic);
+    }
+    // A claim made ahead waits up to 250 ms for company before it is sent.
+    await eventually("the next window's first block to be claimed ahead", async () => ((await claimedAhead()) === 1 ? true : undefined));
+    // Its first request is decided where it stands, from the block granted ahead: no promise, no
+    // round of consume() (at the turn, every active key's first request took that path at once).
+    const first = limits.keyHeld(key, 'pro');
+    expect(first, 'decided at once').to.deep.equal({ allowed: true, limit: 600, remaining: 599, resetAt: end + 2000 });
+    expect(await limits.consumeKey(key, 'pro')).to.include({ allowed: true, remaining: 598 });
+    expect(await claimedAhead(), 'nothing claimed again').to.equal(1);
+  });
+
   it('sweeps ended windows only', async () => {
     await windowWithRoom(60);
     const [limits, other] = pair({ perIpPerMinute: 2 });

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,11 @@ export interface GoPacedResult extends PacedResult {
 }
 
 const SOURCE_DIR = fileURLToPath(new URL('./pacer/', import.meta.url));
-const SOURCES = ['go.mod', 'main.go'];
+/** Every file the build reads: a change to any of them is a new binary. */
+const sources = (): string[] =>
+  readdirSync(SOURCE_DIR)
+    .filter((f) => f === 'go.mod' || f.endsWith('.go'))
+    .sort();
 
 /**
  * The pacer's binary, built once per source version and cached outside the clone
@@ -29,7 +33,7 @@ const SOURCES = ['go.mod', 'main.go'];
  */
 export function pacerBinary(): string {
   const hash = createHash('sha256');
-  for (const file of SOURCES) hash.update(readFileSync(join(SOURCE_DIR, file)));
+  for (const file of sources()) hash.update(file).update('\0').update(readFileSync(join(SOURCE_DIR, file)));
   const dir = join(process.env.SVC_CACHE_DIR || join(homedir(), '.cache', 'svc'), 'bin');
   const out = join(dir, `pacer-${hash.digest('hex').slice(0, 16)}`);
   if (existsSync(out)) return out;
@@ -46,7 +50,8 @@ export function pacerBinary(): string {
   return out;
 }
 
-export function goPacedLoad(binary: string, spec: PacedSpec): Promise<GoPacedResult> {
+/** graceSeconds: how long after the last request was due an unanswered one counts as a timeout. */
+export function goPacedLoad(binary: string, spec: PacedSpec, graceSeconds = 10): Promise<GoPacedResult> {
   const url = new URL(spec.url);
   const requests = spec.requests.map(({ headers, body }) => {
     const lines = [
@@ -66,7 +71,7 @@ export function goPacedLoad(binary: string, spec: PacedSpec): Promise<GoPacedRes
     rate: spec.rate,
     requests,
     expectBodyPrefix: spec.expectBodyPrefix,
-    graceSeconds: 10,
+    graceSeconds,
   });
   return new Promise((resolve, reject) => {
     const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'pipe'] });

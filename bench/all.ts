@@ -80,7 +80,7 @@ function runBench(name: string, env: NodeJS.ProcessEnv): Promise<BenchOutcome> {
 }
 
 /** One Kafka, FerretDB and Mailpit for every benchmark, unless the environment names servers. */
-async function sharedStack(): Promise<{ env: Partial<StackEnv>; stop: () => Promise<void> }> {
+async function sharedStack(): Promise<{ env: Partial<StackEnv>; started: boolean; stop: () => Promise<void> }> {
   const given: Partial<StackEnv> = {
     ...(process.env.KAFKA_BROKERS ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS } : {}),
     ...(process.env.MONGODB_URI ? { MONGODB_URI: process.env.MONGODB_URI } : {}),
@@ -88,7 +88,7 @@ async function sharedStack(): Promise<{ env: Partial<StackEnv>; stop: () => Prom
     ...(process.env.SCHEMA_REGISTRY_URL ? { SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL } : {}),
   };
   if (process.env.BENCH_SHARED_STACK === '0' || (given.KAFKA_BROKERS && given.MONGODB_URI && given.SMTP_URL && given.SCHEMA_REGISTRY_URL)) {
-    return { env: given, stop: async () => undefined };
+    return { env: given, started: false, stop: async () => undefined };
   }
   const base = resolve('.data');
   mkdirSync(base, { recursive: true });
@@ -108,7 +108,7 @@ async function sharedStack(): Promise<{ env: Partial<StackEnv>; stop: () => Prom
     throw e;
   }
   err(`stack: Kafka ${stack.env.KAFKA_BROKERS}, MongoDB ${stack.env.MONGODB_URI}, SMTP ${stack.env.SMTP_URL}`);
-  return { env: stack.env, stop };
+  return { env: stack.env, started: true, stop };
 }
 
 /** The benchmarks named on the command line (file names without .ts), else all of them. */
@@ -136,7 +136,8 @@ async function main(): Promise<void> {
   try {
     const stack = await sharedStack();
     stopStack = stack.stop;
-    const env = { ...process.env, ...stack.env };
+    // bench:validate pins the stack beside its load generator for its run, as it does its own.
+    const env = { ...process.env, ...stack.env, ...(stack.started ? { BENCH_STACK_ROOT: String(process.pid) } : {}) };
     for (const name of names) {
       if (stopping) break;
       outcomes.push(await runBench(name, env));

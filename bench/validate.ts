@@ -31,7 +31,9 @@
  *                      The report says which
  *   BENCH_PIN_STACK    1 (default): with BENCH_PIN, the stack the bench started (Kafka, FerretDB,
  *                      PostgreSQL, the schema registry) is pinned to the load generator's CPU, so the
- *                      servers' CPU is theirs, as on a host of their own; 0: the stack runs on any CPU,
+ *                      servers' CPU is theirs, as on a host of their own; under `npm run bench`, the
+ *                      stack it shares (BENCH_STACK_ROOT, set by bench/all.ts: the process the stack
+ *                      descends from), for this benchmark's run only; 0: the stack runs on any CPU,
  *                      where its bursts (the keys service's block claims and counts, about a fifth of
  *                      a core) take the servers' core and show in ours' tail. Each latency round prints
  *                      how long the servers' event-loop thread waited for a CPU and what the stack used
@@ -358,14 +360,18 @@ function pinning(
   requested: boolean,
   stackToo: boolean,
   stackNice: number,
-): { server: string; loadgen: string; note: string } | { note: string } {
+): { server: string; loadgen: string; note: string; restore: () => void } | { note: string } {
   if (!requested) return { note: 'not pinned (BENCH_PIN=0)' };
   const cpus = MACHINE_CPUS;
   if (cpus < 2) return { note: `not pinned: ${cpus} CPU` };
   const last = cpus - 1;
   const server = last === 1 ? '0' : `0-${last - 1}`;
   if (!setAffinity(process.pid, server)) return { note: 'not pinned: taskset is not available or not allowed here' };
-  const stack = stackToo ? pinStack(String(last), stackNice) : { pinned: 0, niced: 0 };
+  const stack = stackToo ? pinStack(String(last), stackNice) : { pinned: 0, niced: 0, restore: () => undefined };
+  const whose =
+    STACK_ROOT === process.pid
+      ? 'the stack this bench started'
+      : "the stack `npm run bench` started for every benchmark (for this one's run; put back after it)";
   const niceNote =
     stackNice === 0
       ? 'at the nice it started with (BENCH_STACK_NICE=0)'
@@ -375,44 +381,80 @@ function pinning(
   const stackNote = !stackToo
     ? 'Kafka, FerretDB and anything else on the machine unpinned (BENCH_PIN_STACK=0)'
     : stack.pinned > 0
-      ? `the stack this bench started (${stack.pinned} processes: Kafka, FerretDB, PostgreSQL, the schema registry) on CPU ${last} too, as on hosts of their own, ${niceNote}; anything else on the machine unpinned`
+      ? `${whose} (${stack.pinned} processes: Kafka, FerretDB, PostgreSQL, the schema registry) on CPU ${last} too, as on hosts of their own, ${niceNote}; anything else on the machine unpinned`
       : 'no stack of its own to pin (servers from the environment); anything else on the machine unpinned';
   return {
     server,
     loadgen: String(last),
     note: `pinned with taskset: servers (this process, every thread) on CPU ${server}, load generator on CPU ${last}; ${stackNote}`,
+    restore: stack.restore,
   };
 }
 
 /**
- * Pins every process below this one (the throwaway stack, started before any load generator) to the
- * CPUs listed, and sets the nice value of their autogroups (each detached process leads a session,
- * and the kernel shares a CPU between sessions first: a process's own nice only ranks it inside its
- * session). How many processes were pinned and how many groups were set.
+ * The process the stack's servers descend from: this one when it starts its own, or the
+ * `npm run bench` runner that started one stack for every benchmark (bench/all.ts sets
+ * BENCH_STACK_ROOT), so that this benchmark lays the shared stack out as it would its own.
  */
-function pinStack(cpus: string, nice: number): { pinned: number; niced: number } {
+function stackRoot(): number {
+  const raw = process.env.BENCH_STACK_ROOT;
+  if (raw === undefined || raw === '') return process.pid;
+  const pid = Number(raw);
+  if (!Number.isInteger(pid) || pid < 1) throw new Error(`BENCH_STACK_ROOT must be a process id, got "${raw}"`);
+  return pid;
+}
+const STACK_ROOT = stackRoot();
+
+/** What pinStack changed, to put back when the stack outlives this benchmark. */
+interface StackPinning {
+  pinned: number;
+  niced: number;
+  restore: () => void;
+}
+
+/**
+ * Pins the stack's processes (every process below STACK_ROOT but this one and its own children,
+ * started before any load generator) to the CPUs listed, and sets the nice value of their autogroups
+ * (each detached process leads a session, and the kernel shares a CPU between sessions first: a
+ * process's own nice only ranks it inside its session). restore() gives them every CPU and nice 0
+ * again, for the benchmarks that share the stack after this one.
+ */
+function pinStack(cpus: string, nice: number): StackPinning {
+  const none: StackPinning = { pinned: 0, niced: 0, restore: () => undefined };
   let stats: ProcStat[];
   try {
     stats = readStats();
   } catch {
-    return { pinned: 0, niced: 0 };
+    return none;
   }
-  let pinned = 0;
-  const groups = new Set<string>();
+  const mine = new Set(descendantsOf(process.pid, stats).map((p) => p.pid));
+  const pids: number[] = [];
+  const groups = new Map<string, number>(); // autogroup -> a process in it
   const own = autogroupOf('self');
-  for (const p of descendantsOf(process.pid, stats)) {
-    if (p.pid === process.pid) continue;
-    if (setAffinity(p.pid, cpus)) pinned++;
+  for (const p of descendantsOf(STACK_ROOT, stats)) {
+    if (p.pid === STACK_ROOT || mine.has(p.pid)) continue;
+    if (setAffinity(p.pid, cpus)) pids.push(p.pid);
     const group = autogroupOf(String(p.pid));
     if (nice === 0 || group === undefined || group === own || groups.has(group)) continue;
     try {
       writeFileSync(`/proc/${p.pid}/autogroup`, String(nice));
-      groups.add(group);
+      groups.set(group, p.pid);
     } catch {
       // Not allowed here (or the process is gone): the group keeps its nice, and the note says so.
     }
   }
-  return { pinned, niced: groups.size };
+  const restore = () => {
+    const all = MACHINE_CPUS > 1 ? `0-${MACHINE_CPUS - 1}` : '0';
+    for (const pid of pids) setAffinity(pid, all);
+    for (const pid of groups.values()) {
+      try {
+        writeFileSync(`/proc/${pid}/autogroup`, '0');
+      } catch {
+        // Gone with its group: nothing left to put back.
+      }
+    }
+  };
+  return { pinned: pids.length, niced: groups.size, restore };
 }
 
 /** The autogroup a process belongs to ("/autogroup-N"), or undefined where the kernel has none or it is gone. */
@@ -595,7 +637,7 @@ function machineTicks(): { busy: number; total: number } | undefined {
 
 /** CPU ms the bench's own stack has used so far (Kafka, FerretDB, ...); undefined when it is not this host's or /proc is unreadable. */
 function stackCpuMs(): number | undefined {
-  const byRole = sampleTreeCpu();
+  const byRole = sampleTreeCpu(STACK_ROOT);
   if (!byRole) return undefined;
   return STACK_ROLES.reduce((sum, role) => sum + (byRole.get(role) ?? 0), 0);
 }
@@ -862,9 +904,12 @@ async function main(): Promise<void> {
   let bare: Awaited<ReturnType<typeof startBare>> | undefined;
   let raw: Awaited<ReturnType<typeof startRaw>> | undefined;
   let loadgen: ChildLoadgen | undefined;
+  let unpinStack: (() => void) | undefined;
   const cleanup = async () => {
     loadgen?.stop();
     loadgen = undefined;
+    unpinStack?.();
+    unpinStack = undefined;
     const b = bare;
     bare = undefined;
     await b?.close().catch(() => undefined);
@@ -925,8 +970,9 @@ async function main(): Promise<void> {
     await warmKeys(oursBase, keys, clientIps);
     const bodies = keys.map((apiKey) => JSON.stringify({ apiKey }));
 
-    const pinned: { loadgen?: string; note: string } =
+    const pinned: { loadgen?: string; note: string; restore?: () => void } =
       LOADGEN === 'child' ? pinning(PIN, PIN_STACK, STACK_NICE) : { note: 'not pinned (the load generator runs in this process)' };
+    unpinStack = pinned.restore;
     err(`CPUs: ${pinned.note}`);
     if (LOADGEN === 'child') loadgen = new ChildLoadgen(pinned.loadgen);
     const url: Record<Target, string> = { raw: `${raw.url}/validate`, bare: `${bare.url}/validate`, ours: `${oursBase}/validate` };

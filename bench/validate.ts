@@ -427,7 +427,8 @@ function pinStack(cpus: string, nice: number): StackPinning {
   } catch {
     return none;
   }
-  const mine = new Set(descendantsOf(process.pid, stats).map((p) => p.pid));
+  // A stack this process started is its own children; a shared one is its parent's, beside it.
+  const mine = new Set(STACK_ROOT === process.pid ? [process.pid] : descendantsOf(process.pid, stats).map((p) => p.pid));
   const pids: number[] = [];
   const groups = new Map<string, number>(); // autogroup -> a process in it
   const own = autogroupOf('self');

@@ -33,7 +33,11 @@ const sources = (): string[] =>
  */
 export function pacerBinary(): string {
   const hash = createHash('sha256');
-  for (const file of sources()) hash.update(file).update('\0').update(readFileSync(join(SOURCE_DIR, file)));
+  for (const file of sources())
+    hash
+      .update(file)
+      .update('\0')
+      .update(readFileSync(join(SOURCE_DIR, file)));
   const dir = join(process.env.SVC_CACHE_DIR || join(homedir(), '.cache', 'svc'), 'bin');
   const out = join(dir, `pacer-${hash.digest('hex').slice(0, 16)}`);
   if (existsSync(out)) return out;

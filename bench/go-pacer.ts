@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'no
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PacedResult, PacedSpec } from './paced-load.ts';
+import { type PacedResult, type PacedSpec, wireRequests } from './paced-load.ts';
 
 /**
  * The paced load of bench/paced-load.ts run by bench/pacer (Go): the same schedule, release rule and
@@ -57,16 +57,7 @@ export function pacerBinary(): string {
 /** graceSeconds: how long after the last request was due an unanswered one counts as a timeout. */
 export function goPacedLoad(binary: string, spec: PacedSpec, graceSeconds = 10): Promise<GoPacedResult> {
   const url = new URL(spec.url);
-  const requests = spec.requests.map(({ headers, body }) => {
-    const lines = [
-      `POST ${url.pathname} HTTP/1.1`,
-      `Host: ${url.host}`,
-      'Connection: keep-alive',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-    ];
-    for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-    return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`).toString('base64');
-  });
+  const requests = wireRequests(spec).map((b) => b.toString('base64'));
   const input = JSON.stringify({
     host: url.hostname,
     port: Number(url.port),

@@ -43,10 +43,10 @@ interface Connection {
   buffer: Buffer;
 }
 
-export async function pacedLoad(spec: PacedSpec): Promise<PacedResult> {
+/** Each request of the spec as the bytes sent on the wire; both generators (this one and bench/pacer) send these. */
+export function wireRequests(spec: Pick<PacedSpec, 'url' | 'requests'>): Buffer[] {
   const url = new URL(spec.url);
-  const port = Number(url.port);
-  const wire = spec.requests.map(({ headers, body }) => {
+  return spec.requests.map(({ headers, body }) => {
     const lines = [
       `POST ${url.pathname} HTTP/1.1`,
       `Host: ${url.host}`,
@@ -56,6 +56,12 @@ export async function pacedLoad(spec: PacedSpec): Promise<PacedResult> {
     for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
     return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`);
   });
+}
+
+export async function pacedLoad(spec: PacedSpec): Promise<PacedResult> {
+  const url = new URL(spec.url);
+  const port = Number(url.port);
+  const wire = wireRequests(spec);
   const total = Math.round(spec.rate * spec.seconds);
   let latencies = new Float64Array(Math.max(1, total));
   let releases = new Float64Array(latencies.length);

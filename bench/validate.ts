@@ -945,6 +945,7 @@ async function main(): Promise<void> {
         // OTEL_EXPORTER_OTLP_ENDPOINT and the rest: the keys service traced as configured, to measure what traces cost.
         ...tracingVariables(process.env),
         ...(process.env.VERIFICATION_FLUSH_MS ? { VERIFICATION_FLUSH_MS: process.env.VERIFICATION_FLUSH_MS } : {}),
+        ...(process.env.HEAP_GROWTH_PERCENT ? { HEAP_GROWTH_PERCENT: process.env.HEAP_GROWTH_PERCENT } : {}),
         MONGODB_URI: env.MONGODB_URI,
         SMTP_URL: env.SMTP_URL,
         SCHEMA_REGISTRY_URL: env.SCHEMA_REGISTRY_URL,

@@ -1,5 +1,6 @@
 import { loadConfig, type Config } from '../../services/platform/config.ts';
 import { createLogger, setRootLogger, type Logger } from '../../services/platform/logger.ts';
+import { setHeapGrowth } from '../../services/platform/heap-growth.ts';
 import { collectDefaultMetrics } from '../../services/platform/metrics.ts';
 import { SERVICES } from '../registry.ts';
 import { createAppRuntime } from '../runtime.ts';
@@ -86,6 +87,7 @@ export async function startServices(
   const config = loadConfig(env);
   const logger = log ?? createLogger(config.logLevel);
   setRootLogger(logger);
+  setHeapGrowth(config.heapGrowthPercent);
   if (config.generatedSecrets.length > 0) {
     logger.warn(
       { generated: config.generatedSecrets },

@@ -104,6 +104,15 @@ export const PRODUCTION_TOPIC_PARTITIONS = 12;
  */
 export const DEFAULT_VERIFICATION_FLUSH_MS = 2000;
 
+/**
+ * How far V8 lets the old generation grow past what survived a full collection, unless
+ * HEAP_GROWTH_PERCENT says otherwise. After the memory reducer's collection V8 alone leaves about 10 %,
+ * and a serving process then ran full collections every few seconds; a round of bench:validate that
+ * held one had a p99 of 20-95 ms. 300 % is V8's own ceiling for a heap it grows fastest (docs/benchmarks.md,
+ * 2026-12-07).
+ */
+export const DEFAULT_HEAP_GROWTH_PERCENT = 300;
+
 /** Secrets: required in production; in development a throwaway value is generated and reported. */
 const secret = (check: (s: string) => string | null) =>
   z
@@ -143,6 +152,7 @@ const schema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(0),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(100).max(600_000).optional(),
+  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(400).default(DEFAULT_HEAP_GROWTH_PERCENT),
 
   MONGODB_URI: z
     .string()
@@ -350,6 +360,11 @@ export interface Config {
   shutdownDelayMs: number;
   /** How long each HTTP face lets requests in flight finish once its listener is closed (within the grace). */
   shutdownDrainMs: number;
+  /**
+   * How far the old generation may grow past what survived a full collection before the next one, in
+   * percent (0: V8's own choice). Memory for fewer full collections: see `setHeapGrowth`.
+   */
+  heapGrowthPercent: number;
   mongo: { uri: string; db: string };
   smtp: { url: string; from: string };
   secrets: Secrets;
@@ -555,6 +570,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     shutdownDelayMs: raw.SHUTDOWN_DELAY_MS,
     shutdownDrainMs: shutdownDrain(raw, problems),
+    heapGrowthPercent: raw.HEAP_GROWTH_PERCENT,
     mongo: { uri: required('MONGODB_URI', raw.MONGODB_URI, DEV_DEFAULTS.MONGODB_URI), db: raw.MONGODB_DB },
     smtp: { url: required('SMTP_URL', raw.SMTP_URL, DEV_DEFAULTS.SMTP_URL), from: raw.MAIL_FROM },
     secrets: {

@@ -92,6 +92,15 @@ describe('config (unit)', () => {
     expect(loadConfig({}).publicConsoleUrl).to.equal('http://localhost:8086');
   });
 
+  it('lets the heap grow 300 % past what survived a full collection unless told, 0 to 400', () => {
+    expect(loadConfig({}).heapGrowthPercent).to.equal(300);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).to.equal(0);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: '100' }).heapGrowthPercent).to.equal(100);
+    for (const bad of ['-1', '401', '2.5', 'lots']) {
+      expect(() => loadConfig({ HEAP_GROWTH_PERCENT: bad }), bad).to.throw(/HEAP_GROWTH_PERCENT/);
+    }
+  });
+
   it('stops in three timed steps, the drain inside the grace, and creates 12 partitions in production unless told', () => {
     const dev = loadConfig({});
     expect([dev.shutdownDelayMs, dev.shutdownDrainMs, dev.shutdownGraceMs]).to.deep.equal([0, 5000, 10_000]);

@@ -108,8 +108,8 @@ export const DEFAULT_VERIFICATION_FLUSH_MS = 2000;
  * How far V8 lets the old generation grow past what survived a full collection, unless
  * HEAP_GROWTH_PERCENT says otherwise. After the memory reducer's collection V8 alone leaves about 10 %,
  * and a serving process then ran full collections every few seconds; a round of bench:validate that
- * held one had a p99 of 20-95 ms. 300 % is V8's own ceiling for a heap it grows fastest (docs/benchmarks.md,
- * 2026-12-07).
+ * held one had a p99 of 18-145 ms. 300 % (four times the survivors) is the largest factor V8 picks by
+ * itself; with it a bench run held 4 full collections instead of 12-15 (docs/benchmarks.md, 2026-12-07).
  */
 export const DEFAULT_HEAP_GROWTH_PERCENT = 300;
 

@@ -7,9 +7,9 @@ import { setFlagsFromString } from 'node:v8';
  * Why a fixed factor: about 100 s after a full collection, even under load, V8's memory reducer runs one
  * that gives memory back and then leaves the old generation 10 % of headroom. A serving process fills
  * that in seconds, so full collections followed every few seconds until the headroom widened again.
- * Each one stops the event loop for 10-20 ms and shares the core with its marking threads for about
- * 80 ms: the worst rounds of /validate's p99 (docs/benchmarks.md, 2026-12-07). The reducer still runs and
- * still gives memory back; only the headroom after a collection changes.
+ * Each one stopped the event loop for 6-17 ms, after marking that shared the core for 70-90 ms: the
+ * worst rounds of /validate's p99 (docs/benchmarks.md, 2026-12-07). The reducer still runs and still
+ * gives memory back; only the headroom after a collection changes.
  *
  * V8 reads the flag each time it sizes the heap, so setting it after start-up takes effect at the next
  * full collection. Node refuses it in NODE_OPTIONS, hence here rather than on every command line.

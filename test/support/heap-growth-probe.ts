@@ -1,14 +1,14 @@
 /**
  * Run with `node --expose-gc heap-growth-probe.ts <percent[,percent…]|v8>` (each percent set in turn;
- * v8: none set): builds a live heap, runs a
- * memory-reducing full collection (the kind V8's memory reducer runs), then keeps adding live objects
- * and prints, as one JSON line, how far the heap grew before the next full collection started.
+ * v8: none set). Builds a live heap, runs a memory-reducing full collection (the kind V8's memory
+ * reducer runs), then keeps adding live objects and prints, as one JSON line, how far the heap grew
+ * before the next full collection started (null: not within what it adds, about 2.5 times the first).
  */
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { setHeapGrowth } from '../../services/platform/heap-growth.ts';
 
-const LIVE_MB = 55;
-const MAX_GROWTH_MB = 150;
+const LIVE_CHUNKS = 55;
+const MAX_GROWTH_CHUNKS = 150;
 
 const arg = process.argv[2] ?? '';
 if (arg !== 'v8') for (const percent of arg.split(',')) setHeapGrowth(Number(percent));
@@ -16,8 +16,8 @@ const gc = globalThis.gc;
 if (!gc) throw new Error('run with --expose-gc');
 
 const live: object[][] = [];
-/** About 1 MB of small live objects, with some garbage among them so that they age through scavenges. */
-function addMegabyte(): void {
+/** About 0.7 MB of small live objects, with some garbage among them so that they age through scavenges. */
+function addChunk(): void {
   const chunk: object[] = [];
   for (let i = 0; i < 8000; i++) {
     chunk.push({ i, s: `x${i}` });
@@ -26,7 +26,7 @@ function addMegabyte(): void {
   live.push(chunk);
 }
 
-for (let mb = 0; mb < LIVE_MB; mb++) addMegabyte();
+for (let n = 0; n < LIVE_CHUNKS; n++) addChunk();
 gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 const survived = process.memoryUsage().heapUsed;
 
@@ -39,9 +39,9 @@ const observer = new PerformanceObserver((list) => {
 observer.observe({ entryTypes: ['gc'] });
 
 let grewBeforeNext: number | null = null;
-for (let mb = 0; mb < MAX_GROWTH_MB && grewBeforeNext === null; mb++) {
+for (let n = 0; n < MAX_GROWTH_CHUNKS && grewBeforeNext === null; n++) {
   const before = process.memoryUsage().heapUsed;
-  addMegabyte();
+  addChunk();
   // The observer reports on the next turn of the loop.
   await new Promise((resolve) => setImmediate(resolve));
   if (fullCollections > 0) grewBeforeNext = before - survived;

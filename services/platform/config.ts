@@ -5,6 +5,7 @@ import { parseAllowList, type AllowList } from './allow-list.ts';
 import { TIERS, type Tier, isTier } from '../kernel/tiers.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { KAFKA_SECURITY_SCHEMA, kafkaSecurity } from './kafka-security.ts';
+import { MAX_HEAP_GROWTH_PERCENT } from './heap-growth.ts';
 import { TRACING_SCHEMA, tracingSettings, type TracingSettings } from './tracing/config.ts';
 import type { KafkaSasl, KafkaTls } from '../../events/kafka.ts';
 
@@ -152,7 +153,7 @@ const schema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(0),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(100).max(600_000).optional(),
-  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(400).default(DEFAULT_HEAP_GROWTH_PERCENT),
+  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(MAX_HEAP_GROWTH_PERCENT).default(DEFAULT_HEAP_GROWTH_PERCENT),
 
   MONGODB_URI: z
     .string()

@@ -1,5 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 
+/** The most HEAP_GROWTH_PERCENT may ask for: five times the survivors, past V8's own largest (four). */
+export const MAX_HEAP_GROWTH_PERCENT = 400;
+
 /**
  * Sets how far V8 lets the old generation grow past what survived a full collection before it starts
  * the next one: (1 + percent / 100) times the survivors; 0 gives the choice back to V8.
@@ -15,8 +18,8 @@ import { setFlagsFromString } from 'node:v8';
  * full collection. Node refuses it in NODE_OPTIONS, hence here rather than on every command line.
  */
 export function setHeapGrowth(percent: number): void {
-  if (!Number.isInteger(percent) || percent < 0 || percent > 400) {
-    throw new RangeError(`heap growth must be a whole percent from 0 to 400, got ${percent}`);
+  if (!Number.isInteger(percent) || percent < 0 || percent > MAX_HEAP_GROWTH_PERCENT) {
+    throw new RangeError(`heap growth must be a whole percent from 0 to ${MAX_HEAP_GROWTH_PERCENT}, got ${percent}`);
   }
   setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

@@ -26,6 +26,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startStack, type Stack, type StackEnv } from '../deploy/local/stack.ts';
 import { parseFigures } from './figures.ts';
+import { BENCH_NODE_FLAGS } from './node-flags.ts';
 import { runMain } from './run-main.ts';
 import { formatSummary, type BenchOutcome } from './summary.ts';
 
@@ -50,7 +51,7 @@ function runBench(name: string, env: NodeJS.ProcessEnv): Promise<BenchOutcome> {
   err(`running bench/${name}.ts`);
   const started = performance.now();
   return new Promise((resolvePromise) => {
-    const proc = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [...BENCH_NODE_FLAGS, file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     child = proc;
     let stdout = '';
     proc.stdout!.setEncoding('utf8');

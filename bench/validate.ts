@@ -665,6 +665,11 @@ interface Run extends LoadResult, LoopStalls {
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** Whether the servers ran as the image runs them (its ENTRYPOINT turns V8's memory reducer off). */
+const memoryReducerNote = () =>
+  process.execArgv.includes('--no-memory-reducer')
+    ? "V8's memory reducer off, as the image runs services"
+    : "V8's memory reducer on (not as the image runs services: use npm run bench:validate)";
 const pct = (x: number) => (Number.isNaN(x) ? 'n/a' : `${Math.round(x * 100)}%`);
 const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 // null: no 2xx answer to time in that run (a run refused throughout shows as n/a, not as a crash).
@@ -723,7 +728,7 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
   const lines = [
     '',
     `POST /validate: ${o.connections} connections, ${o.seconds} s per run, ${runs.ours.length} round(s), ` +
-      `${o.keys} TEAM keys and ${o.ips} client IPs (X-Forwarded-For) rotated per request; node ${process.version}, ${MACHINE_CPUS} CPUs`,
+      `${o.keys} TEAM keys and ${o.ips} client IPs (X-Forwarded-For) rotated per request; node ${process.version}, ${MACHINE_CPUS} CPUs; ${memoryReducerNote()}`,
     `stack: ${o.stack}; load generator: ${o.loadgen}`,
     '',
     'throughput: as fast as the connections go (means over rounds)',

@@ -11,8 +11,9 @@ export const MAX_HEAP_GROWTH_PERCENT = 400;
  * that gives memory back and then leaves the old generation 10 % of headroom. A serving process fills
  * that in seconds, so full collections followed every few seconds until the headroom widened again.
  * Each one stopped the event loop for 6-17 ms, after marking that shared the core for 70-90 ms: the
- * worst rounds of /validate's p99 (docs/benchmarks.md, 2026-12-07). The reducer still runs and still
- * gives memory back; only the headroom after a collection changes.
+ * worst rounds of /validate's p99 (docs/benchmarks.md, 2026-12-07). The headroom applies after every full
+ * collection, not only the reducer's; the image also turns the reducer off (its ENTRYPOINT), since its own
+ * collections were the worst pauses left.
  *
  * V8 reads the flag each time it sizes the heap, so setting it after start-up takes effect at the next
  * full collection. Node refuses it in NODE_OPTIONS, hence here rather than on every command line.

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { keepOut } from '../../deploy/local/processes.ts';
 import { startStack, DEV_PORTS, type Stack } from '../../deploy/local/stack.ts';
 import { SERVICES } from '../registry.ts';
 import { printUrls, startServices, unlessSignalled, untilSignal } from './run.ts';
@@ -11,6 +12,14 @@ export interface StartOptions {
   stackPorts?: 'dev' | 'auto';
 }
 
+/** The ports the environment names for the services (ACCOUNTS_PORT, KEYS_PORT, ...), valid or not. */
+export function servicePortsIn(env: NodeJS.ProcessEnv): number[] {
+  return Object.entries(env)
+    .filter(([name]) => name.endsWith('_PORT'))
+    .map(([, value]) => Number(value))
+    .filter((port) => Number.isInteger(port) && port > 0 && port < 65536);
+}
+
 async function startLocalStack(options: StartOptions): Promise<Stack> {
   const existing = {
     ...(process.env.KAFKA_BROKERS ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS } : {}),
@@ -18,6 +27,8 @@ async function startLocalStack(options: StartOptions): Promise<Stack> {
     ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL, MAILPIT_URL: process.env.MAILPIT_URL ?? '' } : {}),
     ...(process.env.SCHEMA_REGISTRY_URL ? { SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL } : {}),
   };
+  // The services listen only after the stack is up: its servers must not take their ports first.
+  if (options.stackPorts === 'auto') keepOut(servicePortsIn(process.env));
   process.stderr.write('starting the local stack (Kafka, FerretDB on PostgreSQL, Mailpit, the schema registry)...\n');
   return startStack({
     dataDir: options.dataDir,

@@ -127,6 +127,15 @@ for (const [signal, code] of [
 /** Ports this process has handed out, so two calls never answer the same one before either is bound. */
 const handedOut = new Set<number>();
 
+/**
+ * Ports freePort must never answer: ones another process already chose and has not bound yet. `svc
+ * start --stack-ports auto` picks the stack's ports while the services' ports in its environment are
+ * still unbound, and a stack server once took a service's port first (EADDRINUSE in a CI run).
+ */
+export function keepOut(ports: Iterable<number>): void {
+  for (const port of ports) handedOut.add(port);
+}
+
 /** Where the kernel picks the local ports of outgoing connections (Linux; elsewhere a bound below it). */
 function ephemeralLow(): number {
   try {

@@ -12,7 +12,7 @@ export interface StartOptions {
   stackPorts?: 'dev' | 'auto';
 }
 
-/** The ports the environment names for the services (ACCOUNTS_PORT, KEYS_PORT, ...), valid or not. */
+/** The ports the environment names (ACCOUNTS_PORT, KEYS_PORT, ...): every *_PORT variable whose value is a port. */
 export function servicePortsIn(env: NodeJS.ProcessEnv): number[] {
   return Object.entries(env)
     .filter(([name]) => name.endsWith('_PORT'))

@@ -101,6 +101,7 @@ import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf
 import express from 'express';
 import { freePort } from '../deploy/local/processes.ts';
 import { emitFigures, percentile, type BenchFigure } from './figures.ts';
+import { BENCH_NODE_FLAGS } from './node-flags.ts';
 import { type PacedResult, type PacedSpec, pacedLoad } from './paced-load.ts';
 import { goPacedLoad, pacerBinary } from './go-pacer.ts';
 import { TURN_SPAN, type TurnShare, turnShare } from './window-turns.ts';
@@ -665,11 +666,11 @@ interface Run extends LoadResult, LoopStalls {
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-/** Whether the servers ran as the image runs them (its ENTRYPOINT turns V8's memory reducer off). */
-const memoryReducerNote = () =>
-  process.execArgv.includes('--no-memory-reducer')
-    ? "V8's memory reducer off, as the image runs services"
-    : "V8's memory reducer on (not as the image runs services: use npm run bench:validate)";
+/** Whether the servers ran with the image's Node flags (bench/node-flags.ts: V8's memory reducer off among them). */
+const imageFlagsNote = () =>
+  BENCH_NODE_FLAGS.every((flag) => process.execArgv.includes(flag))
+    ? `the image's Node flags (${BENCH_NODE_FLAGS.join(' ')})`
+    : `not all of the image's Node flags (${BENCH_NODE_FLAGS.join(' ')}): use npm run bench:validate`;
 const pct = (x: number) => (Number.isNaN(x) ? 'n/a' : `${Math.round(x * 100)}%`);
 const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 // null: no 2xx answer to time in that run (a run refused throughout shows as n/a, not as a crash).
@@ -728,7 +729,7 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
   const lines = [
     '',
     `POST /validate: ${o.connections} connections, ${o.seconds} s per run, ${runs.ours.length} round(s), ` +
-      `${o.keys} TEAM keys and ${o.ips} client IPs (X-Forwarded-For) rotated per request; node ${process.version}, ${MACHINE_CPUS} CPUs; ${memoryReducerNote()}`,
+      `${o.keys} TEAM keys and ${o.ips} client IPs (X-Forwarded-For) rotated per request; node ${process.version}, ${MACHINE_CPUS} CPUs; ${imageFlagsNote()}`,
     `stack: ${o.stack}; load generator: ${o.loadgen}`,
     '',
     'throughput: as fast as the connections go (means over rounds)',

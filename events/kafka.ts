@@ -2,6 +2,10 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { Kafka, logLevel, type ISocketFactory, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
 import type { EventLog } from './event-log.ts';
+import { mendKafkajsRequestQueue } from './kafkajs-request-queue.ts';
+
+// Before any client connects: every connection's request queue is of the mended class.
+mendKafkajsRequestQueue();
 
 /** TLS to the brokers: PEM contents (not paths), already read by whoever configured it. */
 export interface KafkaTls {

@@ -126,9 +126,57 @@ export function rateHeaders(rate: LimitDecision | null, now = Date.now()): [stri
   if (!rate) return [];
   const headers: [string, string][] = [
     ['X-RateLimit-Limit', String(rate.limit)],
-    ['X-RateLimit-Remaining', String(Math.max(0, rate.remaining))],
-    ['X-RateLimit-Reset', String(Math.ceil(rate.resetAt / 1000))],
+    ['X-RateLimit-Remaining', remainingOf(rate)],
+    ['X-RateLimit-Reset', resetOf(rate)],
   ];
-  if (!rate.allowed) headers.push(['Retry-After', String(Math.max(1, Math.ceil((rate.resetAt - now) / 1000)))]);
+  if (!rate.allowed) headers.push(['Retry-After', retryAfterOf(rate, now)]);
   return headers;
 }
+
+/**
+ * The lean route's whole header list, flat (name, value, name, value), as node:http's writeHead
+ * takes it: its own three headers, then rateHeaders()'s. One array literal per answer, not pair
+ * arrays joined into a list that grows: less garbage on the hot path (issue 37).
+ */
+export function answerHead(requestId: string, contentLength: number, rate: LimitDecision | null, now = Date.now()): string[] {
+  const length = String(contentLength);
+  if (!rate) return ['Content-Type', JSON_UTF8, 'Content-Length', length, 'X-Request-Id', requestId];
+  const limit = String(rate.limit);
+  if (rate.allowed)
+    return [
+      'Content-Type',
+      JSON_UTF8,
+      'Content-Length',
+      length,
+      'X-Request-Id',
+      requestId,
+      'X-RateLimit-Limit',
+      limit,
+      'X-RateLimit-Remaining',
+      remainingOf(rate),
+      'X-RateLimit-Reset',
+      resetOf(rate),
+    ];
+  return [
+    'Content-Type',
+    JSON_UTF8,
+    'Content-Length',
+    length,
+    'X-Request-Id',
+    requestId,
+    'X-RateLimit-Limit',
+    limit,
+    'X-RateLimit-Remaining',
+    remainingOf(rate),
+    'X-RateLimit-Reset',
+    resetOf(rate),
+    'Retry-After',
+    retryAfterOf(rate, now),
+  ];
+}
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
+const remainingOf = (rate: LimitDecision): string => String(Math.max(0, rate.remaining));
+const resetOf = (rate: LimitDecision): string => String(Math.ceil(rate.resetAt / 1000));
+// Never "come back at once", even once the reset has passed.
+const retryAfterOf = (rate: LimitDecision, now: number): string => String(Math.max(1, Math.ceil((rate.resetAt - now) / 1000)));

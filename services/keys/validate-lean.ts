@@ -7,7 +7,7 @@ import type { RouteRef } from '../platform/http/openapi.ts';
 import type { Logger } from '../platform/logger.ts';
 import { httpMetrics } from '../platform/metrics.ts';
 import { counted } from './metrics.ts';
-import { answerOf, plainKeyBody, rateHeaders, readValidateInput, type ValidateAnswer } from './validate-answer.ts';
+import { answerHead, answerOf, plainKeyBody, readValidateInput, type ValidateAnswer } from './validate-answer.ts';
 import type { LocalValidator, ValidationOutcome } from './validator.ts';
 
 /** Bodies the lean path reads; a key body is ~50 bytes, and anything bigger is Express's to refuse or take. */
@@ -29,6 +29,7 @@ const MALFORMED = JSON.stringify({ error: 'request body is not valid JSON', code
  */
 export function leanValidate(options: { validator: LocalValidator; log: Logger; service: string }): (app: Express) => LeanHandler {
   const { validator, log, service } = options;
+  const observers = new Map<number, (seconds: number) => void>();
   return (app) => (req, res) => {
     if (req.method !== 'POST' || req.url !== LEAN_VALIDATE_ROUTE.path) return false;
     const headers = req.headers;
@@ -47,7 +48,7 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
     const id = requestIdOf(headers['x-request-id']);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('error', () => undefined); // a client that hangs up mid-body gets no answer to hang up on
+    req.on('error', ignore); // a client that hangs up mid-body gets no answer to hang up on
     req.on('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       let input = plainKeyBody(bytes);
@@ -91,15 +92,7 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
   };
 
   function send(res: ServerResponse, id: string, answer: ValidateAnswer, started: number): void {
-    const head: string[] = [
-      'Content-Type',
-      'application/json; charset=utf-8',
-      'Content-Length',
-      String(answer.bytes ?? Buffer.byteLength(answer.body)),
-      'X-Request-Id',
-      id,
-    ];
-    for (const [name, value] of rateHeaders(answer.rate)) head.push(name, value);
+    const head = answerHead(id, answer.bytes ?? Buffer.byteLength(answer.body), answer.rate);
     end(res, answer.status, head, answer.body, started);
   }
 
@@ -115,9 +108,18 @@ export function leanValidate(options: { validator: LocalValidator; log: Logger; 
     if (res.destroyed) return;
     res.writeHead(status, head);
     res.end(body);
-    httpMetrics.duration.observe(
-      { service, method: 'POST', route: '/validate', status: String(status) },
-      (performance.now() - started) / 1000,
-    );
+    observerOf(status)((performance.now() - started) / 1000);
+  }
+
+  /** The duration histogram's series for a status; this route answers with a handful of them. */
+  function observerOf(status: number): (seconds: number) => void {
+    let observe = observers.get(status);
+    if (observe === undefined) {
+      observe = httpMetrics.duration.observerOf({ service, method: 'POST', route: '/validate', status: String(status) });
+      observers.set(status, observe);
+    }
+    return observe;
   }
 }
+
+function ignore(): void {}

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { isTransient } from '../../../events/errors.ts';
 import type { Logger } from '../logger.ts';
@@ -7,6 +6,7 @@ import { liveness, readiness, withoutDetails, type HealthSource } from '../healt
 import { metricsHandler, metricsMiddleware } from '../metrics.ts';
 import { HttpError } from './errors.ts';
 import type { TrustProxy } from './trust-proxy.ts';
+import { newRequestId } from './request-id.ts';
 
 export interface AppOptions {
   service: string;
@@ -85,7 +85,7 @@ export function createApp(options: AppOptions, mount: (app: Express) => void): E
 
 /** A caller's X-Request-Id when it is a plain token (it goes into logs and headers), else a new one. */
 export function requestIdOf(incoming: string | string[] | undefined): string {
-  return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+  return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : newRequestId();
 }
 
 function requestContext(): RequestHandler {

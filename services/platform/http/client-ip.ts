@@ -2,7 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Application, Express, Request } from 'express';
 
 const MAX_ENTRIES = 10_000;
-const byApp = new WeakMap<Application, Map<string, string>>();
+
+/** Per app: socket address, then X-Forwarded-For value (or ''), to the address req.ip gives. */
+interface Remembered {
+  entries: number;
+  bySocket: Map<string, Map<string, string>>;
+}
+const byApp = new WeakMap<Application, Remembered>();
 
 /**
  * req.ip, remembered per socket address and X-Forwarded-For value. Express works req.ip out
@@ -25,18 +31,30 @@ export function clientIpOutside(app: Application, req: IncomingMessage): string 
 }
 
 function rememberedIp(app: Application, req: IncomingMessage, expressReq: Request | undefined): string {
-  const forwarded = req.headers['x-forwarded-for'];
-  const key = `${req.socket.remoteAddress ?? ''}|${forwarded ?? ''}`;
+  const header = req.headers['x-forwarded-for'];
+  const forwarded = typeof header === 'string' ? header : header === undefined ? '' : header.join(',');
+  const socket = req.socket.remoteAddress ?? '';
   let known = byApp.get(app);
   if (!known) {
-    known = new Map();
+    known = { entries: 0, bySocket: new Map() };
     byApp.set(app, known);
   }
-  let ip = known.get(key);
+  // Two lookups rather than one by a joined key: no string built per request (issue 37).
+  let chains = known.bySocket.get(socket);
+  let ip = chains?.get(forwarded);
   if (ip === undefined) {
     ip = (expressReq ?? expressView(app, req)).ip ?? 'unknown';
-    if (known.size >= MAX_ENTRIES) known.clear();
-    known.set(key, ip);
+    if (known.entries >= MAX_ENTRIES) {
+      known.bySocket.clear();
+      known.entries = 0;
+      chains = undefined;
+    }
+    if (!chains) {
+      chains = new Map();
+      known.bySocket.set(socket, chains);
+    }
+    chains.set(forwarded, ip);
+    known.entries++;
   }
   return ip;
 }

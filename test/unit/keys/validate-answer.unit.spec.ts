@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { invalid, quotaReport, type Assessment } from '../../../services/keys/assess.ts';
 import { limitsOf, TIERS } from '../../../services/kernel/tiers.ts';
-import { answerOf, plainKeyBody, rateHeaders, readValidateInput } from '../../../services/keys/validate-answer.ts';
+import { answerHead, answerOf, plainKeyBody, rateHeaders, readValidateInput } from '../../../services/keys/validate-answer.ts';
 
 const rate = { allowed: true, limit: 600, remaining: 599, resetAt: 1_700_000_040_000 };
 
@@ -158,5 +158,17 @@ describe('POST /validate answers from precomputed parts', () => {
     expect(rateHeaders({ allowed: false, limit: 60, remaining: 0, resetAt: now - 10 }, now)).to.deep.include.members([
       ['Retry-After', '1'],
     ]);
+  });
+
+  it("writes the lean route's header list flat: its own three headers, then the same rate headers", () => {
+    const now = 1_700_000_000_000;
+    const own = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', '42', 'X-Request-Id', 'r1'];
+    expect(answerHead('r1', 42, null, now)).to.deep.equal(own);
+    for (const decision of [
+      rate,
+      { allowed: false, limit: 60, remaining: -3, resetAt: now + 1500 },
+      { allowed: false, limit: 60, remaining: 0, resetAt: now - 10 },
+    ])
+      expect(answerHead('r1', 42, decision, now)).to.deep.equal([...own, ...rateHeaders(decision, now).flat()]);
   });
 });

@@ -36,6 +36,38 @@ describe('RequestLatencyHistogram (unit)', () => {
     ours.reset();
     expect((await scrape('ours_seconds')).filter((l) => !l.startsWith('#'))).to.deep.equal([]);
   });
+
+  it('counts through an observer of fixed labels exactly as through observe, before and after a reset', async () => {
+    const registry = new client.Registry();
+    const buckets = [0.001, 0.01];
+    const labels = { service: 'keys', method: 'POST', route: '/validate', status: '200' };
+    const viaObserve = new RequestLatencyHistogram({ name: 'by_observe_seconds', help: 'h', buckets, registry });
+    const viaObserver = new RequestLatencyHistogram({ name: 'by_observer_seconds', help: 'h', buckets, registry });
+    const observer = viaObserver.observerOf(labels);
+    // The observer keeps its own copy: the caller's object changing later moves nothing.
+    const passed = { ...labels };
+    const other = viaObserver.observerOf(passed);
+    passed.status = '500';
+    const scrape = async (name: string) =>
+      (await registry.metrics())
+        .split('\n')
+        .filter((l) => l.includes(name) && !l.startsWith('#'))
+        .map((l) => l.replace(name, 'x'))
+        .sort();
+    for (const seconds of [0.0005, 0.002, 0.5]) {
+      viaObserve.observe(labels, seconds);
+      viaObserve.observe(labels, seconds);
+      observer(seconds);
+      other(seconds);
+    }
+    expect(await scrape('by_observer_seconds')).to.have.length(buckets.length + 3);
+    expect(await scrape('by_observer_seconds')).to.deep.equal(await scrape('by_observe_seconds'));
+    viaObserve.reset();
+    viaObserver.reset();
+    viaObserve.observe(labels, 0.002);
+    observer(0.002);
+    expect(await scrape('by_observer_seconds')).to.deep.equal(await scrape('by_observe_seconds'));
+  });
 });
 
 describe('BoundedCounter (unit)', () => {

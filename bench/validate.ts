@@ -97,6 +97,7 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import express from 'express';
 import { freePort } from '../deploy/local/processes.ts';
@@ -572,11 +573,21 @@ interface LoopStalls {
    * which share the servers' pinned core with the event loop, so their cost is not all in gcMaxMs.
    */
   gcMajor: number;
+  /** Young-generation collections (scavenges) in the run: each holds the loop for a few ms. */
+  scavenges: number;
+  /**
+   * Bytes this process allocated on V8's heap during the run: what its collections freed plus what
+   * it grew by. Per answer, it sets how often a scavenge holds the loop (issue 37).
+   */
+  allocatedBytes: number;
 }
 
 function watchStalls(): () => LoopStalls {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
+  const collections = new GCProfiler();
+  collections.start();
+  const used0 = getHeapStatistics().used_heap_size;
   const gcs: number[] = [];
   let major = 0;
   const observer = new PerformanceObserver((list) => {
@@ -589,7 +600,16 @@ function watchStalls(): () => LoopStalls {
   return () => {
     delay.disable();
     observer.disconnect();
+    const used1 = getHeapStatistics().used_heap_size;
+    let freed = 0;
+    let scavenges = 0;
+    for (const gc of collections.stop()?.statistics ?? []) {
+      freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+      if (gc.gcType === 'Scavenge' || gc.gcType === 'MinorMarkSweep') scavenges++;
+    }
     return {
+      scavenges,
+      allocatedBytes: used1 - used0 + freed,
       loopP99Ms: delay.percentile(99) / 1e6,
       loopMaxMs: delay.max / 1e6,
       gcCount: gcs.length,
@@ -696,6 +716,10 @@ interface ReportOptions {
 }
 
 /** The printed report, and the figures `npm run bench` collects. */
+/** Heap bytes the server process allocated per answer in a run, in KB. */
+const allocatedPerAnswer = (r: Run): number => (r.total > 0 ? r.allocatedBytes / r.total / 1024 : Number.NaN);
+const fmtKb = (kb: number): string => (Number.isNaN(kb) ? 'n/a' : kb.toFixed(1));
+
 function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; figures: BenchFigure[]; judged: SavedRun['figures'] } {
   const agg = (t: Target) => {
     const rs = runs[t];
@@ -781,6 +805,8 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
       rs.map((r) => fmtMs(r.loadgenLoopMaxMs)).join(' / '),
       rs.map((r) => pct(r.loadgenWait)).join(' / '),
       t === 'ours' ? rs.map((r) => (Number.isNaN(r.handlerSlow) ? 'n/a' : fmtInt(r.handlerSlow))).join(' / ') : '–',
+      fmtKb(medianOf(rs, allocatedPerAnswer)),
+      fmtInt(medianOf(rs, (r) => r.scavenges)),
     ];
     const rounds = o.latency[0]?.runs.ours.length ?? 0;
     lines.push(
@@ -803,6 +829,8 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
           'load gen. loop max ms per round',
           'load gen. waited for a cpu, per round',
           `answers over ${HANDLER_SLOW_S * 1000} ms in the handler, per round`,
+          'heap KB allocated per answer',
+          'scavenges',
         ],
         ...o.latency.flatMap(({ rate, runs: at }) => TARGETS.map((t) => lrow(t, rate, at[t]))),
       ]),
@@ -829,6 +857,11 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
       verdicts.push(
         `p99 <= ${P99_RATIO_TARGET}x raw at ${pctShare}: ${met ? 'MET' : 'MISSED'} (${fmtRatio(p99Ratio)}x: ours' median ${formatRounds(roundsOf(at.ours.map((r) => r.p99)), (x) => `${fmtMs(x)} ms`)} against raw's ${formatRounds(roundsOf(at.raw.map((r) => r.p99)), (x) => `${fmtMs(x)} ms`)}; per-round ratios ${formatRounds(pairRatios, (x) => `${fmtRatio(x)}x`)}; bare ${fmtMs(p99('bare'))} ms)`,
       );
+      const perAnswer = (t: Target) => medianOf(at[t], allocatedPerAnswer);
+      lines.push(
+        `at ${pctShare}: ours allocated ${fmtKb(perAnswer('ours'))} KB of heap per answer, raw ${fmtKb(perAnswer('raw'))} KB (${fmtRatio(perAnswer('ours') / perAnswer('raw'))}x); ` +
+          `scavenges per run: ours ${at.ours.map((r) => r.scavenges).join(' / ')}, raw ${at.raw.map((r) => r.scavenges).join(' / ')}`,
+      );
       if (goal) verdicts.push(`issue 16's p99 < ${goal.ms} ms at ${pctShare}: ${p99('ours') < goal.ms ? 'met' : 'missed'}`);
     }
   }
@@ -842,6 +875,7 @@ function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; 
     'stack cpu: Kafka, FerretDB, PostgreSQL and the schema registry the bench started, share of one core;',
     "load gen. loop max: the load generator's own stall, whose held-back requests then queue at the server (Node: its event loop's delay; bench/pacer: the most it woke after a request was due);",
     "load gen. waited for a cpu: time its event-loop thread (bench/pacer: its busiest thread) was runnable while its core was taken (a response it has not read yet is timed as the server's);",
+    "heap allocated per answer: what this process allocated on V8's heap during the run (freed by its collections, plus growth), over the answers; the servers' other work counts in it;",
     `answers over ${HANDLER_SLOW_S * 1000} ms in the handler: ours' own latency histogram (svc_http_request_duration_seconds), from the lean handler's start to the answer, claims and database waits included;`,
     'while the load ran, server = this process (all three servers, the keys service and its consumers; not FerretDB/Kafka),',
     'autocannon = its process (the same one with BENCH_LOADGEN=inproc).',
@@ -1082,7 +1116,7 @@ async function main(): Promise<void> {
               : await runOne(target, SECONDS, rate);
           check(target, 'latency', run);
           err(
-            `  ${fmtInt(run.requestsMean)} req/s, p50 ${fmtMs(run.p50)} ms, p99 ${fmtMs(run.p99)} ms, machine cpu ${Math.round(run.machineCpu * 100)}%, server loop max ${fmtMs(run.loopMaxMs)} ms, event loop's thread waited for a cpu ${pct(run.loopWait)}, full GCs ${run.gcMajor}, stack cpu ${pct(run.stackCpu)}, load gen. loop max ${fmtMs(run.loadgenLoopMaxMs)} ms, load gen. waited for a cpu ${pct(run.loadgenWait)}${Number.isNaN(run.handlerSlow) ? '' : `, ${fmtInt(run.handlerSlow)} answers over ${HANDLER_SLOW_S * 1000} ms in the handler`}, ${run.non2xx} non-2xx${run.turns?.turns ? `, window turn in the run: ${pct(run.turns.tail)} of the slowest 1 % released within ${TURN_SPAN.beforeMs / 1000} s before to ${TURN_SPAN.afterMs / 1000} s after it (${pct(run.turns.all)} of all requests)` : ''}`,
+            `  ${fmtInt(run.requestsMean)} req/s, p50 ${fmtMs(run.p50)} ms, p99 ${fmtMs(run.p99)} ms, machine cpu ${Math.round(run.machineCpu * 100)}%, server loop max ${fmtMs(run.loopMaxMs)} ms, event loop's thread waited for a cpu ${pct(run.loopWait)}, full GCs ${run.gcMajor}, ${run.scavenges} scavenges, ${fmtKb(allocatedPerAnswer(run))} KB of heap allocated per answer, stack cpu ${pct(run.stackCpu)}, load gen. loop max ${fmtMs(run.loadgenLoopMaxMs)} ms, load gen. waited for a cpu ${pct(run.loadgenWait)}${Number.isNaN(run.handlerSlow) ? '' : `, ${fmtInt(run.handlerSlow)} answers over ${HANDLER_SLOW_S * 1000} ms in the handler`}, ${run.non2xx} non-2xx${run.turns?.turns ? `, window turn in the run: ${pct(run.turns.tail)} of the slowest 1 % released within ${TURN_SPAN.beforeMs / 1000} s before to ${TURN_SPAN.afterMs / 1000} s after it (${pct(run.turns.all)} of all requests)` : ''}`,
           );
           at[target].push(run);
         }

@@ -13,14 +13,15 @@ interface Series {
   count: number;
 }
 
+/** A series' key in the map: its four label values, joined. */
+const seriesKey = (labels: HttpLabels): string => `${labels.service}\u0000${labels.method}\u0000${labels.route}\u0000${labels.status}`;
+
 /**
  * A latency histogram in Prometheus' format, registered with prom-client's registry like its own
  * metrics. Every HTTP request observes it, and prom-client's Histogram sorts, validates and hashes
  * its label object on each observe (measured: 9 % of POST /validate's throughput); here a request
  * costs a string key, a map lookup and a bucket scan, and the formatting happens at scrape time.
  */
-const seriesKey = (labels: HttpLabels): string => `${labels.service}\u0000${labels.method}\u0000${labels.route}\u0000${labels.status}`;
-
 export class RequestLatencyHistogram {
   readonly name: string;
   readonly help: string;

@@ -715,11 +715,11 @@ interface ReportOptions {
   latency: { share: number; rate: number; runs: Record<Target, Run[]> }[];
 }
 
-/** The printed report, and the figures `npm run bench` collects. */
 /** Heap bytes the server process allocated per answer in a run, in KB. */
 const allocatedPerAnswer = (r: Run): number => (r.total > 0 ? r.allocatedBytes / r.total / 1024 : Number.NaN);
 const fmtKb = (kb: number): string => (Number.isNaN(kb) ? 'n/a' : kb.toFixed(1));
 
+/** The printed report, and the figures `npm run bench` collects. */
 function report(runs: Record<Target, Run[]>, o: ReportOptions): { text: string; figures: BenchFigure[]; judged: SavedRun['figures'] } {
   const agg = (t: Target) => {
     const rs = runs[t];

@@ -135,29 +135,14 @@ export function rateHeaders(rate: LimitDecision | null, now = Date.now()): [stri
 
 /**
  * The lean route's whole header list, flat (name, value, name, value), as node:http's writeHead
- * takes it: its own three headers, then rateHeaders()'s. One array literal per answer, not pair
- * arrays joined into a list that grows: less garbage on the hot path (issue 37).
+ * takes it: its own three headers, then rateHeaders()'s. One array literal per allowed answer, not
+ * pair arrays joined into a list that grows: less garbage on the hot path (issue 37). A refusal,
+ * rare, grows it by Retry-After.
  */
 export function answerHead(requestId: string, contentLength: number, rate: LimitDecision | null, now = Date.now()): string[] {
   const length = String(contentLength);
   if (!rate) return ['Content-Type', JSON_UTF8, 'Content-Length', length, 'X-Request-Id', requestId];
-  const limit = String(rate.limit);
-  if (rate.allowed)
-    return [
-      'Content-Type',
-      JSON_UTF8,
-      'Content-Length',
-      length,
-      'X-Request-Id',
-      requestId,
-      'X-RateLimit-Limit',
-      limit,
-      'X-RateLimit-Remaining',
-      remainingOf(rate),
-      'X-RateLimit-Reset',
-      resetOf(rate),
-    ];
-  return [
+  const head = [
     'Content-Type',
     JSON_UTF8,
     'Content-Length',
@@ -165,14 +150,14 @@ export function answerHead(requestId: string, contentLength: number, rate: Limit
     'X-Request-Id',
     requestId,
     'X-RateLimit-Limit',
-    limit,
+    String(rate.limit),
     'X-RateLimit-Remaining',
     remainingOf(rate),
     'X-RateLimit-Reset',
     resetOf(rate),
-    'Retry-After',
-    retryAfterOf(rate, now),
   ];
+  if (!rate.allowed) head.push('Retry-After', retryAfterOf(rate, now));
+  return head;
 }
 
 const JSON_UTF8 = 'application/json; charset=utf-8';

@@ -1,4 +1,5 @@
 import type { Collection, Db, Document } from 'mongodb';
+import { appliedHere } from './applied-here.ts';
 
 /**
  * A projection has a logical name and a physical collection. Replay swaps a rebuilt collection in
@@ -60,6 +61,9 @@ function aliasesOf(db: Db, fresh: boolean): Promise<Aliases> {
 function forgetAliases(db: Db): void {
   cache.delete(db.databaseName);
   reading.delete(db.databaseName);
+  // A rename puts the rebuilt collection under the name the old one had: what this process applied
+  // to the old one says nothing about the new one (its replay applies those events again).
+  appliedHere.forget();
 }
 
 export async function projectionCollection<T extends Document = Document>(db: Db, logical: string): Promise<Collection<T>> {

@@ -1,6 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Db, Document, IndexDescription, IndexSpecification } from 'mongodb';
 import type { EventHandler } from './consumer.ts';
 import type { DeliveredEvent, Event, Position } from './envelope.ts';
+import { appliedHere } from './applied-here.ts';
 import { physicalName } from './collections.ts';
 import { TransientError, isTransient } from './errors.ts';
 
@@ -32,6 +33,15 @@ export interface Projection<D extends Document = Document, E extends Event = Eve
    * that created it.
    */
   writeOnce?: true;
+  /**
+   * Event types that create their document as a rule (a subscription's first event). On the first
+   * attempt the runner inserts the document such an event starts without reading it first: one
+   * write instead of a read and a write, where every event of a new subscription meets several
+   * projections at once (issue 37). A document there after all (a redelivery, an event that overtook
+   * it, a tombstone) refuses the insert, and the chunk is applied again after reading, as any write
+   * conflict is; the position guard then skips what the first attempt wrote.
+   */
+  createdBy?: readonly E['type'][];
 }
 
 /** Bookkeeping stored beside the projected fields. */
@@ -159,7 +169,7 @@ export async function applyEvents<D extends Document>(
 ): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await applyOnce(collection, projection, events, attempt === 1 ? read : undefined);
+      return await applyOnce(collection, projection, events, attempt === 1 ? read : undefined, attempt === 1);
     } catch (err) {
       if (!(err instanceof WriteConflict) || attempt >= attempts) throw err;
     }
@@ -171,6 +181,8 @@ async function applyOnce<D extends Document>(
   projection: Projection<D>,
   events: readonly DeliveredEvent[],
   read?: ReadonlyMap<string, StoredDocument<Document> | null>,
+  /** The first attempt: a document a createdBy event starts is taken to be new, not read. */
+  first = false,
 ): Promise<number> {
   const handled = new Set(projection.handles);
   const byId = new Map<string, DeliveredEvent[]>();
@@ -184,12 +196,22 @@ async function applyOnce<D extends Document>(
   }
   if (byId.size === 0) return 0;
   if (projection.writeOnce && !read) return insertOnce(collection, projection, byId);
+  const namespace = collection.namespace;
+  for (const [id, list] of byId) {
+    const left = list.filter((e) => !appliedHere.has(namespace, id, e));
+    if (left.length === 0) byId.delete(id);
+    else if (left.length < list.length) byId.set(id, left);
+  }
+  if (byId.size === 0) return 0;
 
-  const unread = [...byId.keys()].filter((id) => !read?.has(id));
+  const creators = first ? projection.createdBy : undefined;
+  const unread = [...byId.keys()].filter((id) => !read?.has(id) && !creators?.includes(byId.get(id)![0]!.type));
   const existing = unread.length > 0 ? await findByIds(collection, unread) : new Map<string, StoredDocument<Document>>();
   for (const [id, doc] of read ?? []) if (doc && byId.has(id)) existing.set(id, doc);
 
   const ops: AnyBulkWriteOperation<Document>[] = [];
+  /** Documents that hold their events once the writes below succeed. */
+  const holding: string[] = [];
   let count = 0;
   for (const [id, list] of byId) {
     const before = existing.get(id) ?? null;
@@ -199,6 +221,7 @@ async function applyOnce<D extends Document>(
       if ((next?._v ?? 0) !== (current?._v ?? 0)) count++;
       current = next;
     }
+    if (current !== null) holding.push(id);
     if (current === before || current === null) continue;
     ops.push(
       before
@@ -206,7 +229,10 @@ async function applyOnce<D extends Document>(
         : { insertOne: { document: current as Document } },
     );
   }
-  if (ops.length === 0) return 0;
+  if (ops.length === 0) {
+    noteHolding(namespace, holding, byId);
+    return 0;
+  }
 
   let expectedReplaced = 0;
   let matched = 0;
@@ -224,7 +250,12 @@ async function applyOnce<D extends Document>(
   // Batches already written stay written: the retry re-reads and the position guard skips them.
   if (matched !== expectedReplaced)
     throw new WriteConflict(`${projection.name}: ${expectedReplaced - matched} document(s) changed underneath`);
+  noteHolding(namespace, holding, byId);
   return count;
+}
+
+function noteHolding(namespace: string, ids: readonly string[], byId: ReadonlyMap<string, readonly DeliveredEvent[]>): void {
+  for (const id of ids) appliedHere.note(namespace, id, byId.get(id)!);
 }
 
 /**
@@ -383,6 +414,9 @@ export class ProjectionApplier<D extends Document> implements EventHandler {
         return;
       }
       const name = this.physical ?? (await physicalName(this.db, this.projection.collection));
+      // An event this process is applying itself (a service's read-your-writes) is waited for and
+      // then skipped unread, instead of raced (AppliedHere).
+      await appliedHere.settled(events);
       this.applied += await applyEvents(this.db.collection(name), this.projection, events);
     });
   }

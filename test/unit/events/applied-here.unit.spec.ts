@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { AppliedHere } from '../../../events/applied-here.ts';
+import { newEvent, type DeliveredEvent } from '../../../events/envelope.ts';
+
+/** What a projection writer of this process remembers applying, and what it is applying (pure, a clock of its own). */
+describe('AppliedHere', () => {
+  const ns = 'db.keys';
+  let now = 1_000_000;
+  const clock = () => now;
+  const at = (offset: number, partition = 0): DeliveredEvent =>
+    ({
+      ...newEvent('usage.incremented', { keyHash: 'a'.repeat(64), metric: 'queries', amount: 1, period: '2026-12' }),
+      position: { topic: 'usage.events', partition, offset: String(offset) },
+    }) as DeliveredEvent;
+
+  beforeEach(() => {
+    now = 1_000_000;
+  });
+
+  it('knows the very events applied to a document, and nothing else', () => {
+    const here = new AppliedHere({ now: clock });
+    const e = at(5);
+    here.note(ns, 'sub-1', [e]);
+    expect(here.has(ns, 'sub-1', e)).to.equal(true);
+    expect(here.has(ns, 'sub-2', e), 'another document').to.equal(false);
+    expect(here.has('db.keys_rebuilt', 'sub-1', e), 'another collection').to.equal(false);
+    expect(here.has(ns, 'sub-1', at(6)), 'another event').to.equal(false);
+    // The same event id at another position (a topic made again, offsets from 0) is another record.
+    expect(here.has(ns, 'sub-1', { ...e, position: { ...e.position, offset: '4' } })).to.equal(false);
+    expect(here.has(ns, 'sub-1', { ...e, position: { ...e.position, partition: 1 } })).to.equal(false);
+  });
+
+  it('keeps the last events of a document across chunks, and forgets them after its time', () => {
+    const here = new AppliedHere({ now: clock, ttlMs: 1000 });
+    const events = Array.from({ length: 10 }, (_, i) => at(i));
+    here.note(ns, 'sub-1', events.slice(0, 6));
+    here.note(ns, 'sub-1', events.slice(6));
+    expect(events.map((e) => here.has(ns, 'sub-1', e))).to.deep.equal([false, false, true, true, true, true, true, true, true, true]);
+    now += 999;
+    expect(here.has(ns, 'sub-1', events[9]!)).to.equal(true);
+    now += 1;
+    expect(here.has(ns, 'sub-1', events[9]!), 'past its time').to.equal(false);
+    expect(here.size).to.equal(0);
+  });
+
+  it('holds at most its bound of documents, forgetting the least recently noted first', () => {
+    const here = new AppliedHere({ now: clock, maxDocuments: 3 });
+    const e = at(1);
+    const later = at(2);
+    for (const id of ['a', 'b', 'c']) here.note(ns, id, [e]);
+    here.note(ns, 'a', [later]);
+    here.note(ns, 'd', [e]);
+    expect(here.size).to.equal(3);
+    expect(here.has(ns, 'b', e), 'the oldest').to.equal(false);
+    expect(['a', 'c', 'd'].map((id) => here.has(ns, id, e))).to.deep.equal([true, true, true]);
+    expect(here.has(ns, 'a', later)).to.equal(true);
+  });
+
+  it('forgets everything when a collection is swapped under its name', () => {
+    const here = new AppliedHere({ now: clock });
+    here.note(ns, 'sub-1', [at(1)]);
+    here.forget();
+    expect(here.has(ns, 'sub-1', at(1))).to.equal(false);
+  });
+
+  it('lets a consumer wait for the events this process is applying itself, and only for those', async () => {
+    const here = new AppliedHere({ now: clock });
+    const mine = at(1);
+    const other = at(2);
+    expect(here.settled([mine]), 'nothing in flight costs no promise').to.equal(undefined);
+    const done = here.applying([mine]);
+    expect(here.settled([other]), 'another event').to.equal(undefined);
+    let settled = false;
+    const waiting = here.settled([other, mine])!.then(() => (settled = true));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(settled, 'before the write is done').to.equal(false);
+    done();
+    await waiting;
+    expect(settled).to.equal(true);
+    expect(here.settled([mine]), 'done, so nothing to wait for').to.equal(undefined);
+  });
+
+  it('stops waiting after its bound when the write never says it is done', async () => {
+    const here = new AppliedHere({ now: clock });
+    const mine = at(1);
+    here.applying([mine]);
+    const started = performance.now();
+    await here.settled([mine], 20);
+    expect(performance.now() - started).to.be.at.least(15);
+  });
+
+  it('keeps a later write of the same event marked when an earlier one finishes', async () => {
+    const here = new AppliedHere({ now: clock });
+    const mine = at(1);
+    const first = here.applying([mine]);
+    const second = here.applying([mine]);
+    first();
+    const waiting = here.settled([mine]);
+    expect(waiting, 'the second write is still going on').to.not.equal(undefined);
+    second();
+    await waiting;
+    expect(here.settled([mine])).to.equal(undefined);
+  });
+});

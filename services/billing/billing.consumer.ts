@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
 import { derivedEventId, eventMetadata, type Event } from '../../events/envelope.ts';
 import { PoisonMessageError } from '../../events/errors.ts';
+import { appliedHere } from '../../events/applied-here.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import { applyEvents, findStored, projectedFields } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
@@ -58,18 +59,24 @@ export function billingHandler(deps: {
     const events = asEvents(decided, event, event.metadata.eventId);
     if (events.length > 0) {
       // publishAndApply, with a timing line between the two steps (the issuer starts on the publish).
-      const positions = await publisher.publishOrdered(events);
-      log.debug({ subscriptionId: parsed.subscriptionId }, 'subscription published');
-      // The document read to decide is the write's base, so applying costs one write, not a read and
-      // a write; one changed since (the projection's consumer applying it first) fails the write's
-      // guard on _v and is read afresh (issue 37).
-      await applyEvents(
-        collection,
-        subscriptionsProjection,
-        events.map((e, i) => ({ ...e, position: positions[i]! })),
-        undefined,
-        readable ? new Map([[parsed.subscriptionId, stored]]) : undefined,
-      );
+      // The projection's consumer in this process waits for this write instead of racing it.
+      const applied = appliedHere.applying(events);
+      try {
+        const positions = await publisher.publishOrdered(events);
+        log.debug({ subscriptionId: parsed.subscriptionId }, 'subscription published');
+        // The document read to decide is the write's base, so applying costs one write, not a read and
+        // a write; one changed since (a consumer in another process applying it first) fails the write's
+        // guard on _v and is read afresh (issue 37).
+        await applyEvents(
+          collection,
+          subscriptionsProjection,
+          events.map((e, i) => ({ ...e, position: positions[i]! })),
+          undefined,
+          readable ? new Map([[parsed.subscriptionId, stored]]) : undefined,
+        );
+      } finally {
+        applied();
+      }
     }
     if (decided.length > 0)
       log.info({ subscriptionId: parsed.subscriptionId, decided: decided.map((d) => d.type) }, 'subscription changed');

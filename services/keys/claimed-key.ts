@@ -1,4 +1,5 @@
 import type { Db, Document } from 'mongodb';
+import { appliedHere } from '../../events/applied-here.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import type { Effects } from '../../events/effects.ts';
 import { applyEvents, findStored } from '../../events/projection.ts';
@@ -29,6 +30,8 @@ export async function publishClaimedKey(
     generated = minted;
     await deps.effects.save(effect, { event: generated });
   }
+  // The keys projection's consumer in this process waits for this write instead of racing it.
+  const applied = appliedHere.applying([generated]);
   try {
     // The keys document is read while the event is published, so applying it after is one write,
     // not a read and a write: the mailer waits for it before sending the key (issue 37).
@@ -41,6 +44,8 @@ export async function publishClaimedKey(
   } catch (err) {
     await deps.effects.release(effect);
     throw err;
+  } finally {
+    applied();
   }
   return generated;
 }

@@ -254,6 +254,8 @@ export const keysProjection: Projection<KeyDocument, KeyEvent | SubscriptionEven
   name: 'keys',
   collection: 'keys',
   handles: ['key.generated', 'key.revoked', 'key.limits-set', ...SUBSCRIPTION_EVENT_TYPES, 'team.member-removed'],
+  // A subscription's first event makes its document; its key comes after, applied by the issuer.
+  createdBy: ['subscription.created'],
   documentId: (event) => event.data.subscriptionId,
   evolve: (doc, event) => ({ ...evolveKey(doc, event) }),
   indexes: [

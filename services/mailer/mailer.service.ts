@@ -1,6 +1,8 @@
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { startConsumer } from '../platform/wiring.ts';
+import { appliedHere } from '../../events/applied-here.ts';
+import { projectionCollection } from '../../events/collections.ts';
 import { Effects } from '../../events/effects.ts';
 import type { DeliveredEvent } from '../../events/envelope.ts';
 import { findStoredById } from '../../events/projection.ts';
@@ -44,9 +46,13 @@ export const mailerService: ServiceModule = {
               // invitation or a domain proof only once its link is answered: the workspaces projection holds it.
               ready: async (event, { signal }) => {
                 if (event.type === 'key.generated') {
-                  await waitForKey((id) => findStoredById(rt.mongo.db, keysProjection, id), event as DeliveredEvent<KeyGenerated>, {
-                    signal,
-                  });
+                  const generated = event as DeliveredEvent<KeyGenerated>;
+                  // Where the issuer runs in this process too, its write of the key is waited for, not raced
+                  // by reads, and a key it wrote here is known to be in the projection without a read.
+                  await appliedHere.settled([generated]);
+                  const keys = await projectionCollection(rt.mongo.db, keysProjection.collection);
+                  if (appliedHere.has(keys.namespace, generated.data.subscriptionId, generated)) return;
+                  await waitForKey((id) => findStoredById(rt.mongo.db, keysProjection, id), generated, { signal });
                 } else if (event.type === 'team.member-invited' || event.type === 'team.sso-domain-proof-requested') {
                   const team = event as DeliveredEvent<TeamLinkEvent>;
                   await waitUntilApplied(

@@ -16,10 +16,10 @@ interface Entry {
 
 /**
  * The events this process applied to projection documents lately, by collection namespace and
- * document id. A service that applies its own event at once for read-your-writes (billing its
- * subscription, the issuer its key, sign-up its account) leaves the projection's consumer nothing to
- * do with that event but read the document to learn so; where both run in one process the consumer
- * skips it without the read, a database command fewer per event on the webhook's path (issue 37).
+ * document id. A service that applies its own event at once for read-your-writes leaves the
+ * projection's consumer nothing to do with that event but read the document to learn so; where both
+ * run in one process the consumer skips it without the read, a database command fewer per event on
+ * the hot paths that publish and apply (issue 37).
  *
  * An event is named by its id and its position, so only that very record is skipped: another event
  * at the same offset (a topic made again) is not. What was applied stays applied, since a document's

@@ -34,10 +34,10 @@ export interface Projection<D extends Document = Document, E extends Event = Eve
    */
   writeOnce?: true;
   /**
-   * Event types that create their document as a rule (a subscription's first event). On the first
+   * Event types that create their document as a rule (an aggregate's first event). On the first
    * attempt the runner inserts the document such an event starts without reading it first: one
-   * write instead of a read and a write, where every event of a new subscription meets several
-   * projections at once (issue 37). A document there after all (a redelivery, an event that overtook
+   * write instead of a read and a write, where an aggregate's first event meets several projections
+   * at once (issue 37). A document there after all (a redelivery, an event that overtook
    * it, a tombstone) refuses the insert, and the chunk is applied again after reading, as any write
    * conflict is; the position guard then skips what the first attempt wrote.
    */
@@ -642,6 +642,22 @@ export async function findStoredById(
   id: string,
 ): Promise<StoredDocument<Document> | null> {
   return findStored(db.collection(await physicalName(db, projection.collection)), { _id: id });
+}
+
+/**
+ * Whether this process applied the event to the projection's document itself (AppliedHere), waiting
+ * first while it is applying it: a reader that must see the event applied before it acts (a
+ * notification about the document) then needs no read of its own. False says nothing: the reader
+ * looks for itself.
+ */
+export async function appliedHereTo(
+  db: Db,
+  projection: Pick<Projection, 'collection'>,
+  id: string,
+  event: DeliveredEvent,
+): Promise<boolean> {
+  await appliedHere.settled([event]);
+  return appliedHere.has(`${db.databaseName}.${await physicalName(db, projection.collection)}`, id, event);
 }
 
 /** A projection's stored documents with these ids (those that exist), in one query. */

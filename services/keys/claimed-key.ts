@@ -1,8 +1,9 @@
 import type { Db, Document } from 'mongodb';
+import type { DeliveredEvent } from '../../events/envelope.ts';
 import { appliedHere } from '../../events/applied-here.ts';
 import { projectionCollection } from '../../events/collections.ts';
 import type { Effects } from '../../events/effects.ts';
-import { applyEvents, findStored } from '../../events/projection.ts';
+import { applyEvents, findStored, type StoredDocument } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { KeyGenerated } from './events.ts';
@@ -11,6 +12,14 @@ import { keysProjection } from './keys.projection.ts';
 /** What a key's issuer records with its claim before publishing: the key event itself (the key inside it is encrypted). */
 export interface SavedKey extends Document {
   event: KeyGenerated;
+}
+
+/** What the caller of publishClaimedKey knows already about the keys document. */
+export interface KeysDocumentInHand {
+  /** The stored document as the caller read it before claiming (null: not there): no read while publishing. */
+  read: StoredDocument<Document> | null;
+  /** Events of the keys projection, at their positions, to apply in the same write before the key (the subscription.created it answers). */
+  before: readonly DeliveredEvent[];
 }
 
 /**
@@ -24,6 +33,7 @@ export async function publishClaimedKey(
   effect: string,
   saved: SavedKey | undefined,
   minted: KeyGenerated,
+  inHand?: KeysDocumentInHand,
 ): Promise<KeyGenerated> {
   let generated = saved?.event;
   if (!generated) {
@@ -37,10 +47,14 @@ export async function publishClaimedKey(
     // not a read and a write: the mailer waits for it before sending the key (issue 37).
     const collection = await projectionCollection(deps.db, keysProjection.collection);
     const id = generated.data.subscriptionId;
-    const [[position], before] = await Promise.all([deps.publisher.publishOrdered([generated]), findStored(collection, { _id: id })]);
+    const [[position], before] = await Promise.all([
+      deps.publisher.publishOrdered([generated]),
+      inHand ? inHand.read : findStored(collection, { _id: id }),
+    ]);
     // bench:webhook times the issuer's hops from this line.
     deps.log?.debug({ subscriptionId: id }, 'key published');
-    await applyEvents(collection, keysProjection, [{ ...generated, position: position! }], undefined, new Map([[id, before]]));
+    const events = [...(inHand?.before ?? []), { ...generated, position: position! }];
+    await applyEvents(collection, keysProjection, events, undefined, new Map([[id, before]]));
   } catch (err) {
     await deps.effects.release(effect);
     throw err;

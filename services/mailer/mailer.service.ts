@@ -1,11 +1,9 @@
 import { Parts } from '../platform/parts.ts';
 import type { ServiceModule } from '../platform/service.ts';
 import { startConsumer } from '../platform/wiring.ts';
-import { appliedHere } from '../../events/applied-here.ts';
-import { projectionCollection } from '../../events/collections.ts';
 import { Effects } from '../../events/effects.ts';
 import type { DeliveredEvent } from '../../events/envelope.ts';
-import { findStoredById } from '../../events/projection.ts';
+import { appliedHereTo, findStoredById } from '../../events/projection.ts';
 import type { KeyGenerated } from '../keys/events.ts';
 import { keysProjection } from '../keys/keys.projection.ts';
 import { NotProjectedYet, waitForKey, waitUntilApplied } from './key-ready.ts';
@@ -45,16 +43,15 @@ export const mailerService: ServiceModule = {
               // A key is mailed only once /validate can answer it: the keys projection holds it. An
               // invitation or a domain proof only once its link is answered: the workspaces projection holds it.
               ready: async (event, { signal }) => {
+                // Where the writer (the issuer, the team routes) runs in this process too, its write is waited
+                // for, not raced by reads, and an event it applied here needs no read to be known applied.
                 if (event.type === 'key.generated') {
                   const generated = event as DeliveredEvent<KeyGenerated>;
-                  // Where the issuer runs in this process too, its write of the key is waited for, not raced
-                  // by reads, and a key it wrote here is known to be in the projection without a read.
-                  await appliedHere.settled([generated]);
-                  const keys = await projectionCollection(rt.mongo.db, keysProjection.collection);
-                  if (appliedHere.has(keys.namespace, generated.data.subscriptionId, generated)) return;
+                  if (await appliedHereTo(rt.mongo.db, keysProjection, generated.data.subscriptionId, generated)) return;
                   await waitForKey((id) => findStoredById(rt.mongo.db, keysProjection, id), generated, { signal });
                 } else if (event.type === 'team.member-invited' || event.type === 'team.sso-domain-proof-requested') {
                   const team = event as DeliveredEvent<TeamLinkEvent>;
+                  if (await appliedHereTo(rt.mongo.db, workspacesProjection, team.data.subscriptionId, team)) return;
                   await waitUntilApplied(
                     () => findStoredById(rt.mongo.db, workspacesProjection, team.data.subscriptionId),
                     (stored) => teamLinkApplied(stored, team),

@@ -3,7 +3,14 @@ import { expect } from 'chai';
 import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
 import { appliedHere } from '../../../events/applied-here.ts';
 import { newEvent, type DeliveredEvent } from '../../../events/envelope.ts';
-import { applyEvents, findStored, ProjectionApplier, type Projection, type StoredDocument } from '../../../events/projection.ts';
+import {
+  appliedHereTo,
+  applyEvents,
+  findStored,
+  ProjectionApplier,
+  type Projection,
+  type StoredDocument,
+} from '../../../events/projection.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../../support/stack.ts';
 
 interface Total {
@@ -114,5 +121,17 @@ describe('applying new documents and events applied here (integration)', () => {
     const doc = await stored('d');
     expect(doc?.total).to.equal(11);
     expect(doc?._v).to.equal(2);
+  });
+
+  it('tells a reader that must see an event applied (the mailer) that this process applied it, after waiting for the write', async () => {
+    const mine = used('e', 2);
+    const done = appliedHere.applying([mine]);
+    const answer = appliedHereTo(db, totals, 'e'.repeat(64), mine);
+    await applyEvents(collection, totals, [mine]);
+    done();
+    expect(await answer).to.equal(true);
+    expect((await stored('e'))?.total, 'and it is there').to.equal(2);
+    expect(await appliedHereTo(db, totals, 'e'.repeat(64), used('e', 1)), 'an event it did not apply').to.equal(false);
+    expect(await appliedHereTo(db, totals, 'f'.repeat(64), mine), 'another document').to.equal(false);
   });
 });

@@ -35,7 +35,7 @@ interface Entry {
  */
 export class AppliedHere {
   readonly #entries = new Map<string, Entry>();
-  /** Events this process is publishing and applying itself, by event id: settled when it is done either way. */
+  /** Events this process is publishing and applying itself, by projection and event id: settled when it is done either way. */
   readonly #applying = new Map<string, Promise<void>>();
   readonly #ttlMs: number;
   readonly #maxDocuments: number;
@@ -72,13 +72,14 @@ export class AppliedHere {
   }
 
   /**
-   * Marks events this process will publish and then apply itself; call the function returned once
-   * that is done or has failed (a finally block), whatever the outcome.
+   * Marks events this process will publish and then apply itself to a projection (its logical
+   * collection name: only that projection's consumer waits); call the function returned once that
+   * is done or has failed (a finally block), whatever the outcome.
    */
-  applying(events: readonly Event[]): () => void {
+  applying(projection: string, events: readonly Event[]): () => void {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
-    const ids = events.map((e) => e.metadata.eventId);
+    const ids = events.map((e) => markKey(projection, e));
     for (const id of ids) this.#applying.set(id, settled);
     return () => {
       for (const id of ids) if (this.#applying.get(id) === settled) this.#applying.delete(id);
@@ -87,14 +88,14 @@ export class AppliedHere {
   }
 
   /**
-   * Resolves once this process is not applying any of these events itself (at most after `waitMs`);
-   * undefined, costing nothing, when it applies none of them.
+   * Resolves once this process is not applying any of these events to the projection itself (at most
+   * after `waitMs`); undefined, costing nothing, when it applies none of them.
    */
-  settled(events: readonly Event[], waitMs = APPLYING_WAIT_MS): Promise<void> | undefined {
+  settled(projection: string, events: readonly Event[], waitMs = APPLYING_WAIT_MS): Promise<void> | undefined {
     if (this.#applying.size === 0) return undefined;
     const pending: Promise<void>[] = [];
     for (const e of events) {
-      const settled = this.#applying.get(e.metadata.eventId);
+      const settled = this.#applying.get(markKey(projection, e));
       if (settled && !pending.includes(settled)) pending.push(settled);
     }
     if (pending.length === 0) return undefined;
@@ -114,6 +115,8 @@ export class AppliedHere {
 }
 
 const entryKey = (namespace: string, id: string): string => `${namespace}\u0000${id}`;
+
+const markKey = (projection: string, event: Event): string => `${projection}\u0000${event.metadata.eventId}`;
 
 const eventName = (event: DeliveredEvent): string =>
   `${event.metadata.eventId}@${event.position.topic}/${event.position.partition}/${event.position.offset}`;

@@ -19,7 +19,7 @@ export async function publishAndApply(
 ): Promise<void> {
   if (events.length === 0) return;
   // The projection's consumer in this process waits for this write instead of racing it (AppliedHere).
-  const applied = appliedHere.applying(events);
+  const applied = appliedHere.applying(projection.collection, events);
   try {
     const positions = await publisher.publishOrdered(events);
     const delivered = events.map((e, i) => ({ ...e, position: positions[i]! }));

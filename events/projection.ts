@@ -416,7 +416,7 @@ export class ProjectionApplier<D extends Document> implements EventHandler {
       const name = this.physical ?? (await physicalName(this.db, this.projection.collection));
       // An event this process is applying itself (a service's read-your-writes) is waited for and
       // then skipped unread, instead of raced (AppliedHere).
-      await appliedHere.settled(events);
+      await appliedHere.settled(this.projection.collection, events);
       this.applied += await applyEvents(this.db.collection(name), this.projection, events);
     });
   }
@@ -656,7 +656,7 @@ export async function appliedHereTo(
   id: string,
   event: DeliveredEvent,
 ): Promise<boolean> {
-  await appliedHere.settled([event]);
+  await appliedHere.settled(projection.collection, [event]);
   return appliedHere.has(`${db.databaseName}.${await physicalName(db, projection.collection)}`, id, event);
 }
 

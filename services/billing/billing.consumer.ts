@@ -60,7 +60,7 @@ export function billingHandler(deps: {
     if (events.length > 0) {
       // publishAndApply, with a timing line between the two steps (the issuer starts on the publish).
       // The projection's consumer in this process waits for this write instead of racing it.
-      const applied = appliedHere.applying(events);
+      const applied = appliedHere.applying(subscriptionsProjection.collection, events);
       try {
         const positions = await publisher.publishOrdered(events);
         log.debug({ subscriptionId: parsed.subscriptionId }, 'subscription published');

@@ -41,7 +41,7 @@ export async function publishClaimedKey(
     await deps.effects.save(effect, { event: generated });
   }
   // The keys projection's consumer in this process waits for this write instead of racing it.
-  const applied = appliedHere.applying([generated]);
+  const applied = appliedHere.applying(keysProjection.collection, [generated]);
   try {
     // The keys document is read while the event is published, so applying it after is one write,
     // not a read and a write: the mailer waits for it before sending the key (issue 37).

@@ -110,7 +110,7 @@ describe('applying new documents and events applied here (integration)', () => {
     const mine = used('d', 10);
     const applier = new ProjectionApplier(db, totals);
     // The service marks its event before publishing it; its consumer has the event at once.
-    const done = appliedHere.applying([mine]);
+    const done = appliedHere.applying(totals.collection, [mine]);
     const before = finds;
     const consumer = applier.handle([mine]);
     // The service's write: one read of its own here (a service passes the one it made to decide).
@@ -125,7 +125,7 @@ describe('applying new documents and events applied here (integration)', () => {
 
   it('tells a reader that must see an event applied (the mailer) that this process applied it, after waiting for the write', async () => {
     const mine = used('e', 2);
-    const done = appliedHere.applying([mine]);
+    const done = appliedHere.applying(totals.collection, [mine]);
     const answer = appliedHereTo(db, totals, 'e'.repeat(64), mine);
     await applyEvents(collection, totals, [mine]);
     done();

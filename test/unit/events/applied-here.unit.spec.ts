@@ -63,43 +63,44 @@ describe('AppliedHere', () => {
     expect(here.has(ns, 'sub-1', at(1))).to.equal(false);
   });
 
-  it('lets a consumer wait for the events this process is applying itself, and only for those', async () => {
+  it('lets a consumer wait for the events this process is applying to its projection, and only for those', async () => {
     const here = new AppliedHere({ now: clock });
     const mine = at(1);
     const other = at(2);
-    expect(here.settled([mine]), 'nothing in flight costs no promise').to.equal(undefined);
-    const done = here.applying([mine]);
-    expect(here.settled([other]), 'another event').to.equal(undefined);
+    expect(here.settled('keys', [mine]), 'nothing in flight costs no promise').to.equal(undefined);
+    const done = here.applying('keys', [mine]);
+    expect(here.settled('keys', [other]), 'another event').to.equal(undefined);
+    expect(here.settled('audit_log', [mine]), "another projection's consumer").to.equal(undefined);
     let settled = false;
-    const waiting = here.settled([other, mine])!.then(() => (settled = true));
+    const waiting = here.settled('keys', [other, mine])!.then(() => (settled = true));
     await Promise.resolve();
     await Promise.resolve();
     expect(settled, 'before the write is done').to.equal(false);
     done();
     await waiting;
     expect(settled).to.equal(true);
-    expect(here.settled([mine]), 'done, so nothing to wait for').to.equal(undefined);
+    expect(here.settled('keys', [mine]), 'done, so nothing to wait for').to.equal(undefined);
   });
 
   it('stops waiting after its bound when the write never says it is done', async () => {
     const here = new AppliedHere({ now: clock });
     const mine = at(1);
-    here.applying([mine]);
+    here.applying('keys', [mine]);
     const started = performance.now();
-    await here.settled([mine], 20);
+    await here.settled('keys', [mine], 20);
     expect(performance.now() - started).to.be.at.least(15);
   });
 
   it('keeps a later write of the same event marked when an earlier one finishes', async () => {
     const here = new AppliedHere({ now: clock });
     const mine = at(1);
-    const first = here.applying([mine]);
-    const second = here.applying([mine]);
+    const first = here.applying('keys', [mine]);
+    const second = here.applying('keys', [mine]);
     first();
-    const waiting = here.settled([mine]);
+    const waiting = here.settled('keys', [mine]);
     expect(waiting, 'the second write is still going on').to.not.equal(undefined);
     second();
     await waiting;
-    expect(here.settled([mine])).to.equal(undefined);
+    expect(here.settled('keys', [mine])).to.equal(undefined);
   });
 });

@@ -190,7 +190,10 @@ export class ConsumerRunner {
     });
     this.consumer.on(events.CRASH, ({ payload }) => {
       this.lastError = errorMessage(payload.error);
-      if (this.state === 'stopped') return;
+      // Only this runner's own stop ends it: kafkajs disconnects a crashed consumer before it reports
+      // the crash, and that disconnect emits STOP, so the state already reads 'stopped' here (a
+      // consumer kafkajs gave up on was never started again: npm run faults, 2026-12-07).
+      if (this.stopping.signal.aborted) return;
       this.state = payload.restart ? 'restarting' : 'crashed';
       // kafkajs gives up for good on errors it calls non-retriable, "Failed to find group
       // coordinator" among them, which a broker restart produces; a consumer left like that sits

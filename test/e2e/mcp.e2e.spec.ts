@@ -17,6 +17,7 @@ import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts, type MintedKey } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { useContractCheck } from '../support/contract-check.ts';
+import { windowWithRoom } from '../support/rate-windows.ts';
 
 const SHARED_SECRET = 'ef'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
@@ -272,6 +273,8 @@ describe('gated MCP server: the vision RAG operations as MCP tools (e2e)', funct
     expect((await raw('GET', { 'x-api-key': minted.acme!.apiKey })).status).to.equal(405);
 
     let last: Response | undefined;
+    // Key limits count in fixed minute windows: 61 requests across a window's end are two windows' worth.
+    await windowWithRoom(60, 15_000);
     for (let i = 0; i < 61; i++) last = await raw('POST', { 'x-api-key': minted.free2!.apiKey });
     expect(last!.status).to.equal(429);
     expect(await last!.json()).to.include({ code: 'RATE_LIMITED' });

@@ -13,6 +13,7 @@ import { eventually, testLogger } from '../support/env.ts';
 import { mintKey, retrievalEnv, retrievalPorts } from '../support/retrieval.ts';
 import { STACK_TIMEOUT_MS, useStack } from '../support/stack.ts';
 import { useContractCheck } from '../support/contract-check.ts';
+import { windowWithRoom } from '../support/rate-windows.ts';
 
 const SHARED_SECRET = 'cd'.repeat(32);
 const PRICING_URL = 'https://svc.example/pricing';
@@ -158,6 +159,8 @@ describe('vision RAG, part 1: code retrieval behind the gate (e2e)', function ()
 
   it("429 with the rate-limit headers once a key passes its tier's rate", async () => {
     let last: Answer | undefined;
+    // Key limits count in fixed minute windows: 61 requests across a window's end are two windows' worth.
+    await windowWithRoom(60, 15_000);
     for (let i = 0; i < 61; i++)
       last = await call('POST', '/api/rag/query', { key: minted.free2, body: { query: 'x', collectionName: 'none' } });
     expect(last!.status).to.equal(429);

@@ -88,6 +88,20 @@ export class AppliedHere {
   }
 
   /**
+   * Runs `work`, which publishes these events and applies them to the projection, with them marked
+   * as applying (applying() and its settle in one): the projection's consumer here waits for it
+   * instead of racing it, whatever the outcome.
+   */
+  async during<T>(projection: string, events: readonly Event[], work: () => Promise<T>): Promise<T> {
+    const settle = this.applying(projection, events);
+    try {
+      return await work();
+    } finally {
+      settle();
+    }
+  }
+
+  /**
    * Resolves once this process is not applying any of these events to the projection itself (at most
    * after `waitMs`); undefined, costing nothing, when it applies none of them.
    */

@@ -2,9 +2,9 @@ import type { Db } from 'mongodb';
 import { eachEventOf, type EventHandler } from '../../events/consumer.ts';
 import { derivedEventId, eventMetadata, type Event } from '../../events/envelope.ts';
 import { PoisonMessageError } from '../../events/errors.ts';
-import { appliedHere } from '../../events/applied-here.ts';
 import { projectionCollection } from '../../events/collections.ts';
-import { applyEvents, findStored, projectedFields } from '../../events/projection.ts';
+import { publishAndApply } from '../../events/own-events.ts';
+import { findStored, projectedFields } from '../../events/projection.ts';
 import type { EventPublisher } from '../../events/publisher.ts';
 import { findUserIdByEmail } from '../accounts/users.projection.ts';
 import type { Tier } from '../kernel/tiers.ts';
@@ -57,27 +57,12 @@ export function billingHandler(deps: {
     const input = lookUpUser && state.userId === null ? { ...parsed, userId: userByEmail ?? null } : parsed;
     const decided = decide({ type: 'ApplyProviderEvent', event: input, variantTiers }, state);
     const events = asEvents(decided, event, event.metadata.eventId);
-    if (events.length > 0) {
-      // publishAndApply, with a timing line between the two steps (the issuer starts on the publish).
-      // The projection's consumer in this process waits for this write instead of racing it.
-      const applied = appliedHere.applying(subscriptionsProjection.collection, events);
-      try {
-        const positions = await publisher.publishOrdered(events);
-        log.debug({ subscriptionId: parsed.subscriptionId }, 'subscription published');
-        // The document read to decide is the write's base, so applying costs one write, not a read and
-        // a write; one changed since (a consumer in another process applying it first) fails the write's
-        // guard on _v and is read afresh (issue 37).
-        await applyEvents(
-          collection,
-          subscriptionsProjection,
-          events.map((e, i) => ({ ...e, position: positions[i]! })),
-          undefined,
-          readable ? new Map([[parsed.subscriptionId, stored]]) : undefined,
-        );
-      } finally {
-        applied();
-      }
-    }
+    // The document read to decide is the write's base: applying costs one write (issue 37). The
+    // timing line between the two steps is where the issuer starts (bench:webhook).
+    await publishAndApply(publisher, db, subscriptionsProjection, events, {
+      read: readable ? new Map([[parsed.subscriptionId, stored]]) : undefined,
+      published: () => log.debug({ subscriptionId: parsed.subscriptionId }, 'subscription published'),
+    });
     if (decided.length > 0)
       log.info({ subscriptionId: parsed.subscriptionId, decided: decided.map((d) => d.type) }, 'subscription changed');
   });

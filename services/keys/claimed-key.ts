@@ -40,26 +40,26 @@ export async function publishClaimedKey(
     generated = minted;
     await deps.effects.save(effect, { event: generated });
   }
+  const event = generated;
   // The keys projection's consumer in this process waits for this write instead of racing it.
-  const applied = appliedHere.applying(keysProjection.collection, [generated]);
-  try {
-    // The keys document is read while the event is published, so applying it after is one write,
-    // not a read and a write: the mailer waits for it before sending the key (issue 37).
-    const collection = await projectionCollection(deps.db, keysProjection.collection);
-    const id = generated.data.subscriptionId;
-    const [[position], before] = await Promise.all([
-      deps.publisher.publishOrdered([generated]),
-      inHand ? inHand.read : findStored(collection, { _id: id }),
-    ]);
-    // bench:webhook times the issuer's hops from this line.
-    deps.log?.debug({ subscriptionId: id }, 'key published');
-    const events = [...(inHand?.before ?? []), { ...generated, position: position! }];
-    await applyEvents(collection, keysProjection, events, undefined, new Map([[id, before]]));
-  } catch (err) {
-    await deps.effects.release(effect);
-    throw err;
-  } finally {
-    applied();
-  }
+  await appliedHere.during(keysProjection.collection, [event], async () => {
+    try {
+      // The keys document is read while the event is published, so applying it after is one write,
+      // not a read and a write: the mailer waits for it before sending the key (issue 37).
+      const collection = await projectionCollection(deps.db, keysProjection.collection);
+      const id = event.data.subscriptionId;
+      const [[position], before] = await Promise.all([
+        deps.publisher.publishOrdered([event]),
+        inHand ? inHand.read : findStored(collection, { _id: id }),
+      ]);
+      // bench:webhook times the issuer's hops from this line.
+      deps.log?.debug({ subscriptionId: id }, 'key published');
+      const events = [...(inHand?.before ?? []), { ...event, position: position! }];
+      await applyEvents(collection, keysProjection, events, undefined, new Map([[id, before]]));
+    } catch (err) {
+      await deps.effects.release(effect);
+      throw err;
+    }
+  });
   return generated;
 }

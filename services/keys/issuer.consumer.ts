@@ -31,12 +31,7 @@ export function issuerHandler(deps: {
   return eachEventOf<SubscriptionCreated>(['subscription.created'], async (event) => {
     // The keys projection's consumer in this process waits for the write below, which applies this
     // subscription.created with the key, instead of writing the document too (AppliedHere).
-    const applied = appliedHere.applying(keysProjection.collection, [event]);
-    try {
-      await issue(event);
-    } finally {
-      applied();
-    }
+    await appliedHere.during(keysProjection.collection, [event], () => issue(event));
   });
 
   async function issue(event: DeliveredEvent<SubscriptionCreated>): Promise<void> {

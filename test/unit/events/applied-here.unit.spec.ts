@@ -103,4 +103,26 @@ describe('AppliedHere', () => {
     await waiting;
     expect(here.settled('keys', [mine])).to.equal(undefined);
   });
+
+  it('marks the events for as long as the work during them runs, and settles them when it fails too', async () => {
+    const here = new AppliedHere({ now: clock });
+    const mine = at(1);
+    let finish!: () => void;
+    const work = here.during('keys', [mine], () => new Promise<string>((resolve) => (finish = () => resolve('written'))));
+    const waiting = here.settled('keys', [mine]);
+    expect(waiting, 'marked while the work runs').to.not.equal(undefined);
+    finish();
+    expect(await work).to.equal('written');
+    await waiting;
+    expect(here.settled('keys', [mine])).to.equal(undefined);
+
+    const failing = here.during('keys', [mine], async () => {
+      throw new Error('the publish failed');
+    });
+    await failing.then(
+      () => expect.fail("the failure is the caller's"),
+      (err: Error) => expect(err.message).to.equal('the publish failed'),
+    );
+    expect(here.settled('keys', [mine]), 'settled after the failure').to.equal(undefined);
+  });
 });

@@ -38,7 +38,11 @@ describe('Parts: what a service started (unit)', () => {
     parts.add({ stop: () => void events.push('server stopped') });
     const stopping = parts.stopAll();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(events, 'both runners stop at once, after the server').to.deep.equal(['server stopped', 'issuer stopping', 'projection stopping']);
+    expect(events, 'both runners stop at once, after the server').to.deep.equal([
+      'server stopped',
+      'issuer stopping',
+      'projection stopping',
+    ]);
     opened.issuer!();
     await new Promise((resolve) => setImmediate(resolve));
     expect(events).to.not.include('publisher stopped');

@@ -90,6 +90,7 @@ export class MongoBlockLimiter extends StoreAbstract {
    * and hashing `<prefix>:<key>` on every request.
    */
   readonly #local = new Map<string, Local>();
+  readonly #jitter: () => number;
   #prunedWindow = -1;
 
   /**
@@ -99,7 +100,16 @@ export class MongoBlockLimiter extends StoreAbstract {
   constructor(
     db: Db,
     collection: string,
-    opts: { keyPrefix: string; points: number; duration: number; block: number; offsetMs?: number; inserts?: BlockInserts<BlockDoc> },
+    opts: {
+      keyPrefix: string;
+      points: number;
+      duration: number;
+      block: number;
+      offsetMs?: number;
+      inserts?: BlockInserts<BlockDoc>;
+      /** Where in its ranges a key claims ahead, drawn per key and window (0–1; default random). Tests fix it. */
+      jitter?: () => number;
+    },
   ) {
     super({ keyPrefix: opts.keyPrefix, points: opts.points, duration: opts.duration, storeClient: db });
     this.#blocks = db.collection<BlockDoc>(collection);
@@ -108,6 +118,7 @@ export class MongoBlockLimiter extends StoreAbstract {
     this.#block = Math.max(1, Math.min(opts.points, Math.floor(opts.block)));
     this.#blockCount = Math.ceil(opts.points / this.#block);
     this.#offset = opts.offsetMs ?? 0;
+    this.#jitter = opts.jitter ?? Math.random;
   }
 
   /** Blocks larger than one request are claimed ahead, so requests seldom wait for the database. */
@@ -220,7 +231,7 @@ export class MongoBlockLimiter extends StoreAbstract {
       reserve: undefined,
       claiming: undefined,
       ahead: undefined,
-      jitter: Math.random(),
+      jitter: this.#jitter(),
     };
     this.#local.set(key, local);
     if (known?.ahead?.window === window) {
@@ -264,7 +275,7 @@ export class MongoBlockLimiter extends StoreAbstract {
       reserve: { ...ahead.granted },
       claiming: undefined,
       ahead: undefined,
-      jitter: Math.random(),
+      jitter: this.#jitter(),
     };
     this.#local.set(key, local);
     return local;

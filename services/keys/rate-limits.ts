@@ -39,6 +39,12 @@ export interface RateLimitsOptions {
    * across processes).
    */
   blockFraction?: number;
+  /**
+   * Where in its ranges each key claims its next blocks ahead (0–1), drawn per key and window;
+   * default random, so that keys under the same load do not all claim at once. Only tests fix it,
+   * to place a claim in time.
+   */
+  claimAheadJitter?: () => number;
 }
 
 /** The store could not decide (outage, timeout): the caller answers 503, never "allowed" nor 429. */
@@ -72,7 +78,14 @@ export class RateLimits {
     // One queue of block claims for every limiter here: a flush carries all of theirs in one command.
     const inserts = new BlockInserts<BlockDoc>(db.collection<BlockDoc>(name));
     const limiter = (keyPrefix: string, points: number) =>
-      new MongoBlockLimiter(db, name, { keyPrefix, points, duration, block: Math.max(1, Math.floor(points * fraction)), inserts });
+      new MongoBlockLimiter(db, name, {
+        keyPrefix,
+        points,
+        duration,
+        block: Math.max(1, Math.floor(points * fraction)),
+        inserts,
+        ...(options.claimAheadJitter ? { jitter: options.claimAheadJitter } : {}),
+      });
     this.#perTier = new Map(TIERS.map((t) => [t, limiter(`key-${t}`, limitsOf(t).requestsPerMinute)]));
     // Its own counter per limit: a key whose owner changes its limit starts a new window.
     this.#customLimiter = (tier, points) => limiter(`key-${tier}-${points}`, points);

@@ -35,12 +35,8 @@ export async function publishClaimedKey(
   minted: KeyGenerated,
   inHand?: KeysDocumentInHand,
 ): Promise<KeyGenerated> {
-  let generated = saved?.event;
-  if (!generated) {
-    generated = minted;
-    await deps.effects.save(effect, { event: generated });
-  }
-  const event = generated;
+  const event = saved?.event ?? minted;
+  if (!saved?.event) await deps.effects.save(effect, { event });
   // The keys projection's consumer in this process waits for this write instead of racing it.
   await appliedHere.during(keysProjection.collection, [event], async () => {
     try {
@@ -61,5 +57,5 @@ export async function publishClaimedKey(
       throw err;
     }
   });
-  return generated;
+  return event;
 }

@@ -84,7 +84,7 @@ export class RateLimits {
         duration,
         block: Math.max(1, Math.floor(points * fraction)),
         inserts,
-        ...(options.claimAheadJitter ? { jitter: options.claimAheadJitter } : {}),
+        jitter: options.claimAheadJitter,
       });
     this.#perTier = new Map(TIERS.map((t) => [t, limiter(`key-${t}`, limitsOf(t).requestsPerMinute)]));
     // Its own counter per limit: a key whose owner changes its limit starts a new window.

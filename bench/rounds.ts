@@ -18,6 +18,17 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
+/**
+ * The item of median value, one that was measured rather than an average of two: the higher of the
+ * middle two for an even count. Throws on none.
+ */
+export function middleOf<T>(items: readonly T[], measure: (item: T) => number): T {
+  const sorted = [...items].sort((a, b) => measure(a) - measure(b));
+  const middle = sorted[sorted.length >> 1];
+  if (middle === undefined) throw new Error('middleOf: no items');
+  return middle;
+}
+
 export function roundsOf(values: readonly number[]): Rounds {
   return {
     median: median(values),

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { compareRounds, comparisonLines, formatRounds, median, roundsOf, type SavedRun } from '../../../bench/rounds.ts';
+import { compareRounds, comparisonLines, formatRounds, median, middleOf, roundsOf, type SavedRun } from '../../../bench/rounds.ts';
 
 describe('bench/rounds: a figure judged over rounds (unit)', () => {
   it('takes the median and the spread of the rounds', () => {
@@ -9,6 +9,18 @@ describe('bench/rounds: a figure judged over rounds (unit)', () => {
     const r = roundsOf([1.2, 0.9, 1.4, 1.1, 1.0]);
     expect(r).to.deep.equal({ median: 1.1, min: 0.9, max: 1.4, values: [1.2, 0.9, 1.4, 1.1, 1.0] });
     expect(formatRounds(r, (x) => x.toFixed(2))).to.equal('1.10 (spread 0.90–1.40 over 5 rounds)');
+  });
+
+  it('picks the measured item of median value, the higher middle one of an even count', () => {
+    const passes = [{ ms: 700 }, { ms: 500 }, { ms: 900 }];
+    expect(middleOf(passes, (p) => p.ms)).to.equal(passes[0]);
+    expect(middleOf([{ ms: 4 }, { ms: 1 }, { ms: 3 }, { ms: 2 }], (p) => p.ms)).to.deep.equal({ ms: 3 });
+    expect(middleOf([{ ms: 8 }], (p) => p.ms)).to.deep.equal({ ms: 8 });
+    expect(
+      passes.map((p) => p.ms),
+      'the input is left in its order',
+    ).to.deep.equal([700, 500, 900]);
+    expect(() => middleOf([], (x: number) => x)).to.throw('no items');
   });
 
   it('calls a move of the median smaller than the wider spread "no change", and a larger one better or worse', () => {

@@ -58,7 +58,7 @@ import { probeCatalog, recorded, type ProbeRecorded } from '../test/support/prob
 import { countFromStart, runnerLikeConsumer } from './bare-consume.ts';
 import { withTimeout } from './with-timeout.ts';
 import { intEnv } from './bench-env.ts';
-import { middleOf } from './rounds.ts';
+import { median, middleOf } from './rounds.ts';
 
 const N = intEnv('BENCH_EVENTS', 100_000);
 const ROUNDS = intEnv('BENCH_ROUNDS', 5);
@@ -363,11 +363,6 @@ async function decodeCostUs(inputs: Inputs): Promise<number> {
 
 const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 const rate = (m: Measured) => (N / m.ms) * 1000;
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

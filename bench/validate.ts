@@ -118,7 +118,7 @@ import { listen } from '../services/platform/service.ts';
 import { intEnv } from './bench-env.ts';
 import { httpMetrics } from '../services/platform/metrics.ts';
 import { type AutocannonRequest, type AutocannonResult, autocannon, spreadOverConnections } from '../test/support/autocannon.ts';
-import { comparisonLines, formatRounds, roundsOf, type SavedRun } from './rounds.ts';
+import { comparisonLines, formatRounds, median, roundsOf, type SavedRun } from './rounds.ts';
 import { analyseLoop, formatLoopProfile, type CpuProfile } from './loop-profile.ts';
 
 const sharesEnv = (name: string, fallback: number[]): number[] => {
@@ -701,8 +701,6 @@ function table(rows: string[][]): string {
   const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
-
-const median = (xs: readonly number[]) => roundsOf(xs).median;
 
 interface ReportOptions {
   connections: number;

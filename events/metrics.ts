@@ -24,6 +24,10 @@ export const eventMetrics = {
     help: 'Messages between the last fetched batch and the partition high watermark',
     labelNames: ['group', 'topic', 'partition'] as const,
   }),
+  abandonedSends: new client.Gauge({
+    name: 'svc_events_abandoned_sends',
+    help: 'Sends a publish stopped waiting for that the producer still retries; later publishes on their topics wait for them',
+  }),
   retries: new client.Counter({
     name: 'svc_consumer_retries_total',
     help: 'Handler attempts that failed and were retried',

@@ -1,4 +1,5 @@
-import { Partitioners, type Kafka, type Producer, type Message } from 'kafkajs';
+import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+import { AbandonedSends } from './abandoned-sends.ts';
 import type { EventCodec } from './codec.ts';
 import type { Event, Position } from './envelope.ts';
 import { PublishError } from './errors.ts';
@@ -27,6 +28,10 @@ export class EventPublisher {
 
   private readonly codec: EventCodec;
   private readonly options: PublisherOptions;
+  private readonly abandoned = new AbandonedSends({
+    abandoned: () => eventMetrics.abandonedSends.inc(),
+    settled: () => eventMetrics.abandonedSends.dec(),
+  });
 
   constructor(kafka: Kafka, codec: EventCodec, options: PublisherOptions) {
     this.codec = codec;
@@ -37,8 +42,9 @@ export class EventPublisher {
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
       // kafkajs' idempotent default retries without a count limit (a count limit can break its
-      // sequence numbers): the caller's wait is bounded by timeoutMs instead, and a send that
-      // lands after the timeout is a duplicate consumers already guard against by event id.
+      // sequence numbers): the caller's wait is bounded by timeoutMs instead. A send that lands after
+      // the timeout is a duplicate consumers skip by event id, as long as it lands next to its original:
+      // see AbandonedSends.
       retry: { initialRetryTime: 100, maxRetryTime: 1000, retries: Number.MAX_SAFE_INTEGER },
     });
     this.producer.on(this.producer.events.DISCONNECT, () => {
@@ -104,19 +110,21 @@ export class EventPublisher {
   }
 
   private async sendNow(topicMessages: { topic: string; messages: Message[] }[]): Promise<Position[]> {
+    const topics = topicMessages.map((t) => t.topic);
+    const gaveUp = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new PublishError(`Kafka did not acknowledge within ${this.options.timeoutMs} ms`)),
-        this.options.timeoutMs,
-      );
+      timer = setTimeout(() => {
+        gaveUp.abort();
+        reject(new PublishError(`Kafka did not acknowledge within ${this.options.timeoutMs} ms`));
+      }, this.options.timeoutMs);
     });
     let written: Position[];
     try {
       written = await Promise.race([
         (async () => {
           await this.connect();
-          const metadata = await this.producer.sendBatch({ acks: -1, topicMessages });
+          const metadata = await this.abandoned.run(topics, gaveUp.signal, () => this.producer.sendBatch({ acks: -1, topicMessages }));
           return metadata.map((m) => ({ topic: m.topicName, partition: m.partition, offset: String(m.baseOffset ?? m.offset ?? '0') }));
         })(),
         timeout,

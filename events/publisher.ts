@@ -1,5 +1,5 @@
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
-import { AbandonedSends } from './abandoned-sends.ts';
+import { SendLine } from './send-line.ts';
 import type { EventCodec } from './codec.ts';
 import type { Event, Position } from './envelope.ts';
 import { PublishError } from './errors.ts';
@@ -20,7 +20,8 @@ export interface RawRecord {
 
 /**
  * Idempotent producer with acks from all in-sync replicas. publish() resolves only once the broker
- * acknowledged every event, so an ingress can answer after it and not before.
+ * acknowledged every event, so an ingress can answer after it and not before. Sends on a topic go one
+ * at a time (SendLine): kafkajs can otherwise drop one of two concurrent sends after a timeout.
  */
 export class EventPublisher {
   private readonly producer: Producer;
@@ -28,7 +29,7 @@ export class EventPublisher {
 
   private readonly codec: EventCodec;
   private readonly options: PublisherOptions;
-  private readonly abandoned = new AbandonedSends({
+  private readonly line = new SendLine({
     abandoned: () => eventMetrics.abandonedSends.inc(),
     settled: () => eventMetrics.abandonedSends.dec(),
   });
@@ -43,8 +44,8 @@ export class EventPublisher {
       createPartitioner: Partitioners.DefaultPartitioner,
       // kafkajs' idempotent default retries without a count limit (a count limit can break its
       // sequence numbers): the caller's wait is bounded by timeoutMs instead. A send that lands after
-      // the timeout is a duplicate consumers skip by event id, as long as it lands next to its original:
-      // see AbandonedSends.
+      // the timeout is a duplicate consumers skip by event id, as long as it lands next to its original
+      // (SendLine).
       retry: { initialRetryTime: 100, maxRetryTime: 1000, retries: Number.MAX_SAFE_INTEGER },
     });
     this.producer.on(this.producer.events.DISCONNECT, () => {
@@ -124,7 +125,7 @@ export class EventPublisher {
       written = await Promise.race([
         (async () => {
           await this.connect();
-          const metadata = await this.abandoned.run(topics, gaveUp.signal, () => this.producer.sendBatch({ acks: -1, topicMessages }));
+          const metadata = await this.line.run(topics, gaveUp.signal, () => this.producer.sendBatch({ acks: -1, topicMessages }));
           return metadata.map((m) => ({ topic: m.topicName, partition: m.partition, offset: String(m.baseOffset ?? m.offset ?? '0') }));
         })(),
         timeout,

@@ -42,8 +42,12 @@ export class SendLine {
    */
   async run<T>(topics: readonly string[], signal: AbortSignal, send: () => Promise<T>): Promise<T> {
     // Checked again after every wait, in the same step as the start: the sends waiting behind one wake
-    // together, and only the first of them may go.
-    while (this.holds(topics)) await Promise.allSettled(this.#pending(topics));
+    // together, and only the first of them may go. A caller giving up leaves the line at once, so a send
+    // stuck for as long as Kafka is away keeps no one else's events in memory.
+    while (this.holds(topics)) {
+      signal.throwIfAborted();
+      await Promise.race([Promise.allSettled(this.#pending(topics)), abortOf(signal)]);
+    }
     signal.throwIfAborted();
     const sending = send();
     this.#add(topics, sending);
@@ -79,4 +83,9 @@ export class SendLine {
     };
     send.then(release, release);
   }
+}
+
+/** Resolves when `signal` aborts; the listener goes with the signal, which lives as long as one publish. */
+function abortOf(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

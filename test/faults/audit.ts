@@ -192,9 +192,31 @@ export async function audit(
       (await (await projectionCollection(db, projection.collection)).find().toArray()).map((d) => [String(d._id), JSON.stringify(d)]),
     );
     let differs = 0;
-    for (const doc of before) if (after.get(String(doc._id)) !== JSON.stringify(doc)) differs++;
-    differs += Math.max(0, after.size - before.length);
+    const how: string[] = [];
+    const live = new Set<string>();
+    for (const doc of before) {
+      const id = String(doc._id);
+      live.add(id);
+      const rebuilt = after.get(id);
+      if (rebuilt === JSON.stringify(doc)) continue;
+      differs++;
+      if (rebuilt === undefined) how.push(`${id}: not in the replay`);
+      else {
+        const replayed = JSON.parse(rebuilt) as Record<string, unknown>;
+        const fields = [...new Set([...Object.keys(doc), ...Object.keys(replayed)])].filter(
+          (f) => JSON.stringify((doc as Record<string, unknown>)[f]) !== JSON.stringify(replayed[f]),
+        );
+        how.push(`${id}: ${fields.join(', ')} differ`);
+      }
+    }
+    for (const id of after.keys()) {
+      if (live.has(id)) continue;
+      differs++;
+      how.push(`${id}: only in the replay (not applied live when the live documents were read)`);
+    }
     log(`  replayed ${projection.name}: ${result.messages} events, ${result.documents} documents, ${differs} differ`);
+    // Which, and how, so a failed run can be followed up without its data (document ids, field names; no values).
+    for (const line of how.slice(0, 5)) log(`    ${line}`);
     differing += differs;
   }
 

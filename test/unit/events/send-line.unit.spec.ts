@@ -94,6 +94,32 @@ describe('SendLine (unit)', () => {
     expect(line.size).to.equal(0);
   });
 
+  it('lets a caller who gave up while waiting go at once, though the send ahead of it is still unsettled', async () => {
+    const line = new SendLine();
+    const first = publish(line, ['a']);
+    const second = publish(line, ['a']);
+    await ticks();
+    second.giveUp();
+    expect(await isSettled(second.result)).to.equal(true);
+    expect([second.started(), line.size]).to.deep.equal([false, 1]);
+    first.broker.resolve();
+    await ticks();
+    expect([second.started(), line.size]).to.deep.equal([false, 0]);
+  });
+
+  it('lets a caller who had already given up when it reached a busy line go at once', async () => {
+    const line = new SendLine();
+    publish(line, ['a']);
+    await ticks();
+    const gone = new AbortController();
+    gone.abort();
+    let started = false;
+    const late = line.run(['a'], gone.signal, async () => void (started = true));
+    late.catch(() => undefined);
+    expect(await isSettled(late)).to.equal(true);
+    expect(started).to.equal(false);
+  });
+
   it('does not count a send given up on after it settled', async () => {
     const counts = { abandoned: 0 };
     const line = new SendLine({ abandoned: () => counts.abandoned++ });

@@ -29,8 +29,8 @@ export interface Projection<D extends Document = Document, E extends Event = Eve
    * Documents are written once and never changed: evolve(existing, event) returns `existing` for
    * every event after the one that created it. The runner then inserts without reading first, and a
    * document already there (a redelivery, another event of the same id) keeps what it holds: one
-   * write per event instead of a read and a write. Its bookkeeping (_v, _pos) is that of the chunk
-   * that created it.
+   * write per event instead of a read and a write. Its bookkeeping (_v, _pos) is that of its first
+   * event, whatever chunk later events for it arrive in (applyStored), so a replay matches.
    */
   writeOnce?: true;
   /**
@@ -131,6 +131,11 @@ export function applyStored<D extends Document>(
   current: StoredDocument<Document> | null,
   event: DeliveredEvent,
 ): StoredDocument<Document> | null {
+  // Written once means left exactly as its first event made it, bookkeeping included: a later event
+  // for it (a copy, a redelivery, another replica's refusal of the same minute) in the same chunk must
+  // give what it gives in a later chunk, where the insert finds the document and leaves it. Otherwise
+  // a live consumer and a replay, chunked differently, disagree on _v and _pos.
+  if (current !== null && projection.writeOnce) return current;
   if (belowPosition(current, event.position)) return current;
   if (republished(current, event)) {
     // Skip it, but move the position past it so its own redelivery is skipped cheaply.

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Document } from 'mongodb';
 import { newEvent, type DeliveredEvent } from '../../../events/envelope.ts';
-import { applyStored, offsetAtOrAbove, type StoredDocument } from '../../../events/projection.ts';
+import { applyStored, offsetAtOrAbove, type Projection, type StoredDocument } from '../../../events/projection.ts';
 import { usageProjection } from '../../../services/keys/usage.ts';
 
 const keyHash = 'b'.repeat(64);
@@ -48,5 +48,28 @@ describe('projection position guard (unit)', () => {
     expect(again._v).to.equal(1);
     expect(again._pos[0]).to.deep.include({ offset: '12', recent: ['evt-1'] });
     expect((again.counts as { queries: number }).queries).to.equal(1);
+  });
+
+  it('leaves a write-once document as its first event made it, whether later events for it come in the same chunk or a later one', () => {
+    // A log entry per probe id, first event wins (as the audit log's refusal entries, one per key, code and minute).
+    const entries: Projection<Document> = {
+      name: 'entries',
+      collection: 'entries',
+      handles: ['usage.incremented'],
+      documentId: () => id,
+      evolve: (doc, event) => doc ?? { at: event.metadata.occurredAt, eventId: event.metadata.eventId },
+      writeOnce: true,
+    };
+    const fold = (events: readonly DeliveredEvent[], from: StoredDocument<Document> | null = null) =>
+      events.reduce<StoredDocument<Document> | null>((doc, e) => applyStored(entries, id, doc, e), from);
+    const first = used('usage.events', 0, 4, 'evt-1');
+    const copy = used('usage.events', 0, 9, 'evt-1');
+    const other = used('usage.events', 0, 11, 'evt-2');
+    // A later chunk finds the document and leaves it: what one chunk folds must be the same.
+    const alone = fold([first])!;
+    expect(fold([first, copy])).to.deep.equal(alone);
+    expect(fold([first, other])).to.deep.equal(alone);
+    expect(fold([first, copy, other])).to.deep.equal(alone);
+    expect(fold([copy, other], alone)).to.equal(alone);
   });
 });

@@ -82,6 +82,18 @@ export async function currentStack(): Promise<TestStack> {
   return started;
 }
 
+/**
+ * The stack's own Kafka, for a test that stops or freezes it. Skips the test (or, in a hook, the suite)
+ * when an external Kafka was given: the tests do not stop other people's brokers.
+ */
+export async function ownKafka(context: Mocha.Context): Promise<Component> {
+  try {
+    return (await currentStack()).component('kafka');
+  } catch {
+    context.skip();
+  }
+}
+
 export async function stopStack(): Promise<void> {
   if (!started) return;
   const stack = await started.catch(() => undefined);

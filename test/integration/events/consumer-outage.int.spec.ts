@@ -16,7 +16,7 @@ import { eventually, testLogger } from '../../support/env.ts';
 import { counterProjection, probeCatalog, recorded, uniqueTopic } from '../../support/probe.ts';
 import { registeredCodec } from '../../support/registered-codec.ts';
 import type { StackEnv } from '../../../deploy/local/stack.ts';
-import { STACK_TIMEOUT_MS, currentStack, useStack } from '../../support/stack.ts';
+import { STACK_TIMEOUT_MS, useStack, ownKafka } from '../../support/stack.ts';
 
 /**
  * Broker outages longer than the client's own retries: a consumer must come back by itself, not sit
@@ -33,11 +33,7 @@ describe('a consumer across a Kafka outage (integration)', function () {
   before(async function () {
     this.timeout(STACK_TIMEOUT_MS);
     env = await useStack();
-    try {
-      kafkaServer = (await currentStack()).component('kafka');
-    } catch {
-      this.skip(); // an external Kafka was given: the test does not stop other people's brokers
-    }
+    kafkaServer = await ownKafka(this);
     kafka = createKafka({ brokers: [env.KAFKA_BROKERS], clientId: 'outage-test' }, testLogger());
     admin = kafka.admin();
     await admin.connect();

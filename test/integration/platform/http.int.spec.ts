@@ -8,7 +8,7 @@ import { createRuntime, type Runtime } from '../../../services/platform/runtime.
 import { listen } from '../../../services/platform/service.ts';
 import { eventually, testConfig, testLogger } from '../../support/env.ts';
 import { probeCatalog, uniqueTopic } from '../../support/probe.ts';
-import { STACK_TIMEOUT_MS, currentStack, useStack } from '../../support/stack.ts';
+import { STACK_TIMEOUT_MS, useStack, ownKafka } from '../../support/stack.ts';
 
 describe('platform HTTP app, health and outage handling (integration)', () => {
   let runtime: Runtime;
@@ -176,13 +176,7 @@ describe('platform HTTP app, health and outage handling (integration)', () => {
 
   it('answers 503 while Kafka is down and 202 again once it is back', async function () {
     this.timeout(180_000);
-    const stack = await currentStack();
-    let kafka;
-    try {
-      kafka = stack.component('kafka');
-    } catch {
-      this.skip(); // an external Kafka was given: the test does not stop other people's brokers
-    }
+    const kafka = await ownKafka(this);
     await kafka.stop();
     try {
       const down = await post('/probe', JSON.stringify({ probeId: randomUUID() }));
